@@ -1,0 +1,145 @@
+// symx/array.hpp: Array, the host n-d array that flows in and out of symx.
+//
+// An Array is a dense, C-contiguous block of elements with a shape and a dtype. Storage is
+// 64-byte aligned and shared: copying an Array copies a reference (like a NumPy view of the whole
+// buffer); `copy()` makes a deep copy. An Array can also wrap memory it does not own (a NumPy
+// buffer), kept alive by an owner handle, which is how the Python binding exchanges data without
+// copying.
+#pragma once
+
+#include <cstdint>
+#include <initializer_list>
+#include <iosfwd>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "symx/dtype.hpp"
+#include "symx/error.hpp"
+
+namespace symx {
+
+using Shape = std::vector<std::int64_t>;
+
+// Number of elements of a shape (1 for a scalar).
+std::int64_t num_elements(const Shape& shape);
+// "(2, 3)", "()", "(5,)" as NumPy prints shapes.
+std::string shape_string(const Shape& shape);
+
+class Array {
+ public:
+  // An empty float32 scalar-less array: shape (0,).
+  Array();
+  // Zero-filled array of the given shape and dtype.
+  Array(Shape shape, DType dtype);
+  // A 1-D float32 array from values: Array({1.f, 2.f}).
+  Array(std::initializer_list<float> values);
+  // A 2-D float32 array from rows: Array({{1, 2}, {3, 4}}); rows must have equal length.
+  Array(std::initializer_list<std::initializer_list<float>> rows);
+
+  // An array of `shape` holding `values` (row-major), converted to T's dtype.
+  template <class T> static Array from_vector(const std::vector<T>& values, Shape shape);
+  // A scalar (shape ()) of T's dtype.
+  template <class T> static Array scalar(T value) { return from_vector<T>({value}, {}); }
+  // Copies `num_elements(shape)` elements from `data`.
+  static Array from_buffer(const void* data, Shape shape, DType dtype);
+  // Wraps `data` without copying; `owner` keeps the memory alive as long as any Array uses it.
+  static Array wrap(void* data, Shape shape, DType dtype, std::shared_ptr<void> owner);
+
+  static Array zeros(Shape shape, DType dtype = DType::f32);
+  static Array ones(Shape shape, DType dtype = DType::f32);
+  static Array full(Shape shape, double value, DType dtype = DType::f32);
+  // [start, stop) in steps of `step`, like numpy.arange.
+  static Array arange(double start, double stop, double step = 1, DType dtype = DType::f32);
+
+  const Shape& shape() const { return shape_; }
+  DType dtype() const { return dtype_; }
+  int ndim() const { return static_cast<int>(shape_.size()); }
+  std::int64_t size() const { return num_elements(shape_); }
+  std::size_t nbytes() const { return static_cast<std::size_t>(size()) * itemsize(dtype_); }
+
+  void* raw_data() { return data_; }
+  const void* raw_data() const { return data_; }
+  // Typed access; throws DTypeError if T is not this array's element type.
+  template <class T> T* data();
+  template <class T> const T* data() const;
+  // Element at a multi-index (negative indices count from the end); bounds are checked.
+  template <class T> T& at(std::initializer_list<std::int64_t> index);
+  template <class T> const T& at(std::initializer_list<std::int64_t> index) const;
+  // Element `flat` (row-major) converted to double, for any dtype.
+  double get_flat(std::int64_t flat) const;
+  void set_flat(std::int64_t flat, double value);
+  // The single element of a size-1 array, converted to T.
+  template <class T> T item() const;
+
+  // A deep copy that owns its storage.
+  Array copy() const;
+  // A converted copy (same values as NumPy's astype with casting='unsafe').
+  Array astype(DType dtype) const;
+  // The same storage with another shape of equal size.
+  Array reshape(Shape shape) const;
+  // All values as doubles, row-major.
+  std::vector<double> to_vector() const;
+
+  // NumPy-style text: "array([[1., 2.],\n       [3., 4.]], dtype=float32)" is repr; str() omits
+  // the "array(" wrapper as numpy's str() does.
+  std::string str() const;
+  std::string repr() const;
+
+  // Reads and writes NumPy's .npy format (C order, little-endian, no pickled objects).
+  static Array load_npy(const std::string& path);
+  void save_npy(const std::string& path) const;
+
+  // True when shape, dtype and every element are equal (NaNs compare unequal).
+  bool equals(const Array& other) const;
+
+ private:
+  std::shared_ptr<void> owner_;
+  void* data_ = nullptr;
+  Shape shape_;
+  DType dtype_ = DType::f32;
+  void check_dtype(DType requested) const;
+  std::int64_t flat_index(std::initializer_list<std::int64_t> index) const;
+};
+
+std::ostream& operator<<(std::ostream& os, const Array& array);
+
+// ---- template definitions ----
+
+template <class T> Array Array::from_vector(const std::vector<T>& values, Shape shape) {
+  if (static_cast<std::int64_t>(values.size()) != num_elements(shape))
+    throw ValueError("Array::from_vector: " + std::to_string(values.size()) +
+                     " values do not fill shape " + shape_string(shape) + " (" +
+                     std::to_string(num_elements(shape)) + " elements). Pass as many values as the shape holds.");
+  if constexpr (std::is_same_v<T, bool>) {
+    Array out(std::move(shape), DType::b8);
+    for (std::size_t i = 0; i < values.size(); ++i) out.data<bool>()[i] = values[i];
+    return out;
+  } else {
+    return from_buffer(values.data(), std::move(shape), dtype_v<T>);
+  }
+}
+
+template <class T> T* Array::data() {
+  check_dtype(dtype_v<T>);
+  return static_cast<T*>(data_);
+}
+template <class T> const T* Array::data() const {
+  check_dtype(dtype_v<T>);
+  return static_cast<const T*>(data_);
+}
+template <class T> T& Array::at(std::initializer_list<std::int64_t> index) {
+  return data<T>()[flat_index(index)];
+}
+template <class T> const T& Array::at(std::initializer_list<std::int64_t> index) const {
+  return data<T>()[flat_index(index)];
+}
+template <class T> T Array::item() const {
+  if (size() != 1)
+    throw ValueError("Array::item: the array has shape " + shape_string(shape_) +
+                     " and " + std::to_string(size()) + " elements; item() needs exactly one. Index or reduce it first.");
+  return static_cast<T>(get_flat(0));
+}
+
+}  // namespace symx

@@ -1,0 +1,40 @@
+// symx/error.hpp: the two tiers of errors.
+//
+// User errors (bad shapes, dtypes, inputs, files) derive from symx::Error and carry a message of
+// the form "<op>: <problem> (<operands>), at <file>:<line>. <fix>". In Python, ShapeError,
+// ValueError and IOError arrive as ValueError, DTypeError as TypeError. Broken internal invariants
+// throw InternalError with the symx source file and line; they are bugs in symx, not in user code.
+#pragma once
+
+#include <source_location>
+#include <stdexcept>
+#include <string>
+
+namespace symx {
+
+class Error : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+// Shapes that do not fit an op, or a wrong axis.
+class ShapeError : public Error { using Error::Error; };
+// A dtype an op does not accept.
+class DTypeError : public Error { using Error::Error; };
+// Any other bad argument: wrong input count, unknown name, bad attribute value.
+class ValueError : public Error { using Error::Error; };
+// A file that cannot be read or written, or whose contents do not match.
+class IOError : public Error { using Error::Error; };
+
+class InternalError : public std::logic_error {
+ public:
+  explicit InternalError(const std::string& what,
+                         std::source_location loc = std::source_location::current());
+};
+
+// Throws InternalError when `condition` is false. For invariants only, never for user input.
+inline void check_internal(bool condition, const char* what,
+                           std::source_location loc = std::source_location::current()) {
+  if (!condition) throw InternalError(what, loc);
+}
+
+}  // namespace symx

@@ -1,0 +1,59 @@
+// symx/function.hpp: `function`, which turns a graph into a callable with inputs, outputs and
+// variable updates; `clone`, which substitutes nodes; and the graph printers.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "symx/tensor.hpp"
+
+namespace symx {
+
+// How a function is executed. `reference` is the op table's evaluator (the oracle); `compiled`
+// is the fused, JIT-compiled backend. Until the compiler lands, `compiled` runs the reference
+// evaluator. SYMX_BACKEND=reference or =compiled overrides the default.
+enum class Backend { reference, compiled };
+
+struct FunctionOptions {
+  std::optional<Backend> backend;  // default: SYMX_BACKEND, else compiled
+};
+
+class Function {
+ public:
+  // Runs one call: checks the inputs, computes every output and every update from the variable
+  // values at the start of the call, then writes all updates (none if anything failed).
+  std::vector<Array> operator()(const std::vector<Array>& inputs) const;
+  const std::vector<Tensor>& inputs() const;
+  const std::vector<Tensor>& outputs() const;
+  const Updates& updates() const;
+  Backend backend() const;
+
+  struct Impl;
+  explicit Function(std::shared_ptr<Impl> impl) : impl_(std::move(impl)) {}
+ private:
+  std::shared_ptr<Impl> impl_;
+};
+
+// Builds a callable. `inputs` must be placeholders; every placeholder the outputs and updates
+// depend on must be among them. Each update pairs a variable with a new value of the same shape
+// (the dtype is cast when it differs safely, else rejected).
+Function function(const std::vector<Tensor>& inputs, const std::vector<Tensor>& outputs,
+                  const Updates& updates = {}, FunctionOptions options = {}, Loc loc = Loc::current());
+
+// Copies of `outputs` with every node in `replace` substituted (Theano's givens). Replacements
+// must have the replaced node's shape and dtype.
+std::vector<Tensor> clone(const std::vector<Tensor>& outputs,
+                          const std::vector<std::pair<Tensor, Tensor>>& replace, Loc loc = Loc::current());
+
+// The graph of `outputs` as an indented tree, one node a line with op, name, shape and dtype;
+// shared nodes are printed once and referred to by id after that.
+std::string debugprint(const std::vector<Tensor>& outputs);
+// The graph in Graphviz dot syntax.
+std::string to_dot(const std::vector<Tensor>& outputs);
+
+// Nodes that `outputs` depend on, inputs before users, each once.
+std::vector<Tensor> topological_order(const std::vector<Tensor>& outputs);
+
+}  // namespace symx

@@ -1,0 +1,11 @@
+// symx/symx.hpp: the whole public API. `#include <symx/symx.hpp>` and `namespace sx = symx;`.
+#pragma once
+
+#include "symx/array.hpp"
+#include "symx/autodiff.hpp"
+#include "symx/dtype.hpp"
+#include "symx/error.hpp"
+#include "symx/function.hpp"
+#include "symx/io.hpp"
+#include "symx/ops.hpp"
+#include "symx/tensor.hpp"

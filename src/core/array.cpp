@@ -1,0 +1,413 @@
+#include "symx/array.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <ostream>
+#include <sstream>
+
+namespace symx {
+namespace {
+
+constexpr std::size_t kAlignment = 64;
+
+std::shared_ptr<void> allocate(std::size_t bytes) {
+  std::size_t rounded = ((bytes + kAlignment - 1) / kAlignment) * kAlignment;
+  if (rounded == 0) rounded = kAlignment;
+  void* p = std::aligned_alloc(kAlignment, rounded);
+  if (!p) throw std::bad_alloc();
+  std::memset(p, 0, rounded);
+  return std::shared_ptr<void>(p, [](void* q) { std::free(q); });
+}
+
+template <class T> double load_as_double(const void* data, std::int64_t i) {
+  return static_cast<double>(static_cast<const T*>(data)[i]);
+}
+
+template <class T> void store_from_double(void* data, std::int64_t i, double v) {
+  if constexpr (std::is_same_v<T, bool>) {
+    static_cast<T*>(data)[i] = v != 0;
+  } else if constexpr (std::is_integral_v<T>) {
+    // NaN and out-of-range values are undefined in C++; NumPy gives implementation values too,
+    // so we pin them to 0 / wrap modulo 2^64 to stay well-defined.
+    if (!std::isfinite(v)) { static_cast<T*>(data)[i] = 0; return; }
+    double t = std::trunc(v);
+    if (t >= 9.2233720368547758e18 || t < -9.2233720368547758e18) { static_cast<T*>(data)[i] = 0; return; }
+    static_cast<T*>(data)[i] = static_cast<T>(static_cast<std::int64_t>(t));
+  } else {
+    static_cast<T*>(data)[i] = static_cast<T>(v);
+  }
+}
+
+std::string format_float(double v, int precision) {
+  if (std::isnan(v)) return "nan";
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", precision, v);
+  std::string s = buf;
+  // NumPy trims trailing zeros but keeps the point: "1.", "0.5".
+  if (s.find('.') != std::string::npos) {
+    while (!s.empty() && s.back() == '0') s.pop_back();
+  }
+  if (s == "-0.") return "-0.";
+  return s;
+}
+
+}  // namespace
+
+std::int64_t num_elements(const Shape& shape) {
+  std::int64_t n = 1;
+  for (auto d : shape) n *= d;
+  return n;
+}
+
+std::string shape_string(const Shape& shape) {
+  std::string s = "(";
+  for (std::size_t i = 0; i < shape.size(); ++i) {
+    if (i) s += ", ";
+    s += std::to_string(shape[i]);
+  }
+  if (shape.size() == 1) s += ",";
+  return s + ")";
+}
+
+Array::Array() : Array(Shape{0}, DType::f32) {}
+
+Array::Array(Shape shape, DType dtype) : shape_(std::move(shape)), dtype_(dtype) {
+  for (auto d : shape_)
+    if (d < 0)
+      throw ValueError("Array: negative dimension in shape " + shape_string(shape_) +
+                       ". Every dimension must be zero or more.");
+  owner_ = allocate(nbytes());
+  data_ = owner_.get();
+}
+
+Array::Array(std::initializer_list<float> values)
+    : Array(Shape{static_cast<std::int64_t>(values.size())}, DType::f32) {
+  std::copy(values.begin(), values.end(), data<float>());
+}
+
+Array::Array(std::initializer_list<std::initializer_list<float>> rows) {
+  std::int64_t cols = rows.size() ? static_cast<std::int64_t>(rows.begin()->size()) : 0;
+  *this = Array(Shape{static_cast<std::int64_t>(rows.size()), cols}, DType::f32);
+  float* out = data<float>();
+  for (const auto& row : rows) {
+    if (static_cast<std::int64_t>(row.size()) != cols)
+      throw ValueError("Array: rows of a nested initializer list have different lengths (" +
+                       std::to_string(cols) + " and " + std::to_string(row.size()) +
+                       "). Give every row the same number of values.");
+    out = std::copy(row.begin(), row.end(), out);
+  }
+}
+
+Array Array::from_buffer(const void* data, Shape shape, DType dtype) {
+  Array out(std::move(shape), dtype);
+  if (out.nbytes()) std::memcpy(out.data_, data, out.nbytes());
+  return out;
+}
+
+Array Array::wrap(void* data, Shape shape, DType dtype, std::shared_ptr<void> owner) {
+  Array out;
+  out.owner_ = std::move(owner);
+  out.data_ = data;
+  out.shape_ = std::move(shape);
+  out.dtype_ = dtype;
+  return out;
+}
+
+Array Array::zeros(Shape shape, DType dtype) { return Array(std::move(shape), dtype); }
+Array Array::ones(Shape shape, DType dtype) { return full(std::move(shape), 1, dtype); }
+Array Array::full(Shape shape, double value, DType dtype) {
+  Array out(std::move(shape), dtype);
+  for (std::int64_t i = 0; i < out.size(); ++i) out.set_flat(i, value);
+  return out;
+}
+
+Array Array::arange(double start, double stop, double step, DType dtype) {
+  if (step == 0) throw ValueError("arange: step is 0. Use a non-zero step.");
+  auto n = static_cast<std::int64_t>(std::max(0.0, std::ceil((stop - start) / step)));
+  Array out(Shape{n}, dtype);
+  for (std::int64_t i = 0; i < n; ++i) out.set_flat(i, start + static_cast<double>(i) * step);
+  return out;
+}
+
+void Array::check_dtype(DType requested) const {
+  if (requested != dtype_)
+    throw DTypeError("Array::data: the array holds " + std::string(dtype_name(dtype_)) +
+                     " but " + std::string(dtype_name(requested)) +
+                     " was requested. Use the array's dtype or convert with astype().");
+}
+
+std::int64_t Array::flat_index(std::initializer_list<std::int64_t> index) const {
+  if (static_cast<int>(index.size()) != ndim())
+    throw ValueError("Array::at: " + std::to_string(index.size()) + " indices for an array of shape " +
+                     shape_string(shape_) + ". Give one index per axis.");
+  std::int64_t flat = 0;
+  int axis = 0;
+  for (auto i : index) {
+    std::int64_t d = shape_[axis];
+    std::int64_t j = i < 0 ? i + d : i;
+    if (j < 0 || j >= d)
+      throw ValueError("Array::at: index " + std::to_string(i) + " is out of bounds for axis " +
+                       std::to_string(axis) + " with size " + std::to_string(d) + ".");
+    flat = flat * d + j;
+    ++axis;
+  }
+  return flat;
+}
+
+double Array::get_flat(std::int64_t flat) const {
+  return visit_dtype(dtype_, [&]<class T>() { return load_as_double<T>(data_, flat); });
+}
+
+void Array::set_flat(std::int64_t flat, double value) {
+  visit_dtype(dtype_, [&]<class T>() { store_from_double<T>(data_, flat, value); });
+}
+
+Array Array::copy() const { return from_buffer(data_, shape_, dtype_); }
+
+Array Array::astype(DType dtype) const {
+  if (dtype == dtype_) return copy();
+  Array out(shape_, dtype);
+  std::int64_t n = size();
+  // Integer to integer conversions go through int64 to keep every bit (no double rounding).
+  if (!is_floating(dtype_) && !is_floating(dtype)) {
+    for (std::int64_t i = 0; i < n; ++i) {
+      auto v = visit_dtype(dtype_, [&]<class S>() { return static_cast<std::int64_t>(static_cast<const S*>(data_)[i]); });
+      visit_dtype(dtype, [&]<class D>() { static_cast<D*>(out.data_)[i] = static_cast<D>(v); });
+    }
+    return out;
+  }
+  for (std::int64_t i = 0; i < n; ++i) out.set_flat(i, get_flat(i));
+  return out;
+}
+
+Array Array::reshape(Shape shape) const {
+  if (num_elements(shape) != size())
+    throw ShapeError("Array::reshape: cannot reshape an array of shape " + shape_string(shape_) +
+                     " into " + shape_string(shape) + ". The sizes must be equal.");
+  Array out = *this;
+  out.shape_ = std::move(shape);
+  return out;
+}
+
+std::vector<double> Array::to_vector() const {
+  std::vector<double> v(static_cast<std::size_t>(size()));
+  for (std::int64_t i = 0; i < size(); ++i) v[static_cast<std::size_t>(i)] = get_flat(i);
+  return v;
+}
+
+bool Array::equals(const Array& other) const {
+  if (shape_ != other.shape_ || dtype_ != other.dtype_) return false;
+  for (std::int64_t i = 0; i < size(); ++i)
+    if (get_flat(i) != other.get_flat(i)) return false;
+  return true;
+}
+
+// ---- printing ----
+
+namespace {
+
+std::vector<std::string> format_elements(const Array& a) {
+  std::vector<std::string> out;
+  std::int64_t n = a.size();
+  out.reserve(static_cast<std::size_t>(n));
+  if (a.dtype() == DType::b8) {
+    for (std::int64_t i = 0; i < n; ++i) out.push_back(a.get_flat(i) != 0 ? "True" : "False");
+  } else if (!is_floating(a.dtype())) {
+    for (std::int64_t i = 0; i < n; ++i) out.push_back(std::to_string(static_cast<std::int64_t>(a.get_flat(i))));
+  } else {
+    // NumPy's default: 8 digits after the point, trailing zeros trimmed; scientific notation
+    // when the magnitudes span too much.
+    double max_abs = 0, min_abs = INFINITY;
+    for (std::int64_t i = 0; i < n; ++i) {
+      double v = std::fabs(a.get_flat(i));
+      if (!std::isfinite(v)) continue;
+      max_abs = std::max(max_abs, v);
+      if (v > 0) min_abs = std::min(min_abs, v);
+    }
+    bool scientific = max_abs >= 1e16 || (min_abs < 1e-4 && min_abs > 0) || (max_abs > 0 && max_abs / min_abs > 1e3 && min_abs < 1e-4);
+    for (std::int64_t i = 0; i < n; ++i) {
+      double v = a.get_flat(i);
+      if (scientific && std::isfinite(v)) {
+        char buf[64];
+        std::snprintf(buf, sizeof buf, "%.8e", v);
+        out.push_back(buf);
+      } else {
+        out.push_back(format_float(v, 8));
+      }
+    }
+  }
+  std::size_t width = 0;
+  for (auto& s : out) width = std::max(width, s.size());
+  for (auto& s : out) s = std::string(width - s.size(), ' ') + s;
+  return out;
+}
+
+void print_block(std::ostream& os, const Array& a, const std::vector<std::string>& items, int axis,
+                 std::int64_t offset, int indent) {
+  const Shape& shape = a.shape();
+  os << '[';
+  std::int64_t stride = 1;
+  for (std::size_t d = static_cast<std::size_t>(axis) + 1; d < shape.size(); ++d) stride *= shape[d];
+  for (std::int64_t i = 0; i < shape[static_cast<std::size_t>(axis)]; ++i) {
+    if (i) {
+      if (axis + 1 == a.ndim()) {
+        os << ", ";
+      } else {
+        os << ',' << std::string(static_cast<std::size_t>(a.ndim() - axis - 1), '\n')
+           << std::string(static_cast<std::size_t>(indent + axis + 1), ' ');
+      }
+    }
+    if (axis + 1 == a.ndim()) os << items[static_cast<std::size_t>(offset + i)];
+    else print_block(os, a, items, axis + 1, offset + i * stride, indent);
+  }
+  os << ']';
+}
+
+std::string body(const Array& a, int indent) {
+  std::ostringstream os;
+  auto items = format_elements(a);
+  if (a.ndim() == 0) {
+    os << (items.empty() ? "" : items[0]);
+    std::string s = os.str();
+    s.erase(0, s.find_first_not_of(' '));
+    return s;
+  }
+  print_block(os, a, items, 0, 0, indent);
+  return os.str();
+}
+
+}  // namespace
+
+std::string Array::str() const { return body(*this, 0); }
+
+std::string Array::repr() const {
+  std::string s = "array(" + body(*this, 6);
+  bool default_type = dtype_ == DType::f64 || dtype_ == DType::i64 || dtype_ == DType::b8;
+  if (!default_type) s += ", dtype=" + std::string(dtype_name(dtype_));
+  return s + ")";
+}
+
+std::ostream& operator<<(std::ostream& os, const Array& array) { return os << array.str(); }
+
+// ---- .npy ----
+
+namespace {
+
+const char* npy_descr(DType dtype) {
+  switch (dtype) {
+    case DType::b8: return "|b1";
+    case DType::u8: return "|u1";
+    case DType::i32: return "<i4";
+    case DType::i64: return "<i8";
+    case DType::f32: return "<f4";
+    case DType::f64: return "<f8";
+  }
+  return "";
+}
+
+[[noreturn]] void npy_fail(const std::string& path, const std::string& problem) {
+  throw IOError("load_npy: " + path + ": " + problem +
+                ". Write the file with numpy.save from a C-ordered array of bool, uint8, int32, int64, float32 or float64.");
+}
+
+std::string header_value(const std::string& header, const std::string& key) {
+  auto k = header.find("'" + key + "'");
+  if (k == std::string::npos) return "";
+  auto colon = header.find(':', k);
+  if (colon == std::string::npos) return "";
+  auto start = header.find_first_not_of(' ', colon + 1);
+  if (start == std::string::npos) return "";
+  char open = header[start];
+  std::size_t end;
+  if (open == '\'') end = header.find('\'', start + 1) + 1;
+  else if (open == '(') end = header.find(')', start) + 1;
+  else end = header.find_first_of(",}", start);
+  if (end == std::string::npos || end == 0) return "";
+  return header.substr(start, end - start);
+}
+
+}  // namespace
+
+Array Array::load_npy(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw IOError("load_npy: cannot open '" + path + "' for reading. Check the path.");
+  char magic[8];
+  in.read(magic, 8);
+  if (!in || std::memcmp(magic, "\x93NUMPY", 6) != 0) npy_fail(path, "not a .npy file (bad magic)");
+  std::size_t header_len = 0;
+  if (magic[6] == 1) {
+    unsigned char b[2];
+    in.read(reinterpret_cast<char*>(b), 2);
+    header_len = b[0] | (b[1] << 8);
+  } else {
+    unsigned char b[4];
+    in.read(reinterpret_cast<char*>(b), 4);
+    header_len = b[0] | (b[1] << 8) | (b[2] << 16) | (static_cast<std::size_t>(b[3]) << 24);
+  }
+  std::string header(header_len, '\0');
+  in.read(header.data(), static_cast<std::streamsize>(header_len));
+  if (!in) npy_fail(path, "truncated header");
+  std::string descr = header_value(header, "descr");
+  std::string order = header_value(header, "fortran_order");
+  std::string shape_text = header_value(header, "shape");
+  if (order.rfind("False", 0) != 0) npy_fail(path, "Fortran-ordered data is not supported");
+  DType dtype;
+  bool found = false;
+  for (DType d : {DType::b8, DType::u8, DType::i32, DType::i64, DType::f32, DType::f64}) {
+    std::string want = std::string("'") + npy_descr(d) + "'";
+    std::string alt = want;
+    if (want[1] == '|') alt[1] = '<';
+    if (descr == want || descr == alt) { dtype = d; found = true; }
+  }
+  if (!found) npy_fail(path, "unsupported dtype " + descr);
+  Shape shape;
+  for (std::size_t i = 1; i + 1 < shape_text.size();) {
+    std::size_t j = shape_text.find_first_of(",)", i);
+    std::string token = shape_text.substr(i, j - i);
+    token.erase(0, token.find_first_not_of(' '));
+    if (!token.empty()) shape.push_back(std::stoll(token));
+    i = j + 1;
+  }
+  Array out(shape, dtype);
+  in.read(static_cast<char*>(out.raw_data()), static_cast<std::streamsize>(out.nbytes()));
+  if (static_cast<std::size_t>(in.gcount()) != out.nbytes())
+    npy_fail(path, "truncated data: expected " + std::to_string(out.nbytes()) + " bytes for shape " +
+                       shape_string(shape) + ", found " + std::to_string(in.gcount()));
+  return out;
+}
+
+void Array::save_npy(const std::string& path) const {
+  std::string shape_text = "(";
+  for (std::size_t i = 0; i < shape_.size(); ++i) shape_text += std::to_string(shape_[i]) + ", ";
+  if (shape_.size() > 1) shape_text.resize(shape_text.size() - 2);
+  else if (shape_.size() == 1) shape_text.resize(shape_text.size() - 1);
+  shape_text += ")";
+  std::string header = std::string("{'descr': '") + npy_descr(dtype_) +
+                       "', 'fortran_order': False, 'shape': " + shape_text + ", }";
+  std::size_t total = 10 + header.size() + 1;
+  header += std::string((64 - total % 64) % 64, ' ') + "\n";
+  std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out) throw IOError("save_npy: cannot open '" + path + "' for writing. Check that the folder exists and is writable.");
+    out.write("\x93NUMPY\x01\x00", 8);
+    unsigned char len[2] = {static_cast<unsigned char>(header.size() & 0xff),
+                            static_cast<unsigned char>(header.size() >> 8)};
+    out.write(reinterpret_cast<char*>(len), 2);
+    out.write(header.data(), static_cast<std::streamsize>(header.size()));
+    out.write(static_cast<const char*>(data_), static_cast<std::streamsize>(nbytes()));
+    if (!out) {
+      std::filesystem::remove(tmp);
+      throw IOError("save_npy: writing '" + path + "' failed (disk full?). Nothing was written.");
+    }
+  }
+  std::filesystem::rename(tmp, path);
+}
+
+}  // namespace symx

@@ -1,0 +1,197 @@
+#include <algorithm>
+
+#include "ops/op_table.hpp"
+#include "runtime/evaluator.hpp"
+#include "symx/ops.hpp"
+#include "symx/tensor.hpp"
+
+namespace symx {
+namespace {
+
+Graph*& current_graph() {
+  static Graph root;
+  static thread_local Graph* current = &root;
+  return current;
+}
+
+// Glob match with * and ?.
+bool glob_match(const char* pattern, const char* text) {
+  if (*pattern == '\0') return *text == '\0';
+  if (*pattern == '*') return glob_match(pattern + 1, text) || (*text && glob_match(pattern, text + 1));
+  if (*text && (*pattern == '?' || *pattern == *text)) return glob_match(pattern + 1, text + 1);
+  return false;
+}
+
+}  // namespace
+
+Graph& default_graph() { return *current_graph(); }
+
+void reset_default_graph() { *current_graph() = Graph(); }
+
+DefaultGraph::DefaultGraph(Graph& graph) : previous_(current_graph()) { current_graph() = &graph; }
+DefaultGraph::~DefaultGraph() { current_graph() = previous_; }
+
+Scope::Scope(const std::string& name) { default_graph().push_scope(name); }
+Scope::~Scope() { default_graph().pop_scope(); }
+
+Graph::Graph() = default;
+
+void Graph::push_scope(const std::string& name) {
+  if (name.empty() || name.find('/') != std::string::npos)
+    throw ValueError("Scope: scope name '" + name + "' is empty or contains '/'. Use a plain name such as \"layer1\".");
+  scopes_.push_back(name);
+}
+
+void Graph::pop_scope() {
+  check_internal(!scopes_.empty(), "pop_scope without a scope");
+  scopes_.pop_back();
+}
+
+std::string Graph::current_scope() const {
+  std::string s;
+  for (const auto& scope : scopes_) s += scope + "/";
+  return s;
+}
+
+std::string Graph::unique_name(const std::string& name) {
+  std::string base = current_scope() + name;
+  std::string candidate = base;
+  for (int i = 1; std::find(names_.begin(), names_.end(), candidate) != names_.end(); ++i)
+    candidate = base + "_" + std::to_string(i);
+  names_.push_back(candidate);
+  return candidate;
+}
+
+void Graph::add_variable(const Tensor& t) { variables_.push_back(t); }
+void Graph::add_placeholder(const Tensor& t) { placeholders_.push_back(t); }
+
+std::vector<Tensor> Graph::variables(const std::string& pattern, std::optional<bool> trainable) const {
+  std::vector<Tensor> out;
+  for (const auto& v : variables_) {
+    if (!pattern.empty() && !glob_match(pattern.c_str(), v.name().c_str())) continue;
+    if (trainable && v.trainable() != *trainable) continue;
+    out.push_back(v);
+  }
+  return out;
+}
+
+std::vector<Tensor> Graph::placeholders() const { return placeholders_; }
+
+Tensor Graph::random_state() {
+  if (!random_state_.defined()) {
+    auto node = std::make_shared<Node>();
+    node->op = OpKind::Variable;
+    node->type = {Shape{}, DType::i64};
+    node->name = "random_state";
+    node->id = next_node_id();
+    node->variable = std::make_shared<VariableState>(VariableState{Array::zeros({}, DType::i64), false});
+    random_state_ = Tensor(std::move(node));
+  }
+  return random_state_;
+}
+
+std::uint64_t Graph::next_random_key() { return seed_ * 0x9E3779B97F4A7C15ull + (++random_ops_); }
+
+void Graph::seed(std::uint64_t seed) {
+  seed_ = seed;
+  random_ops_ = 0;
+  if (random_state_.defined()) random_state_.assign(Array::zeros({}, DType::i64));
+}
+
+// ---- Tensor ----
+
+const Node& Tensor::node() const {
+  if (!node_) throw ValueError("Tensor: this tensor is undefined (default-constructed). Build it with placeholder, variable, constant or an op.");
+  return *node_;
+}
+
+std::string Tensor::label() const {
+  if (!name().empty()) return name();
+  return std::string(op_name(op())) + "#" + std::to_string(id());
+}
+
+Array Tensor::eval(const Feed& feed) const { return runtime::evaluate_and_advance({*this}, feed)[0]; }
+
+namespace {
+VariableState& state_of(const Tensor& t, const char* what) {
+  if (t.op() != OpKind::Variable)
+    throw ValueError(std::string(what) + ": '" + t.label() + "' is a " + op_name(t.op()) +
+                     ", not a variable. Only variables have a value to read or assign.");
+  return *t.node().variable;
+}
+}  // namespace
+
+const Array& Tensor::value() const { return state_of(*this, "value").value; }
+
+void Tensor::assign(const Array& value) const {
+  VariableState& state = state_of(*this, "assign");
+  if (value.shape() != shape() || value.dtype() != dtype())
+    throw ValueError("assign: variable '" + label() + "' is " + shape_string(shape()) + " " +
+                     std::string(dtype_name(dtype())) + " but the new value is " +
+                     shape_string(value.shape()) + " " + std::string(dtype_name(value.dtype())) +
+                     ". Assign a value of the variable's shape and dtype.");
+  state.value = value.copy();
+}
+
+bool Tensor::trainable() const { return state_of(*this, "trainable").trainable; }
+
+Tensor Tensor::astype(DType dtype, Loc loc) const { return symx::astype(*this, dtype, loc); }
+Tensor Tensor::reshape(Shape shape, Loc loc) const { return symx::reshape(*this, std::move(shape), loc); }
+Tensor Tensor::T(Loc loc) const { return symx::transpose(*this, {}, loc); }
+Tensor Tensor::operator[](std::int64_t index) const { return symx::slice(*this, {Index(index)}); }
+
+// ---- leaves ----
+
+namespace {
+Tensor make_leaf(OpKind op, TensorType type, std::string name, Attr attr, Loc loc,
+                 std::shared_ptr<VariableState> state = nullptr) {
+  auto node = std::make_shared<Node>();
+  node->variable = std::move(state);
+  node->op = op;
+  node->type = std::move(type);
+  node->attr = std::move(attr);
+  node->name = std::move(name);
+  node->where = ops::where_string(loc);
+  node->id = default_graph().next_node_id();
+  return Tensor(std::move(node));
+}
+
+void check_shape(const Shape& shape, const char* what, Loc loc) {
+  for (auto d : shape)
+    if (d < 0)
+      ops::raise(what, {}, {ops::TypeProblem::Kind::shape, "negative dimension in shape " + shape_string(shape), "Every dimension must be zero or more."}, loc);
+}
+}  // namespace
+
+Tensor placeholder(Shape shape, DType dtype, const std::string& name, Loc loc) {
+  check_shape(shape, "placeholder", loc);
+  Graph& g = default_graph();
+  Tensor t = make_leaf(OpKind::Placeholder, {std::move(shape), dtype}, g.unique_name(name.empty() ? "placeholder" : name), NoAttr{}, loc);
+  g.add_placeholder(t);
+  return t;
+}
+
+Tensor variable(const Array& value, const std::string& name, bool trainable, Loc loc) {
+  Graph& g = default_graph();
+  Tensor t = make_leaf(OpKind::Variable, {value.shape(), value.dtype()}, g.unique_name(name.empty() ? "variable" : name), NoAttr{}, loc,
+                       std::make_shared<VariableState>(VariableState{value.copy(), trainable}));
+  g.add_variable(t);
+  return t;
+}
+
+Tensor constant(const Array& value, Loc loc) {
+  return make_leaf(OpKind::Constant, {value.shape(), value.dtype()}, "", ConstantAttr{value.copy()}, loc);
+}
+
+Tensor constant(double value, DType dtype, Loc loc) {
+  Array a(Shape{}, dtype);
+  a.set_flat(0, value);
+  return constant(a, loc);
+}
+
+std::vector<Tensor> variables(const std::string& pattern, std::optional<bool> trainable) {
+  return default_graph().variables(pattern, trainable);
+}
+std::vector<Tensor> placeholders() { return default_graph().placeholders(); }
+
+}  // namespace symx

@@ -1,0 +1,217 @@
+#include "symx/function.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+#include <sstream>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "ops/op_table.hpp"
+#include "runtime/evaluator.hpp"
+
+namespace symx {
+
+std::vector<Tensor> topological_order(const std::vector<Tensor>& outputs) {
+  std::vector<Tensor> order;
+  std::unordered_set<const Node*> done;
+  // Iterative depth-first search: deep graphs (long chains) must not overflow the stack.
+  std::vector<std::pair<Tensor, std::size_t>> stack;
+  for (const Tensor& out : outputs) {
+    if (done.count(&out.node())) continue;
+    stack.emplace_back(out, 0);
+    while (!stack.empty()) {
+      auto& [t, next] = stack.back();
+      const auto& inputs = t.node().inputs;
+      if (next < inputs.size()) {
+        const Tensor& in = inputs[next++];
+        if (!done.count(&in.node())) stack.emplace_back(in, 0);
+        continue;
+      }
+      if (done.insert(&t.node()).second) order.push_back(t);
+      stack.pop_back();
+    }
+  }
+  return order;
+}
+
+struct Function::Impl {
+  std::vector<Tensor> inputs, outputs;
+  Updates updates;
+  std::vector<Tensor> random_states;
+  Backend backend = Backend::compiled;
+  std::string where;
+};
+
+namespace {
+
+Backend default_backend() {
+  const char* env = std::getenv("SYMX_BACKEND");
+  if (!env || !*env) return Backend::compiled;
+  std::string value = env;
+  if (value == "reference") return Backend::reference;
+  if (value == "compiled") return Backend::compiled;
+  throw ValueError("function: SYMX_BACKEND is '" + value + "'. Set it to 'reference' or 'compiled', or unset it.");
+}
+
+[[noreturn]] void fail(const std::string& problem, const std::string& fix, Loc loc) {
+  ops::raise("function", {}, {ops::TypeProblem::Kind::value, problem, fix}, loc);
+}
+
+void check_inputs(const std::vector<Tensor>& inputs, Loc loc) {
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    if (inputs[i].op() != OpKind::Placeholder)
+      fail("input " + std::to_string(i) + " ('" + inputs[i].label() + "') is a " + op_name(inputs[i].op()) + ", not a placeholder",
+           "Make inputs with placeholder(); use clone() to substitute other nodes.", loc);
+    for (std::size_t j = 0; j < i; ++j)
+      if (inputs[j] == inputs[i])
+        fail("placeholder '" + inputs[i].label() + "' is listed twice among the inputs", "List each placeholder once.", loc);
+  }
+}
+
+Updates check_updates(const Updates& updates, Loc loc) {
+  Updates checked;
+  for (const auto& [var, value] : updates) {
+    if (var.op() != OpKind::Variable)
+      fail("the update target '" + var.label() + "' is a " + op_name(var.op()) + ", not a variable", "Only variables can be updated.", loc);
+    for (const auto& [other, unused] : checked)
+      if (other == var) fail("variable '" + var.label() + "' is updated twice", "Give each variable one update expression.", loc);
+    if (value.shape() != var.shape())
+      fail("the update of variable '" + var.label() + "' " + shape_string(var.shape()) + " has shape " + shape_string(value.shape()),
+           "The new value must have the variable's shape; reshape or reduce the expression.", loc);
+    Tensor v = value;
+    if (value.dtype() != var.dtype()) {
+      bool safe = is_floating(var.dtype()) || (!is_floating(value.dtype()) && promote_types(value.dtype(), var.dtype()) == var.dtype());
+      if (!safe)
+        fail("the update of variable '" + var.label() + "' (" + std::string(dtype_name(var.dtype())) + ") has dtype " + std::string(dtype_name(value.dtype())),
+             "Cast the update to the variable's dtype explicitly with astype.", loc);
+      v = cast(value, var.dtype(), loc);
+    }
+    checked.emplace_back(var, v);
+  }
+  return checked;
+}
+
+void check_placeholders_given(const std::vector<Tensor>& inputs, const std::vector<Tensor>& roots, Loc loc) {
+  for (const Tensor& t : topological_order(roots))
+    if (t.op() == OpKind::Placeholder && std::find(inputs.begin(), inputs.end(), t) == inputs.end())
+      fail("the outputs depend on placeholder '" + t.label() + "' " + shape_string(t.shape()) + " " + std::string(dtype_name(t.dtype())) + ", which is not among the inputs",
+           "Add it to the inputs, or replace it with clone().", loc);
+}
+
+}  // namespace
+
+Function function(const std::vector<Tensor>& inputs, const std::vector<Tensor>& outputs, const Updates& updates,
+                  FunctionOptions options, Loc loc) {
+  auto impl = std::make_shared<Function::Impl>();
+  check_inputs(inputs, loc);
+  impl->inputs = inputs;
+  impl->outputs = outputs;
+  impl->updates = check_updates(updates, loc);
+  std::vector<Tensor> roots = outputs;
+  for (const auto& [var, value] : impl->updates) roots.push_back(value);
+  check_placeholders_given(inputs, roots, loc);
+  impl->random_states = runtime::random_states(roots);
+  impl->backend = options.backend ? *options.backend : default_backend();
+  impl->where = ops::where_string(loc);
+  return Function(std::move(impl));
+}
+
+std::vector<Array> Function::operator()(const std::vector<Array>& inputs) const {
+  const Impl& f = *impl_;
+  std::string context = "function" + (f.where.empty() ? std::string() : " (made at " + f.where + ")");
+  if (inputs.size() != f.inputs.size()) {
+    std::string names;
+    for (const auto& p : f.inputs) names += (names.empty() ? "" : ", ") + p.label();
+    throw ValueError(context + ": called with " + std::to_string(inputs.size()) + " inputs but it takes " +
+                     std::to_string(f.inputs.size()) + " (" + names + "). Pass one array per placeholder, in order.");
+  }
+  Feed feed;
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    runtime::check_feed_value(f.inputs[i], inputs[i], context.c_str());
+    feed.emplace_back(f.inputs[i], inputs[i]);
+  }
+  std::vector<Tensor> roots = f.outputs;
+  for (const auto& [var, value] : f.updates) roots.push_back(value);
+  // Everything is computed from the variable values at the start of the call ...
+  std::vector<Array> values = runtime::evaluate(roots, feed, context.c_str());
+  // ... and only then are the updates written, all together.
+  for (std::size_t k = 0; k < f.updates.size(); ++k)
+    f.updates[k].first.assign(values[f.outputs.size() + k]);
+  for (const Tensor& state : f.random_states)
+    state.assign(Array::scalar<std::int64_t>(state.value().item<std::int64_t>() + 1));
+  values.resize(f.outputs.size());
+  return values;
+}
+
+const std::vector<Tensor>& Function::inputs() const { return impl_->inputs; }
+const std::vector<Tensor>& Function::outputs() const { return impl_->outputs; }
+const Updates& Function::updates() const { return impl_->updates; }
+Backend Function::backend() const { return impl_->backend; }
+
+std::vector<Tensor> clone(const std::vector<Tensor>& outputs, const std::vector<std::pair<Tensor, Tensor>>& replace, Loc loc) {
+  std::unordered_map<const Node*, Tensor> mapped;
+  for (const auto& [from, to] : replace) {
+    if (from.shape() != to.shape() || from.dtype() != to.dtype())
+      ops::raise("clone", {from, to}, {ops::TypeProblem::Kind::shape, "the replacement for '" + from.label() + "' has another type", "Replace each node with one of the same shape and dtype."}, loc);
+    mapped[&from.node()] = to;
+  }
+  for (const Tensor& t : topological_order(outputs)) {
+    if (mapped.count(&t.node())) continue;
+    const Node& node = t.node();
+    std::vector<Tensor> inputs;
+    bool changed = false;
+    for (const auto& in : node.inputs) {
+      auto it = mapped.find(&in.node());
+      inputs.push_back(it != mapped.end() ? it->second : in);
+      changed = changed || it != mapped.end();
+    }
+    mapped[&node] = changed ? ops::make_node(node.op, std::move(inputs), node.attr, loc) : t;
+  }
+  std::vector<Tensor> result;
+  for (const auto& t : outputs) result.push_back(mapped.at(&t.node()));
+  return result;
+}
+
+namespace {
+
+std::string describe(const Tensor& t) {
+  std::string s = std::string(op_name(t.op())) + "#" + std::to_string(t.id());
+  if (!t.name().empty()) s += " '" + t.name() + "'";
+  s += " " + shape_string(t.shape()) + " " + std::string(dtype_name(t.dtype()));
+  return s;
+}
+
+void print_tree(std::ostringstream& os, const Tensor& t, int depth, std::unordered_set<const Node*>& seen) {
+  os << std::string(static_cast<std::size_t>(depth) * 2, ' ') << (depth ? "|- " : "") << describe(t);
+  if (!t.node().inputs.empty() && !seen.insert(&t.node()).second) {
+    os << "  (see above)\n";
+    return;
+  }
+  os << "\n";
+  for (const auto& in : t.node().inputs) print_tree(os, in, depth + 1, seen);
+}
+
+}  // namespace
+
+std::string debugprint(const std::vector<Tensor>& outputs) {
+  std::ostringstream os;
+  std::unordered_set<const Node*> seen;
+  for (const auto& t : outputs) print_tree(os, t, 0, seen);
+  return os.str();
+}
+
+std::string to_dot(const std::vector<Tensor>& outputs) {
+  std::ostringstream os;
+  os << "digraph symx {\n  node [shape=box, fontname=\"monospace\"];\n";
+  for (const Tensor& t : topological_order(outputs)) {
+    os << "  n" << t.id() << " [label=\"" << describe(t) << "\"";
+    if (t.op() == OpKind::Placeholder) os << ", style=filled, fillcolor=lightblue";
+    if (t.op() == OpKind::Variable) os << ", style=filled, fillcolor=lightyellow";
+    os << "];\n";
+    for (const auto& in : t.node().inputs) os << "  n" << in.id() << " -> n" << t.id() << ";\n";
+  }
+  os << "}\n";
+  return os.str();
+}
+
+}  // namespace symx

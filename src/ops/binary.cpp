@@ -1,0 +1,267 @@
+// Binary elementwise ops (with NumPy broadcasting and promotion), where, clip and the operators.
+#include <cmath>
+
+#include "ops/elementwise.hpp"
+
+namespace symx {
+namespace ops {
+namespace {
+
+constexpr bool is_comparison(OpKind op) {
+  switch (op) {
+    case OpKind::Equal:
+    case OpKind::NotEqual:
+    case OpKind::Less:
+    case OpKind::LessEqual:
+    case OpKind::Greater:
+    case OpKind::GreaterEqual:
+    case OpKind::LogicalAnd:
+    case OpKind::LogicalOr: return true;
+    default: return false;
+  }
+}
+
+template <OpKind op> TensorType infer(const std::vector<Tensor>& in, const Attr&) {
+  const Tensor& a = in[0];
+  const Tensor& b = in[1];
+  check_internal(a.dtype() == b.dtype(), "binary op operands must be promoted before make_node");
+  Shape shape = broadcast_shapes(a.shape(), b.shape());
+  if constexpr (op == OpKind::Arctan2) {
+    if (!is_floating(a.dtype())) fail_dtype("expects floating-point operands", "Cast the operands with astype(float32).");
+  }
+  if constexpr (op == OpKind::Subtract) {
+    if (a.dtype() == DType::b8) fail_dtype("subtracting booleans is not defined", "Use logical_and / logical_not, or cast to int32 first.");
+  }
+  return {shape, is_comparison(op) ? DType::b8 : a.dtype()};
+}
+
+// NumPy's mod: the result has the divisor's sign; x mod 0 is 0 for integers (NumPy warns and
+// returns 0) and NaN for floats.
+template <class T> T mod_value(T a, T b) {
+  if constexpr (std::is_floating_point_v<T>) {
+    if (b == 0) return std::numeric_limits<T>::quiet_NaN();
+    T r = std::fmod(a, b);
+    if (r != 0 && ((r < 0) != (b < 0))) r += b;
+    return r;
+  } else if constexpr (std::is_same_v<T, bool>) {
+    return false;
+  } else {
+    if (b == 0) return 0;
+    if constexpr (std::is_signed_v<T>) {
+      if (b == -1) return 0;  // avoids INT_MIN % -1 overflow
+    }
+    T r = static_cast<T>(a % b);
+    if (r != 0 && ((r < 0) != (b < 0))) r = static_cast<T>(r + b);
+    return r;
+  }
+}
+
+template <class T> T power_value(T a, T b) {
+  if constexpr (std::is_floating_point_v<T>) {
+    return std::pow(a, b);
+  } else if constexpr (std::is_same_v<T, bool>) {
+    return a || !b;
+  } else {
+    if (b < 0) return a == 1 ? 1 : (a == -1 ? (b % 2 ? -1 : 1) : 0);
+    T result = 1;
+    for (T base = a, e = b; e > 0; e = static_cast<T>(e >> 1), base = static_cast<T>(base * base))
+      if (e & 1) result = static_cast<T>(result * base);
+    return result;
+  }
+}
+
+template <class T> auto binary_value(OpKind op, T a, T b) {
+  using W = std::conditional_t<std::is_same_v<T, bool>, int, T>;
+  switch (op) {
+    case OpKind::Add: return static_cast<T>(static_cast<W>(a) + static_cast<W>(b));
+    case OpKind::Subtract: return static_cast<T>(static_cast<W>(a) - static_cast<W>(b));
+    case OpKind::Multiply: return static_cast<T>(static_cast<W>(a) * static_cast<W>(b));
+    case OpKind::Divide:
+      if constexpr (std::is_floating_point_v<T>) return a / b; else throw InternalError("integer divide");
+    case OpKind::Power: return power_value(a, b);
+    case OpKind::Maximum:
+      if constexpr (std::is_floating_point_v<T>) if (std::isnan(a) || std::isnan(b)) return a + b;
+      return a > b ? a : b;
+    case OpKind::Minimum:
+      if constexpr (std::is_floating_point_v<T>) if (std::isnan(a) || std::isnan(b)) return a + b;
+      return a < b ? a : b;
+    case OpKind::Mod: return mod_value(a, b);
+    case OpKind::Arctan2:
+      if constexpr (std::is_floating_point_v<T>) return std::atan2(a, b); else throw InternalError("integer arctan2");
+    default: throw InternalError("binary_value: not an arithmetic op");
+  }
+}
+
+template <class T> bool compare_value(OpKind op, T a, T b) {
+  switch (op) {
+    case OpKind::Equal: return a == b;
+    case OpKind::NotEqual: return a != b;
+    case OpKind::Less: return a < b;
+    case OpKind::LessEqual: return a <= b;
+    case OpKind::Greater: return a > b;
+    case OpKind::GreaterEqual: return a >= b;
+    case OpKind::LogicalAnd: return static_cast<bool>(a) && static_cast<bool>(b);
+    case OpKind::LogicalOr: return static_cast<bool>(a) || static_cast<bool>(b);
+    default: throw InternalError("compare_value: not a comparison");
+  }
+}
+
+template <OpKind op> Array evaluate(const EvalArgs& args) {
+  const Array& a = args.inputs[0];
+  const Array& b = args.inputs[1];
+  const TensorType& type = args.node.type;
+  if constexpr (is_comparison(op)) {
+    return map_binary(a, b, type.shape, DType::b8, [](auto x, auto y) { return compare_value(op, x, y); });
+  } else {
+    return map_binary(a, b, type.shape, type.dtype, [](auto x, auto y) { return binary_value(op, x, y); });
+  }
+}
+
+template <OpKind op> std::vector<Tensor> vjp(const Tensor& out, const Tensor& g) {
+  const Tensor& a = out.node().inputs[0];
+  const Tensor& b = out.node().inputs[1];
+  auto to_a = [&](const Tensor& t) { return unbroadcast(broadcast_to(t, out.shape()), a.shape()); };
+  auto to_b = [&](const Tensor& t) { return unbroadcast(broadcast_to(t, out.shape()), b.shape()); };
+  switch (op) {
+    case OpKind::Add: return {to_a(g), to_b(g)};
+    case OpKind::Subtract: return {to_a(g), to_b(-g)};
+    case OpKind::Multiply: return {to_a(g * b), to_b(g * a)};
+    case OpKind::Divide: return {to_a(g / b), to_b(-g * out / b)};
+    case OpKind::Power: {
+      // d/db a^b = a^b log a; where a <= 0 the log is undefined and the term is taken as 0.
+      Tensor log_a = where(a > 0, log(where(a > 0, a, 1)), 0);
+      return {to_a(g * b * power(a, b - 1)), to_b(g * out * log_a)};
+    }
+    case OpKind::Maximum: {
+      Tensor pick_a = a >= b;
+      return {to_a(where(pick_a, g, 0)), to_b(where(pick_a, 0, g))};
+    }
+    case OpKind::Minimum: {
+      Tensor pick_a = a <= b;
+      return {to_a(where(pick_a, g, 0)), to_b(where(pick_a, 0, g))};
+    }
+    case OpKind::Mod: return {to_a(g), to_b(-g * floor(a / b))};
+    case OpKind::Arctan2: {
+      Tensor r2 = a * a + b * b;
+      return {to_a(g * b / r2), to_b(-g * a / r2)};
+    }
+    default: return no_gradient(out, g);
+  }
+}
+
+template <OpKind... ops> void register_all() {
+  ((mutable_op_def(ops) = {infer<ops>, evaluate<ops>, vjp<ops>}), ...);
+}
+
+// ---- where(condition, a, b) ----
+
+TensorType infer_where(const std::vector<Tensor>& in, const Attr&) {
+  check_internal(in[0].dtype() == DType::b8 && in[1].dtype() == in[2].dtype(), "where operands not prepared");
+  return {broadcast_shapes(broadcast_shapes(in[0].shape(), in[1].shape()), in[2].shape()), in[1].dtype()};
+}
+
+Array evaluate_where(const EvalArgs& args) {
+  const Shape& shape = args.node.type.shape;
+  Array out(shape, args.node.type.dtype);
+  std::vector<std::vector<std::int64_t>> strides;
+  for (const auto& in : args.inputs) strides.push_back(broadcast_strides(in.shape(), shape));
+  if (out.size() == 0) return out;
+  IndexCounter counter(shape);
+  std::int64_t flat = 0;
+  do {
+    std::int64_t offset[3] = {0, 0, 0};
+    for (std::size_t d = 0; d < shape.size(); ++d)
+      for (int k = 0; k < 3; ++k) offset[k] += counter.index[d] * strides[static_cast<std::size_t>(k)][d];
+    bool c = args.inputs[0].data<bool>()[offset[0]];
+    out.set_flat(flat++, c ? args.inputs[1].get_flat(offset[1]) : args.inputs[2].get_flat(offset[2]));
+  } while (counter.next());
+  return out;
+}
+
+std::vector<Tensor> vjp_where(const Tensor& out, const Tensor& g) {
+  const auto& in = out.node().inputs;
+  return {Tensor(), unbroadcast(where(in[0], g, 0), in[1].shape()), unbroadcast(where(in[0], 0, g), in[2].shape())};
+}
+
+// ---- operand preparation: NumPy promotion with weak scalars ----
+
+DType scalar_dtype(const Operand& s) { return s.integral() ? DType::i64 : DType::f32; }
+
+// The dtype two operands compute in (see the promotion contract in tensor.hpp).
+DType common_dtype(const Operand& a, const Operand& b) {
+  if (a.is_tensor() && b.is_tensor()) return promote_types(a.tensor().dtype(), b.tensor().dtype());
+  if (!a.is_tensor() && !b.is_tensor()) return promote_types(scalar_dtype(a), scalar_dtype(b));
+  const Tensor& t = a.is_tensor() ? a.tensor() : b.tensor();
+  const Operand& s = a.is_tensor() ? b : a;
+  if (!s.integral() && !is_floating(t.dtype())) return DType::f32;
+  if (s.integral() && t.dtype() == DType::b8) return DType::i64;
+  return t.dtype();
+}
+
+Tensor as_tensor(const Operand& x, DType dtype, Loc loc) {
+  if (x.is_tensor()) return cast(x.tensor(), dtype, loc);
+  return constant(x.number(), dtype, loc);
+}
+
+Tensor binary(OpKind op, const Operand& a, const Operand& b, Loc loc, DType min_dtype_floor = DType::b8) {
+  DType dtype = common_dtype(a, b);
+  if (min_dtype_floor == DType::f32 && !is_floating(dtype)) dtype = DType::f32;
+  if (op == OpKind::LogicalAnd || op == OpKind::LogicalOr) dtype = DType::b8;
+  return make_node(op, {as_tensor(a, dtype, loc), as_tensor(b, dtype, loc)}, NoAttr{}, loc);
+}
+
+}  // namespace
+
+void register_binary_ops() {
+  using K = OpKind;
+  register_all<K::Add, K::Subtract, K::Multiply, K::Divide, K::Power, K::Maximum, K::Minimum, K::Mod,
+               K::Arctan2, K::Equal, K::NotEqual, K::Less, K::LessEqual, K::Greater, K::GreaterEqual,
+               K::LogicalAnd, K::LogicalOr>();
+  mutable_op_def(K::Where) = {infer_where, evaluate_where, vjp_where};
+}
+
+}  // namespace ops
+
+using ops::binary;
+
+Tensor add(const Operand& a, const Operand& b, Loc loc) { return binary(OpKind::Add, a, b, loc); }
+Tensor subtract(const Operand& a, const Operand& b, Loc loc) { return binary(OpKind::Subtract, a, b, loc); }
+Tensor multiply(const Operand& a, const Operand& b, Loc loc) { return binary(OpKind::Multiply, a, b, loc); }
+Tensor divide(const Operand& a, const Operand& b, Loc loc) { return binary(OpKind::Divide, a, b, loc, DType::f32); }
+Tensor power(const Operand& a, const Operand& b, Loc loc) { return binary(OpKind::Power, a, b, loc); }
+Tensor maximum(const Operand& a, const Operand& b, Loc loc) { return binary(OpKind::Maximum, a, b, loc); }
+Tensor minimum(const Operand& a, const Operand& b, Loc loc) { return binary(OpKind::Minimum, a, b, loc); }
+Tensor mod(const Operand& a, const Operand& b, Loc loc) { return binary(OpKind::Mod, a, b, loc); }
+Tensor arctan2(const Operand& a, const Operand& b, Loc loc) { return binary(OpKind::Arctan2, a, b, loc, DType::f32); }
+Tensor equal(const Operand& a, const Operand& b, Loc loc) { return binary(OpKind::Equal, a, b, loc); }
+Tensor not_equal(const Operand& a, const Operand& b, Loc loc) { return binary(OpKind::NotEqual, a, b, loc); }
+Tensor less(const Operand& a, const Operand& b, Loc loc) { return binary(OpKind::Less, a, b, loc); }
+Tensor less_equal(const Operand& a, const Operand& b, Loc loc) { return binary(OpKind::LessEqual, a, b, loc); }
+Tensor greater(const Operand& a, const Operand& b, Loc loc) { return binary(OpKind::Greater, a, b, loc); }
+Tensor greater_equal(const Operand& a, const Operand& b, Loc loc) { return binary(OpKind::GreaterEqual, a, b, loc); }
+Tensor logical_and(const Operand& a, const Operand& b, Loc loc) { return binary(OpKind::LogicalAnd, a, b, loc); }
+Tensor logical_or(const Operand& a, const Operand& b, Loc loc) { return binary(OpKind::LogicalOr, a, b, loc); }
+
+Tensor where(const Operand& condition, const Operand& a, const Operand& b, Loc loc) {
+  DType dtype = ops::common_dtype(a, b);
+  Tensor c = ops::as_tensor(condition, DType::b8, loc);
+  return ops::make_node(OpKind::Where, {c, ops::as_tensor(a, dtype, loc), ops::as_tensor(b, dtype, loc)}, NoAttr{}, loc);
+}
+
+Tensor clip(const Tensor& x, const Operand& lo, const Operand& hi, Loc loc) {
+  return minimum(maximum(x, lo, loc), hi, loc);
+}
+
+Tensor operator+(const Tensor& a, const Tensor& b) { return add(a, b); }
+Tensor operator-(const Tensor& a, const Tensor& b) { return subtract(a, b); }
+Tensor operator*(const Tensor& a, const Tensor& b) { return multiply(a, b); }
+Tensor operator/(const Tensor& a, const Tensor& b) { return divide(a, b); }
+Tensor operator%(const Tensor& a, const Tensor& b) { return mod(a, b); }
+Tensor operator<(const Tensor& a, const Tensor& b) { return less(a, b); }
+Tensor operator<=(const Tensor& a, const Tensor& b) { return less_equal(a, b); }
+Tensor operator>(const Tensor& a, const Tensor& b) { return greater(a, b); }
+Tensor operator>=(const Tensor& a, const Tensor& b) { return greater_equal(a, b); }
+Tensor operator&&(const Tensor& a, const Tensor& b) { return logical_and(a, b); }
+Tensor operator||(const Tensor& a, const Tensor& b) { return logical_or(a, b); }
+
+}  // namespace symx

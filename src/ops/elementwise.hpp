@@ -1,0 +1,47 @@
+// Reference loops for elementwise ops: unary maps and broadcasting binary / ternary maps.
+#pragma once
+
+#include "ops/op_table.hpp"
+
+namespace symx::ops {
+
+// out[i] = f(x[i]) with the result in x's dtype (or `out_dtype` when given, e.g. bool).
+template <class F> Array map_unary(const Array& x, DType out_dtype, F f) {
+  Array out(x.shape(), out_dtype);
+  visit_dtype(x.dtype(), [&]<class T>() {
+    visit_dtype(out_dtype, [&]<class O>() {
+      const T* in = x.data<T>();
+      O* o = out.data<O>();
+      for (std::int64_t i = 0; i < x.size(); ++i) o[i] = static_cast<O>(f(in[i]));
+    });
+  });
+  return out;
+}
+
+// out = f(a, b) broadcast to `shape`; a and b share one dtype; the result has `out_dtype`.
+template <class F> Array map_binary(const Array& a, const Array& b, const Shape& shape, DType out_dtype, F f) {
+  Array out(shape, out_dtype);
+  if (out.size() == 0) return out;
+  auto sa = broadcast_strides(a.shape(), shape);
+  auto sb = broadcast_strides(b.shape(), shape);
+  visit_dtype(a.dtype(), [&]<class T>() {
+    visit_dtype(out_dtype, [&]<class O>() {
+      const T* pa = a.data<T>();
+      const T* pb = b.data<T>();
+      O* o = out.data<O>();
+      IndexCounter counter(shape);
+      std::int64_t flat = 0;
+      do {
+        std::int64_t ia = 0, ib = 0;
+        for (std::size_t d = 0; d < shape.size(); ++d) {
+          ia += counter.index[d] * sa[d];
+          ib += counter.index[d] * sb[d];
+        }
+        o[flat++] = static_cast<O>(f(pa[ia], pb[ib]));
+      } while (counter.next());
+    });
+  });
+  return out;
+}
+
+}  // namespace symx::ops

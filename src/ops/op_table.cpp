@@ -1,0 +1,197 @@
+#include "ops/op_table.hpp"
+
+#include <array>
+#include <filesystem>
+
+#include "symx/function.hpp"
+
+namespace symx {
+
+const char* op_name(OpKind op) {
+  static constexpr const char* names[] = {
+#define SYMX_OP_NAME(kind, name, arity) name,
+      SYMX_OP_LIST(SYMX_OP_NAME)
+#undef SYMX_OP_NAME
+  };
+  return names[static_cast<int>(op)];
+}
+
+int op_arity(OpKind op) {
+  static constexpr int arities[] = {
+#define SYMX_OP_ARITY(kind, name, arity) arity,
+      SYMX_OP_LIST(SYMX_OP_ARITY)
+#undef SYMX_OP_ARITY
+  };
+  return arities[static_cast<int>(op)];
+}
+
+namespace ops {
+namespace {
+
+std::array<OpDef, kNumOps>& table() {
+  static std::array<OpDef, kNumOps> rows;
+  return rows;
+}
+
+struct Registration {
+  Registration() {
+    register_leaf_ops();
+    register_unary_ops();
+    register_binary_ops();
+    register_reduce_ops();
+    register_shape_ops();
+    register_linalg_ops();
+    register_nn_ops();
+    register_random_ops();
+  }
+};
+
+std::string operand_list(const std::vector<Tensor>& operands) {
+  std::string s;
+  for (std::size_t i = 0; i < operands.size(); ++i) {
+    if (i) s += ", ";
+    const Tensor& t = operands[i];
+    if (!t.name().empty()) s += "'" + t.name() + "' ";
+    s += shape_string(t.shape()) + " " + std::string(dtype_name(t.dtype()));
+  }
+  return s;
+}
+
+}  // namespace
+
+const OpDef& op_def(OpKind op) {
+  static Registration once;
+  return table()[static_cast<std::size_t>(op)];
+}
+
+OpDef& mutable_op_def(OpKind op) { return table()[static_cast<std::size_t>(op)]; }
+
+void fail_shape(std::string problem, std::string fix) {
+  throw TypeProblem{TypeProblem::Kind::shape, std::move(problem), std::move(fix)};
+}
+void fail_dtype(std::string problem, std::string fix) {
+  throw TypeProblem{TypeProblem::Kind::dtype, std::move(problem), std::move(fix)};
+}
+void fail_value(std::string problem, std::string fix) {
+  throw TypeProblem{TypeProblem::Kind::value, std::move(problem), std::move(fix)};
+}
+
+namespace {
+thread_local std::string location_override;
+}
+}  // namespace ops
+
+detail::UserLocation::UserLocation(std::string where) : previous_(std::move(ops::location_override)) {
+  ops::location_override = std::move(where);
+}
+detail::UserLocation::~UserLocation() { ops::location_override = std::move(previous_); }
+
+namespace ops {
+
+std::string where_string(Loc loc) {
+  if (!location_override.empty()) return location_override;
+  if (loc.line() == 0 || loc.file_name() == nullptr || *loc.file_name() == '\0') return "";
+  return std::filesystem::path(loc.file_name()).filename().string() + ":" + std::to_string(loc.line());
+}
+
+void raise(const char* op, const std::vector<Tensor>& operands, const TypeProblem& problem, Loc loc) {
+  std::string message = std::string(op) + ": " + problem.problem;
+  if (!operands.empty()) message += " (operands: " + operand_list(operands) + ")";
+  std::string where = where_string(loc);
+  if (!where.empty()) message += ", at " + where;
+  message += ".";
+  if (!problem.fix.empty()) message += " " + problem.fix;
+  switch (problem.kind) {
+    case TypeProblem::Kind::shape: throw ShapeError(message);
+    case TypeProblem::Kind::dtype: throw DTypeError(message);
+    case TypeProblem::Kind::value: throw ValueError(message);
+  }
+  throw ValueError(message);
+}
+
+Tensor make_node(OpKind op, std::vector<Tensor> inputs, Attr attr, Loc loc, const char* name) {
+  const OpDef& def = op_def(op);
+  for (const auto& in : inputs)
+    check_internal(in.defined(), "make_node: undefined input");
+  TensorType type;
+  try {
+    type = def.infer(inputs, attr);
+  } catch (const TypeProblem& problem) {
+    raise(name ? name : op_name(op), inputs, problem, loc);
+  }
+  auto node = std::make_shared<Node>();
+  node->op = op;
+  node->inputs = std::move(inputs);
+  node->attr = std::move(attr);
+  node->type = std::move(type);
+  node->where = where_string(loc);
+  node->id = default_graph().next_node_id();
+  return Tensor(std::move(node));
+}
+
+std::vector<Tensor> no_gradient(const Tensor& output, const Tensor&) {
+  return std::vector<Tensor>(output.node().inputs.size());
+}
+
+int normalize_axis(int axis, int ndim, const char* what) {
+  if (axis < -ndim || axis >= std::max(ndim, 1) || (ndim == 0 && axis != 0 && axis != -1))
+    fail_shape(std::string(what) + " " + std::to_string(axis) + " is out of range for a tensor with " +
+                   std::to_string(ndim) + " dimensions",
+               "Use an axis in [" + std::to_string(-ndim) + ", " + std::to_string(ndim) + ").");
+  return axis < 0 ? axis + ndim : axis;
+}
+
+Shape broadcast_shapes(const Shape& a, const Shape& b) {
+  std::size_t n = std::max(a.size(), b.size());
+  Shape out(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    std::int64_t da = i < n - a.size() ? 1 : a[i - (n - a.size())];
+    std::int64_t db = i < n - b.size() ? 1 : b[i - (n - b.size())];
+    if (da != db && da != 1 && db != 1)
+      fail_shape("shapes " + shape_string(a) + " and " + shape_string(b) +
+                     " cannot be broadcast together (axis " + std::to_string(i) + ": " +
+                     std::to_string(da) + " vs " + std::to_string(db) + ")",
+                 "Make the sizes equal or 1 on that axis, e.g. with reshape or expand_dims.");
+    out[i] = da == 1 ? db : da;
+  }
+  return out;
+}
+
+Tensor scalar(double value, DType dtype) {
+  Array a(Shape{}, dtype);
+  a.set_flat(0, value);
+  return constant(a);
+}
+
+std::vector<std::int64_t> contiguous_strides(const Shape& shape) {
+  std::vector<std::int64_t> strides(shape.size());
+  std::int64_t s = 1;
+  for (int d = static_cast<int>(shape.size()) - 1; d >= 0; --d) {
+    strides[static_cast<std::size_t>(d)] = s;
+    s *= shape[static_cast<std::size_t>(d)];
+  }
+  return strides;
+}
+
+std::vector<std::int64_t> broadcast_strides(const Shape& in, const Shape& out) {
+  std::vector<std::int64_t> strides(out.size(), 0);
+  auto own = contiguous_strides(in);
+  std::size_t offset = out.size() - in.size();
+  for (std::size_t i = 0; i < in.size(); ++i)
+    strides[offset + i] = in[i] == 1 ? 0 : own[i];
+  return strides;
+}
+
+Tensor unbroadcast(const Tensor& cotangent, const Shape& shape) {
+  if (cotangent.shape() == shape) return cotangent;
+  const Shape& from = cotangent.shape();
+  std::size_t lead = from.size() - shape.size();
+  std::vector<int> axes;
+  for (std::size_t i = 0; i < from.size(); ++i)
+    if (i < lead || (shape[i - lead] == 1 && from[i] != 1)) axes.push_back(static_cast<int>(i));
+  Tensor summed = axes.empty() ? cotangent : sum(cotangent, Axes(axes), true);
+  return reshape(summed, shape);
+}
+
+}  // namespace ops
+}  // namespace symx

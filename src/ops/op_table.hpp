@@ -1,0 +1,100 @@
+// The op table: one OpDef per primitive, holding its type inference, reference evaluation and
+// vector-Jacobian rule. Families of ops register their rows from their own files
+// (unary.cpp, binary.cpp, reduce.cpp, shape.cpp, linalg.cpp, nn.cpp, random.cpp, leaves.cpp).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "symx/ops.hpp"
+#include "symx/tensor.hpp"
+
+namespace symx::ops {
+
+// The inputs of an evaluation, and the node being evaluated (for attributes and the output type).
+struct EvalArgs {
+  const Node& node;
+  const std::vector<Array>& inputs;
+};
+
+struct OpDef {
+  // Checks the inputs and attribute and returns the output type; reports problems with
+  // fail_shape / fail_dtype / fail_value.
+  TensorType (*infer)(const std::vector<Tensor>& inputs, const Attr& attr) = nullptr;
+  // Computes the output (reference semantics: simple loops, obviously right).
+  Array (*evaluate)(const EvalArgs& args) = nullptr;
+  // Returns one cotangent per input, each of that input's shape (undefined: no gradient).
+  std::vector<Tensor> (*vjp)(const Tensor& output, const Tensor& cotangent) = nullptr;
+};
+
+// Row `op` of the table.
+const OpDef& op_def(OpKind op);
+// The table, for registration (each family's register_* function fills its rows).
+OpDef& mutable_op_def(OpKind op);
+
+void register_leaf_ops();
+void register_unary_ops();
+void register_binary_ops();
+void register_reduce_ops();
+void register_shape_ops();
+void register_linalg_ops();
+void register_nn_ops();
+void register_random_ops();
+
+// A type problem found by an infer rule. make_node turns it into ShapeError / DTypeError /
+// ValueError with the op name, the operands, the user's location and the fix.
+struct TypeProblem {
+  enum class Kind { shape, dtype, value } kind;
+  std::string problem;
+  std::string fix;
+};
+[[noreturn]] void fail_shape(std::string problem, std::string fix);
+[[noreturn]] void fail_dtype(std::string problem, std::string fix);
+[[noreturn]] void fail_value(std::string problem, std::string fix);
+
+// Builds a node: infers its type (turning a TypeProblem into a user error that names `name`
+// — the user-facing function, default the op's name — the operands and `loc`).
+Tensor make_node(OpKind op, std::vector<Tensor> inputs, Attr attr = NoAttr{}, Loc loc = Loc::current(),
+                 const char* name = nullptr);
+
+// Throws the user error for a problem found outside an infer rule (e.g. in a composite).
+[[noreturn]] void raise(const char* op, const std::vector<Tensor>& operands, const TypeProblem& problem,
+                        Loc loc);
+// "at file.cpp:41" for `loc` (or the Python location override), empty if unknown.
+std::string where_string(Loc loc);
+
+// Gradient helpers shared by the VJP rules.
+// Sums `cotangent` down to `shape` (undoing broadcasting).
+Tensor unbroadcast(const Tensor& cotangent, const Shape& shape);
+// A VJP rule for ops with no gradient (comparisons, argmax, integer rounding, random draws).
+std::vector<Tensor> no_gradient(const Tensor& output, const Tensor& cotangent);
+
+// Normalizes a possibly negative axis against `ndim`, failing with a clear message.
+int normalize_axis(int axis, int ndim, const char* what = "axis");
+// Broadcast result shape of two shapes, or fail_shape.
+Shape broadcast_shapes(const Shape& a, const Shape& b);
+// A constant of `dtype` and shape () holding `value`.
+Tensor scalar(double value, DType dtype);
+
+// Reference-evaluation helpers.
+// Strides (in elements) of a C-contiguous array of `shape`.
+std::vector<std::int64_t> contiguous_strides(const Shape& shape);
+// Strides for reading an array of shape `in` as if broadcast to `out` (0 on stretched axes).
+std::vector<std::int64_t> broadcast_strides(const Shape& in, const Shape& out);
+// Multi-index counter over a shape, row-major.
+struct IndexCounter {
+  explicit IndexCounter(const Shape& shape) : shape(shape), index(shape.size(), 0) {}
+  const Shape& shape;
+  std::vector<std::int64_t> index;
+  // Advances to the next index; returns false after the last.
+  bool next() {
+    for (int d = static_cast<int>(shape.size()) - 1; d >= 0; --d) {
+      auto u = static_cast<std::size_t>(d);
+      if (++index[u] < shape[u]) return true;
+      index[u] = 0;
+    }
+    return false;
+  }
+};
+
+}  // namespace symx::ops

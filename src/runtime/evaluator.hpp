@@ -1,0 +1,25 @@
+// The reference evaluator: runs a graph node by node with each op's reference rule. It is the
+// oracle the compiled backend is tested against, so it stays simple and unoptimized.
+#pragma once
+
+#include <vector>
+
+#include "symx/tensor.hpp"
+
+namespace symx::runtime {
+
+// Values of `outputs` given `feed` (placeholder values) and the current variable values.
+// `context` names the caller in error messages ("eval", "function 'train'").
+std::vector<Array> evaluate(const std::vector<Tensor>& outputs, const Feed& feed, const char* context = "eval");
+
+// The random-state variables read by the random ops in the graph of `outputs`.
+std::vector<Tensor> random_states(const std::vector<Tensor>& outputs);
+
+// evaluate(), then advances the default graph's random state when a random op was evaluated,
+// so that the next evaluation draws fresh numbers.
+std::vector<Array> evaluate_and_advance(const std::vector<Tensor>& outputs, const Feed& feed);
+
+// Checks that `value` fits placeholder `p`; throws ValueError naming it otherwise.
+void check_feed_value(const Tensor& p, const Array& value, const char* context);
+
+}  // namespace symx::runtime
