@@ -1,0 +1,42 @@
+# symx: `make demo` and `make test` are the two set-up commands (see README.md).
+PYTHON ?= python3
+BUILD ?= build
+JOBS ?= $(shell nproc)
+GENERATOR := $(shell command -v ninja >/dev/null 2>&1 && echo "-G Ninja")
+
+.PHONY: all deps build asan test test-cpp test-asan test-python demo clean
+
+all: build
+
+deps:
+	@PYTHON=$(PYTHON) tools/install_deps.sh
+
+build: deps
+	cmake -S . -B $(BUILD) $(GENERATOR) -DCMAKE_BUILD_TYPE=Release -DPython_EXECUTABLE=$$(command -v $(PYTHON))
+	cmake --build $(BUILD) -j $(JOBS)
+
+# The C++ tests again under AddressSanitizer + UndefinedBehaviorSanitizer (no Python module).
+asan: deps
+	cmake -S . -B $(BUILD)/asan $(GENERATOR) -DCMAKE_BUILD_TYPE=Debug -DSYMX_SANITIZE=ON -DSYMX_PYTHON=OFF
+	cmake --build $(BUILD)/asan -j $(JOBS)
+
+test-cpp: build
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+test-asan: asan
+	cd $(BUILD)/asan && ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1 ctest --output-on-failure -j $(JOBS)
+
+test-python: build
+	PYTHONPATH=$(BUILD)/python $(PYTHON) -m pytest tests/python -q
+
+test: test-cpp test-asan test-python
+
+# The main job: the paper's two examples, in C++ and in Python.
+demo: build
+	$(BUILD)/bin/mvn_pdf
+	$(BUILD)/bin/sgd
+	PYTHONPATH=$(BUILD)/python $(PYTHON) examples/mvn_pdf.py
+	PYTHONPATH=$(BUILD)/python $(PYTHON) examples/sgd.py
+
+clean:
+	rm -rf $(BUILD)

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Installs what symx needs to build and test, if it is missing: Debian packages (compiler,
+# oneDNN, OpenBLAS/LAPACKE, GoogleTest, nlohmann-json, zlib) and Python packages (NumPy,
+# nanobind, scikit-build-core, pytest). Safe to run repeatedly; does nothing when all is there.
+set -euo pipefail
+
+PY=${PYTHON:-python3}
+apt_packages=(g++ cmake ninja-build libdnnl-dev libopenblas-dev liblapacke-dev libgtest-dev nlohmann-json3-dev zlib1g-dev)
+missing=()
+for p in "${apt_packages[@]}"; do
+  dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+done
+# cmake and ninja also come from pip on some machines; only the libraries are mandatory via apt.
+if ((${#missing[@]})); then
+  echo "install_deps: installing Debian packages: ${missing[*]}"
+  SUDO=""
+  [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+
+py_missing=()
+for mod in numpy:numpy nanobind:nanobind scikit_build_core:scikit-build-core pytest:pytest; do
+  "$PY" -c "import ${mod%%:*}" >/dev/null 2>&1 || py_missing+=("${mod##*:}")
+done
+if ((${#py_missing[@]})); then
+  echo "install_deps: installing Python packages: ${py_missing[*]}"
+  "$PY" -m pip install -q "${py_missing[@]}"
+fi
