@@ -1,0 +1,136 @@
+// Core: dtypes, Array, the op table, graph scopes and collections, promotion, error messages.
+#include <sstream>
+
+#include "ops/op_table.hpp"
+#include "test_util.hpp"
+
+namespace sx = symx;
+using sx::testing::expect_close;
+using sx::testing::expect_error;
+
+TEST(CoreDType, PromotionFollowsNumPy) {
+  EXPECT_EQ(sx::promote_types(sx::f32, sx::f32), sx::f32);
+  EXPECT_EQ(sx::promote_types(sx::i32, sx::f32), sx::f64);  // numpy.result_type(int32, float32)
+  EXPECT_EQ(sx::promote_types(sx::i64, sx::f32), sx::f64);
+  EXPECT_EQ(sx::promote_types(sx::u8, sx::f32), sx::f32);
+  EXPECT_EQ(sx::promote_types(sx::bool_, sx::u8), sx::u8);
+  EXPECT_EQ(sx::promote_types(sx::u8, sx::i32), sx::i32);
+  EXPECT_EQ(sx::promote_types(sx::i32, sx::i64), sx::i64);
+  EXPECT_EQ(sx::promote_types(sx::f64, sx::f32), sx::f64);
+  EXPECT_EQ(sx::parse_dtype("float32"), sx::f32);
+  EXPECT_EQ(sx::parse_dtype("int64"), sx::i64);
+  expect_error<sx::DTypeError>([] { sx::parse_dtype("complex64"); }, {"complex64", "float32"});
+}
+
+TEST(CoreArray, CreationAndAccess) {
+  sx::Array a({{1, 2, 3}, {4, 5, 6}});
+  EXPECT_EQ(a.shape(), (sx::Shape{2, 3}));
+  EXPECT_EQ(a.dtype(), sx::f32);
+  EXPECT_EQ(a.at<float>({1, 2}), 6.f);
+  EXPECT_EQ(a.at<float>({-1, 0}), 4.f);
+  EXPECT_EQ(reinterpret_cast<std::uintptr_t>(a.raw_data()) % 64, 0u);
+  expect_error<sx::ValueError>([&] { a.at<float>({2, 0}); }, {"out of bounds", "axis 0"});
+  expect_error<sx::DTypeError>([&] { a.data<double>(); }, {"float32", "float64"});
+  sx::Array r = sx::Array::arange(0, 5, 2, sx::i64);
+  EXPECT_EQ(r.to_vector(), (std::vector<double>{0, 2, 4}));
+  EXPECT_EQ(sx::Array::full({2}, 7, sx::i32).to_vector(), (std::vector<double>{7, 7}));
+  EXPECT_EQ(sx::Array::ones({3}, sx::u8).to_vector(), (std::vector<double>{1, 1, 1}));
+  sx::Array from = sx::Array::from_vector<std::int32_t>({1, 2, 3, 4}, {2, 2});
+  EXPECT_EQ(from.dtype(), sx::i32);
+  EXPECT_EQ(from.astype(sx::f64).at<double>({1, 1}), 4.0);
+  expect_error<sx::ValueError>([] { sx::Array::from_vector<float>({1, 2, 3}, {2, 2}); }, {"3 values", "(2, 2)"});
+}
+
+TEST(CoreArray, PrintsLikeNumPy) {
+  EXPECT_EQ(sx::Array({{1, 2}, {3, 4}}).repr(), "array([[1., 2.],\n       [3., 4.]], dtype=float32)");
+  EXPECT_EQ(sx::Array({0.5f, -1.25f}).str(), "[ 0.5  -1.25]");
+  EXPECT_EQ(sx::Array::from_vector<std::int64_t>({1, -20}, {2}).repr(), "array([  1, -20])");
+  EXPECT_EQ(sx::Array::from_vector<bool>({true, false}, {2}).str(), "[ True False]");
+  EXPECT_EQ(sx::Array::scalar(3.5).repr(), "array(3.5)");
+}
+
+TEST(CoreOpTable, EveryOpHasEveryRule) {
+  for (int k = 0; k < sx::kNumOps; ++k) {
+    auto op = static_cast<sx::OpKind>(k);
+    const auto& def = sx::ops::op_def(op);
+    EXPECT_NE(def.infer, nullptr) << sx::op_name(op) << " has no type rule";
+    EXPECT_NE(def.evaluate, nullptr) << sx::op_name(op) << " has no reference evaluation";
+    EXPECT_NE(def.vjp, nullptr) << sx::op_name(op) << " has no vector-Jacobian rule";
+  }
+}
+
+TEST(CoreGraph, ScopesAndCollections) {
+  sx::reset_default_graph();
+  auto a = sx::variable(sx::Array::zeros({2}), "w");
+  sx::Tensor b, c;
+  {
+    sx::Scope outer("layer1");
+    b = sx::variable(sx::Array::zeros({3}), "w");
+    {
+      sx::Scope inner("bn");
+      c = sx::variable(sx::Array::zeros({3}), "mean", /*trainable=*/false);
+    }
+  }
+  auto again = sx::variable(sx::Array::zeros({1}), "w");
+  EXPECT_EQ(a.name(), "w");
+  EXPECT_EQ(b.name(), "layer1/w");
+  EXPECT_EQ(c.name(), "layer1/bn/mean");
+  EXPECT_EQ(again.name(), "w_1");
+  EXPECT_EQ(sx::variables().size(), 4u);
+  EXPECT_EQ(sx::variables("layer1/*").size(), 2u);
+  EXPECT_EQ(sx::variables("layer1/*", true), (std::vector<sx::Tensor>{b}));
+  EXPECT_EQ(sx::variables("", false), (std::vector<sx::Tensor>{c}));
+  EXPECT_EQ(sx::variables("w?1"), (std::vector<sx::Tensor>{again}));
+  auto x = sx::placeholder({2}, sx::f32, "x");
+  EXPECT_EQ(sx::placeholders(), (std::vector<sx::Tensor>{x}));
+  expect_error<sx::ValueError>([] { sx::Scope bad("a/b"); }, {"a/b"});
+}
+
+TEST(CoreGraph, DefaultGraphGuard) {
+  sx::Graph g;
+  {
+    sx::DefaultGraph guard(g);
+    sx::variable(sx::Array::zeros({1}), "only_here");
+    EXPECT_EQ(sx::variables().size(), 1u);
+  }
+  EXPECT_TRUE(sx::variables("only_here").empty());
+}
+
+TEST(CoreElementwise, PromotionWithWeakScalars) {
+  auto xi = sx::placeholder({2}, sx::i32);
+  auto xf = sx::placeholder({2}, sx::f32);
+  auto xb = sx::placeholder({2}, sx::bool_);
+  EXPECT_EQ((xi + 1).dtype(), sx::i32);
+  EXPECT_EQ((xi * 0.5).dtype(), sx::f32);  // symx's default float for a fractional literal
+  EXPECT_EQ((xf * 2).dtype(), sx::f32);
+  EXPECT_EQ((xf * 2.0).dtype(), sx::f32);
+  EXPECT_EQ((xi + xf).dtype(), sx::f64);  // array-array promotion as numpy.result_type
+  EXPECT_EQ((xb + 1).dtype(), sx::i64);
+  EXPECT_EQ(sx::divide(xi, xi).dtype(), sx::f32);
+  EXPECT_EQ((xf < 1).dtype(), sx::bool_);
+  EXPECT_EQ(sx::exp(xi).dtype(), sx::f32);
+}
+
+TEST(CoreElementwise, ValuesAgainstHandComputed) {
+  auto x = sx::constant(sx::Array({-1.5f, 0.f, 2.5f}));
+  expect_close(sx::abs(x).eval(), {1.5, 0, 2.5});
+  expect_close(sx::round(x).eval(), {-2, 0, 2});  // half to even
+  expect_close(sx::sign(x).eval(), {-1, 0, 1});
+  expect_close(sx::mod(x, 2).eval(), {0.5, 0, 0.5});
+  expect_close(sx::mod(sx::constant(sx::Array::from_vector<std::int32_t>({-7, 7}, {2})), 3).eval(), {2, 1});
+  expect_close(sx::maximum(x, 0).eval(), {0, 0, 2.5});
+  expect_close(sx::where(x > 0, x, -x).eval(), {1.5, 0, 2.5});
+  expect_close(sx::clip(x, -1, 1).eval(), {-1, 0, 1});
+  expect_close(sx::power(sx::constant(sx::Array::from_vector<std::int64_t>({2, 3}, {2})), 3).eval(), {8, 27});
+  expect_close(sx::sigmoid(sx::constant(sx::Array({-100.f, 0.f, 100.f}))).eval(), {0, 0.5, 1});
+}
+
+TEST(CoreErrors, BroadcastErrorNamesOpOperandsLineAndFix) {
+  auto a = sx::placeholder({3, 4}, sx::f32, "a");
+  auto b = sx::placeholder({5}, sx::f32, "b");
+  int line = __LINE__ + 1;
+  expect_error<sx::ShapeError>([&] { sx::add(a, b); },
+                               {"add: shapes (3, 4) and (5,) cannot be broadcast", "'a' (3, 4) float32",
+                                "'b' (5,) float32", "test_core.cpp:" + std::to_string(line), "Make the sizes equal"});
+  expect_error<sx::DTypeError>([&] { sx::negative(sx::placeholder({2}, sx::bool_)); }, {"negative", "bool", "Cast"});
+}
