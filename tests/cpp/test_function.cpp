@@ -1,0 +1,138 @@
+// function(): inputs, outputs, all-or-nothing updates, input checking; grad/jacobian/hessian;
+// clone; debugprint and to_dot; the paper's sgd example.
+#include "test_util.hpp"
+
+namespace sx = symx;
+using sx::testing::expect_close;
+using sx::testing::expect_error;
+
+TEST(Function, UpdatesUseValuesFromTheStartOfTheCall) {
+  auto a = sx::variable(sx::Array({1.f}), "a");
+  auto b = sx::variable(sx::Array({2.f}), "b");
+  auto f = sx::function({}, {a + b}, {{a, b}, {b, a}});
+  auto out = f({});
+  expect_close(out[0], {3});
+  expect_close(a.value(), {2});
+  expect_close(b.value(), {1});
+  f({});
+  expect_close(a.value(), {1});
+  expect_close(b.value(), {2});
+}
+
+TEST(Function, OutputsSeePreUpdateValues) {
+  auto counter = sx::variable(sx::Array::scalar(0.0), "counter");
+  auto f = sx::function({}, {counter * 10}, {{counter, counter + 1}});
+  EXPECT_EQ(f({})[0].item<double>(), 0);
+  EXPECT_EQ(f({})[0].item<double>(), 10);
+  EXPECT_EQ(counter.value().item<double>(), 2);
+}
+
+TEST(Function, FailedCallLeavesVariablesUnchanged) {
+  auto w = sx::variable(sx::Array({1.f, 2.f}), "w");
+  auto x = sx::placeholder({2}, sx::f32, "x");
+  auto f = sx::function({x}, {w * x}, {{w, w + x}});
+  expect_error<sx::ValueError>([&] { f({sx::Array({1.f, 2.f, 3.f})}); }, {"placeholder 'x'", "(2,) float32", "(3,) float32"});
+  expect_close(w.value(), {1, 2});
+}
+
+TEST(Function, InputChecks) {
+  auto x = sx::placeholder({2, 3}, sx::f32, "features");
+  auto y = sx::placeholder({2}, sx::f32, "labels");
+  auto f = sx::function({x, y}, {x * 2});
+  expect_error<sx::ValueError>([&] { f({sx::Array::zeros({2, 3})}); }, {"called with 1 inputs but it takes 2", "features, labels"});
+  expect_error<sx::ValueError>([&] { f({sx::Array::zeros({2, 3}, sx::f64), sx::Array::zeros({2})}); },
+                               {"placeholder 'features'", "(2, 3) float32", "(2, 3) float64", "astype"});
+  expect_error<sx::ValueError>([&] { sx::function({x}, {x + y}); }, {"placeholder 'labels'", "not among the inputs"});
+  expect_error<sx::ValueError>([&] { sx::function({x * 2}, {x}); }, {"not a placeholder"});
+  auto w = sx::variable(sx::Array::zeros({3}), "w");
+  expect_error<sx::ValueError>([&] { sx::function({}, {}, {{w, sx::Tensor(w) + sx::constant(sx::Array::zeros({2, 3}))}}); },
+                               {"update of variable 'w'", "(2, 3)"});
+  expect_error<sx::ValueError>([&] { sx::function({}, {}, {{w, w}, {w, w}}); }, {"'w' is updated twice"});
+}
+
+TEST(Function, EvalNeedsEveryPlaceholder) {
+  auto x = sx::placeholder({2}, sx::f32, "x");
+  expect_error<sx::ValueError>([&] { (x * 2).eval(); }, {"placeholder 'x'", "has no value", "feed"});
+  expect_close((x * 2).eval({{x, sx::Array({1.f, 2.f})}}), {2, 4});
+}
+
+TEST(Function, ReferenceBackendIsSelectable) {
+  auto x = sx::placeholder({2}, sx::f32, "x");
+  auto f = sx::function({x}, {x + 1}, {}, {sx::Backend::reference});
+  EXPECT_EQ(f.backend(), sx::Backend::reference);
+  expect_close(f({sx::Array({1.f, 2.f})})[0], {2, 3});
+}
+
+TEST(Autodiff, GradOfSimpleExpressions) {
+  auto x = sx::placeholder({3}, sx::f64, "x");
+  sx::Array xv = sx::testing::random_array({3});
+  auto g = sx::grad(sx::sum(sx::sin(x) * x), {x})[0];
+  std::vector<double> expected;
+  for (double v : xv.to_vector()) expected.push_back(std::cos(v) * v + std::sin(v));
+  expect_close(g.eval({{x, xv}}), expected, 1e-12);
+}
+
+TEST(Autodiff, GradErrorsAndZeros) {
+  auto x = sx::placeholder({3}, sx::f32, "x");
+  auto k = sx::placeholder({3}, sx::i32, "k");
+  auto unused = sx::variable(sx::Array::zeros({2}), "unused");
+  expect_error<sx::ShapeError>([&] { sx::grad(x * 2, {x}); }, {"grad", "(3,)", "must be a scalar", "mean"});
+  auto grads = sx::grad(sx::sum(x * k), {k, unused});
+  expect_close(grads[0].eval({{x, sx::Array::ones({3})}, {k, sx::Array::ones({3}, sx::i32)}}), {0, 0, 0});
+  expect_close(grads[1].eval(), {0, 0});
+}
+
+TEST(Autodiff, BroadcastingGradientsAndGradOfGrad) {
+  sx::testing::expect_gradients_match(
+      [](const std::vector<sx::Tensor>& in) { return sx::tanh(in[0] * in[1] + in[0]) / (1 + sx::square(in[1])); },
+      {sx::testing::random_array({2, 3}, -1, 1, 1), sx::testing::random_array({3}, -1, 1, 2)});
+  auto x = sx::placeholder({}, sx::f64, "x");
+  auto d1 = sx::grad(sx::power(x, 4.0), {x})[0];
+  auto d2 = sx::grad(d1, {x})[0];
+  auto d3 = sx::grad(d2, {x})[0];
+  sx::Array xv = sx::Array::scalar(1.5);
+  EXPECT_NEAR(d2.eval({{x, xv}}).item<double>(), 12 * 1.5 * 1.5, 1e-12);
+  EXPECT_NEAR(d3.eval({{x, xv}}).item<double>(), 24 * 1.5, 1e-12);
+}
+
+TEST(Autodiff, JacobianHessianVjp) {
+  auto x = sx::placeholder({3}, sx::f64, "x");
+  sx::Array xv = sx::Array::from_vector<double>({1, 2, 3}, {3});
+  auto j = sx::jacobian(sx::square(x), x).eval({{x, xv}});
+  EXPECT_EQ(j.shape(), (sx::Shape{3, 3}));
+  expect_close(j, {2, 0, 0, 0, 4, 0, 0, 0, 6});
+  auto h = sx::hessian(sx::sum(x * x * x), x).eval({{x, xv}});
+  expect_close(h, {6, 0, 0, 0, 12, 0, 0, 0, 18});
+  auto v = sx::vjp({sx::square(x)}, {x}, {sx::constant(sx::Array::from_vector<double>({1, 1, 2}, {3}))})[0];
+  expect_close(v.eval({{x, xv}}), {2, 4, 12});
+}
+
+TEST(Function, CloneReplacesNodes) {
+  auto x = sx::placeholder({2}, sx::f32, "x");
+  auto w = sx::variable(sx::Array({3.f, 4.f}), "w");
+  auto y = x * w + 1;
+  auto z = sx::clone({y}, {{x, sx::constant(sx::Array({1.f, 2.f}))}})[0];
+  expect_close(z.eval(), {4, 9});
+  expect_error<sx::ShapeError>([&] { sx::clone({y}, {{x, sx::constant(sx::Array({1.f}))}}); }, {"clone", "same shape"});
+}
+
+TEST(Function, DebugprintAndDot) {
+  auto x = sx::placeholder({2}, sx::f32, "x");
+  auto y = sx::exp(x) + x;
+  std::string tree = sx::debugprint({y});
+  EXPECT_NE(tree.find("add#"), std::string::npos) << tree;
+  EXPECT_NE(tree.find("|- exp#"), std::string::npos) << tree;
+  EXPECT_NE(tree.find("placeholder#" + std::to_string(x.id()) + " 'x' (2,) float32"), std::string::npos) << tree;
+  std::string dot = sx::to_dot({y});
+  EXPECT_EQ(dot.rfind("digraph symx {", 0), 0u);
+  EXPECT_NE(dot.find("n" + std::to_string(x.id()) + " -> n"), std::string::npos) << dot;
+}
+
+TEST(Examples, PaperSgdCosts) {
+  auto mu = sx::variable(sx::Array::scalar(-1.1842843f), "mu");
+  auto cost = sx::exp(-sx::square(mu - 1));
+  auto step = sx::function({}, {cost}, {{mu, mu - 0.2f * sx::grad(cost, {mu})[0]}});
+  const double expected[10] = {0.008471076, 0.008201109, 0.007946267, 0.007705368, 0.0074773384,
+                               0.007261208, 0.0070561105, 0.006861261, 0.006675923, 0.006499458};
+  for (double e : expected) EXPECT_NEAR(step({})[0].item<double>(), e, 1e-5 * e);
+}
