@@ -129,6 +129,15 @@ Tensor make_node(OpKind op, std::vector<Tensor> inputs, Attr attr, Loc loc, cons
   return Tensor(std::move(node));
 }
 
+Tensor rebuild_node(const Node& node, std::vector<Tensor> inputs) {
+  auto fresh = std::make_shared<Node>(node);
+  fresh->inputs = std::move(inputs);
+  fresh->type = op_def(node.op).infer(fresh->inputs, fresh->attr);
+  check_internal(fresh->type == node.type, "rebuild_node: new inputs changed the node's type");
+  fresh->id = default_graph().next_node_id();
+  return Tensor(std::move(fresh));
+}
+
 std::vector<Tensor> no_gradient(const Tensor& output, const Tensor&) {
   return std::vector<Tensor>(output.node().inputs.size());
 }

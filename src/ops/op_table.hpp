@@ -57,6 +57,9 @@ struct TypeProblem {
 Tensor make_node(OpKind op, std::vector<Tensor> inputs, Attr attr = NoAttr{}, Loc loc = Loc::current(),
                  const char* name = nullptr);
 
+// A node like `node` (op, attribute, name, user location) over new inputs of the same types.
+Tensor rebuild_node(const Node& node, std::vector<Tensor> inputs);
+
 // Throws the user error for a problem found outside an infer rule (e.g. in a composite).
 [[noreturn]] void raise(const char* op, const std::vector<Tensor>& operands, const TypeProblem& problem,
                         Loc loc);

@@ -1,0 +1,195 @@
+// The rewrite passes and the pipeline. Rules are data: one line each, grouped by op.
+#include "passes/passes.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <map>
+#include <numeric>
+
+#include "ops/op_table.hpp"
+#include "passes/rewrite.hpp"
+#include "symx/function.hpp"
+#include "symx/ops.hpp"
+
+namespace symx::passes {
+namespace {
+
+const Tensor& in(const Tensor& t, std::size_t k) { return t.node().inputs[k]; }
+bool is(const Tensor& t, OpKind op) { return t.op() == op; }
+bool has_value(const Tensor& t, double v) {
+  auto c = uniform_constant(t);
+  return c && *c == v;
+}
+// `x` as a value of `like`'s shape (x already has like's dtype).
+Tensor shaped_like(const Tensor& x, const Tensor& like) {
+  if (x.dtype() != like.dtype()) return Tensor();
+  return x.shape() == like.shape() ? x : broadcast_to(x, like.shape());
+}
+
+// Converting to a wider type and back loses nothing.
+bool lossless(DType from, DType to) {
+  if (from == to) return true;
+  if (to == DType::f64) return true;
+  if (to == DType::f32) return from == DType::b8 || from == DType::u8;
+  if (to == DType::i64) return from != DType::f32 && from != DType::f64;
+  if (to == DType::i32) return from == DType::b8 || from == DType::u8;
+  return false;
+}
+
+struct Rule {
+  const char* name;
+  OpKind op;
+  Tensor (*apply)(const Tensor& t);
+};
+
+// clang-format off
+const Rule algebra_rules[] = {
+  {"x+0",        OpKind::Add,        [](const Tensor& t) { return has_value(in(t, 1), 0) ? shaped_like(in(t, 0), t) : Tensor(); }},
+  {"0+x",        OpKind::Add,        [](const Tensor& t) { return has_value(in(t, 0), 0) ? shaped_like(in(t, 1), t) : Tensor(); }},
+  {"x-0",        OpKind::Subtract,   [](const Tensor& t) { return has_value(in(t, 1), 0) ? shaped_like(in(t, 0), t) : Tensor(); }},
+  {"x-x",        OpKind::Subtract,   [](const Tensor& t) { return in(t, 0) == in(t, 1) && !is_floating(t.dtype()) ? zeros(t.shape(), t.dtype()) : Tensor(); }},
+  {"x*1",        OpKind::Multiply,   [](const Tensor& t) { return has_value(in(t, 1), 1) ? shaped_like(in(t, 0), t) : Tensor(); }},
+  {"1*x",        OpKind::Multiply,   [](const Tensor& t) { return has_value(in(t, 0), 1) ? shaped_like(in(t, 1), t) : Tensor(); }},
+  {"x/1",        OpKind::Divide,     [](const Tensor& t) { return has_value(in(t, 1), 1) ? shaped_like(in(t, 0), t) : Tensor(); }},
+  {"--x",        OpKind::Negative,   [](const Tensor& t) { return is(in(t, 0), OpKind::Negative) ? in(in(t, 0), 0) : Tensor(); }},
+  {"!!x",        OpKind::LogicalNot, [](const Tensor& t) { return is(in(t, 0), OpKind::LogicalNot) ? in(in(t, 0), 0) : Tensor(); }},
+  {"stop_gradient(x)", OpKind::StopGradient, [](const Tensor& t) { return in(t, 0); }},
+  {"transpose(transpose(x))", OpKind::Transpose, [](const Tensor& t) {
+     if (!is(in(t, 0), OpKind::Transpose)) return Tensor();
+     const auto& outer = std::get<PermAttr>(t.node().attr).perm;
+     const auto& inner = std::get<PermAttr>(in(t, 0).node().attr).perm;
+     std::vector<int> perm;
+     for (int p : outer) perm.push_back(inner[static_cast<std::size_t>(p)]);
+     return transpose(in(in(t, 0), 0), perm); }},
+  {"transpose(x, identity)", OpKind::Transpose, [](const Tensor& t) {
+     const auto& perm = std::get<PermAttr>(t.node().attr).perm;
+     for (std::size_t i = 0; i < perm.size(); ++i) if (perm[i] != static_cast<int>(i)) return Tensor();
+     return in(t, 0); }},
+  {"reshape(x, x.shape)", OpKind::Reshape, [](const Tensor& t) { return in(t, 0).shape() == t.shape() ? in(t, 0) : Tensor(); }},
+  {"reshape(reshape(x))", OpKind::Reshape, [](const Tensor& t) { return is(in(t, 0), OpKind::Reshape) ? reshape(in(in(t, 0), 0), t.shape()) : Tensor(); }},
+  {"broadcast_to(x, x.shape)", OpKind::BroadcastTo, [](const Tensor& t) { return in(t, 0).shape() == t.shape() ? in(t, 0) : Tensor(); }},
+  {"broadcast_to(broadcast_to(x))", OpKind::BroadcastTo, [](const Tensor& t) { return is(in(t, 0), OpKind::BroadcastTo) ? broadcast_to(in(in(t, 0), 0), t.shape()) : Tensor(); }},
+  {"cast(cast(x))", OpKind::Cast, [](const Tensor& t) {
+     if (!is(in(t, 0), OpKind::Cast)) return Tensor();
+     const Tensor& x = in(in(t, 0), 0);
+     if (!lossless(x.dtype(), in(t, 0).dtype())) return Tensor();
+     return cast(x, t.dtype()); }},
+};
+
+// Numerical stabilization: rewrite unstable compositions into their stable forms.
+const Rule stability_rules[] = {
+  {"log(1+x)->log1p(x)", OpKind::Log, [](const Tensor& t) {
+     const Tensor& a = in(t, 0);
+     if (!is(a, OpKind::Add)) return Tensor();
+     if (has_value(in(a, 0), 1) && in(a, 1).shape() == t.shape()) return log1p(in(a, 1));
+     if (has_value(in(a, 1), 1) && in(a, 0).shape() == t.shape()) return log1p(in(a, 0));
+     return Tensor(); }},
+  {"log(sigmoid(x))->-softplus(-x)", OpKind::Log, [](const Tensor& t) {
+     return is(in(t, 0), OpKind::Sigmoid) ? -nn::softplus(-in(in(t, 0), 0)) : Tensor(); }},
+  {"log(exp(x))->x", OpKind::Log, [](const Tensor& t) { return is(in(t, 0), OpKind::Exp) ? in(in(t, 0), 0) : Tensor(); }},
+  // log(e / s) with e an exponential is log-space arithmetic: this turns log(softmax(x)) into
+  // (x - m) - log(sum(exp(x - m))), the log_softmax form, which never takes the log of 0.
+  {"log(exp(x)/s)->x-log(s)", OpKind::Log, [](const Tensor& t) {
+     const Tensor& q = in(t, 0);
+     if (!is(q, OpKind::Divide) || !is(in(q, 0), OpKind::Exp) || in(q, 0).shape() != t.shape()) return Tensor();
+     return in(in(q, 0), 0) - log(in(q, 1)); }},
+  {"log(sum(exp(x)))->logsumexp(x)", OpKind::Log, [](const Tensor& t) {
+     const Tensor& s = in(t, 0);
+     if (!is(s, OpKind::Sum) || !is(in(s, 0), OpKind::Exp)) return Tensor();
+     const auto& attr = std::get<ReduceAttr>(s.node().attr);
+     Tensor x = in(in(s, 0), 0);
+     // Already shifted by its own max (the stable form): leave it.
+     if (is(x, OpKind::Subtract)) return Tensor();
+     return logsumexp(x, Axes(attr.axes), attr.keepdims); }},
+};
+// clang-format on
+
+Roots apply_rules(const Roots& roots, std::span<const Rule> rules) {
+  return rewrite(roots, [&](const Tensor& t) {
+    for (const Rule& rule : rules) {
+      if (rule.op != t.op()) continue;
+      Tensor r = rule.apply(t);
+      if (r.defined()) {
+        note_rule(rule.name, t);
+        return r;
+      }
+    }
+    return Tensor();
+  });
+}
+
+bool is_random(OpKind op) {
+  switch (op) {
+    case OpKind::RandomUniform: case OpKind::RandomNormal: case OpKind::RandomTruncatedNormal:
+    case OpKind::RandomBernoulli: case OpKind::RandomRandint: case OpKind::RandomPermutation: return true;
+    default: return false;
+  }
+}
+
+bool same_roots(const Roots& a, const Roots& b) {
+  return std::equal(a.begin(), a.end(), b.begin(), b.end());
+}
+
+}  // namespace
+
+std::vector<Tensor> eliminate_dead_code(const Roots& roots) { return topological_order(roots); }
+
+Roots fold_constants(const Roots& roots) {
+  return rewrite(roots, [](const Tensor& t) {
+    const Node& node = t.node();
+    if (node.inputs.empty() || is_random(node.op)) return Tensor();
+    std::int64_t largest_input = 1;
+    std::vector<Array> values;
+    for (const auto& x : node.inputs) {
+      if (x.op() != OpKind::Constant) return Tensor();
+      values.push_back(std::get<ConstantAttr>(x.node().attr).value);
+      largest_input = std::max(largest_input, x.size());
+    }
+    // Folding broadcast_to(scalar) into a million-element constant would cost memory, not save work.
+    if (t.size() > std::max<std::int64_t>(largest_input, 4096)) return Tensor();
+    note_rule("fold_constants", t);
+    return constant(ops::op_def(node.op).evaluate({node, values}));
+  });
+}
+
+Roots simplify_algebra(const Roots& roots) { return apply_rules(roots, algebra_rules); }
+Roots stabilize_numerics(const Roots& roots) { return apply_rules(roots, stability_rules); }
+
+Roots eliminate_common_subexpressions(const Roots& roots) {
+  // Candidates keyed by op and input identities; attributes compared on a key hit.
+  std::map<std::vector<const void*>, std::vector<Tensor>> seen;
+  return rewrite(roots, [&](const Tensor& t) {
+    const Node& node = t.node();
+    if (node.op == OpKind::Placeholder || node.op == OpKind::Variable) return Tensor();
+    std::vector<const void*> key{reinterpret_cast<const void*>(static_cast<std::intptr_t>(node.op) + 1)};
+    if (node.op == OpKind::Constant) {
+      if (t.size() > 64) return Tensor();
+      key.push_back(reinterpret_cast<const void*>(static_cast<std::intptr_t>(t.dtype()) + 1));
+    }
+    for (const auto& x : node.inputs) key.push_back(&x.node());
+    auto& bucket = seen[key];
+    for (const Tensor& other : bucket)
+      if (other.type() == t.type() && other.node().attr == node.attr) {
+        note_rule("cse", t);
+        return other;
+      }
+    bucket.push_back(t);
+    return Tensor();
+  });
+}
+
+Roots optimize(const Roots& roots) {
+  Roots current = roots;
+  for (int round = 0; round < 4; ++round) {
+    Roots next = current;
+    next = fold_constants(next);
+    next = simplify_algebra(next);
+    next = stabilize_numerics(next);
+    next = eliminate_common_subexpressions(next);
+    if (same_roots(next, current)) break;
+    current = next;
+  }
+  return current;
+}
+
+}  // namespace symx::passes
