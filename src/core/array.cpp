@@ -242,14 +242,30 @@ std::vector<std::string> format_elements(const Array& a) {
       }
     }
   }
+  // NumPy aligns floats on the decimal point: integer parts padded left, fractions padded right.
+  if (is_floating(a.dtype())) {
+    std::size_t left = 0, right = 0;
+    for (const auto& s : out) {
+      auto dot = s.find('.');
+      if (dot == std::string::npos || s.find('e') != std::string::npos) continue;
+      left = std::max(left, dot);
+      right = std::max(right, s.size() - dot);
+    }
+    for (auto& s : out) {
+      auto dot = s.find('.');
+      if (dot == std::string::npos || s.find('e') != std::string::npos) continue;
+      s = std::string(left - dot, ' ') + s + std::string(right - (s.size() - dot), ' ');
+    }
+  }
   std::size_t width = 0;
   for (auto& s : out) width = std::max(width, s.size());
   for (auto& s : out) s = std::string(width - s.size(), ' ') + s;
   return out;
 }
 
+// NumPy separates elements with ", " in repr() and with " " in str().
 void print_block(std::ostream& os, const Array& a, const std::vector<std::string>& items, int axis,
-                 std::int64_t offset, int indent) {
+                 std::int64_t offset, int indent, bool commas) {
   const Shape& shape = a.shape();
   os << '[';
   std::int64_t stride = 1;
@@ -257,19 +273,19 @@ void print_block(std::ostream& os, const Array& a, const std::vector<std::string
   for (std::int64_t i = 0; i < shape[static_cast<std::size_t>(axis)]; ++i) {
     if (i) {
       if (axis + 1 == a.ndim()) {
-        os << ", ";
+        os << (commas ? ", " : " ");
       } else {
-        os << ',' << std::string(static_cast<std::size_t>(a.ndim() - axis - 1), '\n')
+        os << (commas ? "," : "") << std::string(static_cast<std::size_t>(a.ndim() - axis - 1), '\n')
            << std::string(static_cast<std::size_t>(indent + axis + 1), ' ');
       }
     }
     if (axis + 1 == a.ndim()) os << items[static_cast<std::size_t>(offset + i)];
-    else print_block(os, a, items, axis + 1, offset + i * stride, indent);
+    else print_block(os, a, items, axis + 1, offset + i * stride, indent, commas);
   }
   os << ']';
 }
 
-std::string body(const Array& a, int indent) {
+std::string body(const Array& a, int indent, bool commas) {
   std::ostringstream os;
   auto items = format_elements(a);
   if (a.ndim() == 0) {
@@ -278,16 +294,16 @@ std::string body(const Array& a, int indent) {
     s.erase(0, s.find_first_not_of(' '));
     return s;
   }
-  print_block(os, a, items, 0, 0, indent);
+  print_block(os, a, items, 0, 0, indent, commas);
   return os.str();
 }
 
 }  // namespace
 
-std::string Array::str() const { return body(*this, 0); }
+std::string Array::str() const { return body(*this, 0, false); }
 
 std::string Array::repr() const {
-  std::string s = "array(" + body(*this, 6);
+  std::string s = "array(" + body(*this, 6, true);
   bool default_type = dtype_ == DType::f64 || dtype_ == DType::i64 || dtype_ == DType::b8;
   if (!default_type) s += ", dtype=" + std::string(dtype_name(dtype_));
   return s + ")";

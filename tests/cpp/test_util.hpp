@@ -42,6 +42,12 @@ inline void expect_close(const Array& actual, const std::vector<double>& expecte
                 atol + rtol * std::fabs(expected[static_cast<std::size_t>(i)])) << "element " << i;
 }
 
+// Braced lists of expected values: expect_close(a, {1, 2, 3}).
+inline void expect_close(const Array& actual, std::initializer_list<double> expected, double rtol = 1e-6,
+                         double atol = 1e-7) {
+  expect_close(actual, std::vector<double>(expected), rtol, atol);
+}
+
 // Checks symx's symbolic gradient of `f` at `inputs` (float64 arrays) against central finite
 // differences of the same graph, also in float64. The cost is sum(f(x) * r) for a fixed random r,
 // so every output element contributes.
