@@ -12,8 +12,8 @@
 namespace symx {
 
 // How a function is executed. `reference` is the op table's evaluator (the oracle); `compiled`
-// is the fused, JIT-compiled backend. Until the compiler lands, `compiled` runs the reference
-// evaluator. SYMX_BACKEND=reference or =compiled overrides the default.
+// is the fused, JIT-compiled backend (the default). SYMX_BACKEND=reference or =compiled overrides
+// the default.
 enum class Backend { reference, compiled };
 
 struct FunctionOptions {
@@ -25,6 +25,13 @@ class Function {
   // Runs one call: checks the inputs, computes every output and every update from the variable
   // values at the start of the call, then writes all updates (none if anything failed).
   std::vector<Array> operator()(const std::vector<Array>& inputs) const;
+  // The same, writing into preallocated `outputs` (of the outputs' shapes and dtypes): with the
+  // compiled backend a steady-state call then allocates nothing.
+  void call_into(const std::vector<Array>& inputs, std::vector<Array>& outputs) const;
+  // How many times this function compiled a program (once per input signature).
+  std::int64_t compile_count() const;
+  // The graph after rewrites and the kernels holding each node (compiles if needed).
+  std::string describe() const;
   const std::vector<Tensor>& inputs() const;
   const std::vector<Tensor>& outputs() const;
   const Updates& updates() const;

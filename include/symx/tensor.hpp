@@ -44,8 +44,9 @@ struct NoAttr { bool operator==(const NoAttr&) const = default; };
 struct ReduceAttr { std::vector<int> axes; bool keepdims = false; bool operator==(const ReduceAttr&) const = default; };
 // One axis: argmax, argmin, cumsum, concatenate, take, take_along_axis.
 struct AxisAttr { int axis = 0; bool operator==(const AxisAttr&) const = default; };
-// Target shape: reshape, broadcast_to; for unslice and scatter-adds the shape of the result.
-struct ShapeAttr { Shape shape; bool operator==(const ShapeAttr&) const = default; };
+// Target shape: reshape, broadcast_to; for scatter-adds the shape of the result and the
+// scattered axis (`axis` is unused by the other ops).
+struct ShapeAttr { Shape shape; int axis = 0; bool operator==(const ShapeAttr&) const = default; };
 struct PermAttr { std::vector<int> perm; bool operator==(const PermAttr&) const = default; };
 // Per axis: first index, count of taken elements, step (may be negative). For unslice, the
 // shape the slice came from is in `input_shape`.
@@ -87,10 +88,14 @@ struct TriangularSolveAttr {
 };
 // Random draws: `key` identifies the op's stream; parameters by distribution
 // (uniform [a, b), normal mean a std b, truncated normal in [a, b] std-units, bernoulli p = a,
-// randint [a, b), permutation of n = a).
+// randint [a, b), permutation of n = a). `shape` and `dtype` are those of the draw; for
+// truncated normal the mean and standard deviation are `mean` and `stddev`.
 struct RandomAttr {
   std::uint64_t key = 0;
   double a = 0, b = 1;
+  Shape shape;
+  DType dtype = DType::f32;
+  double mean = 0, stddev = 1;
   bool operator==(const RandomAttr&) const = default;
 };
 

@@ -2,12 +2,14 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <cstring>
 #include <sstream>
 #include <unordered_map>
 #include <unordered_set>
 
 #include "ops/op_table.hpp"
 #include "runtime/evaluator.hpp"
+#include "runtime/program.hpp"
 
 namespace symx {
 
@@ -40,6 +42,9 @@ struct Function::Impl {
   std::vector<Tensor> random_states;
   Backend backend = Backend::compiled;
   std::string where;
+  // The compiled program, built on the first call (shapes are static, so one signature).
+  std::unique_ptr<runtime::Program> program;
+  std::int64_t compiles = 0;
 };
 
 namespace {
@@ -125,6 +130,13 @@ std::vector<Array> Function::operator()(const std::vector<Array>& inputs) const 
     throw ValueError(context + ": called with " + std::to_string(inputs.size()) + " inputs but it takes " +
                      std::to_string(f.inputs.size()) + " (" + names + "). Pass one array per placeholder, in order.");
   }
+  if (f.backend == Backend::compiled) {
+    std::vector<Array> outputs;
+    outputs.reserve(f.outputs.size());
+    for (const Tensor& t : f.outputs) outputs.emplace_back(t.shape(), t.dtype());
+    call_into(inputs, outputs);
+    return outputs;
+  }
   Feed feed;
   for (std::size_t i = 0; i < inputs.size(); ++i) {
     runtime::check_feed_value(f.inputs[i], inputs[i], context.c_str());
@@ -141,6 +153,46 @@ std::vector<Array> Function::operator()(const std::vector<Array>& inputs) const 
     state.assign(Array::scalar<std::int64_t>(state.value().item<std::int64_t>() + 1));
   values.resize(f.outputs.size());
   return values;
+}
+
+void Function::call_into(const std::vector<Array>& inputs, std::vector<Array>& outputs) const {
+  Impl& f = *impl_;
+  std::string context = "function" + (f.where.empty() ? std::string() : " (made at " + f.where + ")");
+  if (inputs.size() != f.inputs.size() || outputs.size() != f.outputs.size())
+    throw ValueError(context + ": call_into got " + std::to_string(inputs.size()) + " inputs and " + std::to_string(outputs.size()) +
+                     " outputs but the function has " + std::to_string(f.inputs.size()) + " and " + std::to_string(f.outputs.size()) +
+                     ". Pass one array per placeholder and one preallocated array per output.");
+  for (std::size_t i = 0; i < inputs.size(); ++i) runtime::check_feed_value(f.inputs[i], inputs[i], context.c_str());
+  for (std::size_t k = 0; k < outputs.size(); ++k)
+    if (outputs[k].shape() != f.outputs[k].shape() || outputs[k].dtype() != f.outputs[k].dtype())
+      throw ValueError(context + ": output " + std::to_string(k) + " must be " + shape_string(f.outputs[k].shape()) + " " +
+                       std::string(dtype_name(f.outputs[k].dtype())) + ", got " + shape_string(outputs[k].shape()) + " " +
+                       std::string(dtype_name(outputs[k].dtype())) + ". Preallocate outputs with the outputs' shapes and dtypes.");
+  if (f.backend == Backend::reference) {
+    auto values = (*this)(inputs);
+    for (std::size_t k = 0; k < outputs.size(); ++k) std::memcpy(outputs[k].raw_data(), values[k].raw_data(), values[k].nbytes());
+    return;
+  }
+  if (!f.program) {
+    Updates updates = f.updates;
+    for (const Tensor& state : f.random_states) updates.emplace_back(state, state + 1);
+    f.program = std::make_unique<runtime::Program>(f.inputs, f.outputs, updates);
+    ++f.compiles;
+  }
+  f.program->run(inputs, outputs);
+}
+
+std::int64_t Function::compile_count() const { return impl_->compiles; }
+
+std::string Function::describe() const {
+  if (impl_->backend == Backend::reference) return "reference backend\n" + debugprint(impl_->outputs);
+  if (!impl_->program) {
+    Updates updates = impl_->updates;
+    for (const Tensor& state : impl_->random_states) updates.emplace_back(state, state + 1);
+    impl_->program = std::make_unique<runtime::Program>(impl_->inputs, impl_->outputs, updates);
+    ++impl_->compiles;
+  }
+  return impl_->program->describe();
 }
 
 const std::vector<Tensor>& Function::inputs() const { return impl_->inputs; }

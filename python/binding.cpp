@@ -1,0 +1,872 @@
+// python/binding.cpp: the `symx._symx` extension module, a thin nanobind binding of the public
+// C++ API (include/symx/*.hpp).
+//
+// Conventions:
+// - Arrays cross the boundary without copies: a NumPy array becomes an Array that wraps its
+//   buffer (Array::wrap, with an owner that keeps the NumPy object alive), and an Array becomes a
+//   read-only NumPy array whose base capsule holds a copy of the Array (shared storage).
+// - Wherever the C++ API takes a Tensor, Python also accepts anything numpy.asarray accepts; it
+//   becomes a constant. Where it takes an Operand, Python ints, floats and bools stay weak numbers
+//   (NEP 50), exactly as C++ numbers do.
+// - Every call that builds nodes records the calling Python file:line (the first frame outside
+//   the symx package) through symx::detail::UserLocation, so errors point at user code.
+#include <nanobind/nanobind.h>
+#include <nanobind/ndarray.h>
+#include <nanobind/stl/filesystem.h>
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/pair.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "symx/symx.hpp"
+
+namespace nb = nanobind;
+using namespace nb::literals;
+
+namespace {
+
+// ---------------------------------------------------------------------------------------------
+// NumPy access and the Python caller's location.
+
+nb::handle numpy() {
+  static nb::object* np = new nb::object(nb::module_::import_("numpy"));  // never freed: outlives finalization
+  return *np;
+}
+
+std::string& package_dir() {
+  static std::string dir;
+  return dir;
+}
+
+// "file.py:12" for the innermost Python frame outside the symx package; empty if none.
+std::string python_where() {
+  PyFrameObject* frame = PyEval_GetFrame();  // borrowed
+  Py_XINCREF(frame);
+  std::string result;
+  while (frame != nullptr) {
+    PyCodeObject* code = PyFrame_GetCode(frame);  // new reference
+    PyObject* filename = PyObject_GetAttrString(reinterpret_cast<PyObject*>(code), "co_filename");
+    Py_DECREF(code);
+    const char* c = filename ? PyUnicode_AsUTF8(filename) : nullptr;
+    std::string file = c ? c : "";
+    Py_XDECREF(filename);
+    if (!c) PyErr_Clear();
+    const std::string& pkg = package_dir();
+    bool inside = !pkg.empty() && file.size() > pkg.size() && file.compare(0, pkg.size(), pkg) == 0 &&
+                  (file[pkg.size()] == '/' || file[pkg.size()] == '\\');
+    if (!inside && !file.empty()) {
+      auto slash = file.find_last_of("/\\");
+      result = (slash == std::string::npos ? file : file.substr(slash + 1)) + ":" +
+               std::to_string(PyFrame_GetLineNumber(frame));
+      Py_DECREF(frame);
+      break;
+    }
+    PyFrameObject* back = PyFrame_GetBack(frame);  // new reference
+    Py_DECREF(frame);
+    frame = back;
+  }
+  return result;
+}
+
+// While alive, nodes built on this thread record the Python caller's file:line.
+struct PyLocation {
+  symx::detail::UserLocation guard{python_where()};
+};
+
+// ---------------------------------------------------------------------------------------------
+// dtypes and arrays.
+
+nb::object dtype_to_python(symx::DType d) {
+  return numpy().attr("dtype")(std::string(symx::dtype_name(d)));
+}
+
+// NumPy's interpretation of a dtype-like (np.dtype, "float32", np.float32, float, ...).
+std::optional<symx::DType> dtype_from_python(nb::handle src) {
+  try {
+    nb::object dt = numpy().attr("dtype")(src);
+    return symx::parse_dtype(nb::cast<std::string>(dt.attr("name")));
+  } catch (...) {
+    PyErr_Clear();
+    return std::nullopt;
+  }
+}
+
+// An Array wrapping a NumPy array's buffer; converts (copies) with numpy.asarray only when the
+// input is not a native-endian C-contiguous NumPy array. Throws on unsupported dtypes.
+symx::Array array_from_python(nb::handle src) {
+  using ArrayView = nb::ndarray<nb::ro, nb::c_contig, nb::device::cpu>;
+  nb::object arr = numpy().attr("asarray")(src, "order"_a = "C");
+  nb::object dt = arr.attr("dtype");
+  if (!nb::cast<bool>(dt.attr("isnative")))
+    arr = numpy().attr("ascontiguousarray")(arr, "dtype"_a = dt.attr("newbyteorder")("="));
+  std::string name = nb::cast<std::string>(arr.attr("dtype").attr("name"));
+  symx::DType dtype = symx::parse_dtype(name);  // DTypeError names the supported dtypes
+  ArrayView view;
+  if (!nb::try_cast(arr, view))
+    throw nb::type_error(("symx: cannot read a NumPy array of dtype " + name + " as a buffer").c_str());
+  symx::Shape shape;
+  for (std::size_t i = 0; i < view.ndim(); ++i) shape.push_back(static_cast<std::int64_t>(view.shape(i)));
+  PyObject* keep = arr.release().ptr();
+  std::shared_ptr<void> owner(keep, [](void* p) {
+    if (!Py_IsInitialized()) return;  // interpreter gone: leak rather than crash
+    nb::gil_scoped_acquire gil;
+    Py_DECREF(static_cast<PyObject*>(p));
+  });
+  return symx::Array::wrap(const_cast<void*>(view.data()), std::move(shape), dtype, std::move(owner));
+}
+
+nb::dlpack::dtype dlpack_dtype(symx::DType d) {
+  switch (d) {
+    case symx::DType::b8: return nb::dtype<bool>();
+    case symx::DType::u8: return nb::dtype<std::uint8_t>();
+    case symx::DType::i32: return nb::dtype<std::int32_t>();
+    case symx::DType::i64: return nb::dtype<std::int64_t>();
+    case symx::DType::f32: return nb::dtype<float>();
+    case symx::DType::f64: return nb::dtype<double>();
+  }
+  return nb::dtype<float>();
+}
+
+// A read-only NumPy array sharing the Array's storage (the capsule holds a copy of the Array).
+nb::object array_to_python(const symx::Array& a) {
+  auto* keep = new symx::Array(a);
+  nb::capsule owner(keep, [](void* p) noexcept { delete static_cast<symx::Array*>(p); });
+  std::vector<std::size_t> shape(a.shape().begin(), a.shape().end());
+  static char empty_storage[64];
+  const void* data = keep->raw_data() ? keep->raw_data() : empty_storage;
+  nb::ndarray<nb::numpy, nb::ro> out(data, shape.size(), shape.data(), owner, nullptr,
+                                     dlpack_dtype(a.dtype()), nb::device::cpu::value);
+  return out.cast();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Argument wrappers with their own casters (see the nanobind::detail section below).
+
+// A Tensor, or an array-like that becomes a constant.
+struct TensorArg { symx::Tensor t; };
+// A list or tuple of TensorArg (never a Tensor iterated row by row).
+struct TensorList { std::vector<symx::Tensor> v; };
+// {a: b} or [(a, b), ...] of tensors (function updates, clone replacements).
+struct TensorPairs { std::vector<std::pair<symx::Tensor, symx::Tensor>> v; };
+// An int, a sequence of ints, or None (empty): shapes, reps, strides.
+struct IntList { std::vector<std::int64_t> v; };
+// An int, a sequence of ints, or None (empty): axes of transpose, squeeze, flip.
+struct AxisList { std::vector<int> v; };
+
+symx::Tensor tensor_from_python(nb::handle src) {
+  if (nb::isinstance<symx::Tensor>(src)) return nb::cast<symx::Tensor>(src);
+  symx::Array a = array_from_python(src);
+  PyLocation here;
+  return symx::constant(a);
+}
+
+bool is_weak_number(nb::handle src) {
+  return PyBool_Check(src.ptr()) || PyLong_CheckExact(src.ptr()) || PyFloat_CheckExact(src.ptr());
+}
+
+std::vector<std::int64_t> int_list(nb::handle src) {
+  std::vector<std::int64_t> out;
+  if (src.is_none()) return out;
+  if (PyIndex_Check(src.ptr())) {
+    nb::object index = nb::steal(PyNumber_Index(src.ptr()));
+    if (!index.is_valid()) nb::raise_python_error();
+    out.push_back(nb::cast<std::int64_t>(index));
+    return out;
+  }
+  if (nb::isinstance<symx::Tensor>(src) || PyUnicode_Check(src.ptr()))
+    throw nb::type_error("expected an int or a sequence of ints");
+  for (nb::handle item : src) {
+    nb::object index = nb::steal(PyNumber_Index(item.ptr()));
+    if (!index.is_valid()) nb::raise_python_error();
+    out.push_back(nb::cast<std::int64_t>(index));
+  }
+  return out;
+}
+
+std::vector<symx::Tensor> tensor_list(nb::handle src) {
+  if (!PyList_Check(src.ptr()) && !PyTuple_Check(src.ptr()))
+    throw nb::type_error("expected a list or tuple of tensors");
+  std::vector<symx::Tensor> out;
+  for (nb::handle item : src) out.push_back(tensor_from_python(item));
+  return out;
+}
+
+std::vector<std::pair<symx::Tensor, symx::Tensor>> tensor_pairs(nb::handle src) {
+  std::vector<std::pair<symx::Tensor, symx::Tensor>> out;
+  if (src.is_none()) return out;
+  if (PyDict_Check(src.ptr())) {
+    for (auto [key, value] : nb::borrow<nb::dict>(src))
+      out.emplace_back(nb::cast<symx::Tensor>(key), tensor_from_python(value));
+    return out;
+  }
+  for (nb::handle item : src) {
+    nb::tuple pair = nb::tuple(nb::borrow(item));
+    if (pair.size() != 2) throw nb::type_error("expected (tensor, tensor) pairs");
+    out.emplace_back(nb::cast<symx::Tensor>(pair[0]), tensor_from_python(pair[1]));
+  }
+  return out;
+}
+
+// An input value for placeholder `p` (or variable assignment): NumPy arrays pass unchanged (the
+// C++ checks name the placeholder on a mismatch); other values (Python numbers, lists) are
+// converted with numpy.asarray to the placeholder's dtype.
+symx::Array input_array(const symx::Tensor* p, nb::handle value) {
+  if (p != nullptr && !nb::isinstance(value, numpy().attr("ndarray")) && !nb::isinstance<symx::Tensor>(value))
+    return array_from_python(numpy().attr("asarray")(value, "dtype"_a = dtype_to_python(p->dtype())));
+  return array_from_python(value);
+}
+
+symx::Feed feed_from_python(nb::handle feed) {
+  symx::Feed out;
+  if (feed.is_none()) return out;
+  if (!PyDict_Check(feed.ptr())) throw nb::type_error("eval: feed must be a dict {placeholder: array} or None");
+  for (auto [key, value] : nb::borrow<nb::dict>(feed)) {
+    symx::Tensor p = nb::cast<symx::Tensor>(key);
+    out.emplace_back(p, input_array(&p, value));
+  }
+  return out;
+}
+
+std::vector<symx::Index> index_from_python(nb::handle key) {
+  auto optional_int = [](nb::handle h) -> std::optional<std::int64_t> {
+    if (h.is_none()) return std::nullopt;
+    nb::object index = nb::steal(PyNumber_Index(h.ptr()));
+    if (!index.is_valid()) nb::raise_python_error();
+    return nb::cast<std::int64_t>(index);
+  };
+  auto one = [&](nb::handle k) -> symx::Index {
+    if (k.is_none()) return symx::Index::newaxis();
+    if (k.ptr() == Py_Ellipsis) return symx::Index::ellipsis();
+    if (PySlice_Check(k.ptr()))
+      return symx::Index::range(optional_int(k.attr("start")), optional_int(k.attr("stop")),
+                                optional_int(k.attr("step")));
+    if (!PyBool_Check(k.ptr()) && PyIndex_Check(k.ptr())) {
+      nb::object index = nb::steal(PyNumber_Index(k.ptr()));
+      if (index.is_valid()) return symx::Index(nb::cast<std::int64_t>(index));
+      PyErr_Clear();
+    }
+    throw nb::type_error(
+        "Tensor indices must be integers, slices, None or Ellipsis (basic indexing). For integer-array "
+        "indexing use sx.take or sx.take_along_axis; for boolean masks use sx.where.");
+  };
+  std::vector<symx::Index> out;
+  if (PyTuple_Check(key.ptr())) {
+    for (nb::handle k : key) out.push_back(one(k));
+  } else {
+    out.push_back(one(key));
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Binding a C++ free function whose last parameter is `Loc`: the Python callable takes the
+// other parameters (wrapped where Python needs more flexible conversions) and sets the Python
+// location around the call.
+
+template <class T> struct Map { using type = T; };
+template <> struct Map<const symx::Tensor&> { using type = TensorArg; };
+template <> struct Map<const std::vector<symx::Tensor>&> { using type = TensorList; };
+template <> struct Map<symx::Shape> { using type = IntList; };
+template <> struct Map<const symx::Shape&> { using type = IntList; };
+template <> struct Map<std::vector<int>> { using type = AxisList; };
+
+inline const symx::Tensor& unwrap(TensorArg&& a) { return a.t; }
+inline std::vector<symx::Tensor> unwrap(TensorList&& a) { return std::move(a.v); }
+inline std::vector<std::int64_t> unwrap(IntList&& a) { return std::move(a.v); }
+inline std::vector<int> unwrap(AxisList&& a) { return std::move(a.v); }
+template <class T> T&& unwrap(T&& v) { return std::forward<T>(v); }
+
+template <auto F, class Sig = decltype(F)> struct Located;
+template <auto F, class R, class... A> struct Located<F, R (*)(A...)> {
+  using Args = std::tuple<A...>;
+  static constexpr std::size_t N = sizeof...(A) - 1;
+  static_assert(std::is_same_v<std::tuple_element_t<N, Args>, symx::Loc>, "last parameter must be Loc");
+  template <std::size_t... I> static auto make(std::index_sequence<I...>) {
+    return [](typename Map<std::tuple_element_t<I, Args>>::type... a) -> R {
+      PyLocation here;
+      return F(unwrap(std::move(a))..., symx::Loc::current());
+    };
+  }
+  static auto fn() { return make(std::make_index_sequence<N>{}); }
+};
+#define LOC(f) Located<&f>::fn()
+
+// ---------------------------------------------------------------------------------------------
+// Exceptions.
+
+PyObject* shape_error_type = nullptr;
+PyObject* dtype_error_type = nullptr;
+PyObject* io_error_type = nullptr;
+
+void translate_exception(const std::exception_ptr& p, void*) {
+  try {
+    std::rethrow_exception(p);
+  } catch (const symx::ShapeError& e) {
+    PyErr_SetString(shape_error_type, e.what());
+  } catch (const symx::DTypeError& e) {
+    PyErr_SetString(dtype_error_type, e.what());
+  } catch (const symx::IOError& e) {
+    PyErr_SetString(io_error_type, e.what());
+  } catch (const symx::Error& e) {  // symx::ValueError and any other user error
+    PyErr_SetString(PyExc_ValueError, e.what());
+  } catch (const symx::InternalError& e) {
+    PyErr_SetString(PyExc_RuntimeError, e.what());
+  }
+}
+
+// Python's name scope context manager over the default graph.
+struct PyScope { std::string name; };
+
+std::string tensor_repr(const symx::Tensor& t) {
+  std::string s = "Tensor(op=" + std::string(symx::op_name(t.op()));
+  if (!t.name().empty()) s += ", name='" + t.name() + "'";
+  else s += ", id=" + std::to_string(t.id());
+  return s + ", shape=" + symx::shape_string(t.shape()) + ", dtype=" + std::string(symx::dtype_name(t.dtype())) + ")";
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+// Type casters.
+
+namespace nanobind::detail {
+
+// A dtype NumPy understands but symx does not support (float16, int8, ...) is accepted here and
+// reported when the call starts (DTypeError -> TypeError naming the supported dtypes) rather than
+// as an overload mismatch; the same holds for arrays of such dtypes.
+template <> struct type_caster<symx::DType> {
+  using Value = symx::DType;
+  static constexpr auto Name = const_name("numpy.dtype | str | type");
+  template <typename T_> using Cast = movable_cast_t<T_>;
+  template <typename T_> static constexpr bool can_cast() { return true; }
+  symx::DType value = symx::DType::f32;
+  std::exception_ptr error;
+  symx::DType& get() {
+    if (error) std::rethrow_exception(error);
+    return value;
+  }
+  explicit operator symx::DType*() { return &get(); }
+  explicit operator symx::DType&() { return get(); }
+  explicit operator symx::DType&&() { return std::move(get()); }
+  bool from_python(handle src, uint32_t, cleanup_list*) noexcept {
+    try {
+      std::string name = nb::cast<std::string>(::numpy().attr("dtype")(src).attr("name"));
+      try {
+        value = symx::parse_dtype(name);
+      } catch (...) {
+        error = std::current_exception();
+      }
+      return true;
+    } catch (...) {
+      PyErr_Clear();
+      return false;
+    }
+  }
+  static handle from_cpp(symx::DType d, rv_policy, cleanup_list*) noexcept {
+    try {
+      return dtype_to_python(d).release();
+    } catch (...) {
+      return handle();
+    }
+  }
+};
+
+template <> struct type_caster<symx::Array> {
+  using Value = symx::Array;
+  static constexpr auto Name = const_name("numpy.typing.ArrayLike");
+  template <typename T_> using Cast = movable_cast_t<T_>;
+  template <typename T_> static constexpr bool can_cast() { return true; }
+  symx::Array value;
+  std::exception_ptr error;
+  symx::Array& get() {
+    if (error) std::rethrow_exception(error);
+    return value;
+  }
+  explicit operator symx::Array*() { return &get(); }
+  explicit operator symx::Array&() { return get(); }
+  explicit operator symx::Array&&() { return std::move(get()); }
+  bool from_python(handle src, uint32_t, cleanup_list*) noexcept {
+    if (nb::isinstance<symx::Tensor>(src)) return false;
+    try {
+      value = array_from_python(src);
+      return true;
+    } catch (const symx::DTypeError&) {
+      error = std::current_exception();
+      return true;
+    } catch (...) {
+      PyErr_Clear();
+      return false;
+    }
+  }
+  template <typename T_, enable_if_t<std::is_same_v<std::remove_cv_t<T_>, symx::Array>> = 0>
+  static handle from_cpp(T_* p, rv_policy policy, cleanup_list* list) noexcept {
+    if (!p) return none().release();
+    return from_cpp(*p, policy, list);
+  }
+  static handle from_cpp(const symx::Array& a, rv_policy, cleanup_list*) noexcept {
+    try {
+      return array_to_python(a).release();
+    } catch (nb::python_error& e) {
+      e.restore();
+      return handle();
+    } catch (...) {
+      return handle();
+    }
+  }
+};
+
+#define SYMX_WRAPPER_CASTER(Type, descr, expr)                                  \
+  template <> struct type_caster<Type> {                                        \
+    using Value = Type;                                                         \
+    static constexpr auto Name = const_name(descr);                             \
+    template <typename T_> using Cast = movable_cast_t<T_>;                     \
+    template <typename T_> static constexpr bool can_cast() { return true; }    \
+    Type value;                                                                 \
+    std::exception_ptr error;                                                   \
+    Type& get() {                                                               \
+      if (error) std::rethrow_exception(error);                                 \
+      return value;                                                             \
+    }                                                                           \
+    explicit operator Type*() { return &get(); }                                \
+    explicit operator Type&() { return get(); }                                 \
+    explicit operator Type&&() { return std::move(get()); }                     \
+    bool from_python(handle src, uint32_t, cleanup_list*) noexcept {            \
+      try {                                                                     \
+        value = Type{expr};                                                     \
+        return true;                                                            \
+      } catch (const symx::DTypeError&) {                                       \
+        error = std::current_exception();                                       \
+        return true;                                                            \
+      } catch (...) {                                                           \
+        PyErr_Clear();                                                          \
+        return false;                                                           \
+      }                                                                         \
+    }                                                                           \
+    static handle from_cpp(const Type&, rv_policy, cleanup_list*) noexcept {    \
+      return none().release();                                                  \
+    }                                                                           \
+  };
+
+SYMX_WRAPPER_CASTER(TensorArg, "Tensor | ArrayLike", tensor_from_python(src))
+SYMX_WRAPPER_CASTER(TensorList, "Sequence[Tensor | ArrayLike]", tensor_list(src))
+SYMX_WRAPPER_CASTER(TensorPairs, "dict[Tensor, Tensor | ArrayLike]", tensor_pairs(src))
+SYMX_WRAPPER_CASTER(IntList, "int | Sequence[int] | None", int_list(src))
+#undef SYMX_WRAPPER_CASTER
+
+template <> struct type_caster<AxisList> {
+  NB_TYPE_CASTER(AxisList, const_name("int | Sequence[int] | None"))
+  bool from_python(handle src, uint32_t, cleanup_list*) noexcept {
+    try {
+      for (auto a : int_list(src)) value.v.push_back(static_cast<int>(a));
+      return true;
+    } catch (...) {
+      PyErr_Clear();
+      return false;
+    }
+  }
+  static handle from_cpp(const AxisList&, rv_policy, cleanup_list*) noexcept { return none().release(); }
+};
+
+template <> struct type_caster<symx::Axes> {
+  NB_TYPE_CASTER(symx::Axes, const_name("int | Sequence[int] | None"))
+  bool from_python(handle src, uint32_t, cleanup_list*) noexcept {
+    try {
+      if (src.is_none()) {
+        value = symx::Axes();
+      } else if (PyIndex_Check(src.ptr())) {
+        value = symx::Axes(nb::cast<int>(src));
+      } else {
+        std::vector<int> axes;
+        for (auto a : int_list(src)) axes.push_back(static_cast<int>(a));
+        value = symx::Axes(std::move(axes));
+      }
+      return true;
+    } catch (...) {
+      PyErr_Clear();
+      return false;
+    }
+  }
+  static handle from_cpp(const symx::Axes&, rv_policy, cleanup_list*) noexcept { return none().release(); }
+};
+
+template <> struct type_caster<symx::Operand> {
+  // Operand has no default constructor; hold it in an optional.
+  using Value = symx::Operand;
+  static constexpr auto Name = const_name("Tensor | ArrayLike | int | float | bool");
+  template <typename T_> using Cast = movable_cast_t<T_>;
+  template <typename T_> static constexpr bool can_cast() { return true; }
+  std::optional<symx::Operand> value;
+  std::exception_ptr error;
+  symx::Operand& get() {
+    if (error) std::rethrow_exception(error);
+    return *value;
+  }
+  explicit operator symx::Operand*() { return &get(); }
+  explicit operator symx::Operand&() { return get(); }
+  explicit operator symx::Operand&&() { return std::move(get()); }
+  bool from_python(handle src, uint32_t, cleanup_list*) noexcept {
+    try {
+      if (PyBool_Check(src.ptr())) {
+        value.emplace(src.ptr() == Py_True);
+      } else if (PyLong_CheckExact(src.ptr())) {
+        value.emplace(nb::cast<std::int64_t>(src));
+      } else if (PyFloat_CheckExact(src.ptr())) {
+        value.emplace(PyFloat_AsDouble(src.ptr()));
+      } else {
+        value.emplace(tensor_from_python(src));
+      }
+      return true;
+    } catch (const symx::DTypeError&) {
+      error = std::current_exception();
+      return true;
+    } catch (...) {
+      PyErr_Clear();
+      return false;
+    }
+  }
+  static handle from_cpp(const symx::Operand&, rv_policy, cleanup_list*) noexcept { return none().release(); }
+};
+
+template <> struct type_caster<symx::nn::Padding> {
+  NB_TYPE_CASTER(symx::nn::Padding, const_name("str | Sequence[tuple[int, int]]"))
+  bool from_python(handle src, uint32_t, cleanup_list*) noexcept {
+    try {
+      if (PyUnicode_Check(src.ptr())) {
+        value = symx::nn::Padding(nb::cast<std::string>(src));
+      } else {
+        std::vector<std::pair<std::int64_t, std::int64_t>> pads;
+        for (nb::handle item : src) {
+          auto p = int_list(item);
+          if (p.size() != 2) return false;
+          pads.emplace_back(p[0], p[1]);
+        }
+        value = symx::nn::Padding(std::move(pads));
+      }
+      return true;
+    } catch (...) {
+      PyErr_Clear();
+      return false;
+    }
+  }
+  static handle from_cpp(const symx::nn::Padding&, rv_policy, cleanup_list*) noexcept { return none().release(); }
+};
+
+}  // namespace nanobind::detail
+
+// ---------------------------------------------------------------------------------------------
+
+NB_MODULE(_symx, m) {
+  using symx::Tensor;
+  namespace lin = symx::linalg;
+  namespace snn = symx::nn;
+  namespace rnd = symx::random;
+
+  nb::set_leak_warnings(false);
+  m.doc() = "symx: symbolic tensors, autodiff and compiled functions (C++ core).";
+
+  shape_error_type = PyErr_NewExceptionWithDoc("symx.ShapeError", "Shapes that do not fit an op (a ValueError).", PyExc_ValueError, nullptr);
+  dtype_error_type = PyErr_NewExceptionWithDoc("symx.DTypeError", "A dtype an op does not accept (a TypeError).", PyExc_TypeError, nullptr);
+  io_error_type = PyErr_NewExceptionWithDoc("symx.IOError", "A file that cannot be read or written, or does not match (a ValueError).", PyExc_ValueError, nullptr);
+  m.attr("ShapeError") = nb::handle(shape_error_type);
+  m.attr("DTypeError") = nb::handle(dtype_error_type);
+  m.attr("IOError") = nb::handle(io_error_type);
+  nb::register_exception_translator(&translate_exception);
+
+  m.def("_set_package_dir", [](std::string dir) { package_dir() = std::move(dir); });
+  m.def("_op_names", [] {
+    std::vector<std::string> names;
+    for (int i = 0; i < symx::kNumOps; ++i) names.emplace_back(symx::op_name(static_cast<symx::OpKind>(i)));
+    return names;
+  }, "The names of the primitive ops, in op-table order.");
+  m.def("_where", [] { return python_where(); }, "The Python location new nodes would record now.");
+
+  // ---- Tensor ----
+  nb::class_<Tensor> tensor(m, "Tensor",
+      "A symbolic tensor: a handle to a node of the graph.\n\n"
+      "Tensors compare and hash by identity (t1 == t2 is True only for the same node, as in Theano), so "
+      "they can key dicts such as feeds and updates; use sx.equal for elementwise equality. "
+      "<, <=, > and >= are elementwise and build nodes.");
+  tensor
+      .def_prop_ro("shape", [](const Tensor& t) {
+        nb::list dims;
+        for (auto d : t.shape()) dims.append(d);
+        return nb::tuple(dims);
+      })
+      .def_prop_ro("dtype", [](const Tensor& t) { return dtype_to_python(t.dtype()); })
+      .def_prop_ro("ndim", &Tensor::ndim)
+      .def_prop_ro("size", &Tensor::size)
+      .def_prop_ro("name", &Tensor::name)
+      .def_prop_ro("label", &Tensor::label)
+      .def_prop_ro("id", &Tensor::id)
+      .def_prop_ro("op", [](const Tensor& t) { return std::string(symx::op_name(t.op())); })
+      .def_prop_ro("where", [](const Tensor& t) { return t.node().where; }, "file:line where the node was built.")
+      .def_prop_ro("inputs", [](const Tensor& t) { return t.node().inputs; })
+      .def("eval", [](const Tensor& t, nb::handle feed) { return t.eval(feed_from_python(feed)); },
+           "feed"_a = nb::none(),
+           "Evaluates with the reference evaluator; feed maps placeholders to arrays.")
+      .def_prop_rw("value", [](const Tensor& t) { return array_to_python(t.value()); },
+                   [](const Tensor& t, nb::handle v) { t.assign(input_array(&t, v)); },
+                   "Variables only: a read-only NumPy view of the current value (no copy); assigning sets it.")
+      .def("assign", [](const Tensor& t, nb::handle v) { t.assign(input_array(&t, v)); }, "value"_a)
+      .def_prop_ro("trainable", &Tensor::trainable)
+      .def("astype", [](const Tensor& t, symx::DType d) { PyLocation here; return t.astype(d); }, "dtype"_a)
+      .def("reshape", [](const Tensor& t, nb::args shape) {
+        nb::handle spec = shape.size() == 1 ? nb::handle(PyTuple_GET_ITEM(shape.ptr(), 0)) : nb::handle(shape);
+        auto dims = int_list(spec);
+        PyLocation here;
+        return t.reshape(dims);
+      }, "Tensor.reshape(2, 3) or Tensor.reshape((2, 3)).")
+      .def_prop_ro("T", [](const Tensor& t) { PyLocation here; return t.T(); })
+      .def("__getitem__", [](const Tensor& t, nb::handle key) {
+        auto index = index_from_python(key);
+        PyLocation here;
+        return symx::slice(t, index);
+      })
+      .def("__len__", [](const Tensor& t) -> std::int64_t {
+        if (t.ndim() == 0) throw nb::type_error("len() of a 0-d tensor");
+        return t.shape()[0];
+      })
+      .def("__bool__", [](const Tensor&) -> bool {
+        throw nb::type_error("a symbolic Tensor has no truth value; evaluate it (t.eval()) or use sx.where");
+      })
+      .def("__hash__", [](const Tensor& t) { return static_cast<Py_ssize_t>(reinterpret_cast<std::uintptr_t>(t.node_ptr().get()) >> 4); })
+      .def("__eq__", [](const Tensor& a, nb::handle b) {
+        return nb::isinstance<Tensor>(b) && nb::cast<const Tensor&>(b) == a;
+      })
+      .def("__ne__", [](const Tensor& a, nb::handle b) {
+        return !(nb::isinstance<Tensor>(b) && nb::cast<const Tensor&>(b) == a);
+      })
+      .def("__repr__", &tensor_repr)
+      .def("__neg__", [](const Tensor& a) { PyLocation here; return symx::negative(a); })
+      .def("__abs__", [](const Tensor& a) { PyLocation here; return symx::abs(a); });
+  tensor.attr("__array_ufunc__") = nb::none();  // NumPy defers to Tensor's reflected operators
+
+#define SYMX_BINARY_OPERATOR(name, rname, fn)                                                       \
+  tensor.def(name, [](const Tensor& a, const symx::Operand& b) { PyLocation here; return fn(a, b); }, nb::is_operator()); \
+  tensor.def(rname, [](const Tensor& a, const symx::Operand& b) { PyLocation here; return fn(b, a); }, nb::is_operator());
+  SYMX_BINARY_OPERATOR("__add__", "__radd__", symx::add)
+  SYMX_BINARY_OPERATOR("__sub__", "__rsub__", symx::subtract)
+  SYMX_BINARY_OPERATOR("__mul__", "__rmul__", symx::multiply)
+  SYMX_BINARY_OPERATOR("__truediv__", "__rtruediv__", symx::divide)
+  SYMX_BINARY_OPERATOR("__mod__", "__rmod__", symx::mod)
+  SYMX_BINARY_OPERATOR("__pow__", "__rpow__", symx::power)
+#undef SYMX_BINARY_OPERATOR
+  tensor.def("__lt__", [](const Tensor& a, const symx::Operand& b) { PyLocation here; return symx::less(a, b); });
+  tensor.def("__le__", [](const Tensor& a, const symx::Operand& b) { PyLocation here; return symx::less_equal(a, b); });
+  tensor.def("__gt__", [](const Tensor& a, const symx::Operand& b) { PyLocation here; return symx::greater(a, b); });
+  tensor.def("__ge__", [](const Tensor& a, const symx::Operand& b) { PyLocation here; return symx::greater_equal(a, b); });
+  tensor.def("__matmul__", [](const Tensor& a, TensorArg b) { PyLocation here; return symx::matmul(a, b.t); });
+  tensor.def("__rmatmul__", [](const Tensor& a, TensorArg b) { PyLocation here; return symx::matmul(b.t, a); });
+
+  // ---- leaves and collections ----
+  m.def("placeholder", LOC(symx::placeholder), "shape"_a, "dtype"_a = symx::DType::f32, "name"_a = "",
+        "An input of a function; its value comes from the feed.");
+  m.def("variable", LOC(symx::variable), "value"_a, "name"_a = "", "trainable"_a = true,
+        "State that persists across calls (the value is copied).");
+  m.def("constant", [](nb::handle value, nb::handle dtype) {
+    symx::Array a = dtype.is_none() ? array_from_python(value)
+                                    : array_from_python(numpy().attr("asarray")(value, "dtype"_a = dtype));
+    PyLocation here;
+    return symx::constant(a);
+  }, "value"_a, "dtype"_a = nb::none(), "A fixed value baked into the graph (converted with numpy.asarray).");
+  m.def("variables", &symx::variables, "pattern"_a = "", "trainable"_a = nb::none(),
+        "Variables of the default graph whose scoped name matches the glob `pattern`.");
+  m.def("placeholders", &symx::placeholders);
+  m.def("reset_default_graph", &symx::reset_default_graph);
+  m.def("current_scope", [] { return symx::default_graph().current_scope(); });
+  nb::class_<PyScope>(m, "Scope", "Name scope: `with sx.Scope(\"layer1\"):` names new variables \"layer1/...\".")
+      .def(nb::init<std::string>(), "name"_a)
+      .def("__enter__", [](nb::handle self) {
+        symx::default_graph().push_scope(nb::cast<PyScope&>(self).name);
+        return nb::borrow(self);
+      })
+      .def("__exit__", [](PyScope&, nb::args) { symx::default_graph().pop_scope(); });
+
+  // ---- unary elementwise ----
+#define SYMX_UNARY(name) m.def(#name, LOC(symx::name), "x"_a);
+  SYMX_UNARY(negative) SYMX_UNARY(abs) SYMX_UNARY(sign) SYMX_UNARY(exp) SYMX_UNARY(expm1)
+  SYMX_UNARY(log) SYMX_UNARY(log1p) SYMX_UNARY(sqrt) SYMX_UNARY(rsqrt) SYMX_UNARY(square)
+  SYMX_UNARY(reciprocal) SYMX_UNARY(sin) SYMX_UNARY(cos) SYMX_UNARY(tan) SYMX_UNARY(tanh)
+  SYMX_UNARY(arctan) SYMX_UNARY(sigmoid) SYMX_UNARY(erf) SYMX_UNARY(floor) SYMX_UNARY(ceil)
+  SYMX_UNARY(round) SYMX_UNARY(logical_not) SYMX_UNARY(isnan) SYMX_UNARY(isfinite)
+  SYMX_UNARY(stop_gradient) SYMX_UNARY(zeros_like) SYMX_UNARY(ones_like)
+#undef SYMX_UNARY
+  m.def("cast", LOC(symx::cast), "x"_a, "dtype"_a);
+  m.def("astype", LOC(symx::astype), "x"_a, "dtype"_a);
+
+  // ---- binary elementwise ----
+#define SYMX_BINARY(name) m.def(#name, LOC(symx::name), "x1"_a, "x2"_a);
+  SYMX_BINARY(add) SYMX_BINARY(subtract) SYMX_BINARY(multiply) SYMX_BINARY(divide)
+  SYMX_BINARY(power) SYMX_BINARY(maximum) SYMX_BINARY(minimum) SYMX_BINARY(mod)
+  SYMX_BINARY(arctan2) SYMX_BINARY(equal) SYMX_BINARY(not_equal) SYMX_BINARY(less)
+  SYMX_BINARY(less_equal) SYMX_BINARY(greater) SYMX_BINARY(greater_equal)
+  SYMX_BINARY(logical_and) SYMX_BINARY(logical_or)
+#undef SYMX_BINARY
+  m.def("where", LOC(symx::where), "condition"_a, "x"_a, "y"_a);
+  m.def("clip", LOC(symx::clip), "a"_a, "a_min"_a, "a_max"_a);
+
+  // ---- reductions ----
+#define SYMX_REDUCE(name) m.def(#name, LOC(symx::name), "a"_a, "axis"_a = nb::none(), "keepdims"_a = false);
+  SYMX_REDUCE(sum) SYMX_REDUCE(mean) SYMX_REDUCE(prod) SYMX_REDUCE(max) SYMX_REDUCE(min)
+  SYMX_REDUCE(logsumexp) SYMX_REDUCE(var) SYMX_REDUCE(std) SYMX_REDUCE(argmax) SYMX_REDUCE(argmin)
+#undef SYMX_REDUCE
+  m.def("cumsum", LOC(symx::cumsum), "a"_a, "axis"_a = nb::none());
+
+  // ---- shape and indexing ----
+  m.def("reshape", LOC(symx::reshape), "a"_a, "shape"_a);
+  m.def("transpose", LOC(symx::transpose), "a"_a, "axes"_a = nb::none());
+  m.def("expand_dims", LOC(symx::expand_dims), "a"_a, "axis"_a);
+  m.def("squeeze", LOC(symx::squeeze), "a"_a, "axis"_a = nb::none());
+  m.def("broadcast_to", LOC(symx::broadcast_to), "array"_a, "shape"_a);
+  m.def("concatenate", LOC(symx::concatenate), "arrays"_a, "axis"_a = 0);
+  m.def("stack", LOC(symx::stack), "arrays"_a, "axis"_a = 0);
+  m.def("split", [](TensorArg x, nb::handle indices_or_sections, int axis) {
+    if (PyIndex_Check(indices_or_sections.ptr())) {
+      auto sections = nb::cast<std::int64_t>(indices_or_sections);
+      PyLocation here;
+      return symx::split(x.t, sections, axis);
+    }
+    auto indices = int_list(indices_or_sections);
+    PyLocation here;
+    return symx::split(x.t, indices, axis);
+  }, "ary"_a, "indices_or_sections"_a, "axis"_a = 0);
+  m.def("slice", [](TensorArg x, nb::handle key) {
+    auto index = index_from_python(key);
+    PyLocation here;
+    return symx::slice(x.t, index);
+  }, "a"_a, "index"_a, "Basic indexing, as a[index]: ints, slice objects, None, Ellipsis or a tuple of them.");
+  m.def("take", LOC(symx::take), "a"_a, "indices"_a, "axis"_a = nb::none());
+  m.def("take_along_axis", LOC(symx::take_along_axis), "arr"_a, "indices"_a, "axis"_a);
+  m.def("pad", LOC(symx::pad), "array"_a, "pad_width"_a, "constant_values"_a = 0.0);
+  m.def("flip", LOC(symx::flip), "m"_a, "axis"_a = nb::none());
+  m.def("tile", LOC(symx::tile), "A"_a, "reps"_a);
+  m.def("repeat", LOC(symx::repeat), "a"_a, "repeats"_a, "axis"_a = nb::none());
+  m.def("one_hot", LOC(symx::one_hot), "labels"_a, "depth"_a, "dtype"_a = symx::DType::f32);
+  m.def("eye", LOC(symx::eye), "N"_a, "M"_a = nb::none(), "k"_a = 0, "dtype"_a = symx::DType::f32);
+  m.def("linspace", LOC(symx::linspace), "start"_a, "stop"_a, "num"_a = 50, "endpoint"_a = true,
+        "dtype"_a = symx::DType::f32);
+  m.def("arange", [](double start, std::optional<double> stop, double step, symx::DType dtype) {
+    PyLocation here;
+    return stop ? symx::arange(start, *stop, step, dtype) : symx::arange(0, start, step, dtype);
+  }, "start"_a, "stop"_a = nb::none(), "step"_a = 1.0, "dtype"_a = symx::DType::f32,
+     "arange(stop) or arange(start, stop, step), as numpy.arange (default dtype float32).");
+  m.def("zeros", LOC(symx::zeros), "shape"_a, "dtype"_a = symx::DType::f32);
+  m.def("ones", LOC(symx::ones), "shape"_a, "dtype"_a = symx::DType::f32);
+  m.def("meshgrid", [](nb::args xs, std::string indexing) {
+    auto list = tensor_list(xs);
+    PyLocation here;
+    return symx::meshgrid(list, indexing);
+  }, "xi"_a, "indexing"_a = "xy");
+
+  // ---- linear algebra ----
+  m.def("matmul", LOC(symx::matmul), "x1"_a, "x2"_a);
+  m.def("dot", LOC(symx::dot), "a"_a, "b"_a);
+  m.def("outer", LOC(symx::outer), "a"_a, "b"_a);
+  nb::module_ linalg = m.def_submodule("linalg", "Linear algebra (numpy.linalg-like).");
+  linalg.def("inv", LOC(lin::inv), "a"_a);
+  linalg.def("det", LOC(lin::det), "a"_a);
+  linalg.def("slogdet", LOC(lin::slogdet), "a"_a, "(sign, logabsdet), each of the batch shape.");
+  linalg.def("cholesky", LOC(lin::cholesky), "a"_a);
+  linalg.def("solve", LOC(lin::solve), "a"_a, "b"_a);
+  linalg.def("triangular_solve", LOC(lin::triangular_solve), "a"_a, "b"_a, "lower"_a = true,
+             "transpose_a"_a = false, "unit_diagonal"_a = false);
+
+  // ---- neural-network ops ----
+  nb::module_ nn = m.def_submodule("nn", "Neural-network ops.");
+  nn.def("relu", LOC(snn::relu), "x"_a);
+  nn.def("leaky_relu", LOC(snn::leaky_relu), "x"_a, "negative_slope"_a = 0.01);
+  nn.def("elu", LOC(snn::elu), "x"_a, "alpha"_a = 1.0);
+  nn.def("gelu", LOC(snn::gelu), "x"_a, "approximate"_a = false);
+  nn.def("softplus", LOC(snn::softplus), "x"_a);
+  nn.def("sigmoid", LOC(snn::sigmoid), "x"_a);
+  nn.def("softmax", LOC(snn::softmax), "x"_a, "axis"_a = -1);
+  nn.def("log_softmax", LOC(snn::log_softmax), "x"_a, "axis"_a = -1);
+  nn.def("conv1d", LOC(snn::conv1d), "x"_a, "w"_a, "stride"_a = 1, "padding"_a = "VALID", "dilation"_a = 1,
+         "groups"_a = 1, "x: (N, C, W), w: (O, C/groups, K).");
+  nn.def("conv2d", LOC(snn::conv2d), "x"_a, "w"_a, "strides"_a = nb::make_tuple(1, 1), "padding"_a = "VALID",
+         "dilation"_a = nb::make_tuple(1, 1), "groups"_a = 1,
+         "x: (N, C, H, W), w: (O, C/groups, KH, KW); padding \"VALID\", \"SAME\" or ((lo, hi), (lo, hi)).");
+  nn.def("conv2d_transpose", LOC(snn::conv2d_transpose), "x"_a, "w"_a, "strides"_a = nb::make_tuple(1, 1),
+         "padding"_a = "VALID", "output_padding"_a = nb::make_tuple(0, 0), "dilation"_a = nb::make_tuple(1, 1),
+         "groups"_a = 1, "The transpose of conv2d; w: (C, O/groups, KH, KW) as in PyTorch's ConvTranspose2d.");
+  nn.def("max_pool2d", LOC(snn::max_pool2d), "x"_a, "window"_a, "strides"_a = nb::none(), "padding"_a = "VALID");
+  nn.def("avg_pool2d", LOC(snn::avg_pool2d), "x"_a, "window"_a, "strides"_a = nb::none(), "padding"_a = "VALID");
+
+  // ---- random draws ----
+  nb::module_ random = m.def_submodule("random", "Random draws: fresh on every evaluation, reproducible from seed.");
+  random.def("seed", &rnd::seed, "seed"_a);
+  random.def("uniform", LOC(rnd::uniform), "shape"_a, "low"_a = 0.0, "high"_a = 1.0, "dtype"_a = symx::DType::f32);
+  random.def("normal", LOC(rnd::normal), "shape"_a, "mean"_a = 0.0, "stddev"_a = 1.0, "dtype"_a = symx::DType::f32);
+  random.def("truncated_normal", LOC(rnd::truncated_normal), "shape"_a, "mean"_a = 0.0, "stddev"_a = 1.0,
+             "lower"_a = -2.0, "upper"_a = 2.0, "dtype"_a = symx::DType::f32);
+  random.def("bernoulli", LOC(rnd::bernoulli), "shape"_a, "p"_a = 0.5, "dtype"_a = symx::DType::b8);
+  random.def("randint", LOC(rnd::randint), "shape"_a, "low"_a, "high"_a, "dtype"_a = symx::DType::i64);
+  random.def("permutation", LOC(rnd::permutation), "n"_a);
+
+  // ---- autodiff ----
+  m.def("grad", LOC(symx::grad), "cost"_a, "wrt"_a, "d cost / d x for each x in the list `wrt` (cost must be a scalar).");
+  m.def("vjp", LOC(symx::vjp), "outputs"_a, "wrt"_a, "cotangents"_a);
+  m.def("jacobian", LOC(symx::jacobian), "y"_a, "x"_a);
+  m.def("hessian", LOC(symx::hessian), "cost"_a, "x"_a);
+
+  // ---- functions and graph tools ----
+  nb::class_<symx::Function>(m, "Function", "A compiled callable made by sx.function.")
+      .def("__call__", [](const symx::Function& f, nb::args args) {
+        std::vector<symx::Array> inputs;
+        const auto& placeholders = f.inputs();
+        for (std::size_t i = 0; i < args.size(); ++i)
+          inputs.push_back(input_array(i < placeholders.size() ? &placeholders[i] : nullptr,
+                                       nb::handle(PyTuple_GET_ITEM(args.ptr(), static_cast<Py_ssize_t>(i)))));
+        return f(inputs);
+      }, "Runs one call; returns a list with one NumPy array per output.")
+      .def_prop_ro("inputs", &symx::Function::inputs)
+      .def_prop_ro("outputs", &symx::Function::outputs)
+      .def_prop_ro("updates", &symx::Function::updates)
+      .def_prop_ro("compile_count", &symx::Function::compile_count,
+                   "How many times this function compiled a program (once per input signature).")
+      .def("describe", &symx::Function::describe, "The graph after rewrites and the kernels holding each node.")
+      .def_prop_ro("backend", [](const symx::Function& f) {
+        return f.backend() == symx::Backend::reference ? "reference" : "compiled";
+      });
+  m.def("function", [](TensorList inputs, TensorList outputs, TensorPairs updates, std::optional<std::string> backend) {
+    symx::FunctionOptions options;
+    if (backend) {
+      if (*backend == "reference") options.backend = symx::Backend::reference;
+      else if (*backend == "compiled") options.backend = symx::Backend::compiled;
+      else throw nb::value_error("function: backend must be 'reference', 'compiled' or None");
+    }
+    PyLocation here;
+    return symx::function(inputs.v, outputs.v, updates.v, options);
+  }, "inputs"_a, "outputs"_a, "updates"_a = nb::none(), "backend"_a = nb::none(),
+     "A callable f(*inputs) -> [outputs]; updates {variable: new_value} are written after each call, "
+     "all computed from the values at the start of the call.");
+  m.def("clone", [](TensorList outputs, TensorPairs replace) {
+    PyLocation here;
+    return symx::clone(outputs.v, replace.v);
+  }, "outputs"_a, "replace"_a, "Copies of outputs with nodes substituted ({old: new}).");
+  auto as_list = [](nb::handle outputs) {
+    return nb::isinstance<Tensor>(outputs) ? std::vector<Tensor>{nb::cast<Tensor>(outputs)} : tensor_list(outputs);
+  };
+  m.def("debugprint", [as_list](nb::handle outputs) { return symx::debugprint(as_list(outputs)); }, "outputs"_a,
+        "The graph as an indented tree (a string; print it).");
+  m.def("to_dot", [as_list](nb::handle outputs) { return symx::to_dot(as_list(outputs)); }, "outputs"_a,
+        "The graph in Graphviz dot syntax.");
+  m.def("topological_order", [as_list](nb::handle outputs) { return symx::topological_order(as_list(outputs)); },
+        "outputs"_a);
+
+  // ---- io ----
+  m.def("save_variables", [](const std::filesystem::path& path, std::optional<std::vector<Tensor>> vars) {
+    symx::save_variables(path.string(), vars.value_or(std::vector<Tensor>{}));
+  }, "path"_a, "variables"_a = nb::none(), "Writes variables (default: all) to a safetensors file.");
+  m.def("load_variables", [](const std::filesystem::path& path, std::optional<std::vector<Tensor>> vars) {
+    symx::load_variables(path.string(), vars.value_or(std::vector<Tensor>{}));
+  }, "path"_a, "variables"_a = nb::none(), "Assigns variables (default: all) from a safetensors file; all-or-nothing.");
+}

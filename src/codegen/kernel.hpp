@@ -1,0 +1,63 @@
+// The kernel IR: how a program is cut into steps, and what each fused kernel computes.
+//
+// A kernel computes one materialized node (its root) at every index of the root's shape by
+// evaluating the tree of inlined elementwise, view and reduction nodes below it, reading
+// materialized nodes (its loads) from buffers. The IR names graph nodes, not C++: the emitter
+// (emit_cpp.cpp) is the only place that spells C++.
+#pragma once
+
+#include <string>
+#include <unordered_set>
+#include <vector>
+
+#include "symx/tensor.hpp"
+
+namespace symx::codegen {
+
+// How a node is executed once the program is cut into steps.
+enum class Role {
+  leaf,      // placeholder, variable or constant: a buffer that exists before the call
+  alias,     // reshape of a materialized node: the same buffer seen with another shape
+  inlined,   // computed inside the kernel of its only consumer
+  kernel,    // the root of a generated kernel
+  library,   // a library call (BLAS matrix product)
+  fallback,  // the op's reference evaluation (ops that have no kernel yet)
+};
+
+struct Kernel {
+  std::string name;                          // C symbol, "k<id>"
+  Tensor root;                               // the node written
+  std::vector<Tensor> loads;                 // materialized nodes read, in argument order
+  std::unordered_set<const Node*> inlined;   // nodes computed inside
+  bool in_place = false;                     // the output buffer is also a load (an update)
+};
+
+// One step of a program, in execution order.
+struct Step {
+  Role role;
+  Tensor node;
+  int kernel = -1;  // index into FusionPlan::kernels for Role::kernel
+};
+
+struct FusionPlan {
+  std::vector<Step> steps;        // materialized non-leaf nodes, inputs first
+  std::vector<Kernel> kernels;
+  std::vector<Tensor> leaves;     // placeholders, variables and constants read
+};
+
+// True for ops that kernels can compute inline: elementwise ops, broadcasting, transposes,
+// slices and reductions.
+bool fusible(OpKind op);
+bool is_reduction(OpKind op);
+
+// Cuts the program computing `roots` into steps and kernels (see DESIGN.md, passes: fusion).
+FusionPlan plan_fusion(const std::vector<Tensor>& roots);
+
+// C++ source for all kernels of a plan, prelude included. Each kernel is
+// `extern "C" void <name>(char* const* buffers)` with one pointer per load, then the output.
+std::string emit_source(const FusionPlan& plan);
+
+// The text of the prelude header (src/codegen/kernel_prelude.hpp), embedded at build time.
+const char* kernel_prelude_source();
+
+}  // namespace symx::codegen

@@ -1,0 +1,382 @@
+#include "runtime/program.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <sstream>
+#include <unordered_map>
+
+#include <cblas.h>
+
+#include "codegen/compiler.hpp"
+#include "codegen/kernel.hpp"
+#include "ops/op_table.hpp"
+#include "passes/passes.hpp"
+#include "symx/function.hpp"
+
+namespace symx::runtime {
+namespace {
+
+using codegen::Role;
+
+struct Buffer {
+  enum class Kind { input, variable, constant, temp, output, alias } kind = Kind::temp;
+  int index = 0;                          // input / output position, or the aliased buffer
+  std::shared_ptr<VariableState> state;   // variable
+  Array value;                            // constant
+  std::size_t offset = 0, bytes = 0;      // temp: place in the arena
+};
+
+struct ExecStep {
+  Role role = Role::fallback;
+  Tensor node;
+  void (*kernel)(char* const*) = nullptr;
+  std::vector<int> args;        // buffers: loads then output (kernel); inputs then output (others)
+  std::vector<char*> pointers;  // resolved per call, preallocated
+};
+
+struct Copy { int from, to_output = -1; std::shared_ptr<VariableState> to_variable; std::size_t bytes; };
+
+std::size_t round_up(std::size_t n) { return (n + 63) / 64 * 64; }
+
+// Whether every path from the kernel's root to `var` keeps the element index unchanged (only
+// same-shape elementwise ops), so that writing the root's element i into var's element i after
+// reading var's element i is safe.
+bool reads_in_lockstep(const codegen::Kernel& k, const Tensor& var) {
+  std::vector<Tensor> stack{k.root};
+  while (!stack.empty()) {
+    Tensor n = stack.back();
+    stack.pop_back();
+    if (n == var) continue;
+    if (!(n == k.root) && !k.inlined.count(&n.node())) continue;
+    bool elementwise = codegen::fusible(n.op()) && !codegen::is_reduction(n.op()) && n.op() != OpKind::Transpose &&
+                       n.op() != OpKind::Slice && n.op() != OpKind::BroadcastTo;
+    for (const Tensor& in : n.node().inputs) {
+      bool reaches = in == var || k.inlined.count(&in.node());
+      if (!reaches) continue;
+      if (!elementwise || in.shape() != n.shape()) {
+        // A broadcast, transpose, slice or reduction between the root and var: not lockstep if var is below.
+        for (const Tensor& t : topological_order({in}))
+          if (t == var) return false;
+      }
+      stack.push_back(in);
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+struct Program::Impl {
+  std::vector<Tensor> inputs, outputs;
+  std::vector<Tensor> roots;  // optimized outputs then update values
+  std::vector<std::shared_ptr<VariableState>> update_targets;
+  codegen::FusionPlan plan;
+  std::shared_ptr<codegen::Library> library;
+  std::vector<Buffer> buffers;
+  std::unordered_map<const Node*, int> buffer_of;
+  std::vector<ExecStep> steps;
+  std::vector<Copy> staging, finals;  // staging: before any update is written; finals: after
+  std::vector<char*> base;            // resolved buffer addresses, per call
+  std::unique_ptr<char, void (*)(void*)> arena{nullptr, std::free};
+  std::size_t arena_bytes = 0;
+
+  int add_buffer(Buffer b) {
+    buffers.push_back(std::move(b));
+    return static_cast<int>(buffers.size()) - 1;
+  }
+  int root_buffer(int b) const {
+    while (buffers[static_cast<std::size_t>(b)].kind == Buffer::Kind::alias) b = buffers[static_cast<std::size_t>(b)].index;
+    return b;
+  }
+
+  void assign_leaves() {
+    for (const Tensor& leaf : plan.leaves) {
+      Buffer b;
+      if (leaf.op() == OpKind::Placeholder) {
+        b.kind = Buffer::Kind::input;
+        b.index = static_cast<int>(std::find(inputs.begin(), inputs.end(), leaf) - inputs.begin());
+      } else if (leaf.op() == OpKind::Variable) {
+        b.kind = Buffer::Kind::variable;
+        b.state = leaf.node().variable;
+      } else {
+        b.kind = Buffer::Kind::constant;
+        b.value = std::get<ConstantAttr>(leaf.node().attr).value;
+      }
+      buffer_of[&leaf.node()] = add_buffer(std::move(b));
+    }
+  }
+
+  // Update targets computed by a kernel whose only readers of the old value run no later than
+  // that kernel, in lockstep, are written in place.
+  std::unordered_map<const Node*, std::shared_ptr<VariableState>> choose_in_place(std::size_t n_outputs) {
+    std::unordered_map<const Node*, std::shared_ptr<VariableState>> chosen;
+    std::unordered_map<const Node*, std::size_t> step_of;
+    for (std::size_t i = 0; i < plan.steps.size(); ++i) step_of[&plan.steps[i].node.node()] = i;
+    for (std::size_t u = 0; u < update_targets.size(); ++u) {
+      const Tensor& value = roots[n_outputs + u];
+      auto it = step_of.find(&value.node());
+      if (it == step_of.end() || plan.steps[it->second].role != Role::kernel || chosen.count(&value.node())) continue;
+      // The variable node read by the program, if any.
+      Tensor var;
+      for (const Tensor& leaf : plan.leaves)
+        if (leaf.op() == OpKind::Variable && leaf.node().variable == update_targets[u]) var = leaf;
+      bool safe = std::count(roots.begin(), roots.end(), value) == 1;
+      for (const Tensor& r : roots) safe = safe && !(r == var);
+      if (safe && var.defined()) {
+        for (std::size_t s = 0; s < plan.steps.size() && safe; ++s) {
+          const Tensor& n = plan.steps[s].node;
+          bool reads = false;
+          if (plan.steps[s].role == Role::kernel) {
+            const auto& loads = plan.kernels[static_cast<std::size_t>(plan.steps[s].kernel)].loads;
+            reads = std::find(loads.begin(), loads.end(), var) != loads.end();
+          } else {
+            for (const Tensor& in : n.node().inputs) reads = reads || in == var;
+          }
+          if (!reads) continue;
+          if (s > it->second) safe = false;
+          if (s == it->second) safe = reads_in_lockstep(plan.kernels[static_cast<std::size_t>(plan.steps[s].kernel)], var);
+        }
+      }
+      if (!safe) continue;
+      chosen[&value.node()] = update_targets[u];
+      plan.kernels[static_cast<std::size_t>(plan.steps[it->second].kernel)].in_place = true;
+    }
+    return chosen;
+  }
+
+  void assign_steps(std::size_t n_outputs) {
+    auto in_place = choose_in_place(n_outputs);
+    for (const codegen::Step& s : plan.steps) {
+      Buffer b;
+      if (s.role == Role::alias) {
+        b.kind = Buffer::Kind::alias;
+        b.index = buffer_of.at(&s.node.node().inputs[0].node());
+      } else if (auto ip = in_place.find(&s.node.node()); ip != in_place.end()) {
+        b.kind = Buffer::Kind::variable;
+        b.state = ip->second;
+      } else {
+        auto out = std::find(roots.begin(), roots.begin() + static_cast<std::ptrdiff_t>(n_outputs), s.node);
+        bool direct = out != roots.begin() + static_cast<std::ptrdiff_t>(n_outputs);
+        b.kind = direct ? Buffer::Kind::output : Buffer::Kind::temp;
+        b.index = static_cast<int>(out - roots.begin());
+        b.bytes = round_up(static_cast<std::size_t>(s.node.size()) * itemsize(s.node.dtype()));
+      }
+      buffer_of[&s.node.node()] = add_buffer(std::move(b));
+    }
+  }
+
+  void plan_arena(std::size_t n_outputs) {
+    // Last step that reads each temp (through aliases); roots copied at the end live to the end.
+    std::vector<std::size_t> last_use(buffers.size(), 0);
+    auto use = [&](int b, std::size_t when) {
+      int r = root_buffer(b);
+      last_use[static_cast<std::size_t>(r)] = std::max(last_use[static_cast<std::size_t>(r)], when);
+    };
+    for (std::size_t s = 0; s < steps.size(); ++s)
+      for (int b : steps[s].args) use(b, s);
+    for (const Tensor& r : roots) use(buffer_of.at(&r.node()), steps.size());
+    (void)n_outputs;
+    struct Block { std::size_t offset, bytes; };
+    std::vector<Block> free_blocks;
+    std::vector<std::vector<int>> release(steps.size() + 1);
+    for (std::size_t s = 0; s < steps.size(); ++s) {
+      int out = steps[s].args.back();
+      Buffer& b = buffers[static_cast<std::size_t>(out)];
+      if (b.kind == Buffer::Kind::temp) {
+        auto best = free_blocks.end();
+        for (auto it = free_blocks.begin(); it != free_blocks.end(); ++it)
+          if (it->bytes >= b.bytes && (best == free_blocks.end() || it->bytes < best->bytes)) best = it;
+        if (best != free_blocks.end()) {
+          b.offset = best->offset;
+          free_blocks.erase(best);
+        } else {
+          b.offset = arena_bytes;
+          arena_bytes += b.bytes;
+        }
+        release[std::max(last_use[static_cast<std::size_t>(out)], s)].push_back(out);
+      }
+      for (int r : release[s]) free_blocks.push_back({buffers[static_cast<std::size_t>(r)].offset, buffers[static_cast<std::size_t>(r)].bytes});
+    }
+    if (arena_bytes) arena.reset(static_cast<char*>(std::aligned_alloc(64, arena_bytes)));
+  }
+
+  void build_steps() {
+    for (const codegen::Step& s : plan.steps) {
+      if (s.role == Role::alias) continue;
+      ExecStep e;
+      e.role = s.role;
+      e.node = s.node;
+      if (s.role == Role::kernel) {
+        const auto& k = plan.kernels[static_cast<std::size_t>(s.kernel)];
+        for (const Tensor& l : k.loads) e.args.push_back(buffer_of.at(&l.node()));
+        e.kernel = reinterpret_cast<void (*)(char* const*)>(library->symbol(k.name));
+      } else {
+        for (const Tensor& in : s.node.node().inputs) e.args.push_back(buffer_of.at(&in.node()));
+      }
+      e.args.push_back(buffer_of.at(&s.node.node()));
+      e.pointers.resize(e.args.size());
+      steps.push_back(std::move(e));
+    }
+  }
+
+  void build_copies(std::size_t n_outputs) {
+    for (std::size_t k = 0; k < n_outputs; ++k) {
+      int b = buffer_of.at(&roots[k].node());
+      const Buffer& buf = buffers[static_cast<std::size_t>(b)];
+      if (buf.kind == Buffer::Kind::output && buf.index == static_cast<int>(k)) continue;
+      finals.push_back({b, static_cast<int>(k), nullptr, roots[k].node().type.dtype == DType::b8 ? static_cast<std::size_t>(roots[k].size()) : static_cast<std::size_t>(roots[k].size()) * itemsize(roots[k].dtype())});
+    }
+    for (std::size_t u = 0; u < update_targets.size(); ++u) {
+      const Tensor& value = roots[n_outputs + u];
+      int b = buffer_of.at(&value.node());
+      const Buffer& buf = buffers[static_cast<std::size_t>(root_buffer(b))];
+      std::size_t bytes = static_cast<std::size_t>(value.size()) * itemsize(value.dtype());
+      if (buf.kind == Buffer::Kind::variable && buf.state == update_targets[u]) continue;  // in place, or x <- x
+      if (buf.kind == Buffer::Kind::variable || buf.kind == Buffer::Kind::input || buf.kind == Buffer::Kind::output) {
+        // Stage values that live in another variable (or are shared with an output) so that
+        // swaps like {a: b, b: a} read the old values.
+        Buffer stage;
+        stage.kind = Buffer::Kind::temp;
+        stage.bytes = round_up(bytes);
+        stage.offset = arena_bytes;
+        arena_bytes += stage.bytes;
+        int s = add_buffer(std::move(stage));
+        staging.push_back({b, -1, nullptr, bytes});
+        staging.back().to_output = s;  // staged into buffer s
+        b = s;
+      }
+      finals.push_back({b, -1, update_targets[u], bytes});
+    }
+  }
+
+  void resolve(const std::vector<Array>& in, std::vector<Array>& out) {
+    base.resize(buffers.size());
+    for (std::size_t i = 0; i < buffers.size(); ++i) {
+      Buffer& b = buffers[i];
+      switch (b.kind) {
+        case Buffer::Kind::input: base[i] = static_cast<char*>(const_cast<void*>(in[static_cast<std::size_t>(b.index)].raw_data())); break;
+        case Buffer::Kind::variable: base[i] = static_cast<char*>(b.state->value.raw_data()); break;
+        case Buffer::Kind::constant: base[i] = static_cast<char*>(b.value.raw_data()); break;
+        case Buffer::Kind::temp: base[i] = arena.get() + b.offset; break;
+        case Buffer::Kind::output: base[i] = static_cast<char*>(out[static_cast<std::size_t>(b.index)].raw_data()); break;
+        case Buffer::Kind::alias: base[i] = nullptr; break;
+      }
+    }
+    for (std::size_t i = 0; i < buffers.size(); ++i)
+      if (buffers[i].kind == Buffer::Kind::alias) base[i] = base[static_cast<std::size_t>(root_buffer(static_cast<int>(i)))];
+  }
+};
+
+namespace {
+
+void run_matmul(const Tensor& node, char* const* p) {
+  const Tensor& a = node.node().inputs[0];
+  const Tensor& b = node.node().inputs[1];
+  const Shape& sa = a.shape();
+  const Shape& sb = b.shape();
+  const Shape& so = node.shape();
+  std::int64_t m = sa[sa.size() - 2], k = sa.back(), n = sb.back();
+  std::int64_t batch = num_elements(so) / (m * n);
+  Shape batch_shape(so.begin(), so.end() - 2);
+  Shape ba(sa.begin(), sa.end() - 2), bb(sb.begin(), sb.end() - 2);
+  auto stride_a = ops::broadcast_strides(ba, batch_shape), stride_b = ops::broadcast_strides(bb, batch_shape);
+  auto own = ops::contiguous_strides(batch_shape);
+  for (std::int64_t i = 0; i < batch; ++i) {
+    std::int64_t ia = 0, ib = 0;
+    for (std::size_t d = 0; d < batch_shape.size(); ++d) {
+      std::int64_t idx = (i / own[d]) % batch_shape[d];
+      ia += idx * stride_a[d];
+      ib += idx * stride_b[d];
+    }
+    if (node.dtype() == DType::f32) {
+      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), 1.f,
+                  reinterpret_cast<const float*>(p[0]) + ia * m * k, static_cast<int>(k),
+                  reinterpret_cast<const float*>(p[1]) + ib * k * n, static_cast<int>(n), 0.f,
+                  reinterpret_cast<float*>(p[2]) + i * m * n, static_cast<int>(n));
+    } else {
+      cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), 1.0,
+                  reinterpret_cast<const double*>(p[0]) + ia * m * k, static_cast<int>(k),
+                  reinterpret_cast<const double*>(p[1]) + ib * k * n, static_cast<int>(n), 0.0,
+                  reinterpret_cast<double*>(p[2]) + i * m * n, static_cast<int>(n));
+    }
+  }
+}
+
+void run_fallback(const Tensor& node, char* const* p) {
+  std::vector<Array> in;
+  const auto& inputs = node.node().inputs;
+  for (std::size_t i = 0; i < inputs.size(); ++i)
+    in.push_back(Array::wrap(p[i], inputs[i].shape(), inputs[i].dtype(), nullptr));
+  Array out = ops::op_def(node.op()).evaluate({node.node(), in});
+  std::memcpy(p[inputs.size()], out.raw_data(), out.nbytes());
+}
+
+}  // namespace
+
+Program::Program(const std::vector<Tensor>& inputs, const std::vector<Tensor>& outputs, const Updates& updates)
+    : impl_(std::make_unique<Impl>()) {
+  Impl& p = *impl_;
+  p.inputs = inputs;
+  std::vector<Tensor> roots = outputs;
+  for (const auto& [var, value] : updates) {
+    roots.push_back(value);
+    p.update_targets.push_back(var.node().variable);
+  }
+  p.roots = passes::optimize(roots);
+  p.outputs.assign(p.roots.begin(), p.roots.begin() + static_cast<std::ptrdiff_t>(outputs.size()));
+  p.plan = codegen::plan_fusion(p.roots);
+  p.assign_leaves();
+  p.assign_steps(outputs.size());
+  if (!p.plan.kernels.empty()) p.library = codegen::compile_and_load(codegen::emit_source(p.plan));
+  p.build_steps();
+  p.build_copies(outputs.size());
+  p.plan_arena(outputs.size());
+  p.base.resize(p.buffers.size());
+}
+
+Program::~Program() = default;
+
+void Program::run(const std::vector<Array>& inputs, std::vector<Array>& outputs) {
+  Impl& p = *impl_;
+  p.resolve(inputs, outputs);
+  for (ExecStep& s : p.steps) {
+    for (std::size_t i = 0; i < s.args.size(); ++i) s.pointers[i] = p.base[static_cast<std::size_t>(s.args[i])];
+    switch (s.role) {
+      case Role::kernel: s.kernel(s.pointers.data()); break;
+      case Role::library: run_matmul(s.node, s.pointers.data()); break;
+      default: run_fallback(s.node, s.pointers.data()); break;
+    }
+  }
+  for (const Copy& c : p.staging) std::memcpy(p.base[static_cast<std::size_t>(c.to_output)], p.base[static_cast<std::size_t>(c.from)], c.bytes);
+  for (const Copy& c : p.finals) {
+    char* to = c.to_variable ? static_cast<char*>(c.to_variable->value.raw_data()) : static_cast<char*>(outputs[static_cast<std::size_t>(c.to_output)].raw_data());
+    std::memcpy(to, p.base[static_cast<std::size_t>(c.from)], c.bytes);
+  }
+}
+
+std::string Program::describe() const {
+  const Impl& p = *impl_;
+  std::ostringstream os;
+  os << "optimized graph:\n" << debugprint(p.roots) << "kernels:\n";
+  for (const codegen::Step& s : p.plan.steps) {
+    os << "  " << op_name(s.node.op()) << "#" << s.node.id() << ": ";
+    switch (s.role) {
+      case Role::kernel: {
+        const auto& k = p.plan.kernels[static_cast<std::size_t>(s.kernel)];
+        os << "kernel " << k.name << (k.in_place ? " (in place)" : "") << " holds";
+        for (const Tensor& t : topological_order({k.root}))
+          if (k.inlined.count(&t.node()) || t == k.root) os << " " << op_name(t.op()) << "#" << t.id();
+        os << "; reads";
+        for (const Tensor& l : k.loads) os << " " << op_name(l.op()) << "#" << l.id();
+        break;
+      }
+      case Role::library: os << "library call (BLAS gemm)"; break;
+      case Role::alias: os << "alias of its input"; break;
+      default: os << "reference evaluation"; break;
+    }
+    os << "\n";
+  }
+  return os.str();
+}
+
+}  // namespace symx::runtime

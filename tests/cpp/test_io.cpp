@@ -1,0 +1,312 @@
+// Saving and loading: variables in safetensors files, arrays in .npy files.
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <map>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "test_util.hpp"
+
+namespace symx {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::expect_error;
+
+// A fresh folder under the system temp directory, removed at the end of the test.
+class IOTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    reset_default_graph();
+    std::random_device rd;
+    dir_ = fs::temp_directory_path() / ("symx_io_test_" + std::to_string(rd()) + "_" + std::to_string(rd()));
+    fs::create_directories(dir_);
+  }
+  void TearDown() override {
+    std::error_code ec;
+    fs::remove_all(dir_, ec);
+  }
+  std::string path(const std::string& name) const { return (dir_ / name).string(); }
+  std::vector<std::string> files() const {
+    std::vector<std::string> out;
+    for (const auto& e : fs::directory_iterator(dir_)) out.push_back(e.path().filename().string());
+    return out;
+  }
+  fs::path dir_;
+};
+
+std::string read_bytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+void write_bytes(const std::string& path, const std::string& bytes) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+}
+
+// A few variables of every dtype and several shapes, two of them in a scope.
+std::vector<Tensor> make_variables() {
+  std::vector<Tensor> vars;
+  {
+    Scope s("layer1");
+    vars.push_back(variable(testing::random_array({3, 4}, -1, 1, 1, DType::f32), "w"));
+    vars.push_back(variable(testing::random_array({4}, -1, 1, 2, DType::f64), "b"));
+  }
+  vars.push_back(variable(Array::from_vector<std::int32_t>({1, -2, 3, 2147483647}, {2, 2}), "counts"));
+  vars.push_back(variable(Array::scalar<std::int64_t>(-(std::int64_t{1} << 40)), "step", false));
+  vars.push_back(variable(Array::from_vector<std::uint8_t>({0, 7, 255}, {3}), "bytes"));
+  vars.push_back(variable(Array::from_vector<bool>({true, false, true, true, false, false}, {2, 1, 3}), "mask"));
+  vars.push_back(variable(Array::zeros({0, 5}), "empty"));
+  return vars;
+}
+
+std::vector<Array> values_of(const std::vector<Tensor>& vars) {
+  std::vector<Array> out;
+  for (const auto& v : vars) out.push_back(v.value().copy());
+  return out;
+}
+
+// Sets every variable to a different value of its own shape and dtype.
+void scramble(const std::vector<Tensor>& vars) {
+  for (const auto& v : vars) {
+    Array a(v.shape(), v.dtype());
+    for (std::int64_t i = 0; i < a.size(); ++i) a.set_flat(i, v.dtype() == DType::b8 ? (i % 2 == 0) : 42 + static_cast<double>(i));
+    v.assign(a);
+  }
+}
+
+void expect_values(const std::vector<Tensor>& vars, const std::vector<Array>& expected) {
+  ASSERT_EQ(vars.size(), expected.size());
+  for (std::size_t i = 0; i < vars.size(); ++i)
+    EXPECT_TRUE(vars[i].value().equals(expected[i])) << vars[i].name() << ": " << vars[i].value() << " vs " << expected[i];
+}
+
+TEST_F(IOTest, RoundTripOfAllDtypesAndScopedNames) {
+  auto vars = make_variables();
+  EXPECT_EQ(vars[0].name(), "layer1/w");
+  auto saved = values_of(vars);
+  save_variables(path("model.safetensors"));
+  scramble(vars);
+  for (std::size_t i = 0; i < vars.size(); ++i) {
+    if (vars[i].size() > 0) {
+      EXPECT_FALSE(vars[i].value().equals(saved[i])) << vars[i].name();
+    }
+  }
+  load_variables(path("model.safetensors"));
+  expect_values(vars, saved);
+}
+
+TEST_F(IOTest, ExplicitSubsetAndExtraEntriesInTheFile) {
+  auto vars = make_variables();
+  auto saved = values_of(vars);
+  save_variables(path("all.safetensors"));
+  scramble(vars);
+  auto scrambled = values_of(vars);
+  // Loading only two variables from a file with more entries is fine; the others stay.
+  load_variables(path("all.safetensors"), {vars[0], vars[2]});
+  EXPECT_TRUE(vars[0].value().equals(saved[0]));
+  EXPECT_TRUE(vars[2].value().equals(saved[2]));
+  EXPECT_TRUE(vars[1].value().equals(scrambled[1]));
+  // Saving a subset writes only those.
+  save_variables(path("part.safetensors"), {vars[1]});
+  std::string bytes = read_bytes(path("part.safetensors"));
+  std::uint64_t n = 0;
+  std::memcpy(&n, bytes.data(), 8);
+  auto header = nlohmann::json::parse(bytes.substr(8, n));
+  EXPECT_TRUE(header.contains("layer1/b"));
+  EXPECT_FALSE(header.contains("layer1/w"));
+}
+
+TEST_F(IOTest, FileIsValidSafetensors) {
+  auto vars = make_variables();
+  save_variables(path("model.safetensors"));
+  std::string bytes = read_bytes(path("model.safetensors"));
+  ASSERT_GE(bytes.size(), 8u);
+  std::uint64_t n = 0;
+  for (int i = 7; i >= 0; --i) n = (n << 8) | static_cast<unsigned char>(bytes[static_cast<std::size_t>(i)]);
+  ASSERT_LE(8 + n, bytes.size());
+  nlohmann::json header = nlohmann::json::parse(bytes.substr(8, n));
+  ASSERT_TRUE(header.is_object());
+  EXPECT_EQ(header["__metadata__"]["format"], "symx");
+  EXPECT_EQ(header.size(), vars.size() + 1);
+  std::size_t data_start = 8 + n, data_size = bytes.size() - data_start;
+  std::map<std::string, std::string> names = {{"float32", "F32"}, {"float64", "F64"}, {"int32", "I32"},
+                                              {"int64", "I64"}, {"uint8", "U8"}, {"bool", "BOOL"}};
+  // Offsets are in range, of the right length, and tile the data section without gaps.
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> ranges;
+  for (const auto& v : vars) {
+    SCOPED_TRACE(v.name());
+    ASSERT_TRUE(header.contains(v.name()));
+    const auto& e = header[v.name()];
+    EXPECT_EQ(e["dtype"], names.at(std::string(dtype_name(v.dtype()))));
+    EXPECT_EQ(e["shape"].get<Shape>(), v.shape());
+    auto begin = e["data_offsets"][0].get<std::uint64_t>(), end = e["data_offsets"][1].get<std::uint64_t>();
+    EXPECT_LE(begin, end);
+    EXPECT_LE(end, data_size);
+    EXPECT_EQ(end - begin, v.value().nbytes());
+    ranges.emplace_back(begin, end);
+    // The data is the raw little-endian values.
+    if (v.dtype() != DType::b8) {
+      EXPECT_EQ(std::memcmp(bytes.data() + data_start + begin, v.value().raw_data(), v.value().nbytes()), 0);
+    } else {
+      for (std::int64_t i = 0; i < v.size(); ++i)
+        EXPECT_EQ(bytes[data_start + begin + static_cast<std::size_t>(i)], v.value().data<bool>()[i] ? 1 : 0);
+    }
+  }
+  std::sort(ranges.begin(), ranges.end());
+  std::uint64_t covered = 0;
+  for (const auto& [b, e] : ranges) {
+    EXPECT_EQ(b, covered);
+    covered = e;
+  }
+  EXPECT_EQ(covered, data_size);
+}
+
+TEST_F(IOTest, NoTemporaryFileIsLeftAndSaveOverwrites) {
+  auto w = variable(Array({1.f, 2.f}), "w");
+  save_variables(path("m.safetensors"));
+  w.assign(Array({3.f, 4.f}));
+  save_variables(path("m.safetensors"));
+  EXPECT_EQ(files(), std::vector<std::string>{"m.safetensors"});
+  w.assign(Array({0.f, 0.f}));
+  load_variables(path("m.safetensors"));
+  EXPECT_TRUE(w.value().equals(Array({3.f, 4.f})));
+}
+
+TEST_F(IOTest, SaveIntoMissingFolderFailsAndWritesNothing) {
+  variable(Array({1.f}), "w");
+  std::string target = (dir_ / "no_such_folder" / "m.safetensors").string();
+  expect_error<IOError>([&] { save_variables(target); }, {"save_variables", target, "folder"});
+  EXPECT_FALSE(fs::exists(dir_ / "no_such_folder"));
+  EXPECT_TRUE(files().empty());
+}
+
+TEST_F(IOTest, TruncatedFileChangesNothing) {
+  auto vars = make_variables();
+  save_variables(path("m.safetensors"));
+  std::string bytes = read_bytes(path("m.safetensors"));
+  scramble(vars);
+  auto before = values_of(vars);
+  // Cut inside the data section, inside the header, and inside the length field.
+  for (std::size_t keep : {bytes.size() - 3, std::size_t{20}, std::size_t{5}, std::size_t{0}}) {
+    SCOPED_TRACE("kept " + std::to_string(keep) + " bytes");
+    write_bytes(path("cut.safetensors"), bytes.substr(0, keep));
+    expect_error<IOError>([&] { load_variables(path("cut.safetensors")); }, {"load_variables", path("cut.safetensors"), "truncated"});
+    expect_values(vars, before);
+  }
+}
+
+TEST_F(IOTest, BadJsonHeaderIsAnIOError) {
+  auto w = variable(Array({1.f}), "w");
+  std::string header = "{\"w\": {\"dtype\": \"F32\", ";
+  std::string bytes(8, '\0');
+  bytes[0] = static_cast<char>(header.size());
+  write_bytes(path("bad.safetensors"), bytes + header);
+  expect_error<IOError>([&] { load_variables(path("bad.safetensors")); }, {"load_variables", "bad.safetensors", "JSON"});
+  expect_error<IOError>([&] { load_variables(path("missing.safetensors")); }, {"load_variables", "missing.safetensors", "cannot open"});
+  EXPECT_TRUE(w.value().equals(Array({1.f})));
+}
+
+TEST_F(IOTest, ShapeOrDtypeMismatchChangesNothing) {
+  {
+    Scope s("layer1");
+    variable(Array::zeros({2, 3}), "w");
+    variable(Array::zeros({3}), "b");
+  }
+  save_variables(path("m.safetensors"));
+  reset_default_graph();
+  Tensor w, b;
+  {
+    Scope s("layer1");
+    w = variable(Array::ones({3, 2}), "w");         // wrong shape
+    b = variable(Array::ones({3}, DType::f64), "b");  // wrong dtype
+  }
+  Tensor c = variable(Array::ones({3}), "c");       // not in the file
+  try {
+    load_variables(path("m.safetensors"));
+    ADD_FAILURE() << "expected IOError";
+  } catch (const IOError& e) {
+    std::string m = e.what();
+    // Every problem is reported at once, with the file, the variable, expected and found.
+    for (const char* part : {"m.safetensors", "layer1/w", "(3, 2) float32", "(2, 3) float32", "layer1/b", "float64",
+                             "'c'", "missing", "3 problems", "no variable was changed"})
+      EXPECT_NE(m.find(part), std::string::npos) << "missing '" << part << "' in: " << m;
+  }
+  EXPECT_TRUE(w.value().equals(Array::ones({3, 2})));
+  EXPECT_TRUE(b.value().equals(Array::ones({3}, DType::f64)));
+  EXPECT_TRUE(c.value().equals(Array::ones({3})));
+}
+
+TEST_F(IOTest, MissingNameIsAnIOError) {
+  auto a = variable(Array({1.f, 2.f}), "a");
+  save_variables(path("m.safetensors"));
+  auto extra = variable(Array({5.f}), "extra");
+  a.assign(Array({9.f, 9.f}));
+  expect_error<IOError>([&] { load_variables(path("m.safetensors")); }, {"m.safetensors", "'extra'", "missing"});
+  EXPECT_TRUE(a.value().equals(Array({9.f, 9.f})));  // nothing assigned, not even the match
+  // Listing only the variables in the file works.
+  load_variables(path("m.safetensors"), {a});
+  EXPECT_TRUE(a.value().equals(Array({1.f, 2.f})));
+}
+
+TEST_F(IOTest, OffsetsOutOfRangeAreReported) {
+  auto w = variable(Array({1.f, 2.f}), "w");
+  std::string header = R"({"w": {"dtype": "F32", "shape": [2], "data_offsets": [4, 8]}})";
+  std::string bytes(8, '\0');
+  bytes[0] = static_cast<char>(header.size());
+  write_bytes(path("bad.safetensors"), bytes + header + std::string(8, '\0'));
+  expect_error<IOError>([&] { load_variables(path("bad.safetensors")); }, {"'w'", "data_offsets [4, 8]", "8 bytes"});
+  EXPECT_TRUE(w.value().equals(Array({1.f, 2.f})));
+}
+
+TEST_F(IOTest, NonVariablesAreRejected) {
+  auto x = placeholder({2});
+  expect_error<ValueError>([&] { save_variables(path("m.safetensors"), {x}); }, {"save_variables", "not a variable"});
+  EXPECT_TRUE(files().empty());
+}
+
+TEST_F(IOTest, NpyRoundTripForEachDtype) {
+  std::vector<Array> arrays = {
+      testing::random_array({2, 3}, -5, 5, 1, DType::f32),
+      testing::random_array({4, 1, 2}, -5, 5, 2, DType::f64),
+      Array::from_vector<std::int32_t>({-1, 0, 2147483647}, {3}),
+      Array::from_vector<std::int64_t>({-(std::int64_t{1} << 50), 7}, {2, 1}),
+      Array::from_vector<std::uint8_t>({0, 128, 255, 1}, {2, 2}),
+      Array::from_vector<bool>({true, false, true}, {3}),
+      Array::scalar<double>(3.25),
+      Array::zeros({0, 3}, DType::i32),
+  };
+  for (std::size_t i = 0; i < arrays.size(); ++i) {
+    SCOPED_TRACE(arrays[i].repr());
+    std::string p = path("a" + std::to_string(i) + ".npy");
+    arrays[i].save_npy(p);
+    Array back = Array::load_npy(p);
+    EXPECT_EQ(back.dtype(), arrays[i].dtype());
+    EXPECT_EQ(back.shape(), arrays[i].shape());
+    EXPECT_TRUE(back.equals(arrays[i]));
+  }
+}
+
+TEST_F(IOTest, NpyTruncatedAndMissingFilesFail) {
+  Array a = testing::random_array({10, 10}, -1, 1, 3, DType::f64);
+  a.save_npy(path("a.npy"));
+  std::string bytes = read_bytes(path("a.npy"));
+  write_bytes(path("cut.npy"), bytes.substr(0, bytes.size() - 16));
+  expect_error<IOError>([&] { Array::load_npy(path("cut.npy")); }, {"load_npy", "cut.npy", "truncated"});
+  write_bytes(path("cut_header.npy"), bytes.substr(0, 30));
+  expect_error<IOError>([&] { Array::load_npy(path("cut_header.npy")); }, {"load_npy", "truncated"});
+  write_bytes(path("junk.npy"), "not an npy file at all");
+  expect_error<IOError>([&] { Array::load_npy(path("junk.npy")); }, {"load_npy", "junk.npy"});
+  expect_error<IOError>([&] { Array::load_npy(path("none.npy")); }, {"load_npy", "none.npy"});
+}
+
+}  // namespace
+}  // namespace symx

@@ -1,0 +1,36 @@
+"""Runs examples/mvn_pdf.py and examples/sgd.py as scripts against the symx package this test
+process imports (its directory goes first on the child's PYTHONPATH)."""
+import os
+import subprocess
+import sys
+
+import pytest
+
+import symx
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+PACKAGE_PARENT = os.path.dirname(os.path.dirname(os.path.abspath(symx.__file__)))
+
+
+def run_example(name):
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in [PACKAGE_PARENT, env.get("PYTHONPATH", "")] if p)
+    return subprocess.run([sys.executable, os.path.join(ROOT, "examples", name)], env=env, capture_output=True,
+                          text=True, timeout=300)
+
+
+@pytest.mark.parametrize("name", ["mvn_pdf.py", "sgd.py"])
+def test_example_exits_zero(name):
+    result = run_example(name)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_mvn_pdf_prints_the_grid():
+    out = run_example("mvn_pdf.py").stdout
+    lines = [line for line in out.splitlines() if line.strip()]
+    assert len(lines) == 5 and "0.16" in lines[2] and lines[1].count("0.01") == 1 and lines[2].count("0.01") == 2
+
+
+def test_sgd_prints_ten_costs():
+    out = run_example("sgd.py").stdout.split()
+    assert len(out) == 10 and abs(float(out[0]) - 0.008471076) < 1e-8
