@@ -91,6 +91,9 @@ class Array {
   static Array load_npy(const std::string& path);
   void save_npy(const std::string& path) const;
 
+  // How many array buffers this process has allocated (for tests of allocation-free calls).
+  static std::int64_t allocation_count();
+
   // True when shape, dtype and every element are equal (NaNs compare unequal).
   bool equals(const Array& other) const;
 

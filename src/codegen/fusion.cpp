@@ -43,11 +43,11 @@ bool fusible(OpKind op) {
 
 namespace {
 
-Role role_of_unfusible(OpKind op) {
-  switch (op) {
+Role role_of_unfusible(const Tensor& t) {
+  if (t.op() == OpKind::Matmul) return is_floating(t.dtype()) ? Role::library : Role::fallback;
+  switch (t.op()) {
     case OpKind::Placeholder: case OpKind::Variable: case OpKind::Constant: return Role::leaf;
     case OpKind::Reshape: return Role::alias;
-    case OpKind::Matmul: return Role::library;
     default: return Role::fallback;
   }
 }
@@ -77,7 +77,7 @@ FusionPlan plan_fusion(const std::vector<Tensor>& roots) {
   std::unordered_map<const Node*, Role> role;
   for (auto it = order.rbegin(); it != order.rend(); ++it) {  // consumers before producers
     const Tensor& t = *it;
-    if (!fusible(t.op())) { role[&t.node()] = role_of_unfusible(t.op()); continue; }
+    if (!fusible(t.op())) { role[&t.node()] = role_of_unfusible(t); continue; }
     const Tensor* consumer = uses[&t.node()] == 1 ? &only_consumer[&t.node()] : nullptr;
     bool inlined = consumer && role[&consumer->node()] != Role::alias && inline_into(t, *consumer);
     role[&t.node()] = inlined ? Role::inlined : Role::kernel;
@@ -91,7 +91,7 @@ FusionPlan plan_fusion(const std::vector<Tensor>& roots) {
     Step step{r, t};
     if (r == Role::kernel) {
       Kernel k;
-      k.name = "k" + std::to_string(t.id());
+      k.name = "k" + std::to_string(plan.kernels.size());
       k.root = t;
       // Walk the inlined tree; materialized nodes become loads (each once, in first-use order).
       std::vector<Tensor> stack{t};

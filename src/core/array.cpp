@@ -1,6 +1,7 @@
 #include "symx/array.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -14,10 +15,12 @@ namespace symx {
 namespace {
 
 constexpr std::size_t kAlignment = 64;
+std::atomic<std::int64_t> allocations{0};
 
 std::shared_ptr<void> allocate(std::size_t bytes) {
   std::size_t rounded = ((bytes + kAlignment - 1) / kAlignment) * kAlignment;
   if (rounded == 0) rounded = kAlignment;
+  ++allocations;
   void* p = std::aligned_alloc(kAlignment, rounded);
   if (!p) throw std::bad_alloc();
   std::memset(p, 0, rounded);
@@ -200,6 +203,8 @@ std::vector<double> Array::to_vector() const {
   for (std::int64_t i = 0; i < size(); ++i) v[static_cast<std::size_t>(i)] = get_flat(i);
   return v;
 }
+
+std::int64_t Array::allocation_count() { return allocations.load(); }
 
 bool Array::equals(const Array& other) const {
   if (shape_ != other.shape_ || dtype_ != other.dtype_) return false;

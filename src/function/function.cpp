@@ -42,6 +42,7 @@ struct Function::Impl {
   std::vector<Tensor> random_states;
   Backend backend = Backend::compiled;
   std::string where;
+  std::string context;  // "function (made at file:line)", for error messages
   // The compiled program, built on the first call (shapes are static, so one signature).
   std::unique_ptr<runtime::Program> program;
   std::int64_t compiles = 0;
@@ -118,12 +119,13 @@ Function function(const std::vector<Tensor>& inputs, const std::vector<Tensor>& 
   impl->random_states = runtime::random_states(roots);
   impl->backend = options.backend ? *options.backend : default_backend();
   impl->where = ops::where_string(loc);
+  impl->context = "function" + (impl->where.empty() ? std::string() : " (made at " + impl->where + ")");
   return Function(std::move(impl));
 }
 
 std::vector<Array> Function::operator()(const std::vector<Array>& inputs) const {
   const Impl& f = *impl_;
-  std::string context = "function" + (f.where.empty() ? std::string() : " (made at " + f.where + ")");
+  const std::string& context = f.context;
   if (inputs.size() != f.inputs.size()) {
     std::string names;
     for (const auto& p : f.inputs) names += (names.empty() ? "" : ", ") + p.label();
@@ -157,7 +159,7 @@ std::vector<Array> Function::operator()(const std::vector<Array>& inputs) const 
 
 void Function::call_into(const std::vector<Array>& inputs, std::vector<Array>& outputs) const {
   Impl& f = *impl_;
-  std::string context = "function" + (f.where.empty() ? std::string() : " (made at " + f.where + ")");
+  const std::string& context = f.context;
   if (inputs.size() != f.inputs.size() || outputs.size() != f.outputs.size())
     throw ValueError(context + ": call_into got " + std::to_string(inputs.size()) + " inputs and " + std::to_string(outputs.size()) +
                      " outputs but the function has " + std::to_string(f.inputs.size()) + " and " + std::to_string(f.outputs.size()) +

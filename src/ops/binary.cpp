@@ -42,6 +42,7 @@ template <class T> T mod_value(T a, T b) {
     if (b == 0) return std::numeric_limits<T>::quiet_NaN();
     T r = std::fmod(a, b);
     if (r != 0 && ((r < 0) != (b < 0))) r += b;
+    if (r == 0) r = std::copysign(T(0), b);  // NumPy: a zero remainder takes the divisor's sign
     return r;
   } else if constexpr (std::is_same_v<T, bool>) {
     return false;

@@ -26,13 +26,22 @@ struct Buffer {
   std::size_t offset = 0, bytes = 0;      // temp: place in the arena
 };
 
+// A batched matrix product as BLAS calls: offsets of each batch element's operands, precomputed.
+struct MatmulPlan {
+  int m = 0, n = 0, k = 0;
+  std::vector<std::int64_t> offset_a, offset_b;
+};
+
 struct ExecStep {
   Role role = Role::fallback;
   Tensor node;
   void (*kernel)(char* const*) = nullptr;
   std::vector<int> args;        // buffers: loads then output (kernel); inputs then output (others)
   std::vector<char*> pointers;  // resolved per call, preallocated
+  MatmulPlan matmul;            // library steps
 };
+
+MatmulPlan plan_matmul(const Tensor& node);
 
 struct Copy { int from, to_output = -1; std::shared_ptr<VariableState> to_variable; std::size_t bytes; };
 
@@ -212,6 +221,7 @@ struct Program::Impl {
         e.kernel = reinterpret_cast<void (*)(char* const*)>(library->symbol(k.name));
       } else {
         for (const Tensor& in : s.node.node().inputs) e.args.push_back(buffer_of.at(&in.node()));
+        if (s.role == Role::library) e.matmul = plan_matmul(s.node);
       }
       e.args.push_back(buffer_of.at(&s.node.node()));
       e.pointers.resize(e.args.size());
@@ -269,36 +279,43 @@ struct Program::Impl {
 
 namespace {
 
-void run_matmul(const Tensor& node, char* const* p) {
-  const Tensor& a = node.node().inputs[0];
-  const Tensor& b = node.node().inputs[1];
-  const Shape& sa = a.shape();
-  const Shape& sb = b.shape();
+MatmulPlan plan_matmul(const Tensor& node) {
+  const Shape& sa = node.node().inputs[0].shape();
+  const Shape& sb = node.node().inputs[1].shape();
   const Shape& so = node.shape();
-  std::int64_t m = sa[sa.size() - 2], k = sa.back(), n = sb.back();
-  std::int64_t batch = num_elements(so) / (m * n);
+  MatmulPlan plan;
+  plan.m = static_cast<int>(sa[sa.size() - 2]);
+  plan.k = static_cast<int>(sa.back());
+  plan.n = static_cast<int>(sb.back());
   Shape batch_shape(so.begin(), so.end() - 2);
-  Shape ba(sa.begin(), sa.end() - 2), bb(sb.begin(), sb.end() - 2);
-  auto stride_a = ops::broadcast_strides(ba, batch_shape), stride_b = ops::broadcast_strides(bb, batch_shape);
+  auto stride_a = ops::broadcast_strides(Shape(sa.begin(), sa.end() - 2), batch_shape);
+  auto stride_b = ops::broadcast_strides(Shape(sb.begin(), sb.end() - 2), batch_shape);
   auto own = ops::contiguous_strides(batch_shape);
-  for (std::int64_t i = 0; i < batch; ++i) {
+  for (std::int64_t i = 0; i < num_elements(batch_shape); ++i) {
     std::int64_t ia = 0, ib = 0;
     for (std::size_t d = 0; d < batch_shape.size(); ++d) {
       std::int64_t idx = (i / own[d]) % batch_shape[d];
       ia += idx * stride_a[d];
       ib += idx * stride_b[d];
     }
-    if (node.dtype() == DType::f32) {
-      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), 1.f,
-                  reinterpret_cast<const float*>(p[0]) + ia * m * k, static_cast<int>(k),
-                  reinterpret_cast<const float*>(p[1]) + ib * k * n, static_cast<int>(n), 0.f,
-                  reinterpret_cast<float*>(p[2]) + i * m * n, static_cast<int>(n));
-    } else {
-      cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), 1.0,
-                  reinterpret_cast<const double*>(p[0]) + ia * m * k, static_cast<int>(k),
-                  reinterpret_cast<const double*>(p[1]) + ib * k * n, static_cast<int>(n), 0.0,
-                  reinterpret_cast<double*>(p[2]) + i * m * n, static_cast<int>(n));
-    }
+    plan.offset_a.push_back(ia * plan.m * plan.k);
+    plan.offset_b.push_back(ib * plan.k * plan.n);
+  }
+  return plan;
+}
+
+template <class T> void run_matmul(const MatmulPlan& mp, char* const* p) {
+  const T* a = reinterpret_cast<const T*>(p[0]);
+  const T* b = reinterpret_cast<const T*>(p[1]);
+  T* c = reinterpret_cast<T*>(p[2]);
+  for (std::size_t i = 0; i < mp.offset_a.size(); ++i) {
+    T* out = c + static_cast<std::int64_t>(i) * mp.m * mp.n;
+    if constexpr (std::is_same_v<T, float>)
+      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, mp.m, mp.n, mp.k, 1.f, a + mp.offset_a[i], mp.k,
+                  b + mp.offset_b[i], mp.n, 0.f, out, mp.n);
+    else
+      cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, mp.m, mp.n, mp.k, 1.0, a + mp.offset_a[i], mp.k,
+                  b + mp.offset_b[i], mp.n, 0.0, out, mp.n);
   }
 }
 
@@ -343,7 +360,10 @@ void Program::run(const std::vector<Array>& inputs, std::vector<Array>& outputs)
     for (std::size_t i = 0; i < s.args.size(); ++i) s.pointers[i] = p.base[static_cast<std::size_t>(s.args[i])];
     switch (s.role) {
       case Role::kernel: s.kernel(s.pointers.data()); break;
-      case Role::library: run_matmul(s.node, s.pointers.data()); break;
+      case Role::library:
+        if (s.node.dtype() == DType::f32) run_matmul<float>(s.matmul, s.pointers.data());
+        else run_matmul<double>(s.matmul, s.pointers.data());
+        break;
       default: run_fallback(s.node, s.pointers.data()); break;
     }
   }

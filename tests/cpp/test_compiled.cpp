@@ -1,0 +1,165 @@
+// The compiled backend against the reference evaluator: hand-picked programs, properties of the
+// compiled function (one compile per signature, in-place updates, no allocation in steady state),
+// and differential testing on random graphs.
+#include <atomic>
+#include <cstdlib>
+#include <new>
+#include <random>
+
+#include "codegen/compiler.hpp"
+#include "passes/passes.hpp"
+#include "test_util.hpp"
+
+namespace sx = symx;
+using sx::testing::expect_close;
+
+namespace {
+
+// Runs the same function on both backends (from the same variable values) and compares.
+void expect_backends_agree(const std::vector<sx::Tensor>& inputs, const std::vector<sx::Tensor>& outputs,
+                           const std::vector<sx::Array>& values, double rtol = 1e-5, double atol = 1e-6) {
+  auto compiled = sx::function(inputs, outputs, {}, {sx::Backend::compiled});
+  auto reference = sx::function(inputs, outputs, {}, {sx::Backend::reference});
+  auto c = compiled(values);
+  auto r = reference(values);
+  for (std::size_t k = 0; k < outputs.size(); ++k) {
+    SCOPED_TRACE("output " + std::to_string(k));
+    EXPECT_EQ(c[k].dtype(), r[k].dtype());
+    expect_close(c[k], r[k], rtol, atol);
+  }
+}
+
+}  // namespace
+
+TEST(Compiled, ElementwiseChainWithBroadcasting) {
+  sx::reset_default_graph();
+  auto x = sx::placeholder({7, 33}, sx::f32, "x");
+  auto a = sx::placeholder({33}, sx::f32, "a");
+  auto b = sx::placeholder({7, 1}, sx::f32, "b");
+  auto y = sx::tanh(x * a + b) * sx::sigmoid(x) + sx::exp(-x * x);
+  expect_backends_agree({x, a, b}, {y, sx::sum(y, 1), sx::max(y, 0, true), sx::mean(y)},
+                        {sx::testing::random_array({7, 33}, -3, 3, 1, sx::f32), sx::testing::random_array({33}, -1, 1, 2, sx::f32),
+                         sx::testing::random_array({7, 1}, -1, 1, 3, sx::f32)});
+}
+
+TEST(Compiled, ViewsReductionsAndMatmul) {
+  sx::reset_default_graph();
+  auto x = sx::placeholder({4, 6}, sx::f64, "x");
+  auto w = sx::placeholder({6, 5}, sx::f64, "w");
+  auto h = sx::nn::relu(sx::matmul(x, w));
+  auto t = sx::transpose(h);
+  auto s = sx::slice(t, {sx::Index::range(1, 5, 2), sx::Index::range({}, {}, -1)});
+  expect_backends_agree({x, w}, {h, t * 2, s, sx::nn::log_softmax(h), sx::logsumexp(h, 0), sx::reshape(h, {20}) + 1},
+                        {sx::testing::random_array({4, 6}, -1, 1, 4), sx::testing::random_array({6, 5}, -1, 1, 5)}, 1e-12, 1e-12);
+}
+
+TEST(Compiled, IntegersBoolsAndFallbackOps) {
+  sx::reset_default_graph();
+  auto i = sx::placeholder({3, 4}, sx::i32, "i");
+  auto f = sx::placeholder({3, 4}, sx::f32, "f");
+  auto ints = sx::mod(i * 3 - 7, 4) + sx::maximum(i, 2);
+  auto mask = sx::logical_and(i > 1, f < 0.5f);
+  expect_backends_agree({i, f}, {ints, mask, sx::where(mask, f, -f), sx::sum(i), sx::argmax(f, 1), sx::cumsum(f, 0), sx::cast(f * 10, sx::i64)},
+                        {sx::Array::from_vector<std::int32_t>({0, 1, 2, 3, 4, 5, -6, -7, 8, 9, 10, 11}, {3, 4}),
+                         sx::testing::random_array({3, 4}, -2, 2, 6, sx::f32)});
+}
+
+TEST(Compiled, UpdatesSwapAndInPlace) {
+  sx::reset_default_graph();
+  auto a = sx::variable(sx::Array({1.f, 2.f}), "a");
+  auto b = sx::variable(sx::Array({3.f, 4.f}), "b");
+  auto swap = sx::function({}, {a * 1}, {{a, b}, {b, a}}, {sx::Backend::compiled});
+  expect_close(swap({})[0], {1, 2});
+  expect_close(a.value(), {3, 4});
+  expect_close(b.value(), {1, 2});
+
+  auto w = sx::variable(sx::testing::random_array({64}, -1, 1, 8, sx::f32), "w");
+  sx::Array before = w.value().copy();
+  const void* storage = w.value().raw_data();
+  auto x = sx::placeholder({64}, sx::f32, "x");
+  auto loss = sx::sum(sx::square(w - x));
+  auto step = sx::function({x}, {loss}, {{w, w - 0.1f * sx::grad(loss, {w})[0]}}, {sx::Backend::compiled});
+  sx::Array xv = sx::Array::zeros({64});
+  step({xv});
+  EXPECT_NE(step.describe().find("(in place)"), std::string::npos) << step.describe();
+  EXPECT_EQ(w.value().raw_data(), storage);  // written in place
+  std::vector<double> expected;
+  for (double v : before.to_vector()) expected.push_back(v - 0.1 * 2 * v);
+  expect_close(w.value(), expected, 1e-6);
+}
+
+TEST(Compiled, CompilesOncePerSignatureAndUsesTheDiskCache) {
+  sx::reset_default_graph();
+  auto x = sx::placeholder({5}, sx::f32, "x");
+  auto f = sx::function({x}, {sx::exp(x) * 2 + 1}, {}, {sx::Backend::compiled});
+  sx::Array xv = sx::Array::ones({5});
+  f({xv});
+  f({xv});
+  f({xv});
+  EXPECT_EQ(f.compile_count(), 1);
+  // A second function with the same graph loads the kernels it already built.
+  auto before = sx::codegen::compiler_stats();
+  auto g = sx::function({x}, {sx::exp(x) * 2 + 1}, {}, {sx::Backend::compiled});
+  g({xv});
+  auto after = sx::codegen::compiler_stats();
+  EXPECT_EQ(after.compiles, before.compiles);
+  expect_close(g({xv})[0], std::vector<double>(5, 2 * std::exp(1.0) + 1), 1e-6);
+}
+
+TEST(Compiled, DescribeShowsRewritesAndKernels) {
+  sx::reset_default_graph();
+  auto x = sx::placeholder({8}, sx::f32, "x");
+  auto y = sx::log(1 + sx::exp(x)) * 1 + 0;
+  auto f = sx::function({x}, {y}, {}, {sx::Backend::compiled});
+  std::string text = f.describe();
+  EXPECT_NE(text.find("log1p"), std::string::npos) << text;      // log(1 + e) -> log1p(e)
+  EXPECT_EQ(text.find("multiply"), std::string::npos) << text;   // x * 1 -> x
+  EXPECT_NE(text.find("kernel k"), std::string::npos) << text;
+  EXPECT_NE(text.find("holds exp#"), std::string::npos) << text;  // exp and log1p in one kernel
+}
+
+// ---- no heap allocation in a steady-state call ----
+
+namespace {
+std::atomic<long> g_news{0};
+std::atomic<bool> g_counting{false};
+}  // namespace
+
+// Replacing the global operator new counts every allocation made through it; the replacement
+// pairs malloc with free, which GCC cannot see through.
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
+void* operator new(std::size_t n) {
+  if (g_counting) ++g_news;
+  if (void* p = std::malloc(n ? n : 1)) return p;
+  throw std::bad_alloc();
+}
+void operator delete(void* p) noexcept { std::free(p); }
+void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+
+TEST(Compiled, SteadyStateCallDoesNotAllocate) {
+  sx::reset_default_graph();
+  auto x = sx::placeholder({32, 16}, sx::f32, "x");
+  auto y = sx::placeholder({32, 4}, sx::f32, "y");
+  auto w = sx::variable(sx::testing::random_array({16, 4}, -0.1, 0.1, 9, sx::f32), "w");
+  auto b = sx::variable(sx::Array::zeros({4}), "b");
+  auto loss = sx::mean(sx::square(sx::tanh(sx::matmul(x, w) + b) - y));
+  auto grads = sx::grad(loss, {w, b});
+  auto step = sx::function({x, y}, {loss}, {{w, w - 0.1f * grads[0]}, {b, b - 0.1f * grads[1]}}, {sx::Backend::compiled});
+  std::vector<sx::Array> inputs{sx::testing::random_array({32, 16}, -1, 1, 10, sx::f32), sx::testing::random_array({32, 4}, -1, 1, 11, sx::f32)};
+  std::vector<sx::Array> outputs{sx::Array::zeros({})};
+  step.call_into(inputs, outputs);  // compiles and plans buffers
+  step.call_into(inputs, outputs);
+  g_news = 0;
+  std::int64_t arrays_before = sx::Array::allocation_count();
+  g_counting = true;
+  for (int i = 0; i < 10; ++i) step.call_into(inputs, outputs);
+  g_counting = false;
+  EXPECT_EQ(g_news.load(), 0) << "operator new calls in 10 steady-state calls";
+  EXPECT_EQ(sx::Array::allocation_count() - arrays_before, 0) << "Array buffers allocated in 10 steady-state calls";
+  // The counters do count: a call through operator() allocates its result arrays.
+  g_counting = true;
+  step(inputs);
+  g_counting = false;
+  EXPECT_GT(g_news.load(), 0);
+  EXPECT_GT(sx::Array::allocation_count() - arrays_before, 0);
+}
