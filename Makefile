@@ -12,7 +12,7 @@ deps:
 	@PYTHON=$(PYTHON) tools/install_deps.sh
 
 build: deps
-	cmake -S . -B $(BUILD) $(GENERATOR) -DCMAKE_BUILD_TYPE=Release -DPython_EXECUTABLE=$$(command -v $(PYTHON))
+	cmake -S . -B $(BUILD) $(GENERATOR) -DCMAKE_BUILD_TYPE=Release -DSYMX_PYTHON=ON -DSYMX_TESTS=ON -DPython_EXECUTABLE=$$(command -v $(PYTHON))
 	cmake --build $(BUILD) -j $(JOBS)
 
 # The C++ tests again under AddressSanitizer + UndefinedBehaviorSanitizer (no Python module).
