@@ -251,25 +251,33 @@ Tensor permutation(std::int64_t n, Loc loc = Loc::current());
 }  // namespace random
 
 // ---- operators ----
-Tensor operator-(const Tensor& x);
-Tensor operator+(const Tensor& a, const Tensor& b);
-Tensor operator-(const Tensor& a, const Tensor& b);
-Tensor operator*(const Tensor& a, const Tensor& b);
-Tensor operator/(const Tensor& a, const Tensor& b);
-Tensor operator%(const Tensor& a, const Tensor& b);
-Tensor operator<(const Tensor& a, const Tensor& b);
-Tensor operator<=(const Tensor& a, const Tensor& b);
-Tensor operator>(const Tensor& a, const Tensor& b);
-Tensor operator>=(const Tensor& a, const Tensor& b);
-Tensor operator&&(const Tensor& a, const Tensor& b);
-Tensor operator||(const Tensor& a, const Tensor& b);
-Tensor operator!(const Tensor& x);
+// The left operand of an operator together with the caller's source location: an operator cannot
+// take a defaulted location parameter, but the converting constructor's default argument is
+// evaluated where the operator is used, so shape errors in `a + b` name the user's line.
+struct At {
+  const Tensor& tensor;
+  Loc loc;
+  At(const Tensor& t, Loc loc = Loc::current()) : tensor(t), loc(loc) {}  // NOLINT: implicit by design
+};
+Tensor operator-(At x);
+Tensor operator!(At x);
+Tensor operator+(At a, const Tensor& b);
+Tensor operator-(At a, const Tensor& b);
+Tensor operator*(At a, const Tensor& b);
+Tensor operator/(At a, const Tensor& b);
+Tensor operator%(At a, const Tensor& b);
+Tensor operator<(At a, const Tensor& b);
+Tensor operator<=(At a, const Tensor& b);
+Tensor operator>(At a, const Tensor& b);
+Tensor operator>=(At a, const Tensor& b);
+Tensor operator&&(At a, const Tensor& b);
+Tensor operator||(At a, const Tensor& b);
 // Operators with a plain number on either side (the number is weak, as in NumPy).
 #define SYMX_SCALAR_OPERATOR(op, fn)                                          \
   template <class T> requires std::is_arithmetic_v<T>                         \
-  Tensor operator op(const Tensor& a, T b) { return fn(a, b); }               \
+  Tensor operator op(At a, T b) { return fn(a.tensor, b, a.loc); }            \
   template <class T> requires std::is_arithmetic_v<T>                         \
-  Tensor operator op(T a, const Tensor& b) { return fn(a, b); }
+  Tensor operator op(T a, At b) { return fn(a, b.tensor, b.loc); }
 SYMX_SCALAR_OPERATOR(+, add)
 SYMX_SCALAR_OPERATOR(-, subtract)
 SYMX_SCALAR_OPERATOR(*, multiply)

@@ -253,16 +253,16 @@ Tensor clip(const Tensor& x, const Operand& lo, const Operand& hi, Loc loc) {
   return minimum(maximum(x, lo, loc), hi, loc);
 }
 
-Tensor operator+(const Tensor& a, const Tensor& b) { return add(a, b); }
-Tensor operator-(const Tensor& a, const Tensor& b) { return subtract(a, b); }
-Tensor operator*(const Tensor& a, const Tensor& b) { return multiply(a, b); }
-Tensor operator/(const Tensor& a, const Tensor& b) { return divide(a, b); }
-Tensor operator%(const Tensor& a, const Tensor& b) { return mod(a, b); }
-Tensor operator<(const Tensor& a, const Tensor& b) { return less(a, b); }
-Tensor operator<=(const Tensor& a, const Tensor& b) { return less_equal(a, b); }
-Tensor operator>(const Tensor& a, const Tensor& b) { return greater(a, b); }
-Tensor operator>=(const Tensor& a, const Tensor& b) { return greater_equal(a, b); }
-Tensor operator&&(const Tensor& a, const Tensor& b) { return logical_and(a, b); }
-Tensor operator||(const Tensor& a, const Tensor& b) { return logical_or(a, b); }
+Tensor operator+(At a, const Tensor& b) { return add(a.tensor, b, a.loc); }
+Tensor operator-(At a, const Tensor& b) { return subtract(a.tensor, b, a.loc); }
+Tensor operator*(At a, const Tensor& b) { return multiply(a.tensor, b, a.loc); }
+Tensor operator/(At a, const Tensor& b) { return divide(a.tensor, b, a.loc); }
+Tensor operator%(At a, const Tensor& b) { return mod(a.tensor, b, a.loc); }
+Tensor operator<(At a, const Tensor& b) { return less(a.tensor, b, a.loc); }
+Tensor operator<=(At a, const Tensor& b) { return less_equal(a.tensor, b, a.loc); }
+Tensor operator>(At a, const Tensor& b) { return greater(a.tensor, b, a.loc); }
+Tensor operator>=(At a, const Tensor& b) { return greater_equal(a.tensor, b, a.loc); }
+Tensor operator&&(At a, const Tensor& b) { return logical_and(a.tensor, b, a.loc); }
+Tensor operator||(At a, const Tensor& b) { return logical_or(a.tensor, b, a.loc); }
 
 }  // namespace symx

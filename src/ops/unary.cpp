@@ -209,7 +209,7 @@ Tensor cast(const Tensor& x, DType dtype, Loc loc) {
 Tensor astype(const Tensor& x, DType dtype, Loc loc) { return cast(x, dtype, loc); }
 Tensor stop_gradient(const Tensor& x, Loc loc) { return unary(OpKind::StopGradient, x, loc); }
 
-Tensor operator-(const Tensor& x) { return negative(x); }
-Tensor operator!(const Tensor& x) { return logical_not(x); }
+Tensor operator-(At x) { return negative(x.tensor, x.loc); }
+Tensor operator!(At x) { return logical_not(x.tensor, x.loc); }
 
 }  // namespace symx

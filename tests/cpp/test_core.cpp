@@ -133,4 +133,10 @@ TEST(CoreErrors, BroadcastErrorNamesOpOperandsLineAndFix) {
                                {"add: shapes (3, 4) and (5,) cannot be broadcast", "'a' (3, 4) float32",
                                 "'b' (5,) float32", "test_core.cpp:" + std::to_string(line), "Make the sizes equal"});
   expect_error<sx::DTypeError>([&] { sx::negative(sx::placeholder({2}, sx::bool_)); }, {"negative", "bool", "Cast"});
+  // Operators capture the line of the expression too.
+  int op_line = __LINE__ + 1;
+  expect_error<sx::ShapeError>([&] { return a * b; }, {"multiply: shapes (3, 4) and (5,)", "test_core.cpp:" + std::to_string(op_line)});
+  int scalar_line = __LINE__ + 1;
+  expect_error<sx::DTypeError>([&] { return -sx::placeholder({2}, sx::bool_); },
+                               {"test_core.cpp:" + std::to_string(scalar_line)});
 }
