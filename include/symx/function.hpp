@@ -43,6 +43,12 @@ class Function {
   std::shared_ptr<Impl> impl_;
 };
 
+// Threads used by compiled functions: generated kernels and library calls share one OpenMP
+// pool. The default is SYMX_NUM_THREADS when set, else OpenMP's default (all cores). Results do
+// not depend on the thread count beyond floating-point reassociation in reductions.
+void set_num_threads(int threads);
+int num_threads();
+
 // Builds a callable. `inputs` must be placeholders; every placeholder the outputs and updates
 // depend on must be among them. Each update pairs a variable with a new value of the same shape
 // (the dtype is cast when it differs safely, else rejected).

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+
+#include <omp.h>
 #include <sstream>
 #include <unordered_map>
 #include <unordered_set>
@@ -49,6 +51,22 @@ struct Function::Impl {
 };
 
 namespace {
+
+// Applies SYMX_NUM_THREADS once, before the first compiled call.
+void apply_thread_setting() {
+  static const bool applied = [] {
+    const char* env = std::getenv("SYMX_NUM_THREADS");
+    if (env && *env) {
+      char* end = nullptr;
+      long n = std::strtol(env, &end, 10);
+      if (*end != '\0' || n < 1)
+        throw ValueError(std::string("function: SYMX_NUM_THREADS is '") + env + "'. Set it to a positive integer, or unset it.");
+      omp_set_num_threads(static_cast<int>(n));
+    }
+    return true;
+  }();
+  (void)applied;
+}
 
 Backend default_backend() {
   const char* env = std::getenv("SYMX_BACKEND");
@@ -176,6 +194,7 @@ void Function::call_into(const std::vector<Array>& inputs, std::vector<Array>& o
     return;
   }
   if (!f.program) {
+    apply_thread_setting();
     Updates updates = f.updates;
     for (const Tensor& state : f.random_states) updates.emplace_back(state, state + 1);
     f.program = std::make_unique<runtime::Program>(f.inputs, f.outputs, updates);
@@ -183,6 +202,14 @@ void Function::call_into(const std::vector<Array>& inputs, std::vector<Array>& o
   }
   f.program->run(inputs, outputs);
 }
+
+void set_num_threads(int threads) {
+  if (threads < 1)
+    throw ValueError("set_num_threads: " + std::to_string(threads) + " threads requested. Pass 1 or more.");
+  omp_set_num_threads(threads);
+}
+
+int num_threads() { return omp_get_max_threads(); }
 
 std::int64_t Function::compile_count() const { return impl_->compiles; }
 

@@ -163,3 +163,21 @@ TEST(Compiled, SteadyStateCallDoesNotAllocate) {
   EXPECT_GT(g_news.load(), 0);
   EXPECT_GT(sx::Array::allocation_count() - arrays_before, 0);
 }
+
+TEST(Compiled, ResultsDoNotDependOnTheThreadCount) {
+  sx::reset_default_graph();
+  auto x = sx::placeholder({256, 300}, sx::f32, "x");
+  auto y = sx::nn::softmax(sx::tanh(x) * 3) + sx::sum(sx::exp(-x * x), 0) * 1e-3;
+  auto total = sx::sum(y);
+  auto f = sx::function({x}, {y, total}, {}, {sx::Backend::compiled});
+  sx::Array xv = sx::testing::random_array({256, 300}, -2, 2, 12, sx::f32);
+  int saved = sx::num_threads();
+  sx::set_num_threads(1);
+  auto one = f({xv});
+  sx::set_num_threads(2);
+  auto two = f({xv});
+  sx::set_num_threads(saved);
+  expect_close(two[0], one[0], 1e-6, 1e-7);
+  expect_close(two[1], one[1], 1e-5);
+  EXPECT_THROW(sx::set_num_threads(0), sx::ValueError);
+}
