@@ -21,6 +21,8 @@
 #include <optional>
 #include <source_location>
 #include <string>
+#include <unordered_map>
+#include <unordered_set>
 #include <utility>
 #include <variant>
 #include <vector>
@@ -199,7 +201,8 @@ class Graph {
 
  private:
   std::vector<std::string> scopes_;
-  std::vector<std::string> names_;
+  std::unordered_set<std::string> names_;
+  std::unordered_map<std::string, std::int64_t> next_suffix_;
   std::vector<Tensor> variables_, placeholders_;
   Tensor random_state_;
   std::uint64_t seed_ = 0, random_ops_ = 0, next_id_ = 1;

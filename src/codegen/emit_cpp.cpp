@@ -238,7 +238,10 @@ class KernelEmitter {
     const Tensor& x = node.inputs[0];
     const auto& attr = std::get<ReduceAttr>(node.attr);
     std::string acc = "acc" + std::to_string(next_var_++);
-    std::string T = ctype(n.dtype());
+    // float32 sums and products accumulate in double, as the reference evaluator does: long
+    // float32 sums would otherwise lose digits.
+    bool wide = n.dtype() == DType::f32 && (node.op == OpKind::Sum || node.op == OpKind::Prod);
+    std::string T = wide ? "double" : ctype(n.dtype());
     std::string init = node.op == OpKind::Sum ? "0" : node.op == OpKind::Prod ? "1"
                        : node.op == OpKind::Max ? "symx_kernel::lowest<" + T + ">()" : "symx_kernel::highest<" + T + ">()";
     line(T + " " + acc + " = " + (node.op == OpKind::Sum || node.op == OpKind::Prod ? "static_cast<" + T + ">(" + init + ")" : init) + ";");
@@ -254,6 +257,10 @@ class KernelEmitter {
       }
       std::string r = "r" + std::to_string(next_var_++);
       in_vars[d] = r;
+      // The innermost reduced loop of a sum or product vectorizes once reassociation is allowed.
+      bool innermost = static_cast<int>(d) == attr.axes.back();
+      if (innermost && node.op == OpKind::Sum) line("#pragma omp simd reduction(+ : " + acc + ")");
+      if (innermost && node.op == OpKind::Prod) line("#pragma omp simd reduction(* : " + acc + ")");
       line("for (std::int64_t " + r + " = 0; " + r + " < " + std::to_string(x.shape()[d]) + "; ++" + r + ") {");
       indent_ += 2;
       ++opened;
@@ -272,7 +279,7 @@ class KernelEmitter {
       indent_ -= 2;
       line("}");
     }
-    return acc;
+    return wide ? "static_cast<float>(" + acc + ")" : acc;
   }
 };
 

@@ -56,9 +56,10 @@ std::string Graph::current_scope() const {
 std::string Graph::unique_name(const std::string& name) {
   std::string base = current_scope() + name;
   std::string candidate = base;
-  for (int i = 1; std::find(names_.begin(), names_.end(), candidate) != names_.end(); ++i)
-    candidate = base + "_" + std::to_string(i);
-  names_.push_back(candidate);
+  // Resume numbering where the last clash on this base stopped, so naming stays O(1) per node.
+  std::int64_t& next = next_suffix_[base];
+  while (names_.count(candidate)) candidate = base + "_" + std::to_string(++next);
+  names_.insert(candidate);
   return candidate;
 }
 

@@ -597,6 +597,16 @@ Tensor log_softmax(const Tensor& x, int axis, Loc loc) {
   return subtract(s, log(sum(exp(s, loc), axis, true, loc), loc), loc);
 }
 
+Tensor softmax_cross_entropy(const Tensor& logits, const Tensor& labels, int axis, Loc loc) {
+  if (logits.shape() != labels.shape())
+    ops::raise("softmax_cross_entropy", {logits, labels},
+               {ops::TypeProblem::Kind::shape, "logits and labels have different shapes",
+                "Give labels the logits' shape, e.g. one_hot(classes, num_classes)."}, loc);
+  Tensor x = as_float(logits, loc);
+  Tensor y = cast(labels, x.dtype(), loc);
+  return subtract(logsumexp(x, axis, false, loc), sum(multiply(y, x, loc), axis, false, loc), loc);
+}
+
 Tensor conv1d(const Tensor& x, const Tensor& w, std::int64_t stride, const Padding& padding, std::int64_t dilation,
               std::int64_t groups, Loc loc) {
   return conv_nd("conv1d", x, w, {stride}, padding, {dilation}, groups, 1, "(N, C, W)", "(O, C/groups, K)", loc);

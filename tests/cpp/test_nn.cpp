@@ -358,3 +358,21 @@ TEST(NNPool, Errors) {
 
 }  // namespace
 }  // namespace symx
+
+namespace sx = symx;
+
+TEST(NNSoftmaxCrossEntropy, StableValuesAndGradient) {
+  sx::reset_default_graph();
+  auto x = sx::placeholder({2, 3}, sx::f64, "logits");
+  auto y = sx::placeholder({2, 3}, sx::f64, "labels");
+  sx::Array xv = sx::Array::from_vector<double>({1000, 0, -1000, 0.5, -0.25, 2}, {2, 3});
+  sx::Array yv = sx::Array::from_vector<double>({0, 1, 0, 0.2, 0.3, 0.5}, {2, 3});
+  double lse1 = 2 + std::log(std::exp(-1.5) + std::exp(-2.25) + 1);
+  symx::testing::expect_close(sx::nn::softmax_cross_entropy(x, y).eval({{x, xv}, {y, yv}}),
+                              {1000, lse1 - (0.2 * 0.5 - 0.3 * 0.25 + 0.5 * 2)}, 1e-12);
+  symx::testing::expect_gradients_match(
+      [](const std::vector<sx::Tensor>& in) { return sx::nn::softmax_cross_entropy(in[0], in[1]); },
+      {symx::testing::random_array({2, 3}, -2, 2, 5), symx::testing::random_array({2, 3}, 0, 1, 6)});
+  symx::testing::expect_error<sx::ShapeError>([&] { sx::nn::softmax_cross_entropy(x, sx::placeholder({2, 4}, sx::f64)); },
+                                              {"softmax_cross_entropy", "different shapes", "one_hot"});
+}

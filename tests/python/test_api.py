@@ -3,6 +3,8 @@ scopes and collections, save/load, zero-copy array exchange, error types and loc
 Tensor protocol (identity ==/hash, operators, indexing, repr)."""
 import inspect
 import os
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -63,6 +65,49 @@ def test_function_compiled_matches_reference():
     got = sx.function([x], [y], backend="compiled")(xv)[0]
     np.testing.assert_allclose(got, ref, rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(y.eval({x: xv}), ref, rtol=1e-6)
+
+
+# The child prints the default backend of a function without an explicit one, the backend an
+# explicit keyword gives, and one compiled call's value.
+BACKEND_PROBE = """
+import numpy as np, symx as sx
+x = sx.placeholder((3,), "float64")
+f = sx.function([x], [x * 2 + 1])
+print(f.backend, sx.function([x], [x], backend="reference").backend,
+      sx.function([x], [x], backend="compiled").backend, f(np.arange(3.0))[0].tolist())
+"""
+
+
+def run_probe(value):
+    env = dict(os.environ)
+    env.pop("SYMX_BACKEND", None)
+    if value is not None:
+        env["SYMX_BACKEND"] = value
+    package_parent = os.path.dirname(os.path.dirname(os.path.abspath(sx.__file__)))
+    env["PYTHONPATH"] = os.pathsep.join(p for p in [package_parent, env.get("PYTHONPATH", "")] if p)
+    return subprocess.run([sys.executable, "-c", BACKEND_PROBE], env=env, capture_output=True, text=True, timeout=120)
+
+
+@pytest.mark.parametrize("value, default", [(None, "compiled"), ("", "compiled"), ("reference", "reference"),
+                                            ("compiled", "compiled")])
+def test_symx_backend_env_selects_the_default(value, default):
+    result = run_probe(value)
+    assert result.returncode == 0, result.stdout + result.stderr
+    # An explicit backend= wins over the environment.
+    assert result.stdout.strip().split(None, 3) == [default, "reference", "compiled", "[1.0, 3.0, 5.0]"], result.stdout
+
+
+def test_symx_backend_env_invalid_value_is_a_clear_error():
+    result = run_probe("fast")
+    assert result.returncode != 0
+    assert "ValueError" in result.stderr and "SYMX_BACKEND is 'fast'" in result.stderr, result.stderr
+    assert "'reference' or 'compiled'" in result.stderr, result.stderr
+
+
+def test_function_backend_keyword_checks_its_value():
+    x = sx.placeholder((2,))
+    with pytest.raises(ValueError, match="backend must be 'reference', 'compiled'"):
+        sx.function([x], [x], backend="fast")
 
 
 def test_function_input_checks_name_the_placeholder():

@@ -9,7 +9,11 @@ an input generator. Each row is tested for
       give float32, mean of integers gives float32, weak Python floats with integer tensors give
       float32);
   (c) gradients against central finite differences in float64
-      (cost = sum(f(x) * r) for a fixed random r, eps = 1e-6, evaluated with Tensor.eval).
+      (cost = sum(f(x) * r) for a fixed random r, eps = 1e-6, evaluated with Tensor.eval);
+  (d) the same forward inputs and gradient graphs on sx.function's compiled backend, against the
+      reference evaluator (tight tolerance) and, forward, against NumPy as in (a) and (b). All rows
+      share one compiled function for forward and one for gradients (compiling costs ~0.5 s per
+      function), built and called once by module-scoped fixtures.
 
 test_every_primitive_is_covered walks symx._symx._op_names() and fails for a primitive that no
 row (or no test listed in PRIMITIVE_COVERAGE) exercises; test_every_public_function_has_a_row
@@ -614,6 +618,14 @@ ROW_BY_NAME = {r.name: r for r in ROWS}
 # ---- the tests ------------------------------------------------------------------------------
 
 
+@pytest.fixture(autouse=True)
+def fresh_graph():
+    # The default graph keeps every placeholder's unique name, and naming is slow in their number;
+    # tensors outlive a reset (the module-scoped fixtures below keep theirs).
+    sx.reset_default_graph()
+    yield
+
+
 def as_list(x):
     return list(x) if isinstance(x, (list, tuple)) else [x]
 
@@ -626,9 +638,23 @@ def seed_for(name):
     return zlib.crc32(name.encode())
 
 
-def build(r, args):
-    phs = [sx.placeholder(a.shape, a.dtype) for a in args]
+def build(r, args, name=""):
+    phs = [sx.placeholder(a.shape, a.dtype, name=f"{name}{i}" if name else "") for i, a in enumerate(args)]
     return phs, as_list(r.fn(*phs)), dict(zip(phs, args))
+
+
+def check_against_numpy(r, args, out, value, ref, where):
+    """(b) the inferred type is the computed type, and NumPy's (or symx's documented rule); (a) the values."""
+    assert out.shape == value.shape == ref.shape, where
+    assert out.dtype == value.dtype, where
+    assert value.dtype == expected_dtype(r, args, ref), f"{where}: {value.dtype} vs numpy {ref.dtype}"
+    if value.dtype.kind == "f":
+        rtol, atol = r.tol["float32" if value.dtype == np.float32 else "float64"]
+        if any(a.dtype == np.float32 for a in args) or ref.dtype != value.dtype:
+            rtol, atol = max(rtol, r.tol["float32"][0]), max(atol, r.tol["float32"][1])
+        np.testing.assert_allclose(value, ref.astype(value.dtype), rtol=rtol, atol=atol, err_msg=where)
+    else:
+        np.testing.assert_array_equal(value, ref, err_msg=where)
 
 
 @pytest.mark.parametrize("r", ROWS, ids=ROW_NAMES)
@@ -643,18 +669,7 @@ def test_forward(r):
             for out, ref in zip(outs, refs):
                 value = out.eval(feed)
                 where = f"{r.name} dtype={dtype} shapes={[a.shape for a in args]}"
-                # (b) the inferred type is the computed type, and NumPy's (or symx's documented rule).
-                assert out.shape == value.shape == ref.shape, where
-                assert out.dtype == value.dtype, where
-                assert value.dtype == expected_dtype(r, args, ref), f"{where}: {value.dtype} vs numpy {ref.dtype}"
-                # (a) the values.
-                if value.dtype.kind == "f":
-                    rtol, atol = r.tol["float32" if value.dtype == np.float32 else "float64"]
-                    if any(a.dtype == np.float32 for a in args) or ref.dtype != value.dtype:
-                        rtol, atol = max(rtol, r.tol["float32"][0]), max(atol, r.tol["float32"][1])
-                    np.testing.assert_allclose(value, ref.astype(value.dtype), rtol=rtol, atol=atol, err_msg=where)
-                else:
-                    np.testing.assert_array_equal(value, ref, err_msg=where)
+                check_against_numpy(r, args, out, value, ref, where)
 
 
 GRAD_ROWS = [r for r in ROWS if r.grad]
@@ -687,6 +702,196 @@ def test_gradient(r):
             else:
                 np.testing.assert_allclose(symbolic, numeric, rtol=1e-5, atol=1e-6,
                                            err_msg=f"{r.name} d/d arg{i} shapes={[a.shape for a in args]}")
+
+
+# ---- the compiled backend -------------------------------------------------------------------
+#
+# Every row again on sx.function's compiled backend (the JIT: fusion, generated kernels, BLAS and
+# fallbacks), against the reference evaluator and against NumPy. Compiling costs ~0.5 s per
+# function, so the graphs of all rows go into one function (forward) and one more (gradients),
+# each compiled and called once by a module-scoped fixture; the parametrized tests look up their
+# row's results, so that a failure names the row.
+
+# Compiled vs reference: the kernels use their own vectorized math (within 1-2 ulp), BLAS and
+# another summation order, so the tolerance is tight but not exact.
+CTOL = {"float32": (1e-5, 1e-6), "float64": (1e-10, 1e-12)}
+
+
+class Case:
+    """One row's graph on one input: placeholders, outputs and the arrays fed to them."""
+
+    def __init__(self, r, where, args, phs, outs):
+        self.row, self.where, self.args, self.phs, self.outs = r, where, args, phs, outs
+
+
+class Batch:
+    """The outputs of all cases from functions of one backend over all their graphs, called once.
+
+    When the function over a group fails to build, compile or run, the group is split in half
+    until the failing cases are isolated, and their entry holds the exception, so that a bad row
+    fails its own test only. `whole` is the exception of the function over all cases, if any (a
+    failure that only the combination of rows provokes shows there)."""
+
+    def __init__(self, cases, backend):
+        self.backend = backend
+        self.results = {}
+        self.whole = None
+        self.functions = []
+        self.run(cases, top=True)
+
+    def run(self, group, top=False):
+        try:
+            f = sx.function([p for c in group for p in c.phs], [o for c in group for o in c.outs], backend=self.backend)
+            got = f(*[a for c in group for a in c.args])
+        except Exception as e:  # noqa: BLE001 -- reported by the tests of the rows concerned
+            if top:
+                self.whole = e
+            if len(group) == 1:
+                self.results[id(group[0])] = e
+            else:
+                self.run(group[: len(group) // 2])
+                self.run(group[len(group) // 2:])
+            return
+        self.functions.append(f)
+        i = 0
+        for c in group:
+            self.results[id(c)] = got[i: i + len(c.outs)]
+            i += len(c.outs)
+
+    def values(self, case):
+        got = self.results[id(case)]
+        if isinstance(got, Exception):
+            raise AssertionError(f"{case.row.name} {case.where}: the {self.backend} backend failed: "
+                                 f"{type(got).__name__}: {got}") from got
+        return got
+
+
+def assert_compiled_matches(got, want, out, where):
+    """A compiled value against the reference evaluator's, and the inferred type."""
+    assert got.shape == out.shape == want.shape, f"{where}: shape {got.shape}, inferred {out.shape}, reference {want.shape}"
+    assert got.dtype == out.dtype == want.dtype, f"{where}: dtype {got.dtype}, inferred {out.dtype}, reference {want.dtype}"
+    if got.dtype.kind == "f":
+        rtol, atol = CTOL["float32" if got.dtype == np.float32 else "float64"]
+        np.testing.assert_allclose(got, want, rtol=rtol, atol=atol, equal_nan=True, err_msg=f"{where}: compiled vs reference")
+    else:
+        np.testing.assert_array_equal(got, want, err_msg=f"{where}: compiled vs reference")
+
+
+def forward_cases():
+    """The inputs of test_forward (same generator and seed) as graphs on fresh placeholders."""
+    cases = {}
+    for r in ROWS:
+        rng = np.random.default_rng(seed_for(r.name))
+        cases[r.name] = []
+        for dtype in r.dtypes:
+            for args in r.generate(rng, dtype):
+                phs, outs, _ = build(r, args, name=f"{r.name}#{len(cases[r.name])}#")
+                cases[r.name].append(Case(r, f"dtype={dtype} shapes={[a.shape for a in args]}", args, phs, outs))
+    return cases
+
+
+def gradient_cases():
+    """The inputs, costs and gradients of test_gradient (same seed): outputs are [cost] + grads."""
+    cases = {}
+    for r in GRAD_ROWS:
+        rng = np.random.default_rng(seed_for(r.name) + 1)
+        cases[r.name] = []
+        for args in r.generate(rng, "float64")[: r.grad_cases]:
+            phs, outs, _ = build(r, args, name=f"{r.name}#{len(cases[r.name])}#")
+            weights = [rng.standard_normal(o.shape) for o in outs]
+            cost = sx.sum(outs[0] * weights[0])
+            for o, w in zip(outs[1:], weights[1:]):
+                cost = cost + sx.sum(o * w)
+            diff = r.diff if r.diff is not None else [i for i, a in enumerate(args) if a.dtype.kind == "f"]
+            grads = sx.grad(cost, [phs[i] for i in diff])
+            case = Case(r, f"gradient shapes={[a.shape for a in args]}", args, phs, [cost] + grads)
+            case.diff = diff
+            cases[r.name].append(case)
+    return cases
+
+
+@pytest.fixture(scope="module")
+def forward_batches():
+    sx.reset_default_graph()
+    cases = forward_cases()
+    flat = [c for cs in cases.values() for c in cs]
+    return cases, Batch(flat, "compiled"), Batch(flat, "reference")
+
+
+@pytest.fixture(scope="module")
+def gradient_batches():
+    sx.reset_default_graph()
+    cases = gradient_cases()
+    flat = [c for cs in cases.values() for c in cs]
+    return cases, Batch(flat, "compiled"), Batch(flat, "reference")
+
+
+def test_compiled_batches_run_whole(forward_batches, gradient_batches):
+    """All rows together make one compiled program each for forward and gradients, compiled once."""
+    for _, compiled, reference in (forward_batches, gradient_batches):
+        for batch in (compiled, reference):
+            assert batch.whole is None, f"the {batch.backend} function over all rows failed: {batch.whole!r}"
+        assert len(compiled.functions) == 1 and compiled.functions[0].backend == "compiled"
+        assert compiled.functions[0].compile_count == 1
+
+
+@pytest.mark.parametrize("r", ROWS, ids=ROW_NAMES)
+def test_compiled_forward(r, forward_batches):
+    """The compiled backend against the reference evaluator (tight) and NumPy (as test_forward)."""
+    cases, compiled, reference = forward_batches
+    for c in cases[r.name]:
+        got, want = compiled.values(c), reference.values(c)
+        refs = [np.asarray(x) for x in as_list(r.ref(*c.args))]
+        assert len(got) == len(want) == len(refs) == len(c.outs)
+        for k, (out, g, w, ref) in enumerate(zip(c.outs, got, want, refs)):
+            where = f"{r.name} {c.where} output {k} (compiled)"
+            assert_compiled_matches(g, w, out, where)
+            check_against_numpy(r, c.args, out, g, ref, where)
+
+
+@pytest.mark.parametrize("r", GRAD_ROWS, ids=[r.name for r in GRAD_ROWS])
+def test_compiled_gradient(r, gradient_batches):
+    """Gradient graphs on the compiled backend against the reference evaluator."""
+    cases, compiled, reference = gradient_batches
+    for c in cases[r.name]:
+        got, want = compiled.values(c), reference.values(c)
+        assert_compiled_matches(got[0], want[0], c.outs[0], f"{r.name} {c.where} cost")
+        for i, out, g, w in zip(c.diff, c.outs[1:], got[1:], want[1:]):
+            where = f"{r.name} {c.where} d/d arg{i}"
+            assert g.shape == c.args[i].shape and g.dtype == c.args[i].dtype, where
+            assert_compiled_matches(g, w, out, where)
+            if r.grad == "zero":
+                np.testing.assert_array_equal(g, np.zeros_like(g), err_msg=where)
+
+
+def test_compiled_large_shapes():
+    """The rows are small; these shapes take the kernels' other loop forms: the OpenMP-parallel outer
+    loop (work > 32768) and rows split into chunks (few rows longer than 16384), with a partial last
+    chunk, strided slices, inlined reductions and outputs that are inputs or repeated."""
+    rng = np.random.default_rng(5)
+    x = sx.placeholder((3, 20000), "float32", name="x")
+    y = sx.placeholder((300, 257), "float64", name="y")
+    z = sx.placeholder((20000,), "float32", name="z")
+    b = sx.placeholder((257,), "float64", name="b")
+    elementwise = [sx.exp(x) * 2 - sx.sin(x), sx.tanh(y + b) / (1 + y * y), sx.mean(y, axis=1, keepdims=True) - y,
+                   x[:, ::-3] + 1, sx.where(y > 0, y, b), sx.nn.softmax(x), sx.max(x * x, axis=0),
+                   sx.sum(sx.transpose(y) * 2, axis=0), sx.cumsum(z), sx.argmax(y, axis=1), x, x]
+    # Long float32 sums: the kernels accumulate in float32, the reference in float64.
+    sums = [(sx.sum(x, axis=1), np.abs), (sx.sum(sx.square(z)), np.square)]
+    outs = elementwise + [s for s, _ in sums]
+    vals = [rng.standard_normal((3, 20000)).astype(np.float32), rng.standard_normal((300, 257)),
+            rng.standard_normal(20000).astype(np.float32), rng.standard_normal(257)]
+    phs = [x, y, z, b]
+    got = sx.function(phs, outs, backend="compiled")(*vals)
+    want = sx.function(phs, outs, backend="reference")(*vals)
+    for k, (out, g, w) in enumerate(zip(elementwise, got, want)):
+        assert_compiled_matches(g, w, out, f"large output {k}")
+    terms = [np.abs(vals[0]).sum(axis=1), np.square(vals[2].astype(np.float64)).sum()]
+    for k, ((out, _), g, w, t) in enumerate(zip(sums, got[len(elementwise):], want[len(elementwise):], terms)):
+        n = vals[0].shape[1] if k == 0 else vals[2].size
+        bound = np.sqrt(n) * np.finfo(np.float32).eps * t  # a random walk of float32 roundings
+        assert g.shape == w.shape == out.shape and g.dtype == w.dtype == out.dtype == np.float32
+        assert np.all(np.abs(g.astype(np.float64) - w) <= bound), f"long sum {k}: {g} vs {w}"
 
 
 # ---- coverage -------------------------------------------------------------------------------
