@@ -789,6 +789,7 @@ NB_MODULE(_symx, m) {
   nn.def("sigmoid", LOC(snn::sigmoid), "x"_a);
   nn.def("softmax", LOC(snn::softmax), "x"_a, "axis"_a = -1);
   nn.def("log_softmax", LOC(snn::log_softmax), "x"_a, "axis"_a = -1);
+  nn.def("softmax_cross_entropy", LOC(snn::softmax_cross_entropy), "logits"_a, "labels"_a, "axis"_a = -1);
   nn.def("conv1d", LOC(snn::conv1d), "x"_a, "w"_a, "stride"_a = 1, "padding"_a = "VALID", "dilation"_a = 1,
          "groups"_a = 1, "x: (N, C, W), w: (O, C/groups, K).");
   nn.def("conv2d", LOC(snn::conv2d), "x"_a, "w"_a, "strides"_a = nb::make_tuple(1, 1), "padding"_a = "VALID",

@@ -213,7 +213,8 @@ Tensor sigmoid(const Tensor& x, Loc loc = Loc::current());
 Tensor softmax(const Tensor& x, int axis = -1, Loc loc = Loc::current());
 Tensor log_softmax(const Tensor& x, int axis = -1, Loc loc = Loc::current());
 // Cross-entropy between softmax(logits) and `labels` (probabilities, e.g. one-hot, of the logits'
-// shape) along `axis`, in the stable form logsumexp(logits) - sum(labels * logits); the result
+// shape) along `axis`: -sum(labels * log_softmax(logits)), computed in the stable form
+// logsumexp(logits) * sum(labels) - sum(labels * logits); the result
 // drops `axis`. Its gradient with respect to the logits is softmax(logits) * sum(labels) - labels.
 Tensor softmax_cross_entropy(const Tensor& logits, const Tensor& labels, int axis = -1, Loc loc = Loc::current());
 // x: (N, C, W), w: (O, C/groups, K).

@@ -3,6 +3,7 @@
 #include <unordered_map>
 
 #include "codegen/kernel.hpp"
+#include "runtime/library_calls.hpp"
 #include "symx/function.hpp"
 
 namespace symx::codegen {
@@ -44,7 +45,9 @@ bool fusible(OpKind op) {
 namespace {
 
 Role role_of_unfusible(const Tensor& t) {
-  if (t.op() == OpKind::Matmul) return is_floating(t.dtype()) ? Role::library : Role::fallback;
+  // Matrix products, convolutions and pooling: the program asks for a library call and runs the
+  // reference evaluation when none applies to the node's dtype or attributes.
+  if (runtime::library_handles(t.op())) return is_floating(t.dtype()) ? Role::library : Role::fallback;
   switch (t.op()) {
     case OpKind::Placeholder: case OpKind::Variable: case OpKind::Constant: return Role::leaf;
     case OpKind::Reshape: return Role::alias;

@@ -20,7 +20,7 @@ enum class Role {
   alias,     // reshape of a materialized node: the same buffer seen with another shape
   inlined,   // computed inside the kernel of its only consumer
   kernel,    // the root of a generated kernel
-  library,   // a library call (BLAS matrix product)
+  library,   // a library call (BLAS matrix product, oneDNN convolution and pooling, max pooling loop)
   fallback,  // the op's reference evaluation (ops that have no kernel yet)
 };
 

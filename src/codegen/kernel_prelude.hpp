@@ -8,18 +8,33 @@
 // exceptions, conditionals written as ternaries GCC if-converts into blends, and bit
 // manipulation through std::bit_cast. The header is self-contained (standard headers only).
 //
-// Approach (float overloads): widen to double, do a simple range reduction and a short
-// polynomial in double (fitted near-minimax on Chebyshev nodes, relative error <= 2e-14 or
-// better for every core), then round once to float. The double result is so much more accurate
-// than a float ulp that the float result equals the correctly rounded value except in rare
-// near-halfway cases, where it is one ulp away. Overflow, underflow and subnormal float results
-// come out right by themselves because the final double -> float conversion rounds correctly.
-//  * exp / expm1 / sigmoid / tanh: k = round(x log2 e) by the 1.5*2^52 "magic number" trick
-//    (no float->int conversion instruction needed, which AVX2 lacks for 64-bit), r = x - k ln2
-//    with a two-part ln2 and fma, polynomial, 2^k built directly in the exponent bits.
-//    tanh(x) = sign(x) * em / (em + 2) with em = expm1(2|x|).
-//  * log / log1p: exponent and mantissa m in [sqrt(1/2), sqrt(2)) from the bits, then
-//    log m = 2 atanh(s), s = (m-1)/(m+1). log1p adds the Kahan correction (x - (u-1)) / u.
+// Approach (float overloads). exp, expm1, log, log1p, tanh, sigmoid and erf compute in float32
+// (16 lanes per AVX-512 vector, SLEEF / fdlibm style), with a few exactly-tracked error terms
+// where float alone would lose the last bit; the remaining functions (sqrt, rsqrt, trig, atan,
+// atan2, pow, mod) widen to double, run a short polynomial there and round once.
+//  * exp: q = round(x log2 e) by fma with the 1.5*2^23 magic number (q ends up in the low
+//    mantissa bits, no conversion instruction), x - q ln2 = r + c by Cody-Waite with a two-part
+//    ln2 (q * ln2_hi and x - q * ln2_hi exact; c is the rounding error of r, also recovered by
+//    fma), e^(r+c) = 1 + r + (r^2 P(r) + c) with SLEEF's degree-5 minimax P and the rounding error
+//    of 1 + r kept (Fast2Sum). 2^q is applied in two halves (u 2^(q>>1) 2^(q-(q>>1))) so that
+//    subnormal results are rounded once and e^89 overflows to inf; x is clamped to [-104, 89].
+//  * expm1: the same reduction; e^x - 1 = 2 (h r + (h - 1/2) + h tail) with h = 2^(q-1): h r and
+//    h - 1/2 are exact and summed exactly (Fast2Sum), so there is no cancellation error; |x| <
+//    2^-25 returns x.
+//  * sigmoid: e = e^-|x| (the exp above), result num / (1 + e) with num = 1 or e, 1 + e kept
+//    exactly as s + err and the quotient corrected with one Newton step (error ~ that of e).
+//  * tanh: |x| < 0.625: x + x^3 P(x^2) (degree-5 minimax in x^2); else 1 - 2 / (e^2|x| + 1) with
+//    e^2|x| + 1 kept exactly and a Newton-corrected quotient (the exp error is damped by <= 0.45
+//    there, so a cheaper exp without the c / Fast2Sum terms is used).
+//  * log / log1p: fdlibm / musl logf: u = 2^k m, m in [sqrt(1/2), sqrt(2)) from the bits (subnormal
+//    x pre-scaled by 2^23), f = m - 1, s = f / (2 + f), log m = f - f^2/2 + s (f^2/2 + R(s^2)),
+//    + k ln2 in two parts. log1p: u = 1 + x, its rounding error e recovered exactly (2Sum), and
+//    e / u added as a correction.
+//  * erf: |x| < 1: x + x Q(x^2) (Q ~ erf(x)/x - 1, degree-6 minimax); 1 <= |x|: 1 - e^(-x^2) G(|x|)
+//    with x^2 = hi + lo exact (fma), e^-(hi+lo) = e^-hi (1 - lo), G ~ erfc(x) e^(x^2) a degree-8
+//    polynomial in |x| - 2.5 on [1, 4] (|x| clamped to 4; erf rounds to 1 beyond 3.92).
+//  Polynomials for tanh and erf were fitted (near-minimax, Lawson iteration on Chebyshev nodes)
+//  and checked after rounding the coefficients to float.
 //  * sqrt / rsqrt: std::sqrt does not vectorize while -fmath-errno is on (GCC's default), so
 //    sqrt is three Newton steps for 1/sqrt in double from a bit-trick seed plus one fma-based
 //    correction (Markstein); its error is below 2^-50, less than the distance of any float
@@ -34,8 +49,6 @@
 //  * atan / atan2: reduce |t| to <= tan(pi/8) with atan(t) = pi/4 + atan((t-1)/(t+1)) and
 //    pi/2 - atan(1/t); polynomial in t^2. atan2 computes the first-octant angle of
 //    (|y|, |x|) and maps it with pi/2 - a, pi - a and the sign of y (all IEEE special cases).
-//  * erf: |x| < 1: x * P(x^2); 1 <= |x|: 1 - exp(-x^2) * Q(|x|), Q ~ erfc(x) e^(x^2), |x|
-//    clamped to 4 (erf rounds to 1 in float beyond 3.92).
 //  * pow(x, y): exp(y * log|x|) in double; the sign for negative x and odd integer y and all
 //    special cases of C's pow (pow(x, +-0) = 1, pow(1, y) = 1, pow(-1, +-inf) = 1, NaN for a
 //    negative finite base and a finite non-integer exponent, zeros and infinities) by selects.
@@ -54,9 +67,12 @@
 // Vectorization rules followed throughout (each one was needed to make GCC 12 vectorize):
 //  * every select between floating-point values is detail::sel, a bitwise select: with a plain
 //    ?: GCC sinks the computation of an operand into a branch and then, under the default
-//    -ftrapping-math, refuses to if-convert the (possibly trapping) operation again;
+//    -ftrapping-math, refuses to if-convert the (possibly trapping) operation again (the one
+//    exception is the float clamp, whose arms compute nothing, so it becomes vminps / vmaxps);
 //  * conditions combine floating-point comparisons with & and |, not && and || (short-circuit
 //    evaluation of a possibly trapping comparison is control flow, for the same reason);
+//  * float32 code does its integer work (exponent bits, 2^q) in 32-bit lanes, so that float and
+//    integer vectors have the same lane count;
 //  * integer work stays in 64-bit lanes next to double lanes, 32x32->64-bit products are written
 //    as such, and integer -> double conversions use the 2^52 trick (AVX2 has no 64-bit integer
 //    conversion instructions);
@@ -68,11 +84,14 @@
 //
 // Measured maximum error of the float overloads against the double libm result rounded to
 // float (tests/cpp/test_kernel_math.cpp: every 1024th float bit pattern of both signs, dense
-// samples of [-10, 10] and special values; pow and atan2 on 2-D grids; additionally checked
-// offline on every 7th float bit pattern, ~614M inputs per function):
-//   exp 0, expm1 0, log 0, log1p 0, sqrt 0 (correctly rounded), rsqrt 0, tanh 0, sigmoid 0 ulp;
-//   erf 1, sin 1, cos 1, tan 1, atan 1 ulp (0 on the test sample; the 1-ulp cases are rare
-//   near-halfway results found by the 614M-input run);
+// samples of [-10, 10] and of the underflow / overflow / path-switch ranges, special values;
+// pow and atan2 on 2-D grids). The float32 functions were additionally checked offline on every
+// 5th / 7th float bit pattern (~600-860M inputs each), where none was off by 2 ulp or more:
+//   exp 1, expm1 1, log 1, log1p 1, tanh 1, sigmoid 1, erf 1 ulp (typically 0: the 1-ulp cases
+//   are rounding-boundary cases; the worst-case bound from the error analysis is below 2 ulp);
+//   sqrt 0 (correctly rounded), rsqrt 0 ulp;
+//   sin 1, cos 1, tan 1, atan 1 ulp (0 on the test sample; the 1-ulp cases are rare
+//   near-halfway results found by an every-7th-pattern run);
 //   pow 1 ulp (on an exact halfway case, (-11)^7), atan2 1 ulp (where the double reference itself
 //   double-rounds a subnormal result); floor, ceil, trunc, round, mod: exact.
 // All special values (NaN, +-inf, +-0, subnormals) behave as in libm. The double overloads are
@@ -166,7 +185,12 @@ inline double u52_to_double(std::uint64_t v) { return from_bits(0x43300000000000
 
 // Clamps x to [lo, hi]; NaN passes through.
 inline double clamp(double x, double lo, double hi) { return sel(x > hi, hi, sel(x < lo, lo, x)); }
-inline float clamp(float x, float lo, float hi) { return sel(x > hi, hi, sel(x < lo, lo, x)); }
+// The float version is written with ?: so that GCC emits vminps / vmaxps (their operand order
+// keeps a NaN x); nothing is computed inside the arms, so if-conversion has nothing to sink.
+inline float clamp(float x, float lo, float hi) {
+  const float t = hi < x ? hi : x;
+  return t < lo ? lo : t;
+}
 
 // e^x for x in [-708, 709] (the caller clamps; NaN passes through), relative error ~3e-16.
 inline double exp_d(double x) {
@@ -324,6 +348,111 @@ inline double fmod_abs_f(double ax, double ay) {
   return sel(r < 0, r + ay, r);
 }
 
+// ---- float32 cores (16 lanes per AVX-512 vector) ----
+
+inline float fmadd(float a, float b, float c) {
+#ifdef __FP_FAST_FMAF
+  return std::fma(a, b, c);
+#else
+  return a * b + c;
+#endif
+}
+inline float hornerf(float, float c) { return c; }
+template <class... Rest> inline float hornerf(float x, float acc, float c, Rest... rest) {
+  return hornerf(x, fmadd(acc, x, c), rest...);
+}
+
+// 1.5 * 2^23: fma(x, log2e, kMagicF) rounds x log2e to an integer q (|q| < 2^22), which then sits
+// in the low mantissa bits, two's complement.
+inline constexpr float kMagicF = 0x1.8p23f;
+inline constexpr float kLog2eF = 1.44269502f;
+inline constexpr float kLn2HiF = 0.693145751953125f;      // 15 significant bits: q * kLn2HiF exact
+inline constexpr float kLn2LoF = 1.428606765330187e-06f;  // ln2 - kLn2HiF
+inline constexpr float kLn2F = 0.693147182f;
+
+// 2^k as a float for an integer k in [-126, 127] (held as uint32, two's complement).
+inline float pow2i(std::uint32_t k) { return from_bits32((k + 127u) << 23); }
+
+// Exact sum a + b = s + e, given |a| >= |b| or a == 0 (Fast2Sum).
+inline void fast_two_sum(float a, float b, float& s, float& e) {
+  s = a + b;
+  e = b - (s - a);
+}
+
+// Cody-Waite: x = q ln2 + r + c with q an integer (returned as uint32 two's complement),
+// |r| <= ln2/2 (+ a little) and |c| <= ulp(r)/2, for |x| <= ~200 (the callers clamp). q * kLn2HiF
+// is exact and x - q kLn2HiF is exact (a multiple of 2^-25 below 0.5), so r + c carries x - q ln2
+// to ~2^-40. NaN: r is NaN (q is garbage).
+inline void exp_reduce_f(float x, std::uint32_t& q, float& r, float& c) {
+  const float kk = std::fma(x, kLog2eF, kMagicF);
+  q = bits(kk) - bits(kMagicF);
+  const float qf = kk - kMagicF;
+  const float rh = std::fma(-qf, kLn2HiF, x);  // exact
+  r = std::fma(-qf, kLn2LoF, rh);
+  c = std::fma(-qf, kLn2LoF, rh - r);
+}
+
+// e^(r + c) - 1 - r for |r| <= 0.35: r^2 P(r) + c (the c r term is below 2^-28). P is SLEEF's
+// minimax polynomial for (e^r - 1 - r) / r^2 (xexpf).
+inline float expm1_tail_f(float r, float c) {
+  const float p = hornerf(r, 0.000198527617612853646278381f, 0.00139304355252534151077271f,
+                          0.00833336077630519866943359f, 0.0416664853692054748535156f,
+                          0.166666671633720397949219f, 0.5f);
+  return std::fma(r * r, p, c);
+}
+
+// e^(r + c) = 1 + r + tail, summed with the rounding error of 1 + r recovered: error ~0.5 ulp.
+inline float exp_mant_f(float r, float c) {
+  const float tail = expm1_tail_f(r, c);
+  float s, e;
+  fast_two_sum(1.0f, r, s, e);
+  return s + (e + tail);
+}
+
+// e^x in float for x in [-104, 89] (the caller clamps; NaN passes through). 2^q is applied in
+// two halves so that results in the subnormal range are rounded once, and e^89 overflows to inf.
+inline float exp_f(float x) {
+  std::uint32_t q;
+  float r, c;
+  exp_reduce_f(x, q, r, c);
+  const float u = exp_mant_f(r, c);
+  const std::uint32_t q1 = static_cast<std::uint32_t>(static_cast<std::int32_t>(q) >> 1);
+  return (u * pow2i(q1)) * pow2i(q - q1);
+}
+
+// e^x for x in [-87, 88] (normal results only; the caller clamps), cheaper and less accurate
+// (~1 ulp): no correction term c and no compensated 1 + r. For callers that damp its error.
+inline float exp_normal_fast_f(float x) {
+  const float kk = std::fma(x, kLog2eF, kMagicF);
+  const std::uint32_t q = bits(kk) - bits(kMagicF);
+  const float qf = kk - kMagicF;
+  const float r = std::fma(-qf, kLn2LoF, std::fma(-qf, kLn2HiF, x));
+  const float p = hornerf(r, 0.000198527617612853646278381f, 0.00139304355252534151077271f,
+                          0.00833336077630519866943359f, 0.0416664853692054748535156f,
+                          0.166666671633720397949219f, 0.5f);
+  return (1.0f + std::fma(r * r, p, r)) * pow2i(q);
+}
+
+// fdlibm / musl logf core: log(m) for m in [sqrt(1/2), sqrt(2)) is f - f^2/2 + s (f^2/2 + R(s^2)),
+// f = m - 1 (exact), s = f / (2 + f); then + k ln2 (two parts) + extra (a small correction).
+// Lg1..Lg4: |(log(1+s) - log(1-s)) / s - Lg(s)| < 2^-34.24 (musl).
+inline float log_core_f(float k, float f, float extra) {
+  constexpr float kLn2Hi = 6.9313812256e-01f;  // 0x3f317180
+  constexpr float kLn2Lo = 9.0580006145e-06f;  // 0x3717f7d1
+  const float s = f / (2.0f + f);
+  const float z = s * s;
+  const float R = z * hornerf(z, 0.24279078841f, 0.28498786688f, 0.40000972152f, 0.66666662693f);
+  const float hfsq = 0.5f * f * f;
+  return std::fma(k, kLn2Hi, f - (hfsq - (s * (hfsq + R) + fmadd(k, kLn2Lo, extra))));
+}
+
+// Splits a positive normal float u = 2^k m, m in [sqrt(1/2), sqrt(2)); returns f = m - 1, k.
+inline float log_split_f(float u, float& k) {
+  const std::uint32_t ix = bits(u) + (0x3f800000u - 0x3f3504f3u);
+  k = static_cast<float>(static_cast<std::int32_t>(ix >> 23) - 127);
+  return from_bits32((ix & 0x007fffffu) + 0x3f3504f3u) - 1.0f;
+}
+
 template <bool Small> struct wide_uint { using type = std::uint64_t; };
 template <> struct wide_uint<true> { using type = std::uint32_t; };
 
@@ -333,21 +462,39 @@ template <> struct wide_uint<true> { using type = std::uint32_t; };
 // exp, expm1, log, log1p
 
 inline float exp(float x) {
-  // e^100 overflows float, e^-160 underflows it; NaN passes through.
-  return static_cast<float>(detail::exp_d(detail::clamp(x, -160.0f, 100.0f)));
+  // e^89 overflows float, e^-104 rounds to 0; NaN passes through.
+  return detail::exp_f(detail::clamp(x, -104.0f, 89.0f));
 }
 inline double exp(double x) { return std::exp(x); }
 
 inline float expm1(float x) {
-  const float r = static_cast<float>(detail::expm1_d(detail::clamp(x, -160.0f, 100.0f)));
-  return detail::sel(x == 0.0f, x, r);  // keeps -0
+  // e^x - 1 = 2^q (1 + r + tail) - 1 = 2 (h r + (h - 1/2) + h tail) with h = 2^(q-1): h r and
+  // h - 1/2 are exact (q >= -24) and their sum is kept exactly (Fast2Sum; |h - 1/2| >= |h r| or
+  // h = 1/2), so the only roundings are in the small tail and the last addition. Using h rather
+  // than 2^q lets q reach 128 (e^89 overflows to inf through the final exact doubling).
+  // Below -25, e^x - 1 rounds to -1.
+  std::uint32_t q;
+  float r, c;
+  detail::exp_reduce_f(detail::clamp(x, -25.0f, 89.0f), q, r, c);
+  const float tail = detail::expm1_tail_f(r, c);
+  const float h = detail::pow2i(q - 1u);
+  float s, e;
+  detail::fast_two_sum(h - 0.5f, h * r, s, e);
+  const float out = 2.0f * (s + std::fma(h, tail, e));
+  // |x| < 2^-25: e^x - 1 rounds to x (this also keeps -0, and subnormal x, for which h r would
+  // round); NaN passes through.
+  return detail::sel((std::fabs(x) < 0x1p-25f) | (x != x), x, out);
 }
 inline double expm1(double x) { return std::expm1(x); }
 
 inline float log(float x) {
   const bool ok = (x > 0.0f) & (x < detail::kInfF);
-  const double r = detail::log_d(detail::sel(ok, x, 1.0f));
-  float out = static_cast<float>(r);
+  const float xs = detail::sel(ok, x, 1.0f);
+  const bool sub = xs < 0x1p-126f;  // subnormal: scale by 2^23 first
+  float k;
+  const float f = detail::log_split_f(detail::sel(sub, xs * 0x1p23f, xs), k);
+  k = k - detail::sel(sub, 23.0f, 0.0f);
+  float out = detail::log_core_f(k, f, 0.0f);
   out = detail::sel(x == 0.0f, -detail::kInfF, out);
   out = detail::sel(x == detail::kInfF, x, out);
   out = detail::sel((x < 0.0f) | (x != x), detail::kNaNF, out);
@@ -357,11 +504,14 @@ inline double log(double x) { return std::log(x); }
 
 inline float log1p(float x) {
   const bool ok = (x > -1.0f) & (x < detail::kInfF);
-  const double xd = detail::sel(ok, x, 1.0f);
-  const double u = 1.0 + xd;
-  // log(1 + x) = log(u) + (x - (u - 1)) / u to first order in the rounding error of u.
-  const double r = detail::log_d(u) + (xd - (u - 1.0)) / u;
-  float out = static_cast<float>(r);
+  const float xs = detail::sel(ok, x, 0.0f);
+  // 1 + x = u + e exactly (2Sum); u >= 2^-24 is normal. log(1 + x) = log(u) + e / u.
+  const float u = 1.0f + xs;
+  const float bv = u - 1.0f, av = u - bv;
+  const float e = (1.0f - av) + (xs - bv);
+  float k;
+  const float f = detail::log_split_f(u, k);
+  float out = detail::log_core_f(k, f, e / u);
   out = detail::sel(x == -1.0f, -detail::kInfF, out);
   out = detail::sel(x == detail::kInfF, x, out);
   out = detail::sel((x < -1.0f) | (x != x), detail::kNaNF, out);
@@ -413,16 +563,38 @@ inline double rsqrt(double x) { return 1.0 / std::sqrt(x); }
 // tanh, sigmoid, erf
 
 inline float tanh(float x) {
-  // tanh rounds to 1 in float beyond ~9.01.
-  const double a = detail::clamp(std::fabs(x), 0.0f, 20.0f);
-  const double em = detail::expm1_d(2.0 * a);
-  return detail::xor_sign(static_cast<float>(em / (em + 2.0)), x);
+  const float a = std::fabs(x);
+  // |x| < 0.625: x + x^3 P(x^2) (minimax, relative error 2^-27.6).
+  const float u = a * a;
+  const float small = std::fma(a * u, detail::hornerf(u, 2.304614987e-03f, -8.353258483e-03f,
+                                                      2.177112363e-02f, -5.395936966e-02f,
+                                                      1.333330274e-01f, -3.333333433e-01f), a);
+  // Otherwise 1 - 2 / (e^2a + 1), with e^2a + 1 = s + err kept exactly and the quotient
+  // corrected by one Newton step, so its error is essentially that of e^2a, damped by
+  // e^2a / (e^2a + 1) and by 2 / (e^2a + 1) <= 0.45. tanh rounds to 1 beyond ~9.01.
+  const float E = detail::exp_normal_fast_f(2.0f * detail::clamp(a, 0.0f, 10.0f));  // NaN passes
+  float s, err;
+  detail::fast_two_sum(E, 1.0f, s, err);
+  const float rcp = 1.0f / s;
+  float q = 2.0f * rcp;
+  q = std::fma(std::fma(-q, s, 2.0f) - q * err, rcp, q);
+  const float large = 1.0f - q;
+  return detail::xor_sign(detail::sel(a < 0.625f, small, large), x);
 }
 inline double tanh(double x) { return std::tanh(x); }
 
 inline float sigmoid(float x) {
-  const double z = detail::clamp(-x, -200.0f, 200.0f);
-  return static_cast<float>(1.0 / (1.0 + detail::exp_d(z)));
+  // e = e^-|x| in (0, 1]; sigmoid = num / (1 + e) with num = 1 (x >= 0) or e (x < 0). 1 + e is
+  // kept exactly as s + err and the quotient gets one Newton correction, so the error is that of
+  // e (~0.5 ulp), damped by e / (1 + e) for x >= 0, plus the final rounding. Subnormal results
+  // (x < -87) come out of exp_f rounded once. NaN passes through.
+  const float e = detail::exp_f(detail::clamp(-std::fabs(x), -104.0f, 0.0f));
+  const float num = detail::sel(x < 0.0f, e, 1.0f);
+  float s, err;
+  detail::fast_two_sum(1.0f, e, s, err);
+  const float rcp = 1.0f / s;
+  const float r = num * rcp;
+  return std::fma(std::fma(-r, s, num) - r * err, rcp, r);
 }
 inline double sigmoid(double x) {
   const double e = std::exp(-std::fabs(x));  // in [0, 1]
@@ -433,25 +605,25 @@ inline double sigmoid(double x) {
 }
 
 inline float erf(float x) {
-  const double a = std::fabs(static_cast<double>(x));
-  const double u = a * a;
-  const double small = a * detail::horner(u, 9.428596956834164e-09, -1.5188281247335167e-07,
-                                          1.631035651387174e-06, -1.4913300906316395e-05,
-                                          0.00012054681918310599, -0.0008548304871782741,
-                                          0.005223977154105304, -0.026866170586496874,
-                                          0.11283791670580423, -0.376126389031744,
-                                          1.1283791670955121);
-  const double c = detail::clamp(std::fabs(x), 1.0f, 4.0f);  // NaN passes through
-  // erfc(c) e^(c^2) on [1, 4], as a polynomial in c - 2.5.
-  const double g = detail::horner(
-      c - 2.5, 3.249024912686042e-10, -1.4535417364391705e-09, 3.286189929230591e-09,
-      -1.372581887115645e-08, 6.829361994402785e-08, -2.7827314164075933e-07,
-      1.0838183151356802e-06, -4.207813583318595e-06, 1.5962814589353098e-05,
-      -5.8873404674733146e-05, 0.00021101947707330995, -0.0007335893332861484,
-      0.0024670368717888873, -0.008001569641223635, 0.024937997084022275, -0.074347346777622,
-      0.2108063640611436);
-  const double large = 1.0 - detail::exp_d(-(c * c)) * g;
-  return detail::xor_sign(static_cast<float>(detail::sel(a < 1.0, small, large)), x);
+  const float a = std::fabs(x);
+  // |x| < 1: x + x Q(x^2), Q ~ erf(x)/x - 1 (minimax, relative error of the sum 2^-26.9).
+  const float u = a * a;
+  const float small = std::fma(a, detail::hornerf(u, 7.902349171e-05f, -8.023267146e-04f,
+                                                  5.189598538e-03f, -2.685433440e-02f,
+                                                  1.128359213e-01f, -3.761262596e-01f,
+                                                  1.283791661e-01f), a);
+  // 1 <= |x|: 1 - e^(-x^2) G(|x|), G ~ erfc(x) e^(x^2) on [1, 4] as a polynomial in |x| - 2.5
+  // (absolute error of the product 2^-27.3). x^2 = hi + lo exactly, e^-(hi+lo) = e^-hi (1 - lo).
+  // |x| is clamped to 4: erf rounds to 1 in float beyond 3.92. NaN passes through.
+  const float c = detail::clamp(a, 1.0f, 4.0f);
+  const float hi = c * c, lo = std::fma(c, c, -hi);
+  const float eh = detail::exp_normal_fast_f(-hi);
+  const float em = std::fma(-lo, eh, eh);
+  const float g = detail::hornerf(c - 2.5f, 9.902746388e-05f, 1.779010054e-04f, 4.315523547e-04f,
+                                  -7.876796881e-04f, 2.242999850e-03f, -8.125581779e-03f,
+                                  2.493110672e-02f, -7.433749735e-02f, 2.108078450e-01f);
+  const float large = std::fma(-em, g, 1.0f);
+  return detail::xor_sign(detail::sel(a < 1.0f, small, large), x);
 }
 inline double erf(double x) { return std::erf(x); }
 

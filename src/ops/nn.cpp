@@ -604,7 +604,9 @@ Tensor softmax_cross_entropy(const Tensor& logits, const Tensor& labels, int axi
                 "Give labels the logits' shape, e.g. one_hot(classes, num_classes)."}, loc);
   Tensor x = as_float(logits, loc);
   Tensor y = cast(labels, x.dtype(), loc);
-  return subtract(logsumexp(x, axis, false, loc), sum(multiply(y, x, loc), axis, false, loc), loc);
+  // -sum(y * (x - logsumexp(x))) without forming log_softmax: lse * sum(y) - sum(y * x).
+  Tensor lse = logsumexp(x, axis, false, loc);
+  return subtract(multiply(lse, sum(y, axis, false, loc), loc), sum(multiply(y, x, loc), axis, false, loc), loc);
 }
 
 Tensor conv1d(const Tensor& x, const Tensor& w, std::int64_t stride, const Padding& padding, std::int64_t dilation,

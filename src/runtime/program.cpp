@@ -5,12 +5,11 @@
 #include <sstream>
 #include <unordered_map>
 
-#include <cblas.h>
-
 #include "codegen/compiler.hpp"
 #include "codegen/kernel.hpp"
 #include "ops/op_table.hpp"
 #include "passes/passes.hpp"
+#include "runtime/library_calls.hpp"
 #include "symx/function.hpp"
 
 namespace symx::runtime {
@@ -26,22 +25,14 @@ struct Buffer {
   std::size_t offset = 0, bytes = 0;      // temp: place in the arena
 };
 
-// A batched matrix product as BLAS calls: offsets of each batch element's operands, precomputed.
-struct MatmulPlan {
-  int m = 0, n = 0, k = 0;
-  std::vector<std::int64_t> offset_a, offset_b;
-};
-
 struct ExecStep {
   Role role = Role::fallback;
   Tensor node;
   void (*kernel)(char* const*) = nullptr;
   std::vector<int> args;        // buffers: loads then output (kernel); inputs then output (others)
   std::vector<char*> pointers;  // resolved per call, preallocated
-  MatmulPlan matmul;            // library steps
+  std::unique_ptr<LibraryCall> call;  // library steps; null: none applies, the reference evaluator runs
 };
-
-MatmulPlan plan_matmul(const Tensor& node);
 
 struct Copy { int from, to_output = -1; std::shared_ptr<VariableState> to_variable; std::size_t bytes; };
 
@@ -221,7 +212,7 @@ struct Program::Impl {
         e.kernel = reinterpret_cast<void (*)(char* const*)>(library->symbol(k.name));
       } else {
         for (const Tensor& in : s.node.node().inputs) e.args.push_back(buffer_of.at(&in.node()));
-        if (s.role == Role::library) e.matmul = plan_matmul(s.node);
+        if (s.role == Role::library) e.call = make_library_call(s.node);
       }
       e.args.push_back(buffer_of.at(&s.node.node()));
       e.pointers.resize(e.args.size());
@@ -279,46 +270,6 @@ struct Program::Impl {
 
 namespace {
 
-MatmulPlan plan_matmul(const Tensor& node) {
-  const Shape& sa = node.node().inputs[0].shape();
-  const Shape& sb = node.node().inputs[1].shape();
-  const Shape& so = node.shape();
-  MatmulPlan plan;
-  plan.m = static_cast<int>(sa[sa.size() - 2]);
-  plan.k = static_cast<int>(sa.back());
-  plan.n = static_cast<int>(sb.back());
-  Shape batch_shape(so.begin(), so.end() - 2);
-  auto stride_a = ops::broadcast_strides(Shape(sa.begin(), sa.end() - 2), batch_shape);
-  auto stride_b = ops::broadcast_strides(Shape(sb.begin(), sb.end() - 2), batch_shape);
-  auto own = ops::contiguous_strides(batch_shape);
-  for (std::int64_t i = 0; i < num_elements(batch_shape); ++i) {
-    std::int64_t ia = 0, ib = 0;
-    for (std::size_t d = 0; d < batch_shape.size(); ++d) {
-      std::int64_t idx = (i / own[d]) % batch_shape[d];
-      ia += idx * stride_a[d];
-      ib += idx * stride_b[d];
-    }
-    plan.offset_a.push_back(ia * plan.m * plan.k);
-    plan.offset_b.push_back(ib * plan.k * plan.n);
-  }
-  return plan;
-}
-
-template <class T> void run_matmul(const MatmulPlan& mp, char* const* p) {
-  const T* a = reinterpret_cast<const T*>(p[0]);
-  const T* b = reinterpret_cast<const T*>(p[1]);
-  T* c = reinterpret_cast<T*>(p[2]);
-  for (std::size_t i = 0; i < mp.offset_a.size(); ++i) {
-    T* out = c + static_cast<std::int64_t>(i) * mp.m * mp.n;
-    if constexpr (std::is_same_v<T, float>)
-      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, mp.m, mp.n, mp.k, 1.f, a + mp.offset_a[i], mp.k,
-                  b + mp.offset_b[i], mp.n, 0.f, out, mp.n);
-    else
-      cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, mp.m, mp.n, mp.k, 1.0, a + mp.offset_a[i], mp.k,
-                  b + mp.offset_b[i], mp.n, 0.0, out, mp.n);
-  }
-}
-
 void run_fallback(const Tensor& node, char* const* p) {
   std::vector<Array> in;
   const auto& inputs = node.node().inputs;
@@ -361,9 +312,11 @@ void Program::run(const std::vector<Array>& inputs, std::vector<Array>& outputs)
     switch (s.role) {
       case Role::kernel: s.kernel(s.pointers.data()); break;
       case Role::library:
-        if (s.node.dtype() == DType::f32) run_matmul<float>(s.matmul, s.pointers.data());
-        else run_matmul<double>(s.matmul, s.pointers.data());
-        break;
+        if (s.call) {
+          s.call->run(s.pointers.data());
+          break;
+        }
+        [[fallthrough]];
       default: run_fallback(s.node, s.pointers.data()); break;
     }
   }
@@ -390,7 +343,12 @@ std::string Program::describe() const {
         for (const Tensor& l : k.loads) os << " " << op_name(l.op()) << "#" << l.id();
         break;
       }
-      case Role::library: os << "library call (BLAS gemm)"; break;
+      case Role::library: {
+        auto e = std::find_if(p.steps.begin(), p.steps.end(), [&](const ExecStep& x) { return x.node == s.node; });
+        if (e != p.steps.end() && e->call) os << "library call (" << e->call->describe() << ")";
+        else os << "reference evaluation (no library call for these dtypes or attributes)";
+        break;
+      }
       case Role::alias: os << "alias of its input"; break;
       default: os << "reference evaluation"; break;
     }

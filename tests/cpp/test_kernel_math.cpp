@@ -110,6 +110,15 @@ std::vector<float> unary_inputs() {
     v.push_back(std::bit_cast<float>(static_cast<std::uint32_t>(b + (b / kStride) % 7)));
   for (int i = 0; i <= kDense; ++i) v.push_back(-10.0f + 20.0f * static_cast<float>(i) / kDense);
   for (int i = 0; i <= kDense / 4; ++i) v.push_back(-1e-3f + 2e-3f * static_cast<float>(i) / (kDense / 4));
+  // Subnormal / underflowing results of exp and sigmoid, the overflow edge of exp / expm1, and
+  // the switch between the two paths of tanh (0.625) and erf (1).
+  for (int i = 0; i <= kDense / 8; ++i) {
+    const float t = static_cast<float>(i) / (kDense / 8);
+    v.push_back(-106.0f + 20.0f * t);
+    v.push_back(86.0f + 4.0f * t);
+    v.push_back(0.6f + 0.05f * t);
+    v.push_back(0.95f + 0.1f * t);
+  }
   // Multiples of pi/2 (and neighbours) up to 2^24 and beyond: the hard cases of trig reduction.
   for (int k = 1; k < 20000; k += 7) {
     const float c = static_cast<float>(k * 1.5707963267948966);
@@ -490,7 +499,8 @@ TEST(KernelMath, LoopsVectorize) {
       {"minimum", "symx_kernel::minimum(a[i], b[i])"},
       {"sign", "symx_kernel::sign(a[i])"},
   };
-  const std::vector<std::string> required = {"exp", "tanh", "log", "sigmoid", "erf", "sin", "fused"};
+  const std::vector<std::string> required = {"exp", "tanh", "log", "sigmoid", "erf", "sin", "fused",
+                                             "expm1", "log1p"};
   std::ostringstream code;
   code << "#include \"codegen/kernel_prelude.hpp\"\n#include <cstdint>\n";
   const int first_line = 3;

@@ -460,6 +460,9 @@ row("nn.softmax[axis0]", lambda x: sx.nn.softmax(x, axis=0), lambda x: softmax_r
 row("nn.log_softmax", sx.nn.log_softmax, lambda x: np.log(softmax_ref(x)), [((3, 4),), ((5,),)])
 row("nn.log_softmax[axis1]", lambda x: sx.nn.log_softmax(x, axis=1), lambda x: np.log(softmax_ref(x, 1)), [((2, 3, 4),)],
     api=())
+row("nn.softmax_cross_entropy", sx.nn.softmax_cross_entropy,
+    lambda x, y: -np.sum(y * np.log(softmax_ref(x)), axis=-1).astype(x.dtype), [((3, 4), (3, 4)), ((5,), (5,))],
+    kinds=("normal", "pos"))
 
 
 def same_pads(size, kernel, stride, dilation=1):

@@ -1,0 +1,32 @@
+// Library calls of the compiled backend: nodes computed by an optimized library rather than a
+// generated kernel — matrix products (BLAS), convolutions and average pooling (oneDNN), and max
+// pooling with its gradient (a parallel loop with the reference's first-max tie-breaking).
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "symx/tensor.hpp"
+
+namespace symx::runtime {
+
+// A prepared library call for one node: primitives, memory descriptors and scratch created once
+// (at program build time); run() allocates no buffers of its own.
+class LibraryCall {
+ public:
+  virtual ~LibraryCall() = default;
+  // p[0..n-1]: the node's input buffers (C-contiguous, the node's input shapes/dtypes), p[n]: the
+  // output buffer.
+  virtual void run(char* const* p) = 0;
+  // What runs, for Program::describe(), e.g. "oneDNN convolution, gemm:jit".
+  virtual std::string describe() const = 0;
+};
+
+// A library call for `node`, or nullptr when none applies (dtype, op or attributes unsupported):
+// the caller then falls back to the reference evaluator.
+std::unique_ptr<LibraryCall> make_library_call(const Tensor& node);
+
+// Whether `op` may have a library call (make_library_call can still decline a node of it).
+bool library_handles(OpKind op);
+
+}  // namespace symx::runtime
