@@ -84,6 +84,20 @@ Tensor scalar(double value, DType dtype);
 std::vector<std::int64_t> contiguous_strides(const Shape& shape);
 // Strides for reading an array of shape `in` as if broadcast to `out` (0 on stretched axes).
 std::vector<std::int64_t> broadcast_strides(const Shape& in, const Shape& out);
+// The extent of a tensor of `shape` before, along and after `axis`: element (o, k, i) is at
+// flat index (o * n + k) * inner + i.
+struct AxisSplit {
+  std::int64_t outer = 1, n = 1, inner = 1;
+};
+inline AxisSplit split_at(const Shape& shape, int axis) {
+  AxisSplit s;
+  for (int d = 0; d < static_cast<int>(shape.size()); ++d) {
+    std::int64_t e = shape[static_cast<std::size_t>(d)];
+    if (d < axis) s.outer *= e; else if (d == axis) s.n = e; else s.inner *= e;
+  }
+  return s;
+}
+
 // Multi-index counter over a shape, row-major.
 struct IndexCounter {
   explicit IndexCounter(const Shape& shape) : shape(shape), index(shape.size(), 0) {}

@@ -134,18 +134,6 @@ template <OpKind op> Array evaluate_reduce(const EvalArgs& args) {
   return out;
 }
 
-// The extent of a tensor of `shape` before, along and after `axis`.
-struct AxisSplit {
-  std::int64_t outer = 1, n = 1, inner = 1;
-};
-AxisSplit split_at(const Shape& shape, int axis) {
-  AxisSplit s;
-  for (int d = 0; d < static_cast<int>(shape.size()); ++d) {
-    std::int64_t e = shape[static_cast<std::size_t>(d)];
-    if (d < axis) s.outer *= e; else if (d == axis) s.n = e; else s.inner *= e;
-  }
-  return s;
-}
 
 // ---- argmax, argmin ----
 

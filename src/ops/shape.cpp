@@ -57,19 +57,6 @@ void copy_element(const Array& src, std::int64_t from, Array& dst, std::int64_t 
               static_cast<const char*>(src.raw_data()) + static_cast<std::size_t>(from) * n, n);
 }
 
-// The extent of a tensor of `shape` before, along and after `axis`: element (o, k, i) is at
-// flat index (o * n + k) * inner + i.
-struct AxisSplit {
-  std::int64_t outer = 1, n = 1, inner = 1;
-};
-AxisSplit split_at(const Shape& shape, int axis) {
-  AxisSplit s;
-  for (int d = 0; d < static_cast<int>(shape.size()); ++d) {
-    std::int64_t e = shape[static_cast<std::size_t>(d)];
-    if (d < axis) s.outer *= e; else if (d == axis) s.n = e; else s.inner *= e;
-  }
-  return s;
-}
 
 // Calls f(out_flat, multi_index) for every element of `shape`, row-major.
 template <class F> void for_each_index(const Shape& shape, F f) {

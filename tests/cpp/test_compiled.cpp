@@ -13,23 +13,7 @@
 namespace sx = symx;
 using sx::testing::expect_close;
 
-namespace {
-
-// Runs the same function on both backends (from the same variable values) and compares.
-void expect_backends_agree(const std::vector<sx::Tensor>& inputs, const std::vector<sx::Tensor>& outputs,
-                           const std::vector<sx::Array>& values, double rtol = 1e-5, double atol = 1e-6) {
-  auto compiled = sx::function(inputs, outputs, {}, {sx::Backend::compiled});
-  auto reference = sx::function(inputs, outputs, {}, {sx::Backend::reference});
-  auto c = compiled(values);
-  auto r = reference(values);
-  for (std::size_t k = 0; k < outputs.size(); ++k) {
-    SCOPED_TRACE("output " + std::to_string(k));
-    EXPECT_EQ(c[k].dtype(), r[k].dtype());
-    expect_close(c[k], r[k], rtol, atol);
-  }
-}
-
-}  // namespace
+using sx::testing::expect_backends_agree;
 
 TEST(Compiled, ElementwiseChainWithBroadcasting) {
   sx::reset_default_graph();

@@ -84,6 +84,24 @@ inline void expect_gradients_match(const std::function<Tensor(const std::vector<
   }
 }
 
+// Runs the same function on the compiled and the reference backend, twice (the second call reuses
+// the compiled program), and compares; returns the compiled function's description.
+inline std::string expect_backends_agree(const std::vector<Tensor>& inputs, const std::vector<Tensor>& outputs,
+                                         const std::vector<Array>& values, double rtol = 1e-5, double atol = 1e-6) {
+  auto compiled = function(inputs, outputs, {}, {Backend::compiled});
+  auto reference = function(inputs, outputs, {}, {Backend::reference});
+  auto r = reference(values);
+  for (int call = 0; call < 2; ++call) {
+    auto c = compiled(values);
+    for (std::size_t k = 0; k < outputs.size(); ++k) {
+      SCOPED_TRACE("call " + std::to_string(call) + ", output " + std::to_string(k));
+      EXPECT_EQ(c[k].dtype(), r[k].dtype());
+      expect_close(c[k], r[k], rtol, atol);
+    }
+  }
+  return compiled.describe();
+}
+
 // Expects `fn` to throw E whose message contains every string in `parts`.
 template <class E, class F> void expect_error(F&& fn, const std::vector<std::string>& parts) {
   try {
