@@ -4,7 +4,7 @@ BUILD ?= build
 JOBS ?= $(shell nproc)
 GENERATOR := $(shell command -v ninja >/dev/null 2>&1 && echo "-G Ninja")
 
-.PHONY: all deps build asan test test-cpp test-asan test-python demo clean
+.PHONY: all deps build asan test test-cpp test-asan test-python demo bench clean
 
 all: build
 
@@ -37,6 +37,13 @@ demo: build
 	$(BUILD)/bin/sgd
 	PYTHONPATH=$(BUILD)/python $(PYTHON) examples/mvn_pdf.py
 	PYTHONPATH=$(BUILD)/python $(PYTHON) examples/sgd.py
+
+# Benchmarks against JAX, PyTorch (eager, torch.compile) and the machine's memory bandwidth;
+# installs the peers if missing (tools/install_bench_deps.sh). Never part of `make test`.
+# Writes $(BUILD)/bench/results.json and results.md.
+bench: build
+	@PYTHON=$(PYTHON) tools/install_bench_deps.sh
+	PYTHONPATH=$(BUILD)/python $(PYTHON) bench/run.py --out $(BUILD)/bench --build $(BUILD)
 
 clean:
 	rm -rf $(BUILD)

@@ -22,7 +22,14 @@ import sys as _sys
 
 import numpy as _np
 
-from . import _symx
+# Generated kernels and oneDNN share one OpenMP pool. OpenMP's default lets idle threads spin,
+# which on a machine with other busy processes makes every parallel region wait for descheduled
+# spinners (measured: an MLP training step 10x slower). Sleeping idle threads cost a few
+# microseconds per region instead. OpenMP reads this when the extension loads it, so it is set
+# here, and only when the user has not chosen.
+_os.environ.setdefault("OMP_WAIT_POLICY", "passive")
+
+from . import _symx  # noqa: E402
 from ._symx import *  # noqa: F401,F403
 from ._symx import (  # noqa: F401
     DTypeError,

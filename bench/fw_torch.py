@@ -1,0 +1,143 @@
+"""PyTorch implementations of the benchmark cases, eager and torch.compile (inductor, CPU).
+
+With `compiled=True` the forward function (the loss, or the whole elementwise chain) goes through
+torch.compile; the backward then runs the AOTAutograd-compiled graph, and the optimizer update
+is the eager multi-tensor (foreach) implementation — the usual way torch.compile is used for
+training.
+"""
+import torch
+import torch.nn.functional as F
+
+import common as C
+
+torch.set_num_threads(C.threads())
+torch.set_grad_enabled(True)
+
+
+def _maybe_compile(fn, compiled):
+    return torch.compile(fn) if compiled else fn
+
+
+def _cross_entropy(logits, y):
+    return (-(y * F.log_softmax(logits, dim=-1)).sum(dim=-1)).mean()
+
+
+def elementwise(compiled):
+    x, a, b = (torch.from_numpy(v) for v in C.elementwise_data())
+
+    def chain(x, a, b):
+        return torch.tanh(x * a + b) * torch.sigmoid(x) + torch.exp(-x * x)
+
+    f = _maybe_compile(chain, compiled)
+    last = {}
+
+    def step():
+        with torch.no_grad():
+            last["r"] = f(x, a, b)
+
+    return step, lambda: float(last["r"][:4096].double().sum())
+
+
+def xent(compiled):
+    logits, labels = C.xent_data()
+    lg = torch.from_numpy(logits).requires_grad_(True)
+    lb = torch.from_numpy(labels)
+    f = _maybe_compile(_cross_entropy, compiled)
+    last = {}
+
+    def step():
+        loss = f(lg, lb)
+        (g,) = torch.autograd.grad(loss, [lg])
+        last["r"] = (loss.detach(), g)
+
+    return step, lambda: float(last["r"][0])
+
+
+def _mlp_loss(params, x, y):
+    h = x
+    for i in range(0, len(params) - 2, 2):
+        h = torch.relu(h @ params[i] + params[i + 1])
+    return _cross_entropy(h @ params[-2] + params[-1], y)
+
+
+def mlp_setup(compiled, data=None):
+    x, y, params = data if data is not None else C.mlp_data()
+    x, y = torch.from_numpy(x), torch.from_numpy(y)
+    ps = [torch.from_numpy(p.copy()).requires_grad_(True) for p in params]
+    f = _maybe_compile(_mlp_loss, compiled)
+    last = {}
+
+    def step():
+        loss = f(ps, x, y)
+        grads = torch.autograd.grad(loss, ps)
+        with torch.no_grad():
+            torch._foreach_add_(ps, grads, alpha=-C.MLP_LR)
+        last["loss"] = loss.detach()
+
+    return step, lambda: float(last["loss"])
+
+
+def mlp(compiled):
+    return mlp_setup(compiled)
+
+
+def _bn(h, gamma, beta):
+    return F.batch_norm(h, None, None, gamma, beta, training=True, momentum=0.0, eps=C.BN_EPS)
+
+
+def _cnn_loss(params, x, y):
+    w1, g1, be1, w2, g2, be2, w3, b3, g3, be3, w4, b4 = params
+    h = F.max_pool2d(torch.relu(_bn(F.conv2d(x, w1, padding=1), g1, be1)), 2)
+    h = F.max_pool2d(torch.relu(_bn(F.conv2d(h, w2, padding=1), g2, be2)), 2)
+    h = h.reshape(x.shape[0], 64 * 8 * 8) @ w3 + b3
+    h = torch.relu(_bn(h, g3, be3))
+    return _cross_entropy(h @ w4 + b4, y)
+
+
+def cnn_setup(batch, compiled, data=None):
+    x, y, params = data if data is not None else C.cnn_data(batch)
+    x, y = torch.from_numpy(x), torch.from_numpy(y)
+    ps = [torch.from_numpy(p.copy()).requires_grad_(True) for p in params]
+    opt = torch.optim.Adam(ps, lr=C.ADAM_LR, betas=(C.ADAM_B1, C.ADAM_B2), eps=C.ADAM_EPS, foreach=True)
+    f = _maybe_compile(_cnn_loss, compiled)
+    last = {}
+
+    def step():
+        opt.zero_grad(set_to_none=True)
+        loss = f(ps, x, y)
+        loss.backward()
+        opt.step()
+        last["loss"] = loss.detach()
+
+    return step, lambda: float(last["loss"])
+
+
+def cnn(batch, compiled):
+    return cnn_setup(batch, compiled)
+
+
+def overhead(compiled):
+    a = torch.tensor(1.5, dtype=torch.float32)
+    b = torch.tensor(2.25, dtype=torch.float32)
+    f = _maybe_compile(lambda a, b: a + b, compiled)
+    last = {}
+
+    def step():
+        last["r"] = f(a, b)
+
+    return step, lambda: float(last["r"])
+
+
+def compile_case(case, compiled):
+    """For case 6: data made untimed; run() = set-up (torch.compile wrapping) + first training step."""
+    data = C.mlp_data() if case == "mlp" else C.cnn_data(int(case[3:]))
+
+    def run():
+        if case == "mlp":
+            step, probe = mlp_setup(compiled, data)
+        else:
+            step, probe = cnn_setup(int(case[3:]), compiled, data)
+        step()
+        return probe(), None, step
+
+    return run
