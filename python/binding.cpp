@@ -101,8 +101,42 @@ std::optional<symx::DType> dtype_from_python(nb::handle src) {
 
 // An Array wrapping a NumPy array's buffer; converts (copies) with numpy.asarray only when the
 // input is not a native-endian C-contiguous NumPy array. Throws on unsupported dtypes.
+std::optional<symx::DType> dtype_from_dlpack(nb::dlpack::dtype d) {
+  if (d == nb::dtype<float>()) return symx::DType::f32;
+  if (d == nb::dtype<double>()) return symx::DType::f64;
+  if (d == nb::dtype<std::int32_t>()) return symx::DType::i32;
+  if (d == nb::dtype<std::int64_t>()) return symx::DType::i64;
+  if (d == nb::dtype<std::uint8_t>()) return symx::DType::u8;
+  if (d == nb::dtype<bool>()) return symx::DType::b8;
+  return std::nullopt;
+}
+
+// numpy.ndarray, looked up once (kept alive for the life of the process).
+PyObject* ndarray_type() {
+  static PyObject* type = nb::object(numpy().attr("ndarray")).release().ptr();
+  return type;
+}
+
 symx::Array array_from_python(nb::handle src) {
   using ArrayView = nb::ndarray<nb::ro, nb::c_contig, nb::device::cpu>;
+  // Fast path, the common case of a function call: a C-contiguous NumPy array of a supported
+  // dtype is wrapped without any Python-level call.
+  if (PyObject_TypeCheck(src.ptr(), reinterpret_cast<PyTypeObject*>(ndarray_type()))) {
+    ArrayView direct;
+    if (nb::try_cast(src, direct, false)) {
+      if (auto dtype = dtype_from_dlpack(direct.dtype())) {
+        symx::Shape shape(direct.ndim());
+        for (std::size_t i = 0; i < direct.ndim(); ++i) shape[i] = static_cast<std::int64_t>(direct.shape(i));
+        PyObject* keep = src.inc_ref().ptr();
+        std::shared_ptr<void> owner(keep, [](void* p) {
+          if (!Py_IsInitialized()) return;  // interpreter gone: leak rather than crash
+          nb::gil_scoped_acquire gil;
+          Py_DECREF(static_cast<PyObject*>(p));
+        });
+        return symx::Array::wrap(const_cast<void*>(direct.data()), std::move(shape), *dtype, std::move(owner));
+      }
+    }
+  }
   nb::object arr = numpy().attr("asarray")(src, "order"_a = "C");
   nb::object dt = arr.attr("dtype");
   if (!nb::cast<bool>(dt.attr("isnative")))
