@@ -47,6 +47,8 @@ class Array {
   // Wraps `data` without copying; `owner` keeps the memory alive as long as any Array uses it.
   static Array wrap(void* data, Shape shape, DType dtype, std::shared_ptr<void> owner);
 
+  // An array whose elements are left uninitialized: for outputs that are written in full.
+  static Array empty(Shape shape, DType dtype = DType::f32);
   static Array zeros(Shape shape, DType dtype = DType::f32);
   static Array ones(Shape shape, DType dtype = DType::f32);
   static Array full(Shape shape, double value, DType dtype = DType::f32);
@@ -90,6 +92,9 @@ class Array {
   // Reads and writes NumPy's .npy format (C order, little-endian, no pickled objects).
   static Array load_npy(const std::string& path);
   void save_npy(const std::string& path) const;
+
+  // True when no other Array (or NumPy view) shares this array's storage.
+  bool is_unique() const { return owner_.use_count() == 1; }
 
   // How many array buffers this process has allocated (for tests of allocation-free calls).
   static std::int64_t allocation_count();

@@ -17,13 +17,13 @@ namespace {
 constexpr std::size_t kAlignment = 64;
 std::atomic<std::int64_t> allocations{0};
 
-std::shared_ptr<void> allocate(std::size_t bytes) {
+std::shared_ptr<void> allocate(std::size_t bytes, bool zero = true) {
   std::size_t rounded = ((bytes + kAlignment - 1) / kAlignment) * kAlignment;
   if (rounded == 0) rounded = kAlignment;
   ++allocations;
   void* p = std::aligned_alloc(kAlignment, rounded);
   if (!p) throw std::bad_alloc();
-  std::memset(p, 0, rounded);
+  if (zero) std::memset(p, 0, rounded);
   return std::shared_ptr<void>(p, [](void* q) { std::free(q); });
 }
 
@@ -123,6 +123,17 @@ Array Array::wrap(void* data, Shape shape, DType dtype, std::shared_ptr<void> ow
 }
 
 Array Array::zeros(Shape shape, DType dtype) { return Array(std::move(shape), dtype); }
+
+Array Array::empty(Shape shape, DType dtype) {
+  Array out = wrap(nullptr, std::move(shape), dtype, nullptr);
+  for (auto d : out.shape_)
+    if (d < 0)
+      throw ValueError("Array::empty: negative dimension in shape " + shape_string(out.shape_) +
+                       ". Every dimension must be zero or more.");
+  out.owner_ = allocate(out.nbytes(), /*zero=*/false);
+  out.data_ = out.owner_.get();
+  return out;
+}
 Array Array::ones(Shape shape, DType dtype) { return full(std::move(shape), 1, dtype); }
 Array Array::full(Shape shape, double value, DType dtype) {
   Array out(std::move(shape), dtype);

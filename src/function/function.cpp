@@ -48,6 +48,10 @@ struct Function::Impl {
   // The compiled program, built on the first call (shapes are static, so one signature).
   std::unique_ptr<runtime::Program> program;
   std::int64_t compiles = 0;
+  // Result arrays of earlier calls, per output: one that nobody else holds any more is written
+  // again instead of allocating (and page-faulting) a fresh buffer. Two per output, so that a
+  // caller holding the previous result still gets a recycled one.
+  std::vector<std::vector<Array>> recycled;
 };
 
 namespace {
@@ -153,7 +157,17 @@ std::vector<Array> Function::operator()(const std::vector<Array>& inputs) const 
   if (f.backend == Backend::compiled) {
     std::vector<Array> outputs;
     outputs.reserve(f.outputs.size());
-    for (const Tensor& t : f.outputs) outputs.emplace_back(t.shape(), t.dtype());
+    auto& recycled = impl_->recycled;
+    recycled.resize(f.outputs.size());
+    for (std::size_t k = 0; k < f.outputs.size(); ++k) {
+      auto free_slot = std::find_if(recycled[k].begin(), recycled[k].end(), [](const Array& a) { return a.is_unique(); });
+      if (free_slot != recycled[k].end()) {
+        outputs.push_back(*free_slot);
+        continue;
+      }
+      outputs.push_back(Array::empty(f.outputs[k].shape(), f.outputs[k].dtype()));
+      if (recycled[k].size() < 2) recycled[k].push_back(outputs.back());
+    }
     call_into(inputs, outputs);
     return outputs;
   }

@@ -165,3 +165,17 @@ TEST(Compiled, ResultsDoNotDependOnTheThreadCount) {
   expect_close(two[1], one[1], 1e-5);
   EXPECT_THROW(sx::set_num_threads(0), sx::ValueError);
 }
+
+TEST(Compiled, ResultArraysAreRecycledOnlyWhenNobodyHoldsThem) {
+  sx::reset_default_graph();
+  auto x = sx::placeholder({1000}, sx::f32, "x");
+  auto f = sx::function({x}, {x * 2}, {}, {sx::Backend::compiled});
+  sx::Array one = sx::Array::ones({1000}), three = sx::Array::full({1000}, 3);
+  const void* first = f({one})[0].raw_data();  // dropped right away
+  sx::Array held = f({one})[0];
+  EXPECT_EQ(held.raw_data(), first);            // the dropped buffer was written again
+  sx::Array next = f({three})[0];
+  EXPECT_NE(next.raw_data(), held.raw_data());  // `held` is in use: not overwritten
+  expect_close(held, std::vector<double>(1000, 2));
+  expect_close(next, std::vector<double>(1000, 6));
+}
