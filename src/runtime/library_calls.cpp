@@ -276,7 +276,7 @@ std::unique_ptr<LibraryCall> make_max_pool_call(const Tensor& node) {
   return std::make_unique<MaxPoolCall<double>>(x, y, a, grad);
 }
 
-// ---- matrix products: BLAS gemm per batch element, operand offsets precomputed ----
+// ---- matrix products: one gemm per batch element (oneDNN sgemm, BLAS dgemm), operand offsets precomputed ----
 
 template <class T> class MatmulCall final : public LibraryCall {
  public:
