@@ -373,23 +373,29 @@ std::string tensor_repr(const symx::Tensor& t) {
 
 namespace nanobind::detail {
 
+// The value of a caster that accepts an argument but keeps a symx error (an unsupported dtype,
+// say) to throw when the bound function asks for it, so that the user sees symx's message
+// instead of nanobind's "incompatible function arguments".
+template <class T> struct deferred_error_value {
+  T value{};
+  std::exception_ptr error;
+  T& get() {
+    if (error) std::rethrow_exception(error);
+    return value;
+  }
+  explicit operator T*() { return &get(); }
+  explicit operator T&() { return get(); }
+  explicit operator T&&() { return std::move(get()); }
+};
+
 // A dtype NumPy understands but symx does not support (float16, int8, ...) is accepted here and
 // reported when the call starts (DTypeError -> TypeError naming the supported dtypes) rather than
 // as an overload mismatch; the same holds for arrays of such dtypes.
-template <> struct type_caster<symx::DType> {
+template <> struct type_caster<symx::DType> : deferred_error_value<symx::DType> {
   using Value = symx::DType;
   static constexpr auto Name = const_name("numpy.dtype | str | type");
   template <typename T_> using Cast = movable_cast_t<T_>;
   template <typename T_> static constexpr bool can_cast() { return true; }
-  symx::DType value = symx::DType::f32;
-  std::exception_ptr error;
-  symx::DType& get() {
-    if (error) std::rethrow_exception(error);
-    return value;
-  }
-  explicit operator symx::DType*() { return &get(); }
-  explicit operator symx::DType&() { return get(); }
-  explicit operator symx::DType&&() { return std::move(get()); }
   bool from_python(handle src, uint32_t, cleanup_list*) noexcept {
     try {
       std::string name = nb::cast<std::string>(::numpy().attr("dtype")(src).attr("name"));
@@ -413,20 +419,11 @@ template <> struct type_caster<symx::DType> {
   }
 };
 
-template <> struct type_caster<symx::Array> {
+template <> struct type_caster<symx::Array> : deferred_error_value<symx::Array> {
   using Value = symx::Array;
   static constexpr auto Name = const_name("numpy.typing.ArrayLike");
   template <typename T_> using Cast = movable_cast_t<T_>;
   template <typename T_> static constexpr bool can_cast() { return true; }
-  symx::Array value;
-  std::exception_ptr error;
-  symx::Array& get() {
-    if (error) std::rethrow_exception(error);
-    return value;
-  }
-  explicit operator symx::Array*() { return &get(); }
-  explicit operator symx::Array&() { return get(); }
-  explicit operator symx::Array&&() { return std::move(get()); }
   bool from_python(handle src, uint32_t, cleanup_list*) noexcept {
     if (nb::isinstance<symx::Tensor>(src)) return false;
     try {
