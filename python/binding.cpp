@@ -386,6 +386,20 @@ template <class T> struct deferred_error_value {
   explicit operator T*() { return &get(); }
   explicit operator T&() { return get(); }
   explicit operator T&&() { return std::move(get()); }
+  // Runs the conversion `convert(value)`: a DTypeError is kept for get(); any other failure
+  // means "not this type" (the Python error is cleared so nanobind tries other overloads).
+  template <class F> bool convert(F&& convert_into) noexcept {
+    try {
+      convert_into(value);
+      return true;
+    } catch (const symx::DTypeError&) {
+      error = std::current_exception();
+      return true;
+    } catch (...) {
+      PyErr_Clear();
+      return false;
+    }
+  }
 };
 
 // A dtype NumPy understands but symx does not support (float16, int8, ...) is accepted here and
@@ -426,16 +440,7 @@ template <> struct type_caster<symx::Array> : deferred_error_value<symx::Array> 
   template <typename T_> static constexpr bool can_cast() { return true; }
   bool from_python(handle src, uint32_t, cleanup_list*) noexcept {
     if (nb::isinstance<symx::Tensor>(src)) return false;
-    try {
-      value = array_from_python(src);
-      return true;
-    } catch (const symx::DTypeError&) {
-      error = std::current_exception();
-      return true;
-    } catch (...) {
-      PyErr_Clear();
-      return false;
-    }
+    return convert([&](symx::Array& out) { out = array_from_python(src); });
   }
   template <typename T_, enable_if_t<std::is_same_v<std::remove_cv_t<T_>, symx::Array>> = 0>
   static handle from_cpp(T_* p, rv_policy policy, cleanup_list* list) noexcept {
@@ -455,31 +460,13 @@ template <> struct type_caster<symx::Array> : deferred_error_value<symx::Array> 
 };
 
 #define SYMX_WRAPPER_CASTER(Type, descr, expr)                                  \
-  template <> struct type_caster<Type> {                                        \
+  template <> struct type_caster<Type> : deferred_error_value<Type> {          \
     using Value = Type;                                                         \
     static constexpr auto Name = const_name(descr);                             \
     template <typename T_> using Cast = movable_cast_t<T_>;                     \
     template <typename T_> static constexpr bool can_cast() { return true; }    \
-    Type value;                                                                 \
-    std::exception_ptr error;                                                   \
-    Type& get() {                                                               \
-      if (error) std::rethrow_exception(error);                                 \
-      return value;                                                             \
-    }                                                                           \
-    explicit operator Type*() { return &get(); }                                \
-    explicit operator Type&() { return get(); }                                 \
-    explicit operator Type&&() { return std::move(get()); }                     \
     bool from_python(handle src, uint32_t, cleanup_list*) noexcept {            \
-      try {                                                                     \
-        value = Type{expr};                                                     \
-        return true;                                                            \
-      } catch (const symx::DTypeError&) {                                       \
-        error = std::current_exception();                                       \
-        return true;                                                            \
-      } catch (...) {                                                           \
-        PyErr_Clear();                                                          \
-        return false;                                                           \
-      }                                                                         \
+      return convert([&](Type& out) { out = Type{expr}; });                     \
     }                                                                           \
     static handle from_cpp(const Type&, rv_policy, cleanup_list*) noexcept {    \
       return none().release();                                                  \
