@@ -92,6 +92,8 @@
   X(MaxPoolGrad, "max_pool_grad", 2)                                       \
   X(AvgPool, "avg_pool", 1)                                                \
   X(AvgPoolGrad, "avg_pool_grad", 1)                                       \
+  X(SoftmaxCrossEntropy, "softmax_cross_entropy", 2)                       \
+  X(SoftmaxCrossEntropyGrad, "softmax_cross_entropy_grad", 3)              \
   /* random draws: input 0 is the graph's random-state variable */         \
   X(RandomUniform, "random_uniform", 1)                                    \
   X(RandomNormal, "random_normal", 1)                                      \

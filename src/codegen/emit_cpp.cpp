@@ -128,7 +128,10 @@ class KernelEmitter {
          << ctype(k_.loads[j].dtype()) << "*>(b[" << j << "]);\n";
     os << "  " << ctype(root.dtype()) << "*" << restrict_ << " out = reinterpret_cast<" << ctype(root.dtype())
        << "*>(b[" << k_.loads.size() << "]);\n";
-    emit_loops(os);
+    if (root.op() == OpKind::SoftmaxCrossEntropy || root.op() == OpKind::SoftmaxCrossEntropyGrad)
+      emit_row_kernel(os);
+    else
+      emit_loops(os);
     os << "}\n";
     return os.str();
   }
@@ -140,6 +143,17 @@ class KernelEmitter {
   std::ostringstream* body_ = nullptr;
   int indent_ = 0, next_var_ = 0;
   bool has_reduction_ = false;
+
+  // One call of a row kernel of kernel_rows.hpp over the node's operands.
+  void emit_row_kernel(std::ostringstream& os) {
+    const Node& node = k_.root.node();
+    const Tensor& x = node.inputs[0];
+    ops::AxisSplit split = ops::split_at(x.shape(), std::get<AxisAttr>(node.attr).axis);
+    os << "  symx_kernel::" << (node.op == OpKind::SoftmaxCrossEntropy ? "softmax_xent" : "softmax_xent_grad") << "<"
+       << ctype(x.dtype()) << ", " << (split.inner == 1 ? "true" : "false") << ">(";
+    for (const Tensor& in : node.inputs) os << "in" << load_index_.at(&in.node()) << ", ";
+    os << "out, " << split.outer << ", " << split.n << ", " << split.inner << ");\n";
+  }
 
   void line(const std::string& s) { *body_ << std::string(static_cast<std::size_t>(indent_), ' ') << s << "\n"; }
 

@@ -24,6 +24,7 @@ bool fusible(OpKind op) {
     case OpKind::MaxPool: case OpKind::MaxPoolGrad: case OpKind::AvgPool: case OpKind::AvgPoolGrad:
     case OpKind::RandomUniform: case OpKind::RandomNormal: case OpKind::RandomTruncatedNormal:
     case OpKind::RandomBernoulli: case OpKind::RandomRandint: case OpKind::RandomPermutation:
+    case OpKind::SoftmaxCrossEntropy: case OpKind::SoftmaxCrossEntropyGrad:
       return false;
     case OpKind::Negative: case OpKind::Abs: case OpKind::Sign: case OpKind::Exp: case OpKind::Expm1:
     case OpKind::Log: case OpKind::Log1p: case OpKind::Sqrt: case OpKind::Rsqrt: case OpKind::Square:
@@ -51,6 +52,8 @@ Role role_of_unfusible(const Tensor& t) {
   switch (t.op()) {
     case OpKind::Placeholder: case OpKind::Variable: case OpKind::Constant: return Role::leaf;
     case OpKind::Reshape: return Role::alias;
+    // Row kernels: generated, but over materialized operands (see kernel_rows.hpp).
+    case OpKind::SoftmaxCrossEntropy: case OpKind::SoftmaxCrossEntropyGrad: return Role::kernel;
     default: return Role::fallback;
   }
 }

@@ -399,6 +399,111 @@ std::vector<Tensor> vjp_avg_pool_grad(const Tensor& z, const Tensor& gz) {
   return {make_node(OpKind::AvgPool, {gz}, pool_attr(z.node().attr))};
 }
 
+// ---- softmax cross-entropy: one op for the loss and one for its gradient ----
+//
+// loss = logsumexp(x) * sum(y) - sum(y * x) along the axis, evaluated as
+// log(sum(exp(x - m))) * sum(y) - sum(y * (x - m)) with m = max(x), which never overflows and
+// never subtracts two large numbers. Its gradient with respect to x is
+// g * (softmax(x) * sum(y) - y): a second op, so both directions are one pass over a row.
+
+int xent_axis(const Attr& attr) { return std::get<AxisAttr>(attr).axis; }
+
+TensorType infer_softmax_xent(const std::vector<Tensor>& in, const Attr& attr) {
+  require_float_operands(in);
+  const Shape& x = in[0].shape();
+  if (in[1].shape() != x)
+    fail_shape("logits " + shape_string(x) + " and labels " + shape_string(in[1].shape()) + " differ in shape",
+               "Give labels the logits' shape, e.g. one_hot(classes, num_classes).");
+  int axis = normalize_axis(xent_axis(attr), static_cast<int>(x.size()));
+  Shape out = x;
+  out.erase(out.begin() + axis);
+  if (in.size() == 3 && in[2].shape() != out)
+    fail_shape("the cotangent has shape " + shape_string(in[2].shape()) + " but the loss has shape " + shape_string(out),
+               "Pass a cotangent of the loss's shape.");
+  return {in.size() == 3 ? x : out, in[0].dtype()};
+}
+
+// Visits each row (o, i) of x along the axis: fn(row offset, stride) with element k at
+// offset + k * stride.
+template <class F> void for_each_row(const Shape& shape, int axis, F fn) {
+  AxisSplit s = split_at(shape, axis);
+  for (std::int64_t o = 0; o < s.outer; ++o)
+    for (std::int64_t i = 0; i < s.inner; ++i) fn(o * s.inner + i, o * s.n * s.inner + i, s.n, s.inner);
+}
+
+// The row's max and sum(exp(x - max)); an empty row has max 0 and sum 0.
+std::pair<double, double> row_max_sumexp(const std::vector<double>& x, std::int64_t base, std::int64_t n, std::int64_t stride) {
+  double m = n > 0 ? -std::numeric_limits<double>::infinity() : 0;
+  for (std::int64_t k = 0; k < n; ++k) m = std::max(m, x[static_cast<std::size_t>(base + k * stride)]);
+  double s = 0;
+  for (std::int64_t k = 0; k < n; ++k) s += std::exp(x[static_cast<std::size_t>(base + k * stride)] - m);
+  return {m, s};
+}
+
+Array eval_softmax_xent(const EvalArgs& args) {
+  auto x = args.inputs[0].to_vector(), y = args.inputs[1].to_vector();
+  std::vector<double> out(static_cast<std::size_t>(num_elements(args.node.type.shape)), 0.0);
+  for_each_row(args.inputs[0].shape(), xent_axis(args.node.attr),
+               [&](std::int64_t r, std::int64_t base, std::int64_t n, std::int64_t stride) {
+                 if (n == 0) return;
+                 auto [m, s] = row_max_sumexp(x, base, n, stride);
+                 double sy = 0, syx = 0;
+                 for (std::int64_t k = 0; k < n; ++k) {
+                   auto e = static_cast<std::size_t>(base + k * stride);
+                   sy += y[e];
+                   syx += y[e] * (x[e] - m);
+                 }
+                 out[static_cast<std::size_t>(r)] = std::log(s) * sy - syx;
+               });
+  return to_array(out, args.node.type);
+}
+
+Array eval_softmax_xent_grad(const EvalArgs& args) {
+  auto x = args.inputs[0].to_vector(), y = args.inputs[1].to_vector(), g = args.inputs[2].to_vector();
+  std::vector<double> out(x.size(), 0.0);
+  for_each_row(args.inputs[0].shape(), xent_axis(args.node.attr),
+               [&](std::int64_t r, std::int64_t base, std::int64_t n, std::int64_t stride) {
+                 auto [m, s] = row_max_sumexp(x, base, n, stride);
+                 double sy = 0;
+                 for (std::int64_t k = 0; k < n; ++k) sy += y[static_cast<std::size_t>(base + k * stride)];
+                 double gr = g[static_cast<std::size_t>(r)];
+                 for (std::int64_t k = 0; k < n; ++k) {
+                   auto e = static_cast<std::size_t>(base + k * stride);
+                   out[e] = gr * (std::exp(x[e] - m) / s * sy - y[e]);
+                 }
+               });
+  return to_array(out, args.node.type);
+}
+
+// The loss-shaped `t` with the axis put back (size 1), broadcast against x.
+Tensor along(const Tensor& t, int axis) { return expand_dims(t, axis); }
+
+std::vector<Tensor> vjp_softmax_xent(const Tensor& loss, const Tensor& g) {
+  const Tensor& x = loss.node().inputs[0];
+  const Tensor& y = loss.node().inputs[1];
+  int axis = normalize_axis(xent_axis(loss.node().attr), x.ndim());
+  Tensor dx = make_node(OpKind::SoftmaxCrossEntropyGrad, {x, y, g}, AxisAttr{axis});
+  // d loss / d y = logsumexp(x) - x.
+  Tensor dy = along(g, axis) * (logsumexp(x, axis, true) - x);
+  return {dx, dy};
+}
+
+// z = g * (p * sum(y) - y) with p = softmax(x): linear in g and y, and through p in x.
+std::vector<Tensor> vjp_softmax_xent_grad(const Tensor& z, const Tensor& w) {
+  const Tensor& x = z.node().inputs[0];
+  const Tensor& y = z.node().inputs[1];
+  const Tensor& g = z.node().inputs[2];
+  int axis = normalize_axis(xent_axis(z.node().attr), x.ndim());
+  Tensor p = nn::softmax(x, axis);
+  Tensor sy = sum(y, axis, true);
+  Tensor ge = along(g, axis);
+  Tensor u = w * ge * sy;  // the cotangent reaching p
+  Tensor dx = p * (u - sum(u * p, axis, true));
+  Tensor dy = sum(w * ge * p, axis, true) - w * ge;
+  Tensor dg = sum(w * (p * sy - y), axis);
+  return {dx, broadcast_to(dy, x.shape()), dg};
+}
+
 }  // namespace
 
 void register_nn_ops() {
@@ -409,6 +514,8 @@ void register_nn_ops() {
   mutable_op_def(OpKind::MaxPoolGrad) = {infer_pool_grad, eval_max_pool_grad, vjp_max_pool_grad};
   mutable_op_def(OpKind::AvgPool) = {infer_pool, eval_avg_pool, vjp_avg_pool};
   mutable_op_def(OpKind::AvgPoolGrad) = {infer_pool_grad, eval_avg_pool_grad, vjp_avg_pool_grad};
+  mutable_op_def(OpKind::SoftmaxCrossEntropy) = {infer_softmax_xent, eval_softmax_xent, vjp_softmax_xent};
+  mutable_op_def(OpKind::SoftmaxCrossEntropyGrad) = {infer_softmax_xent, eval_softmax_xent_grad, vjp_softmax_xent_grad};
 }
 
 }  // namespace ops
@@ -604,9 +711,13 @@ Tensor softmax_cross_entropy(const Tensor& logits, const Tensor& labels, int axi
                 "Give labels the logits' shape, e.g. one_hot(classes, num_classes)."}, loc);
   Tensor x = as_float(logits, loc);
   Tensor y = cast(labels, x.dtype(), loc);
-  // -sum(y * (x - logsumexp(x))) without forming log_softmax: lse * sum(y) - sum(y * x).
-  Tensor lse = logsumexp(x, axis, false, loc);
-  return subtract(multiply(lse, sum(y, axis, false, loc), loc), sum(multiply(y, x, loc), axis, false, loc), loc);
+  int normalized = axis;
+  try {
+    normalized = ops::normalize_axis(axis, x.ndim());
+  } catch (const TypeProblem& problem) {
+    ops::raise("softmax_cross_entropy", {logits, labels}, problem, loc);
+  }
+  return ops::make_node(OpKind::SoftmaxCrossEntropy, {x, y}, AxisAttr{normalized}, loc, "softmax_cross_entropy");
 }
 
 Tensor conv1d(const Tensor& x, const Tensor& w, std::int64_t stride, const Padding& padding, std::int64_t dilation,

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <map>
 #include <numeric>
+#include <optional>
 
 #include "ops/op_table.hpp"
 #include "passes/rewrite.hpp"
@@ -34,6 +35,56 @@ bool lossless(DType from, DType to) {
   if (to == DType::i64) return from != DType::f32 && from != DType::f64;
   if (to == DType::i32) return from == DType::b8 || from == DType::u8;
   return false;
+}
+
+// x and the axis when `t` is log_softmax(x) as the graph spells it: s - log(sum(exp(s))) over
+// one kept axis, where s is x shifted by its own max along that axis (nn::log_softmax, and
+// log(softmax(x)) after the log-space rule below), or any s at all (log_softmax(s) itself).
+std::optional<std::pair<Tensor, int>> log_softmax_input(const Tensor& t) {
+  if (!is(t, OpKind::Subtract)) return std::nullopt;
+  const Tensor& s = in(t, 0);
+  const Tensor& l = in(t, 1);
+  if (!is(l, OpKind::Log) || !is(in(l, 0), OpKind::Sum) || !is(in(in(l, 0), 0), OpKind::Exp) || !(in(in(in(l, 0), 0), 0) == s))
+    return std::nullopt;
+  const auto& r = std::get<ReduceAttr>(in(l, 0).node().attr);
+  if (r.axes.size() != 1 || !r.keepdims) return std::nullopt;
+  int axis = r.axes[0];
+  if (is(s, OpKind::Subtract)) {
+    Tensor m = in(s, 1);
+    if (is(m, OpKind::StopGradient)) m = in(m, 0);
+    if (is(m, OpKind::Max) && in(m, 0) == in(s, 0) && std::get<ReduceAttr>(m.node().attr) == ReduceAttr{{axis}, true})
+      return std::pair{in(s, 0), axis};
+  }
+  return std::pair{s, axis};
+}
+
+// softmax_cross_entropy(x, y) for s = sum(y * log_softmax(x)) (or sum(-y * log_softmax(x)) when
+// `negated_labels`) whose reduced axes include the softmax axis; other reduced axes stay sums.
+// The caller supplies the sign: the result is -s (or s when the labels are negated).
+Tensor cross_entropy_of(const Tensor& s, bool negated_labels) {
+  if (!is(s, OpKind::Sum) || !is(in(s, 0), OpKind::Multiply)) return Tensor();
+  const Tensor& product = in(s, 0);
+  const auto& r = std::get<ReduceAttr>(s.node().attr);
+  for (std::size_t k = 0; k < 2; ++k) {
+    Tensor y = in(product, k);
+    const Tensor& ls = in(product, 1 - k);
+    if (negated_labels) {
+      if (!is(y, OpKind::Negative)) continue;
+      y = in(y, 0);
+    }
+    auto found = log_softmax_input(ls);
+    if (!found) continue;
+    auto [x, axis] = *found;
+    if (std::find(r.axes.begin(), r.axes.end(), axis) == r.axes.end()) continue;
+    if (y.dtype() != x.dtype() || x.shape() != product.shape()) continue;
+    Tensor loss = nn::softmax_cross_entropy(x, y.shape() == x.shape() ? y : broadcast_to(y, x.shape()), axis);
+    std::vector<int> rest;
+    for (int a : r.axes)
+      if (a != axis) rest.push_back(a > axis ? a - 1 : a);
+    if (!rest.empty()) loss = sum(loss, Axes(rest));
+    return r.keepdims ? reshape(loss, s.shape()) : loss;
+  }
+  return Tensor();
 }
 
 struct Rule {
@@ -101,6 +152,9 @@ const Rule stability_rules[] = {
      // Already shifted by its own max (the stable form): leave it.
      if (is(x, OpKind::Subtract)) return Tensor();
      return logsumexp(x, Axes(attr.axes), attr.keepdims); }},
+  // Cross-entropy of softmax(x) against labels y: one op that never forms log_softmax.
+  {"-sum(y*log_softmax(x))->softmax_cross_entropy(x,y)", OpKind::Negative, [](const Tensor& t) { return cross_entropy_of(in(t, 0), false); }},
+  {"sum(-y*log_softmax(x))->softmax_cross_entropy(x,y)", OpKind::Sum, [](const Tensor& t) { return cross_entropy_of(t, true); }},
 };
 // clang-format on
 

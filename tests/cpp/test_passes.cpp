@@ -114,6 +114,60 @@ TEST(Passes, NumericalStabilization) {
   expect_close(log_sigmoid.eval({{small, very_negative}}), {-800, -std::log(2.0), -std::log1p(std::exp(-30.0))}, 1e-12);
 }
 
+// The naive cross-entropies of softmax become the one stable op; with logits of 1000 the naive
+// graphs give NaN (0 * log(0)) or inf while the rewritten ones give the values worked out by hand.
+TEST(Passes, SoftmaxCrossEntropyFromLogitsBecomesOneOp) {
+  auto x = sx::placeholder({2, 3}, sx::f64, "logits");
+  auto y = sx::placeholder({2, 3}, sx::f64, "labels");
+  sx::Array big = sx::Array::from_vector<double>({1000, 0, -1000, 0.5, -0.25, 2}, {2, 3});
+  sx::Array labels = sx::Array::from_vector<double>({0, 1, 0, 0.2, 0.3, 0.5}, {2, 3});
+  double lse1 = 2 + std::log(std::exp(-1.5) + std::exp(-2.25) + 1);
+  std::vector<double> expected{1000, lse1 - (0.2 * 0.5 - 0.3 * 0.25 + 0.5 * 2)};
+  sx::Feed feed{{x, big}, {y, labels}};
+
+  struct Case {
+    const char* what;
+    sx::Tensor naive;
+    std::vector<double> expected;
+  };
+  auto ls = sx::nn::log_softmax(x, 1);
+  std::vector<Case> cases{
+      {"-sum(y * log_softmax(x))", -sx::sum(y * ls, 1), expected},
+      {"-sum(log_softmax(x) * y), negative axis", -sx::sum(ls * y, -1), expected},
+      {"-sum(y * log(softmax(x)))", -sx::sum(y * sx::log(sx::nn::softmax(x)), 1), expected},
+      {"sum(-y * log_softmax(x))", sx::sum(-y * ls, 1), expected},
+      {"-sum over every axis", -sx::sum(y * ls), {expected[0] + expected[1]}},
+      {"keepdims", -sx::sum(y * ls, 1, true), expected},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.what);
+    passes::reset_rule_counts();
+    auto optimized = passes::optimize({c.naive});
+    EXPECT_TRUE(contains_op(optimized, sx::OpKind::SoftmaxCrossEntropy)) << ops_of(optimized);
+    EXPECT_FALSE(contains_op(optimized, sx::OpKind::Log)) << ops_of(optimized);
+    EXPECT_EQ(optimized[0].shape(), c.naive.shape());
+    expect_close(optimized[0].eval(feed), c.expected, 1e-12);
+    // Moderate logits: the rewritten graph computes what the naive one does.
+    sx::Array moderate = sx::testing::random_array({2, 3}, -3, 3, 11);
+    expect_close(optimized[0].eval({{x, moderate}, {y, labels}}), c.naive.eval({{x, moderate}, {y, labels}}), 1e-12);
+  }
+  EXPECT_FALSE(sx::isfinite(cases[2].naive).eval(feed).get_flat(0));
+
+  // Not a cross-entropy over the softmax axis: left alone.
+  auto other_axis = -sx::sum(y * ls, 0);
+  EXPECT_FALSE(contains_op(passes::optimize({other_axis}), sx::OpKind::SoftmaxCrossEntropy));
+  auto row = sx::placeholder({1, 3}, sx::f64, "row");
+  auto broadcast_logits = -sx::sum(y * sx::nn::log_softmax(row, 1), 1);  // the logits are broadcast
+  EXPECT_FALSE(contains_op(passes::optimize({broadcast_logits}), sx::OpKind::SoftmaxCrossEntropy));
+  // float32 labels against float64 logits: the labels are cast, and the op takes the cast.
+  auto f32_labels = sx::placeholder({2, 3}, sx::f32, "f32_labels");
+  auto mixed = passes::optimize({-sx::sum(f32_labels * ls, 1)});
+  EXPECT_TRUE(contains_op(mixed, sx::OpKind::SoftmaxCrossEntropy));
+  expect_close(mixed[0].eval({{x, big}, {f32_labels, labels.astype(sx::f32)}}), expected, 1e-12);
+  auto shifted = sx::nn::log_softmax(x, 0);
+  EXPECT_FALSE(contains_op(passes::optimize({-sx::sum(y * shifted, 1)}), sx::OpKind::SoftmaxCrossEntropy));
+}
+
 TEST(Passes, OptimizePipelineOnAGradientGraph) {
   auto x = sx::placeholder({4, 3}, sx::f32, "x");
   auto w = sx::variable(sx::testing::random_array({3, 2}, -1, 1, 3, sx::f32), "w");

@@ -463,6 +463,9 @@ row("nn.log_softmax[axis1]", lambda x: sx.nn.log_softmax(x, axis=1), lambda x: n
 row("nn.softmax_cross_entropy", sx.nn.softmax_cross_entropy,
     lambda x, y: -np.sum(y * np.log(softmax_ref(x)), axis=-1).astype(x.dtype), [((3, 4), (3, 4)), ((5,), (5,))],
     kinds=("normal", "pos"))
+row("nn.softmax_cross_entropy[axis1]", lambda x, y: sx.nn.softmax_cross_entropy(x, y, axis=1),
+    lambda x, y: -np.sum(y * np.log(softmax_ref(x, 1)), axis=1).astype(x.dtype), [((2, 3, 4), (2, 3, 4))],
+    kinds=("normal", "pos"), api=())
 
 
 def same_pads(size, kernel, stride, dilation=1):
@@ -913,6 +916,7 @@ PRIMITIVE_COVERAGE = {
     "conv_backward_filter": ["nn.conv2d[basic]", "nn.conv1d[basic]"],
     "max_pool_grad": ["nn.max_pool2d[basic]"],
     "avg_pool_grad": ["nn.avg_pool2d[basic]"],
+    "softmax_cross_entropy_grad": ["nn.softmax_cross_entropy", "nn.softmax_cross_entropy[axis1]"],
     "random_uniform": ["test_random.py::test_uniform"],
     "random_normal": ["test_random.py::test_normal"],
     "random_truncated_normal": ["test_random.py::test_truncated_normal"],

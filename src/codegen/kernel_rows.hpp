@@ -1,0 +1,79 @@
+// Row kernels of generated programs: ops that reduce a row and then read it again — softmax
+// cross-entropy and its gradient. Embedded after kernel_prelude.hpp and kernel_support.hpp.
+//
+// Rows are the (outer, inner) positions of an (outer, n, inner) array, element k of a row being
+// `inner` elements after element k - 1. Rows are shared among the threads; a row is read once
+// from memory and then again from cache, so each op is one pass over its operands. Unit = true
+// when inner == 1 (contiguous rows: the loops vectorize). Statistics accumulate in double, as
+// the reference evaluator does.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+
+namespace symx_kernel {
+
+template <class T> struct xent_row {
+  T max;        // max over the row (-inf ignores NaN, as the reference does)
+  double sum_exp;  // sum of exp(x - max)
+  double sum_y;    // sum of the labels
+};
+
+template <class T, bool Unit>
+inline xent_row<T> xent_stats(const T* x, const T* y, std::int64_t n, std::int64_t inner) {
+  const std::int64_t s = Unit ? 1 : inner;
+  T m = lowest<T>();
+#pragma omp simd reduction(max : m)
+  for (std::int64_t k = 0; k < n; ++k) m = x[k * s] > m ? x[k * s] : m;
+  double se = 0, sy = 0;
+#pragma omp simd reduction(+ : se, sy)
+  for (std::int64_t k = 0; k < n; ++k) {
+    se += static_cast<double>(exp(static_cast<T>(x[k * s] - m)));
+    sy += static_cast<double>(y[k * s]);
+  }
+  return {m, se, sy};
+}
+
+// out[r] = log(sum(exp(x - m))) * sum(y) - sum(y * (x - m)) over row r; 0 for empty rows.
+template <class T, bool Unit>
+inline void softmax_xent(const T* x, const T* y, T* out, std::int64_t outer, std::int64_t n, std::int64_t inner) {
+  const std::int64_t rows = outer * inner;
+  const std::int64_t s = Unit ? 1 : inner;
+#pragma omp parallel for schedule(static) if (rows * n > 32768)
+  for (std::int64_t r = 0; r < rows; ++r) {
+    const std::int64_t base = (r / inner) * n * inner + r % inner;
+    const T* xr = x + base;
+    const T* yr = y + base;
+    if (n == 0) {
+      out[r] = T(0);
+      continue;
+    }
+    const xent_row<T> st = xent_stats<T, Unit>(xr, yr, n, inner);
+    double syx = 0;
+#pragma omp simd reduction(+ : syx)
+    for (std::int64_t k = 0; k < n; ++k) syx += static_cast<double>(yr[k * s]) * static_cast<double>(xr[k * s] - st.max);
+    out[r] = static_cast<T>(std::log(st.sum_exp) * st.sum_y - syx);
+  }
+}
+
+// out = g[r] * (softmax(x) * sum(y) - y) over row r: the gradient of softmax_xent.
+template <class T, bool Unit>
+inline void softmax_xent_grad(const T* x, const T* y, const T* g, T* out, std::int64_t outer, std::int64_t n,
+                              std::int64_t inner) {
+  const std::int64_t rows = outer * inner;
+  const std::int64_t s = Unit ? 1 : inner;
+#pragma omp parallel for schedule(static) if (rows * n > 32768)
+  for (std::int64_t r = 0; r < rows; ++r) {
+    const std::int64_t base = (r / inner) * n * inner + r % inner;
+    const T* xr = x + base;
+    const T* yr = y + base;
+    T* o = out + base;
+    const xent_row<T> st = xent_stats<T, Unit>(xr, yr, n, inner);
+    const T scale = static_cast<T>(st.sum_y / st.sum_exp);
+    const T gr = g[r];
+#pragma omp simd
+    for (std::int64_t k = 0; k < n; ++k) o[k * s] = gr * (exp(static_cast<T>(xr[k * s] - st.max)) * scale - yr[k * s]);
+  }
+}
+
+}  // namespace symx_kernel
