@@ -1,8 +1,10 @@
 // Fusion grouping: decides which nodes are materialized in buffers and which are computed inline
 // inside the kernel of their consumer.
 #include <unordered_map>
+#include <unordered_set>
 
 #include "codegen/kernel.hpp"
+#include "passes/rewrite.hpp"
 #include "runtime/library_calls.hpp"
 #include "symx/function.hpp"
 
@@ -67,25 +69,111 @@ bool inline_into(const Tensor& producer, const Tensor& consumer) {
   return producer.size() == consumer.size() || consumer.op() == OpKind::Slice || consumer.op() == OpKind::Transpose;
 }
 
+// ---- library steps with an epilogue (bias and ReLU fused into a matmul or convolution) ----
+
+struct Uses {
+  std::unordered_map<const Node*, int> count;  // consumers, plus 2 for a root
+  std::unordered_map<const Node*, Tensor> only_consumer;
+
+  // Whether `t`'s value is needed by exactly one node (and is not a root).
+  bool single(const Tensor& t) const {
+    auto it = count.find(&t.node());
+    return it != count.end() && it->second == 1;
+  }
+};
+
+// A fused library step: the epilogue, and the nodes below its last node that the call computes.
+struct LibraryGroup {
+  Epilogue epilogue;
+  std::vector<const Node*> absorbed;
+};
+
+// Whether `bias`, broadcast against `out`, varies along `axis` only, with one value per index.
+bool varies_only_along(const Shape& bias, const Shape& out, std::size_t axis) {
+  if (bias.size() > out.size() || axis + bias.size() < out.size()) return false;
+  std::size_t offset = out.size() - bias.size();
+  for (std::size_t d = 0; d < bias.size(); ++d)
+    if (bias[d] != (d + offset == axis ? out[axis] : 1)) return false;
+  return true;
+}
+
+// `add` as product + bias (either order), the product needed nowhere else, followed by a ReLU when
+// `relu`. The bias may be broadcast by the add itself or by a broadcast_to, which the call absorbs.
+std::optional<LibraryGroup> match_bias(const Tensor& add, const Uses& uses, bool relu = false) {
+  if (add.op() != OpKind::Add) return std::nullopt;
+  for (std::size_t k : {0, 1}) {
+    const Tensor& product = add.node().inputs[k];
+    const Tensor& operand = add.node().inputs[1 - k];
+    if (!uses.single(product) || product.shape() != add.shape() || !runtime::supports_epilogue(product, relu)) continue;
+    LibraryGroup g{{product, operand, false}, {&product.node()}};
+    if (operand.op() == OpKind::BroadcastTo) {
+      g.epilogue.bias = operand.node().inputs[0];
+      if (uses.single(operand)) g.absorbed.push_back(&operand.node());
+    }
+    std::size_t axis = product.op() == OpKind::Conv ? 1 : add.shape().size() - 1;  // NC... or (..., N)
+    if (varies_only_along(g.epilogue.bias.shape(), add.shape(), axis)) return g;
+  }
+  return std::nullopt;
+}
+
+// `relu` as maximum(x, 0) (either order) of a product or a product + bias needed nowhere else.
+std::optional<LibraryGroup> match_relu(const Tensor& relu, const Uses& uses) {
+  if (relu.op() != OpKind::Maximum) return std::nullopt;
+  for (std::size_t k : {0, 1}) {
+    const Tensor& x = relu.node().inputs[k];
+    const Tensor& zero = relu.node().inputs[1 - k];
+    std::optional<double> value = passes::uniform_constant(zero);
+    if (!value || *value != 0 || !uses.single(x) || x.shape() != relu.shape()) continue;
+    std::optional<LibraryGroup> g = match_bias(x, uses, true);
+    if (g) g->absorbed.push_back(&x.node());
+    else if (runtime::supports_epilogue(x, true)) g = LibraryGroup{{x, Tensor(), false}, {&x.node()}};
+    else continue;
+    g->epilogue.relu = true;
+    if (zero.op() != OpKind::Constant && uses.single(zero)) g->absorbed.push_back(&zero.node());
+    return g;
+  }
+  return std::nullopt;
+}
+
 }  // namespace
+
+std::vector<Tensor> Step::inputs() const {
+  if (!epilogue) return node.node().inputs;
+  std::vector<Tensor> in = epilogue->product.node().inputs;
+  if (epilogue->bias.defined()) in.push_back(epilogue->bias);
+  return in;
+}
 
 FusionPlan plan_fusion(const std::vector<Tensor>& roots) {
   std::vector<Tensor> order = topological_order(roots);
-  std::unordered_map<const Node*, int> uses;
-  std::unordered_map<const Node*, Tensor> only_consumer;
+  Uses uses;
   for (const Tensor& t : order)
     for (const Tensor& in : t.node().inputs) {
-      ++uses[&in.node()];
-      only_consumer[&in.node()] = t;
+      ++uses.count[&in.node()];
+      uses.only_consumer[&in.node()] = t;
     }
-  for (const Tensor& r : roots) uses[&r.node()] += 2;  // a root is always materialized
+  for (const Tensor& r : roots) uses.count[&r.node()] += 2;  // a root is always materialized
 
   std::unordered_map<const Node*, Role> role;
+  std::unordered_map<const Node*, Epilogue> epilogues;  // by the fused step's last node
+  std::unordered_set<const Node*> read_by_library;      // inputs of fused steps: materialized
   for (auto it = order.rbegin(); it != order.rend(); ++it) {  // consumers before producers
     const Tensor& t = *it;
+    if (role.count(&t.node())) continue;  // absorbed into a fused library step
+    std::optional<LibraryGroup> group = match_relu(t, uses);
+    if (!group) group = match_bias(t, uses);
+    if (group) {
+      role[&t.node()] = Role::library;
+      for (const Node* n : group->absorbed) role[n] = Role::inlined;
+      for (const Tensor& in : Step{Role::library, t, -1, group->epilogue}.inputs()) read_by_library.insert(&in.node());
+      epilogues[&t.node()] = std::move(group->epilogue);
+      continue;
+    }
     if (!fusible(t.op())) { role[&t.node()] = role_of_unfusible(t); continue; }
-    const Tensor* consumer = uses[&t.node()] == 1 ? &only_consumer[&t.node()] : nullptr;
-    bool inlined = consumer && role[&consumer->node()] != Role::alias && inline_into(t, *consumer);
+    const Tensor* consumer = uses.single(t) ? &uses.only_consumer[&t.node()] : nullptr;
+    Role consumer_role = consumer ? role[&consumer->node()] : Role::kernel;
+    bool inlined = consumer && (consumer_role == Role::kernel || consumer_role == Role::inlined) &&
+                   !read_by_library.count(&t.node()) && inline_into(t, *consumer);
     role[&t.node()] = inlined ? Role::inlined : Role::kernel;
   }
 
@@ -94,7 +182,8 @@ FusionPlan plan_fusion(const std::vector<Tensor>& roots) {
     Role r = role[&t.node()];
     if (r == Role::leaf) { plan.leaves.push_back(t); continue; }
     if (r == Role::inlined) continue;
-    Step step{r, t};
+    Step step{r, t, -1, std::nullopt};
+    if (auto e = epilogues.find(&t.node()); e != epilogues.end()) step.epilogue = e->second;
     if (r == Role::kernel) {
       Kernel k;
       k.name = "k" + std::to_string(plan.kernels.size());

@@ -6,6 +6,7 @@
 // (emit_cpp.cpp) is the only place that spells C++.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <unordered_set>
 #include <vector>
@@ -32,11 +33,26 @@ struct Kernel {
   bool in_place = false;                     // the output buffer is also a load (an update)
 };
 
+// Work fused into a library call after its matrix product or convolution (the library's bias
+// argument and post-ops): node = relu?(product + bias), the bias varying along the product's last
+// axis (matmul) or channel axis (convolution). The step writes only its last node; the product
+// and the nodes between are never materialized. runtime::supports_epilogue says what fuses.
+struct Epilogue {
+  Tensor product;  // the Matmul or Conv node
+  Tensor bias;     // read with the product's inputs: N (matmul) or C (conv) values; undefined: none
+  bool relu = false;
+};
+
 // One step of a program, in execution order.
 struct Step {
   Role role;
   Tensor node;
-  int kernel = -1;  // index into FusionPlan::kernels for Role::kernel
+  int kernel = -1;                   // index into FusionPlan::kernels for Role::kernel
+  std::optional<Epilogue> epilogue;  // Role::library steps that fuse a bias and/or a ReLU
+
+  // The materialized nodes a library or fallback step reads, in argument order: the node's
+  // inputs, or for a fused step its product's inputs then the bias.
+  std::vector<Tensor> inputs() const;
 };
 
 struct FusionPlan {

@@ -1,6 +1,12 @@
 // Library calls: BLAS for matrix products, oneDNN for convolutions and average pooling, and
 // parallel loops for max pooling and its gradient.
 //
+// A bias add and a ReLU that follow a matrix product or convolution (a step's epilogue, chosen by
+// the fusion plan) run inside the call: a float32 product with a ReLU on oneDNN's matmul primitive
+// (bias argument and eltwise post-ops, applied while each output tile is in registers); a product
+// with a bias alone on the gemm, accumulating onto the bias (float32 and float64); a float32
+// convolution's bias as the oneDNN primitive's bias argument. Plain products keep the gemm calls.
+//
 // Every call is prepared once, when the program is built: oneDNN primitives are created on plain
 // layouts (ncw/nchw/ncdhw data, oiw/oihw/oidhw or grouped goi* weights), which are exactly how
 // symx lays out contiguous buffers, so no reorder is ever needed; memory objects are created
@@ -14,8 +20,10 @@
 
 #include <cblas.h>
 
+#include <algorithm>
 #include <cmath>
 #include <dnnl.hpp>
+#include <limits>
 #include <stdexcept>
 #include <vector>
 
@@ -85,11 +93,36 @@ memory::dims dims_of(const Shape& s) { return memory::dims(s.begin(), s.end()); 
 
 memory::desc plain(const memory::dims& d, memory::format_tag tag) { return memory::desc(d, memory::data_type::f32, tag); }
 
-dnnl::primitive_attr user_scratchpad() {
+// A call's attributes: its own scratchpad, and a ReLU on the result when `relu`.
+//
+// The ReLU must equal the reference's maximum(x, 0) on every value, and oneDNN's eltwise_relu
+// (a vmaxps against 0) turns NaN into 0 where maximum propagates it. Three post-ops are exact
+// instead: elu with the smallest denormal alpha keeps x > 0 and NaN and maps every other value,
+// -inf included, into [-alpha, 0]; leaky relu with the same alpha underflows those to -0; adding
+// 0 makes -0 into +0. They run in registers on the output tile of the matmul primitive, at the
+// cost of about one memory pass; oneDNN's gemm-based convolutions run such chains in a reference
+// loop (2.5x the convolution's own time, measured), so convolutions fuse the bias only.
+dnnl::primitive_attr call_attr(bool relu = false) {
   dnnl::primitive_attr attr;
   attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+  if (relu) {
+    const float tiny = std::numeric_limits<float>::denorm_min();
+    dnnl::post_ops ops;
+    ops.append_eltwise(1.f, dnnl::algorithm::eltwise_elu, tiny, 0.f);
+    ops.append_eltwise(1.f, dnnl::algorithm::eltwise_relu, tiny, 0.f);
+    ops.append_eltwise(1.f, dnnl::algorithm::eltwise_linear, 1.f, 0.f);
+    attr.set_post_ops(ops);
+  }
   return attr;
 }
+
+// " + bias + relu": what an epilogue adds to a call's description.
+std::string epilogue_text(const codegen::Epilogue* e) {
+  if (!e) return "";
+  return std::string(e->bias.defined() ? " + bias" : "") + (e->relu ? " + relu" : "");
+}
+
+using Slots = std::vector<std::pair<int, memory::desc>>;
 
 // The three convolution tensors of one ConvAttr, as oneDNN plain descriptors.
 struct ConvGeometry {
@@ -121,31 +154,39 @@ ConvGeometry conv_geometry(const Shape& x, const Shape& w, const Shape& y, const
   return g;
 }
 
-dnnl::convolution_forward::primitive_desc conv_forward_pd(const ConvGeometry& g, dnnl::prop_kind kind) {
-  dnnl::convolution_forward::desc d(kind, dnnl::algorithm::convolution_direct, g.src, g.weights, g.dst, g.strides,
-                                    g.dilates, g.pad_l, g.pad_r);
-  return {d, user_scratchpad(), cpu_engine()};
+// With `bias` (one value per output channel) and `relu` for a forward convolution's epilogue.
+dnnl::convolution_forward::primitive_desc conv_forward_pd(const ConvGeometry& g, dnnl::prop_kind kind,
+                                                          const memory::desc* bias = nullptr, bool relu = false) {
+  using forward = dnnl::convolution_forward;
+  auto algorithm = dnnl::algorithm::convolution_direct;
+  forward::desc d = bias ? forward::desc(kind, algorithm, g.src, g.weights, *bias, g.dst, g.strides, g.dilates, g.pad_l, g.pad_r)
+                         : forward::desc(kind, algorithm, g.src, g.weights, g.dst, g.strides, g.dilates, g.pad_l, g.pad_r);
+  return {d, call_attr(relu), cpu_engine()};
 }
 
-std::unique_ptr<LibraryCall> make_conv_call(const Tensor& node) {
+// `epilogue`: the step's fused bias and ReLU when `node` is its (forward) convolution.
+std::unique_ptr<LibraryCall> make_conv_call(const Tensor& node, const codegen::Epilogue* epilogue = nullptr) {
   const auto& in = node.node().inputs;
   const ConvAttr& a = std::get<ConvAttr>(node.node().attr);
   std::size_t rank = node.shape().size();
   if (rank < 3 || rank > 5) return nullptr;
   switch (node.op()) {
-    case OpKind::Conv: {  // conv(x, w) -> y
+    case OpKind::Conv: {  // conv(x, w) [+ bias] -> y
       ConvGeometry g = conv_geometry(in[0].shape(), in[1].shape(), node.shape(), a);
-      auto pd = conv_forward_pd(g, dnnl::prop_kind::forward_inference);
-      return std::make_unique<DnnlCall>(
-          "oneDNN convolution", pd,
-          std::vector<std::pair<int, memory::desc>>{{DNNL_ARG_SRC, g.src}, {DNNL_ARG_WEIGHTS, g.weights}, {DNNL_ARG_DST, g.dst}});
+      Slots slots{{DNNL_ARG_SRC, g.src}, {DNNL_ARG_WEIGHTS, g.weights}};
+      bool bias = epilogue && epilogue->bias.defined();
+      if (bias) slots.push_back({DNNL_ARG_BIAS, plain({node.shape()[1]}, memory::format_tag::a)});
+      slots.push_back({DNNL_ARG_DST, g.dst});
+      auto pd = conv_forward_pd(g, dnnl::prop_kind::forward_inference, bias ? &slots[2].second : nullptr,
+                                epilogue && epilogue->relu);
+      return std::make_unique<DnnlCall>("oneDNN convolution" + epilogue_text(epilogue), pd, slots);
     }
     case OpKind::ConvBackwardInput: {  // bi(gy, w) -> gx
       ConvGeometry g = conv_geometry(node.shape(), in[1].shape(), in[0].shape(), a);
       auto hint = conv_forward_pd(g, dnnl::prop_kind::forward_training);
       dnnl::convolution_backward_data::desc d(dnnl::algorithm::convolution_direct, g.src, g.weights, g.dst, g.strides,
                                               g.dilates, g.pad_l, g.pad_r);
-      dnnl::convolution_backward_data::primitive_desc pd(d, user_scratchpad(), cpu_engine(), hint);
+      dnnl::convolution_backward_data::primitive_desc pd(d, call_attr(), cpu_engine(), hint);
       return std::make_unique<DnnlCall>("oneDNN convolution backward data", pd,
                                         std::vector<std::pair<int, memory::desc>>{
                                             {DNNL_ARG_DIFF_DST, g.dst}, {DNNL_ARG_WEIGHTS, g.weights}, {DNNL_ARG_DIFF_SRC, g.src}});
@@ -155,7 +196,7 @@ std::unique_ptr<LibraryCall> make_conv_call(const Tensor& node) {
       auto hint = conv_forward_pd(g, dnnl::prop_kind::forward_training);
       dnnl::convolution_backward_weights::desc d(dnnl::algorithm::convolution_direct, g.src, g.weights, g.dst, g.strides,
                                                  g.dilates, g.pad_l, g.pad_r);
-      dnnl::convolution_backward_weights::primitive_desc pd(d, user_scratchpad(), cpu_engine(), hint);
+      dnnl::convolution_backward_weights::primitive_desc pd(d, call_attr(), cpu_engine(), hint);
       return std::make_unique<DnnlCall>("oneDNN convolution backward weights", pd,
                                         std::vector<std::pair<int, memory::desc>>{
                                             {DNNL_ARG_SRC, g.src}, {DNNL_ARG_DIFF_DST, g.dst}, {DNNL_ARG_DIFF_WEIGHTS, g.weights}});
@@ -177,7 +218,7 @@ dnnl::pooling_forward::primitive_desc avg_pool_forward_pd(const memory::desc& sr
   memory::dims strides(a.strides.begin(), a.strides.end()), kernel(a.window.begin(), a.window.end()),
       pad_l(a.pad_low.begin(), a.pad_low.end()), pad_r(a.pad_high.begin(), a.pad_high.end());
   dnnl::pooling_forward::desc d(kind, dnnl::algorithm::pooling_avg_exclude_padding, src, dst, strides, kernel, pad_l, pad_r);
-  return {d, user_scratchpad(), cpu_engine()};
+  return {d, call_attr(), cpu_engine()};
 }
 
 std::unique_ptr<LibraryCall> make_avg_pool_call(const Tensor& node) {
@@ -195,7 +236,7 @@ std::unique_ptr<LibraryCall> make_avg_pool_call(const Tensor& node) {
   memory::dims strides(a.strides.begin(), a.strides.end()), kernel(a.window.begin(), a.window.end()),
       pad_l(a.pad_low.begin(), a.pad_low.end()), pad_r(a.pad_high.begin(), a.pad_high.end());
   dnnl::pooling_backward::desc d(dnnl::algorithm::pooling_avg_exclude_padding, src, dst, strides, kernel, pad_l, pad_r);
-  dnnl::pooling_backward::primitive_desc pd(d, user_scratchpad(), cpu_engine(), hint);
+  dnnl::pooling_backward::primitive_desc pd(d, call_attr(), cpu_engine(), hint);
   return std::make_unique<DnnlCall>("oneDNN average pooling backward", pd,
                                     std::vector<std::pair<int, memory::desc>>{{DNNL_ARG_DIFF_DST, dst}, {DNNL_ARG_DIFF_SRC, src}});
 }
@@ -278,9 +319,13 @@ std::unique_ptr<LibraryCall> make_max_pool_call(const Tensor& node) {
 
 // ---- matrix products: one gemm per batch element (oneDNN sgemm, BLAS dgemm), operand offsets precomputed ----
 
+// With `bias` (an epilogue without ReLU), p[2] holds N values added to every row: each output
+// row starts as the bias and the gemm accumulates onto it (beta = 1), the bias fusion BLAS offers.
+// It keeps the call free of allocations, which oneDNN's primitive execution is not (it builds an
+// argument map per call).
 template <class T> class MatmulCall final : public LibraryCall {
  public:
-  explicit MatmulCall(const Tensor& node) {
+  MatmulCall(const Tensor& node, bool bias) : bias_(bias) {
     const Shape& sa = node.node().inputs[0].shape();
     const Shape& sb = node.node().inputs[1].shape();
     const Shape& so = node.shape();
@@ -306,26 +351,72 @@ template <class T> class MatmulCall final : public LibraryCall {
   void run(char* const* p) override {
     const T* a = reinterpret_cast<const T*>(p[0]);
     const T* b = reinterpret_cast<const T*>(p[1]);
-    T* c = reinterpret_cast<T*>(p[2]);
+    const T* bias = bias_ ? reinterpret_cast<const T*>(p[2]) : nullptr;
+    T* c = reinterpret_cast<T*>(p[bias_ ? 3 : 2]);
+    const T beta = bias_ ? T(1) : T(0);
     for (std::size_t i = 0; i < offset_a_.size(); ++i) {
       T* out = c + static_cast<std::int64_t>(i) * m_ * n_;
+      if (bias_) {
+#pragma omp parallel for schedule(static) if (static_cast<std::int64_t>(m_) * n_ >= (1 << 15))
+        for (int row = 0; row < m_; ++row) std::copy(bias, bias + n_, out + static_cast<std::int64_t>(row) * n_);
+      }
       // float32 goes through oneDNN's sgemm, which runs on the same OpenMP pool as the
       // generated kernels; OpenBLAS's own pthread pool would compete with OpenMP's spinning
       // threads (measured: MLP step 144 ms with OpenBLAS, 14 ms without the contention).
       if constexpr (std::is_same_v<T, float>)
-        dnnl_sgemm('N', 'N', m_, n_, k_, 1.f, a + offset_a_[i], k_, b + offset_b_[i], n_, 0.f, out, n_);
+        dnnl_sgemm('N', 'N', m_, n_, k_, 1.f, a + offset_a_[i], k_, b + offset_b_[i], n_, beta, out, n_);
       else
         cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m_, n_, k_, 1.0, a + offset_a_[i], k_, b + offset_b_[i], n_,
-                    0.0, out, n_);
+                    beta, out, n_);
     }
   }
 
-  std::string describe() const override { return std::is_same_v<T, float> ? "oneDNN sgemm" : "BLAS dgemm"; }
+  std::string describe() const override {
+    return std::string(std::is_same_v<T, float> ? "oneDNN sgemm" : "BLAS dgemm") + (bias_ ? " + bias" : "");
+  }
 
  private:
+  bool bias_;
   int m_ = 0, n_ = 0, k_ = 0;
   std::vector<std::int64_t> offset_a_, offset_b_;
 };
+
+// A float32 product with a ReLU epilogue, on oneDNN's matmul primitive. A matrix right operand makes
+// (..., M, K) x (K, N) one (B*M, K) x (K, N) product; otherwise the batch shapes are equal
+// (supports_epilogue) and it is a batched (B, M, K) x (B, K, N) product. The bias is a row
+// broadcast over the rest.
+std::unique_ptr<LibraryCall> make_matmul_epilogue_call(const codegen::Epilogue& e) {
+  const Shape& sa = e.product.node().inputs[0].shape();
+  const Shape& sb = e.product.node().inputs[1].shape();
+  std::int64_t m = sa[sa.size() - 2], k = sa.back(), n = sb.back(), batch = num_elements(sa) / (m * k);
+  bool flat = sb.size() == 2;
+  auto tag = flat ? memory::format_tag::ab : memory::format_tag::abc;
+  auto dims = [&](std::int64_t rows, std::int64_t cols) { return flat ? memory::dims{batch * rows, cols} : memory::dims{batch, rows, cols}; };
+  memory::desc src = plain(dims(m, k), tag), dst = plain(dims(m, n), tag);
+  memory::desc weights = plain(flat ? memory::dims{k, n} : dims(k, n), tag);
+  memory::desc bias = plain(flat ? memory::dims{1, n} : memory::dims{1, 1, n}, tag);
+  Slots slots{{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, weights}};
+  if (e.bias.defined()) slots.push_back({DNNL_ARG_BIAS, bias});
+  slots.push_back({DNNL_ARG_DST, dst});
+  dnnl::matmul::desc d = e.bias.defined() ? dnnl::matmul::desc(src, weights, bias, dst) : dnnl::matmul::desc(src, weights, dst);
+  dnnl::matmul::primitive_desc pd(d, call_attr(e.relu), cpu_engine());
+  return std::make_unique<DnnlCall>("oneDNN matmul" + epilogue_text(&e), pd, slots);
+}
+
+std::unique_ptr<LibraryCall> make_matmul_call(const Tensor& product, bool bias) {
+  if (product.dtype() == DType::f32) return std::make_unique<MatmulCall<float>>(product, bias);
+  return std::make_unique<MatmulCall<double>>(product, bias);
+}
+
+std::unique_ptr<LibraryCall> make_epilogue_call(const codegen::Epilogue& e) {
+  if (!supports_epilogue(e.product, e.relu)) return nullptr;
+  if (e.product.op() == OpKind::Matmul && !e.relu) return make_matmul_call(e.product, true);
+  try {
+    return e.product.op() == OpKind::Matmul ? make_matmul_epilogue_call(e) : make_conv_call(e.product, &e);
+  } catch (const dnnl::error&) {
+    return nullptr;  // no implementation for these attributes: the reference evaluator runs the group
+  }
+}
 
 }  // namespace
 
@@ -338,7 +429,23 @@ bool library_handles(OpKind op) {
   }
 }
 
-std::unique_ptr<LibraryCall> make_library_call(const Tensor& node) {
+bool supports_epilogue(const Tensor& product, bool relu) {
+  DType dt = product.dtype();
+  if ((dt != DType::f32 && dt != DType::f64) || any_empty(product)) return false;
+  for (const Tensor& in : product.node().inputs)
+    if (in.dtype() != dt) return false;
+  if (product.op() == OpKind::Conv) return dt == DType::f32 && !relu && product.ndim() >= 3 && product.ndim() <= 5;
+  if (product.op() != OpKind::Matmul) return false;
+  const Shape& sa = product.node().inputs[0].shape();
+  const Shape& sb = product.node().inputs[1].shape();
+  if (sa.size() < 2 || sb.size() < 2) return false;
+  if (!relu) return true;  // the gemm loop takes any batch broadcasting, and float64
+  return dt == DType::f32 && (sb.size() == 2 || Shape(sa.begin(), sa.end() - 2) == Shape(sb.begin(), sb.end() - 2));
+}
+
+std::unique_ptr<LibraryCall> make_library_call(const codegen::Step& step) {
+  if (step.epilogue) return make_epilogue_call(*step.epilogue);
+  const Tensor& node = step.node;
   if (!library_handles(node.op())) return nullptr;
   for (const Tensor& in : node.node().inputs)
     if (in.dtype() != node.dtype()) return nullptr;
@@ -347,8 +454,7 @@ std::unique_ptr<LibraryCall> make_library_call(const Tensor& node) {
   switch (node.op()) {
     case OpKind::Matmul:
       if (node.shape().size() < 2 || any_empty(node)) return nullptr;
-      if (dt == DType::f32) return std::make_unique<MatmulCall<float>>(node);
-      return std::make_unique<MatmulCall<double>>(node);
+      return make_matmul_call(node, false);
     case OpKind::MaxPool: case OpKind::MaxPoolGrad:
       if (any_empty(node)) return nullptr;
       return make_max_pool_call(node);

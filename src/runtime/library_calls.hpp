@@ -6,6 +6,7 @@
 #include <memory>
 #include <string>
 
+#include "codegen/kernel.hpp"
 #include "symx/tensor.hpp"
 
 namespace symx::runtime {
@@ -22,11 +23,18 @@ class LibraryCall {
   virtual std::string describe() const = 0;
 };
 
-// A library call for `node`, or nullptr when none applies (dtype, op or attributes unsupported):
-// the caller then falls back to the reference evaluator.
-std::unique_ptr<LibraryCall> make_library_call(const Tensor& node);
+// A library call for a Role::library step (its node, or its fused epilogue group), or nullptr
+// when none applies (dtype, op or attributes unsupported): the caller then falls back to the
+// reference evaluator.
+std::unique_ptr<LibraryCall> make_library_call(const codegen::Step& step);
 
 // Whether `op` may have a library call (make_library_call can still decline a node of it).
 bool library_handles(OpKind op);
+
+// Whether a bias (and a ReLU, when `relu`) after `product` can be fused into its library call:
+// float32 and float64 matrix products with a bias; float32 ones with a ReLU when the right operand
+// is a matrix or has the left operand's batch shape (oneDNN's CPU matmul has no float64); float32
+// convolutions with a bias (see call_attr in library_calls.cpp for why not their ReLU).
+bool supports_epilogue(const Tensor& product, bool relu);
 
 }  // namespace symx::runtime

@@ -32,11 +32,32 @@ struct ExecStep {
   std::vector<int> args;        // buffers: loads then output (kernel); inputs then output (others)
   std::vector<char*> pointers;  // resolved per call, preallocated
   std::unique_ptr<LibraryCall> call;  // library steps; null: none applies, the reference evaluator runs
+  std::vector<Tensor> inputs;         // non-kernel steps: the nodes read (codegen::Step::inputs)
+  std::vector<Tensor> evaluated;      // fallback: the nodes from the inputs to `node`, inputs first
 };
 
 struct Copy { int from, to_output = -1; std::shared_ptr<VariableState> to_variable; std::size_t bytes; };
 
 std::size_t round_up(std::size_t n) { return (n + 63) / 64 * 64; }
+
+// The nodes computed from `inputs` up to `last`, inputs first: `last` alone for a plain step, the
+// whole group of a fused library step.
+std::vector<Tensor> nodes_between(const std::vector<Tensor>& inputs, const Tensor& last) {
+  std::unordered_map<const Node*, bool> seen;
+  for (const Tensor& in : inputs) seen[&in.node()] = true;
+  std::vector<Tensor> order;
+  std::vector<std::pair<Tensor, bool>> stack{{last, false}};  // (node, its inputs already pushed)
+  while (!stack.empty()) {
+    auto [t, expanded] = stack.back();
+    stack.pop_back();
+    if (expanded) { order.push_back(t); continue; }
+    if (seen[&t.node()]) continue;
+    seen[&t.node()] = true;
+    stack.push_back({t, true});
+    for (const Tensor& in : t.node().inputs) stack.push_back({in, false});
+  }
+  return order;
+}
 
 // Whether every path from the kernel's root to `var` keeps the element index unchanged (only
 // same-shape elementwise ops), so that writing the root's element i into var's element i after
@@ -124,13 +145,12 @@ struct Program::Impl {
       for (const Tensor& r : roots) safe = safe && !(r == var);
       if (safe && var.defined()) {
         for (std::size_t s = 0; s < plan.steps.size() && safe; ++s) {
-          const Tensor& n = plan.steps[s].node;
           bool reads = false;
           if (plan.steps[s].role == Role::kernel) {
             const auto& loads = plan.kernels[static_cast<std::size_t>(plan.steps[s].kernel)].loads;
             reads = std::find(loads.begin(), loads.end(), var) != loads.end();
           } else {
-            for (const Tensor& in : n.node().inputs) reads = reads || in == var;
+            for (const Tensor& in : plan.steps[s].inputs()) reads = reads || in == var;
           }
           if (!reads) continue;
           if (s > it->second) safe = false;
@@ -211,8 +231,10 @@ struct Program::Impl {
         for (const Tensor& l : k.loads) e.args.push_back(buffer_of.at(&l.node()));
         e.kernel = reinterpret_cast<void (*)(char* const*)>(library->symbol(k.name));
       } else {
-        for (const Tensor& in : s.node.node().inputs) e.args.push_back(buffer_of.at(&in.node()));
-        if (s.role == Role::library) e.call = make_library_call(s.node);
+        e.inputs = s.inputs();
+        for (const Tensor& in : e.inputs) e.args.push_back(buffer_of.at(&in.node()));
+        if (s.role == Role::library) e.call = make_library_call(s);
+        if (!e.call) e.evaluated = nodes_between(e.inputs, s.node);
       }
       e.args.push_back(buffer_of.at(&s.node.node()));
       e.pointers.resize(e.args.size());
@@ -270,13 +292,19 @@ struct Program::Impl {
 
 namespace {
 
-void run_fallback(const Tensor& node, char* const* p) {
-  std::vector<Array> in;
-  const auto& inputs = node.node().inputs;
-  for (std::size_t i = 0; i < inputs.size(); ++i)
-    in.push_back(Array::wrap(p[i], inputs[i].shape(), inputs[i].dtype(), nullptr));
-  Array out = ops::op_def(node.op()).evaluate({node.node(), in});
-  std::memcpy(p[inputs.size()], out.raw_data(), out.nbytes());
+// Reference evaluation of a step: its nodes in order from the inputs in p[0..n-1] (one node, or
+// the group of a fused library step whose call could not be prepared), the last written to p[n].
+void run_fallback(const ExecStep& s, char* const* p) {
+  std::unordered_map<const Node*, Array> values;
+  for (std::size_t i = 0; i < s.inputs.size(); ++i)
+    values[&s.inputs[i].node()] = Array::wrap(p[i], s.inputs[i].shape(), s.inputs[i].dtype(), nullptr);
+  for (const Tensor& t : s.evaluated) {
+    std::vector<Array> in;
+    for (const Tensor& i : t.node().inputs) in.push_back(values.at(&i.node()));
+    values[&t.node()] = ops::op_def(t.op()).evaluate({t.node(), in});
+  }
+  const Array& out = values.at(&s.node.node());
+  std::memcpy(p[s.inputs.size()], out.raw_data(), out.nbytes());
 }
 
 }  // namespace
@@ -317,7 +345,7 @@ void Program::run(const std::vector<Array>& inputs, std::vector<Array>& outputs)
           break;
         }
         [[fallthrough]];
-      default: run_fallback(s.node, s.pointers.data()); break;
+      default: run_fallback(s, s.pointers.data()); break;
     }
   }
   for (const Copy& c : p.staging) std::memcpy(p.base[static_cast<std::size_t>(c.to_output)], p.base[static_cast<std::size_t>(c.from)], c.bytes);
@@ -347,6 +375,11 @@ std::string Program::describe() const {
         auto e = std::find_if(p.steps.begin(), p.steps.end(), [&](const ExecStep& x) { return x.node == s.node; });
         if (e != p.steps.end() && e->call) os << "library call (" << e->call->describe() << ")";
         else os << "reference evaluation (no library call for these dtypes or attributes)";
+        if (s.epilogue) {
+          os << " holds";
+          for (const Tensor& t : nodes_between(s.inputs(), s.node))
+            if (t.op() != OpKind::Constant) os << " " << op_name(t.op()) << "#" << t.id();
+        }
         break;
       }
       case Role::alias: os << "alias of its input"; break;

@@ -219,3 +219,271 @@ TEST(LibraryCalls, ThreadCountMayChangeAfterTheCallsArePrepared) {
     }
   }
 }
+
+// ---- bias and ReLU fused into matrix products and convolutions (oneDNN post-ops) ----
+
+namespace {
+
+// The steps of a description that run generated kernels.
+int kernel_steps(const std::string& text) {
+  int n = 0;
+  for (std::size_t at = text.find(": kernel k"); at != std::string::npos; at = text.find(": kernel k", at + 1)) ++n;
+  return n;
+}
+
+// Builds y from (product, bias) for one pattern, and the library call expected to compute it.
+struct EpilogueCase {
+  const char* what;
+  std::function<sx::Tensor(const sx::Tensor&, const sx::Tensor&)> build;
+  const char* call;  // the description's text, e.g. "oneDNN matmul + bias + relu,"
+};
+
+// y alone, then the gradients of sum(y^2 * r) wrt every input: the forward step is the fused
+// call (followed by `kernels` generated kernels), and everything agrees with the reference backend.
+void check_epilogue(const std::vector<sx::Tensor>& inputs, const sx::Tensor& y, const std::vector<sx::Array>& values,
+                    const std::string& forward_call, const std::string& training_call, int kernels = 0) {
+  std::string text = expect_backends_agree(inputs, {y}, values);
+  EXPECT_TRUE(contains(text, "library call (" + forward_call)) << text;
+  EXPECT_EQ(kernel_steps(text), kernels) << text;
+  expect_no_fallback(text);
+  // Squared, so that the gradients read y. The ReLU's gradient reads the pre-activation, so
+  // training fuses the bias only.
+  auto r = sx::constant(random_array(y.shape(), -1, 1, 30, sx::f32));
+  auto g = sx::grad(sx::sum(sx::square(y) * r), inputs);
+  text = expect_backends_agree(inputs, g, values);
+  EXPECT_TRUE(contains(text, "library call (" + training_call)) << text;
+  expect_no_fallback(text);
+}
+
+sx::Tensor relu_of(const sx::Tensor& x) { return sx::nn::relu(x); }
+
+}  // namespace
+
+TEST(LibraryCallEpilogues, MatmulBiasAndRelu) {
+  const std::vector<EpilogueCase> cases{
+      {"relu(mm + b)", [](auto mm, auto b) { return relu_of(mm + b); }, "oneDNN matmul + bias + relu,"},
+      {"maximum(0, b + mm)", [](auto mm, auto b) { return sx::maximum(0, b + mm); }, "oneDNN matmul + bias + relu,"},
+      {"relu(mm + (1, N) bias)", [](auto mm, auto b) { return relu_of(mm + sx::reshape(b, {1, b.shape()[0]})); },
+       "oneDNN matmul + bias + relu,"},
+      {"relu(mm + broadcast_to(b))", [](auto mm, auto b) { return relu_of(mm + sx::broadcast_to(b, mm.shape())); },
+       "oneDNN matmul + bias + relu,"},
+      {"mm + b", [](auto mm, auto b) { return mm + b; }, "oneDNN sgemm + bias)"},
+      {"relu(mm) * b", [](auto mm, auto b) { return relu_of(mm) * b; }, "oneDNN matmul + relu,"},
+  };
+  for (const EpilogueCase& c : cases) {
+    SCOPED_TRACE(c.what);
+    sx::reset_default_graph();
+    auto x = sx::placeholder({8, 5}, sx::f32, "x");
+    auto w = sx::placeholder({5, 6}, sx::f32, "w");
+    auto b = sx::placeholder({6}, sx::f32, "b");
+    auto y = c.build(sx::matmul(x, w), b);
+    std::vector<sx::Array> values{random_array({8, 5}, -1, 1, 31, sx::f32), random_array({5, 6}, -1, 1, 32, sx::f32),
+                                  random_array({6}, -1, 1, 33, sx::f32)};
+    std::string training = contains(c.call, "bias") ? "oneDNN sgemm + bias)" : "oneDNN sgemm)";
+    if (std::string(c.what) == "relu(mm) * b") {  // the multiply is a kernel of its own
+      std::string text = expect_backends_agree({x, w, b}, {y}, values);
+      EXPECT_TRUE(contains(text, std::string("library call (") + c.call)) << text;
+      continue;
+    }
+    check_epilogue({x, w, b}, y, values, c.call, training);
+  }
+}
+
+TEST(LibraryCallEpilogues, BatchedMatmulBiasAndRelu) {
+  // A matrix right operand flattens the batch into rows; equal batch shapes are a batched product.
+  for (sx::Shape wshape : {sx::Shape{5, 6}, sx::Shape{3, 5, 6}}) {
+    SCOPED_TRACE(sx::shape_string(wshape));
+    sx::reset_default_graph();
+    auto x = sx::placeholder({3, 4, 5}, sx::f32, "x");
+    auto w = sx::placeholder(wshape, sx::f32, "w");
+    auto b = sx::placeholder({6}, sx::f32, "b");
+    auto y = sx::nn::relu(sx::matmul(x, w) + b);
+    check_epilogue({x, w, b}, y,
+                   {random_array({3, 4, 5}, -1, 1, 34, sx::f32), random_array(wshape, -1, 1, 35, sx::f32),
+                    random_array({6}, -1, 1, 36, sx::f32)},
+                   "oneDNN matmul + bias + relu,", "oneDNN sgemm + bias)");
+  }
+}
+
+// Convolutions fuse the bias; their ReLU stays a kernel (see call_attr in library_calls.cpp).
+TEST(LibraryCallEpilogues, ConvBiasAndRelu) {
+  struct Case { sx::Shape x, w; std::vector<std::int64_t> strides; std::int64_t groups; };
+  for (const Case& c : {Case{{2, 3, 9, 8}, {4, 3, 3, 3}, {1, 1}, 1}, Case{{2, 4, 9, 9}, {6, 2, 3, 3}, {2, 2}, 2}}) {
+    for (bool relu : {true, false}) {
+      SCOPED_TRACE("groups " + std::to_string(c.groups) + (relu ? ", relu" : ""));
+      sx::reset_default_graph();
+      auto x = sx::placeholder(c.x, sx::f32, "x");
+      auto w = sx::placeholder(c.w, sx::f32, "w");
+      auto b = sx::placeholder({c.w[0]}, sx::f32, "b");
+      auto pre = sx::nn::conv2d(x, w, c.strides, "SAME", {1, 1}, c.groups) + sx::reshape(b, {1, c.w[0], 1, 1});
+      check_epilogue({x, w, b}, relu ? sx::nn::relu(pre) : pre,
+                     {random_array(c.x, -1, 1, 37, sx::f32), random_array(c.w, -1, 1, 38, sx::f32),
+                      random_array({c.w[0]}, -1, 1, 39, sx::f32)},
+                     "oneDNN convolution + bias,", "oneDNN convolution + bias,", relu ? 1 : 0);
+    }
+  }
+}
+
+TEST(LibraryCallEpilogues, Conv1dChannelBias) {
+  sx::reset_default_graph();
+  auto x = sx::placeholder({2, 3, 11}, sx::f32, "x");
+  auto w = sx::placeholder({5, 3, 3}, sx::f32, "w");
+  auto b = sx::placeholder({5, 1}, sx::f32, "b");  // (C, 1): one value per channel
+  auto y = sx::nn::conv1d(x, w, 2, "SAME") + b;
+  auto z = sx::nn::relu(sx::nn::conv1d(x, w, 1, "VALID"));
+  std::string text = expect_backends_agree(
+      {x, w, b}, {y, z},
+      {random_array({2, 3, 11}, -1, 1, 40, sx::f32), random_array({5, 3, 3}, -1, 1, 41, sx::f32), random_array({5, 1}, -1, 1, 42, sx::f32)});
+  EXPECT_TRUE(contains(text, "library call (oneDNN convolution + bias,")) << text;
+  EXPECT_TRUE(contains(text, "library call (oneDNN convolution,")) << text;  // z: its ReLU is a kernel
+  EXPECT_EQ(kernel_steps(text), 1) << text;
+}
+
+TEST(LibraryCallEpilogues, UnfusablePatternsStillComputeCorrectly) {
+  // Each y is computed right; `fused` is the fused call expected, or "" when the product must run plain.
+  struct Case {
+    const char* what;
+    std::function<std::vector<sx::Tensor>(const sx::Tensor& mm, const sx::Tensor& bias, const sx::Tensor& column)> build;
+    const char* fused;
+  };
+  const std::vector<Case> cases{
+      {"product also an output", [](auto mm, auto b, auto) { return std::vector{sx::nn::relu(mm + b), mm}; }, ""},
+      {"pre-activation also an output", [](auto mm, auto b, auto) { return std::vector{sx::nn::relu(mm + b), mm + b}; },
+       "oneDNN sgemm + bias)"},
+      {"bias along the rows", [](auto mm, auto, auto c) { return std::vector{sx::nn::relu(mm + c)}; }, ""},
+      {"scalar-like bias", [](auto mm, auto b, auto) { return std::vector{mm + sx::reshape(b, {6, 1})[0]}; }, ""},
+      {"full matrix", [](auto mm, auto, auto c) { return std::vector{mm + sx::broadcast_to(c, mm.shape()) * 2}; }, ""},
+      {"maximum with 0.5", [](auto mm, auto b, auto) { return std::vector{sx::maximum(mm + b, 0.5)}; }, "oneDNN sgemm + bias)"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.what);
+    sx::reset_default_graph();
+    auto x = sx::placeholder({8, 5}, sx::f32, "x");
+    auto w = sx::placeholder({5, 6}, sx::f32, "w");
+    auto b = sx::placeholder({6}, sx::f32, "b");
+    auto column = sx::placeholder({8, 1}, sx::f32, "c");
+    std::vector<sx::Tensor> ys = c.build(sx::matmul(x, w), b, column);
+    std::string text = expect_backends_agree(
+        {x, w, b, column}, ys,
+        {random_array({8, 5}, -1, 1, 43, sx::f32), random_array({5, 6}, -1, 1, 44, sx::f32), random_array({6}, -1, 1, 45, sx::f32),
+         random_array({8, 1}, -1, 1, 46, sx::f32)});
+    if (std::string(c.fused).empty()) {
+      EXPECT_FALSE(contains(text, "oneDNN matmul")) << text;
+      EXPECT_TRUE(contains(text, "library call (oneDNN sgemm)")) << text;
+    } else {
+      EXPECT_TRUE(contains(text, std::string("library call (") + c.fused)) << text;
+    }
+    expect_no_fallback(text);
+  }
+}
+
+TEST(LibraryCallEpilogues, BiasOfTheWrongRankOrAxisIsNotFused) {
+  sx::reset_default_graph();
+  // (3, 4, 6) + (4, 6): varies along two axes, not a bias of the last one.
+  auto x = sx::placeholder({3, 4, 5}, sx::f32, "x");
+  auto w = sx::placeholder({5, 6}, sx::f32, "w");
+  auto m = sx::placeholder({4, 6}, sx::f32, "m");
+  // conv output (2, 4, 4, 4) + (4,): broadcast along the width, not the channels.
+  auto cx = sx::placeholder({2, 3, 4, 4}, sx::f32, "cx");
+  auto cw = sx::placeholder({4, 3, 3, 3}, sx::f32, "cw");
+  auto cb = sx::placeholder({4}, sx::f32, "cb");
+  auto y1 = sx::nn::relu(sx::matmul(x, w) + m);
+  auto y2 = sx::nn::conv2d(cx, cw, {1, 1}, "SAME") + cb;
+  std::string text = expect_backends_agree(
+      {x, w, m, cx, cw, cb}, {y1, y2},
+      {random_array({3, 4, 5}, -1, 1, 47, sx::f32), random_array({5, 6}, -1, 1, 48, sx::f32), random_array({4, 6}, -1, 1, 49, sx::f32),
+       random_array({2, 3, 4, 4}, -1, 1, 50, sx::f32), random_array({4, 3, 3, 3}, -1, 1, 51, sx::f32),
+       random_array({4}, -1, 1, 52, sx::f32)});
+  EXPECT_FALSE(contains(text, "+ bias")) << text;
+  EXPECT_TRUE(contains(text, "library call (oneDNN sgemm)")) << text;
+  EXPECT_TRUE(contains(text, "library call (oneDNN convolution,")) << text;
+}
+
+TEST(LibraryCallEpilogues, IntegerProductsAreNotFusedAndFloat64FusesTheBias) {
+  for (sx::DType dt : {sx::i32, sx::f64}) {
+    SCOPED_TRACE(std::string(sx::dtype_name(dt)));
+    sx::reset_default_graph();
+    auto x = sx::placeholder({8, 5}, dt, "x");
+    auto w = sx::placeholder({5, 6}, dt, "w");
+    auto b = sx::placeholder({6}, dt, "b");
+    auto y = sx::nn::relu(sx::matmul(x, w) + b);
+    std::string text = expect_backends_agree({x, w, b}, {y},
+                                             {random_array({8, 5}, -5, 5, 53, dt), random_array({5, 6}, -5, 5, 54, dt),
+                                              random_array({6}, -5, 5, 55, dt)},
+                                             1e-12, 1e-12);
+    EXPECT_FALSE(contains(text, "oneDNN matmul")) << text;
+    if (dt == sx::f64) {
+      EXPECT_TRUE(contains(text, "library call (BLAS dgemm + bias)")) << text;  // the ReLU: a kernel
+    }
+  }
+}
+
+TEST(LibraryCallEpilogues, FusedReluAgreesOnNaNInfinityAndZeros) {
+  // maximum(x, 0) propagates NaN, maps -inf and -0 to 0 and keeps tiny (denormal) positives.
+  const double nan = std::numeric_limits<double>::quiet_NaN(), inf = std::numeric_limits<double>::infinity();
+  sx::reset_default_graph();
+  auto x = sx::placeholder({4, 3}, sx::f32, "x");
+  auto w = sx::placeholder({3, 7}, sx::f32, "w");
+  auto b = sx::placeholder({7}, sx::f32, "b");
+  auto cx = sx::placeholder({1, 2, 5, 5}, sx::f32, "cx");
+  auto cw = sx::placeholder({7, 2, 3, 3}, sx::f32, "cw");
+  sx::Array xv = random_array({4, 3}, -1, 1, 56, sx::f64), cxv = random_array({1, 2, 5, 5}, -1, 1, 59, sx::f64);
+  xv.set_flat(4, nan);    // row 1 of the product
+  cxv.set_flat(12, nan);  // the centre of channel 0: the windows around it
+  // Columns 4..6 of w are 0, so there the pre-activation is the bias: -0, a denormal, -inf.
+  sx::Array wv = random_array({3, 7}, -1, 1, 57, sx::f64), bv = random_array({7}, -1, 1, 58, sx::f64);
+  for (std::int64_t k = 0; k < 3; ++k)
+    for (std::int64_t col : {4, 5, 6}) wv.set_flat(k * 7 + col, 0);
+  bv.set_flat(4, -0.0);
+  bv.set_flat(5, 1e-40);
+  bv.set_flat(6, -inf);
+  auto y = sx::nn::relu(sx::matmul(x, w) + b);
+  auto z = sx::nn::relu(sx::nn::conv2d(cx, cw, {1, 1}, "SAME") + sx::reshape(b, {1, 7, 1, 1}));
+  std::string text = expect_backends_agree({x, w, b, cx, cw}, {y, z},
+                                           {xv.astype(sx::f32), wv.astype(sx::f32), bv.astype(sx::f32), cxv.astype(sx::f32),
+                                            random_array({7, 2, 3, 3}, -1, 1, 60, sx::f32)},
+                                           1e-4, 1e-45);
+  EXPECT_TRUE(contains(text, "library call (oneDNN matmul + bias + relu,")) << text;
+  EXPECT_TRUE(contains(text, "library call (oneDNN convolution + bias,")) << text;
+}
+
+TEST(LibraryCallEpilogues, TrainingStepWithUpdatesMatchesTheReference) {
+  // Two dense layers trained by SGD: the fused forward calls read variables the step updates in place.
+  sx::reset_default_graph();
+  auto x = sx::placeholder({16, 7}, sx::f32, "x");
+  auto t = sx::placeholder({16, 3}, sx::f32, "t");
+  std::vector<sx::Array> initial{random_array({7, 9}, -0.5, 0.5, 59, sx::f32), random_array({9}, -0.5, 0.5, 60, sx::f32),
+                                 random_array({9, 3}, -0.5, 0.5, 61, sx::f32), random_array({3}, -0.5, 0.5, 62, sx::f32)};
+  std::vector<sx::Tensor> params;
+  for (const sx::Array& v : initial) params.push_back(sx::variable(v));
+  auto h = sx::nn::relu(sx::matmul(x, params[0]) + params[1]);
+  auto loss = sx::mean(sx::square(sx::matmul(h, params[2]) + params[3] - t));
+  auto grads = sx::grad(loss, params);
+  sx::Updates updates;
+  for (std::size_t i = 0; i < params.size(); ++i) updates.push_back({params[i], params[i] - 0.1f * grads[i]});
+  std::vector<sx::Array> values{random_array({16, 7}, -1, 1, 63, sx::f32), random_array({16, 3}, -1, 1, 64, sx::f32)};
+  std::vector<std::vector<sx::Array>> finals;
+  std::string text;
+  for (sx::Backend backend : {sx::Backend::compiled, sx::Backend::reference}) {
+    for (std::size_t i = 0; i < params.size(); ++i) params[i].assign(initial[i]);
+    auto step = sx::function({x, t}, {loss}, updates, {backend});
+    for (int call = 0; call < 3; ++call) step(values);
+    finals.emplace_back();
+    for (const sx::Tensor& p : params) finals.back().push_back(p.value().copy());
+    if (backend == sx::Backend::compiled) text = step.describe();
+  }
+  for (std::size_t i = 0; i < params.size(); ++i) expect_close(finals[0][i], finals[1][i], 1e-4, 1e-5);
+  EXPECT_TRUE(contains(text, "library call (oneDNN sgemm + bias)")) << text;
+}
+
+TEST(LibraryCallEpilogues, BroadcastBatchesFuseTheBiasIntoTheGemm) {
+  // Batch shapes that broadcast: the gemm loop adds the bias; the ReLU stays a kernel.
+  sx::reset_default_graph();
+  auto a = sx::placeholder({3, 1, 4, 5}, sx::f32, "a");
+  auto b = sx::placeholder({2, 5, 6}, sx::f32, "b");
+  auto bias = sx::placeholder({1, 6}, sx::f32, "bias");
+  check_epilogue({a, b, bias}, sx::nn::relu(sx::matmul(a, b) + bias),
+                 {random_array({3, 1, 4, 5}, -1, 1, 65, sx::f32), random_array({2, 5, 6}, -1, 1, 66, sx::f32),
+                  random_array({1, 6}, -1, 1, 67, sx::f32)},
+                 "oneDNN sgemm + bias)", "oneDNN sgemm + bias)", 1);
+}
