@@ -73,7 +73,8 @@ bool inline_into(const Tensor& producer, const Tensor& consumer) {
 
 struct Uses {
   std::unordered_map<const Node*, int> count;  // consumers, plus 2 for a root
-  std::unordered_map<const Node*, Tensor> only_consumer;
+  std::unordered_map<const Node*, std::vector<Tensor>> consumers;  // once per input slot read
+  std::unordered_set<const Node*> roots;
 
   // Whether `t`'s value is needed by exactly one node (and is not a root).
   bool single(const Tensor& t) const {
@@ -81,6 +82,24 @@ struct Uses {
     return it != count.end() && it->second == 1;
   }
 };
+
+// Whether a node read by several consumers is recomputed in each instead of materialized. Each
+// consumer kernel then evaluates it per element it needs, which for elementwise work costs a few
+// instructions against a write and a read of the whole array per materialized node; loops stay
+// memory-bound until several transcendentals are repeated, so those are recomputed for at most
+// two consumers. Not a root (its value is an output) and not a reduction (that would repeat a
+// whole loop per element).
+bool recomputable(const Tensor& t, const Uses& uses) {
+  auto it = uses.count.find(&t.node());
+  if (it == uses.count.end() || it->second > 4 || uses.roots.count(&t.node()) || is_reduction(t.op())) return false;
+  switch (t.op()) {
+    case OpKind::Exp: case OpKind::Expm1: case OpKind::Log: case OpKind::Log1p: case OpKind::Sin: case OpKind::Cos:
+    case OpKind::Tan: case OpKind::Tanh: case OpKind::Arctan: case OpKind::Sigmoid: case OpKind::Erf:
+    case OpKind::Power: case OpKind::Arctan2: case OpKind::Mod:
+      return it->second <= 2;
+    default: return true;
+  }
+}
 
 // A fused library step: the epilogue, and the nodes below its last node that the call computes.
 struct LibraryGroup {
@@ -150,13 +169,17 @@ FusionPlan plan_fusion(const std::vector<Tensor>& roots) {
   for (const Tensor& t : order)
     for (const Tensor& in : t.node().inputs) {
       ++uses.count[&in.node()];
-      uses.only_consumer[&in.node()] = t;
+      uses.consumers[&in.node()].push_back(t);
     }
-  for (const Tensor& r : roots) uses.count[&r.node()] += 2;  // a root is always materialized
+  for (const Tensor& r : roots) {
+    uses.count[&r.node()] += 2;  // a root is always materialized
+    uses.roots.insert(&r.node());
+  }
 
   std::unordered_map<const Node*, Role> role;
   std::unordered_map<const Node*, Epilogue> epilogues;  // by the fused step's last node
   std::unordered_set<const Node*> read_by_library;      // inputs of fused steps: materialized
+  std::unordered_set<const Node*> recomputed;           // inlined into more than one kernel
   for (auto it = order.rbegin(); it != order.rend(); ++it) {  // consumers before producers
     const Tensor& t = *it;
     if (role.count(&t.node())) continue;  // absorbed into a fused library step
@@ -170,10 +193,19 @@ FusionPlan plan_fusion(const std::vector<Tensor>& roots) {
       continue;
     }
     if (!fusible(t.op())) { role[&t.node()] = role_of_unfusible(t); continue; }
-    const Tensor* consumer = uses.single(t) ? &uses.only_consumer[&t.node()] : nullptr;
-    Role consumer_role = consumer ? role[&consumer->node()] : Role::kernel;
-    bool inlined = consumer && (consumer_role == Role::kernel || consumer_role == Role::inlined) &&
-                   !read_by_library.count(&t.node()) && inline_into(t, *consumer);
+    // Inlined into its consumers: the one consumer, or each of a few when recomputing the node
+    // there is cheaper than writing it to memory and reading it back (see recomputable).
+    // A reduction is never recomputed: under a recomputed node it is materialized instead.
+    const std::vector<Tensor>& consumers = uses.consumers[&t.node()];
+    bool inlined = !consumers.empty() && (uses.single(t) || recomputable(t, uses)) && !read_by_library.count(&t.node());
+    bool under_recomputed = false;
+    for (const Tensor& c : consumers) {
+      Role r = role[&c.node()];
+      inlined = inlined && (r == Role::kernel || r == Role::inlined) && inline_into(t, c);
+      under_recomputed = under_recomputed || recomputed.count(&c.node());
+    }
+    if (inlined && is_reduction(t.op()) && under_recomputed) inlined = false;
+    if (inlined && (!uses.single(t) || under_recomputed)) recomputed.insert(&t.node());
     role[&t.node()] = inlined ? Role::inlined : Role::kernel;
   }
 

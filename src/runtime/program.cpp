@@ -1,7 +1,10 @@
 #include "runtime/program.hpp"
 
 #include <algorithm>
+#include <chrono>
+#include <cstdlib>
 #include <cstring>
+#include <iomanip>
 #include <sstream>
 #include <unordered_map>
 
@@ -34,7 +37,18 @@ struct ExecStep {
   std::unique_ptr<LibraryCall> call;  // library steps; null: none applies, the reference evaluator runs
   std::vector<Tensor> inputs;         // non-kernel steps: the nodes read (codegen::Step::inputs)
   std::vector<Tensor> evaluated;      // fallback: the nodes from the inputs to `node`, inputs first
+  double seconds = 0;                 // SYMX_PROFILE: time spent in this step over `calls` calls
+  std::int64_t calls = 0;
 };
+
+// SYMX_PROFILE=1 times every step of every call but the first (describe() then shows the times).
+bool profiling() {
+  static const bool on = [] {
+    const char* env = std::getenv("SYMX_PROFILE");
+    return env && *env && std::string(env) != "0";
+  }();
+  return on;
+}
 
 struct Copy { int from, to_output = -1; std::shared_ptr<VariableState> to_variable; std::size_t bytes; };
 
@@ -100,6 +114,7 @@ struct Program::Impl {
   std::vector<char*> base;            // resolved buffer addresses, per call
   std::unique_ptr<char, void (*)(void*)> arena{nullptr, std::free};
   std::size_t arena_bytes = 0;
+  std::int64_t runs = 0;
 
   int add_buffer(Buffer b) {
     buffers.push_back(std::move(b));
@@ -335,8 +350,11 @@ Program::~Program() = default;
 void Program::run(const std::vector<Array>& inputs, std::vector<Array>& outputs) {
   Impl& p = *impl_;
   p.resolve(inputs, outputs);
+  // The first call is not timed: it touches the arena's pages for the first time.
+  const bool timed = profiling() && p.runs++ > 0;
   for (ExecStep& s : p.steps) {
     for (std::size_t i = 0; i < s.args.size(); ++i) s.pointers[i] = p.base[static_cast<std::size_t>(s.args[i])];
+    auto start = timed ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
     switch (s.role) {
       case Role::kernel: s.kernel(s.pointers.data()); break;
       case Role::library:
@@ -346,6 +364,10 @@ void Program::run(const std::vector<Array>& inputs, std::vector<Array>& outputs)
         }
         [[fallthrough]];
       default: run_fallback(s, s.pointers.data()); break;
+    }
+    if (timed) {
+      s.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      ++s.calls;
     }
   }
   for (const Copy& c : p.staging) std::memcpy(p.base[static_cast<std::size_t>(c.to_output)], p.base[static_cast<std::size_t>(c.from)], c.bytes);
@@ -359,8 +381,19 @@ std::string Program::describe() const {
   const Impl& p = *impl_;
   std::ostringstream os;
   os << "optimized graph:\n" << debugprint(p.roots) << "kernels:\n";
+  double total = 0;
+  std::int64_t calls = 0;
+  for (const ExecStep& e : p.steps) {
+    total += e.seconds;
+    calls = std::max(calls, e.calls);
+  }
   for (const codegen::Step& s : p.plan.steps) {
-    os << "  " << op_name(s.node.op()) << "#" << s.node.id() << ": ";
+    os << "  ";
+    auto timed = std::find_if(p.steps.begin(), p.steps.end(), [&](const ExecStep& x) { return x.node == s.node; });
+    if (calls > 0 && timed != p.steps.end())
+      os << "[" << std::fixed << std::setprecision(3) << std::setw(8) << 1e3 * timed->seconds / static_cast<double>(calls)
+         << " ms " << std::setw(4) << std::setprecision(1) << 100 * timed->seconds / total << "%] ";
+    os << op_name(s.node.op()) << "#" << s.node.id() << ": ";
     switch (s.role) {
       case Role::kernel: {
         const auto& k = p.plan.kernels[static_cast<std::size_t>(s.kernel)];
@@ -387,6 +420,9 @@ std::string Program::describe() const {
     }
     os << "\n";
   }
+  if (calls > 0)
+    os << "profile (SYMX_PROFILE): " << calls << " calls, " << std::fixed << std::setprecision(3)
+       << 1e3 * total / static_cast<double>(calls) << " ms per call in the steps above\n";
   return os.str();
 }
 

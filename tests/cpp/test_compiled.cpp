@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <new>
 #include <random>
+#include <sstream>
 
 #include "codegen/compiler.hpp"
 #include "passes/passes.hpp"
@@ -100,6 +101,39 @@ TEST(Compiled, DescribeShowsRewritesAndKernels) {
   EXPECT_EQ(text.find("multiply"), std::string::npos) << text;   // x * 1 -> x
   EXPECT_NE(text.find("kernel k"), std::string::npos) << text;
   EXPECT_NE(text.find("holds exp#"), std::string::npos) << text;  // exp and log1p in one kernel
+}
+
+// A cheap node read by several kernels is recomputed in each rather than written to memory; a
+// reduction below such a node is computed once, in its own kernel.
+TEST(Compiled, CheapSharedNodesAreRecomputedReductionsAreNot) {
+  sx::reset_default_graph();
+  // Kernel lines of describe() ("  op#id: kernel kN holds ...; reads ...") rooted at `op`, and
+  // those holding it.
+  auto steps_of = [](const std::string& text, const std::string& op) {
+    std::istringstream lines(text);
+    int roots = 0, holders = 0;
+    for (std::string line; std::getline(lines, line);) {
+      if (line.find(": kernel k") == std::string::npos) continue;
+      if (line.rfind("  " + op + "#", 0) == 0) ++roots;
+      std::string held = line.substr(0, line.find("; reads"));
+      if (held.find(" " + op + "#") != std::string::npos) ++holders;
+    }
+    return std::pair{roots, holders};
+  };
+  auto x = sx::placeholder({64, 300}, sx::f32, "x");
+  auto centered = x - sx::max(x, 1, true);  // read by three kernels below
+  auto y = sx::sum(sx::square(centered), 1, true);
+  auto z = sx::exp(centered) * 2;
+  auto w = sx::abs(centered);
+  std::string text = sx::testing::expect_backends_agree({x}, {y, z, w}, {sx::testing::random_array({64, 300}, -3, 3, 5, sx::f32)});
+  EXPECT_EQ(steps_of(text, "subtract"), (std::pair{0, 3})) << text;
+
+  auto row_sums = sx::sum(x, 1);
+  auto scaled = row_sums * 3;               // cheap, over a reduction, read by two kernels
+  text = sx::testing::expect_backends_agree({x}, {sx::exp(scaled), scaled + 1},
+                                            {sx::testing::random_array({64, 300}, -1, 1, 6, sx::f32)});
+  EXPECT_EQ(steps_of(text, "multiply"), (std::pair{0, 2})) << text;
+  EXPECT_EQ(steps_of(text, "sum"), (std::pair{1, 1})) << text;
 }
 
 // ---- no heap allocation in a steady-state call ----

@@ -449,3 +449,25 @@ def test_submodules_importable():
 
     assert relu is sx.nn.relu and symx.linalg.inv is sx.linalg.inv and symx.random.seed is sx.random.seed
     assert len(sx._symx._op_names()) > 50 and "matmul" in sx._symx._op_names()
+
+
+PROFILE_PROBE = """
+import numpy as np, symx as sx
+x = sx.placeholder((1000,), "float32", name="x")
+f = sx.function([x], [sx.exp(x) + 1, sx.sum(x)])
+for _ in range(3):
+    f(np.ones(1000, np.float32))
+print(f.describe())
+"""
+
+
+def test_symx_profile_times_each_step():
+    env = dict(os.environ)
+    env["SYMX_PROFILE"] = "1"
+    package_parent = os.path.dirname(os.path.dirname(os.path.abspath(sx.__file__)))
+    env["PYTHONPATH"] = os.pathsep.join(p for p in [package_parent, env.get("PYTHONPATH", "")] if p)
+    result = subprocess.run([sys.executable, "-c", PROFILE_PROBE], env=env, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stdout + result.stderr
+    steps = [line for line in result.stdout.splitlines() if line.strip().startswith("[") and " ms " in line]
+    assert len(steps) == 2, result.stdout  # the two kernels, each with its time and share
+    assert "profile (SYMX_PROFILE): 2 calls" in result.stdout, result.stdout  # the first call is not timed
