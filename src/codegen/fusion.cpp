@@ -101,6 +101,19 @@ bool recomputable(const Tensor& t, const Uses& uses) {
   }
 }
 
+// Which operands of a 2-D matrix product are transposes it can read through the library's
+// transposed-operand flag instead of materializing them (each needed nowhere else).
+std::array<bool, 2> absorbable_transposes(const Tensor& product, const Uses& uses) {
+  std::array<bool, 2> absorbed{};
+  if (product.op() != OpKind::Matmul || !is_floating(product.dtype())) return absorbed;
+  for (std::size_t k = 0; k < 2; ++k) {
+    const Tensor& operand = product.node().inputs[k];
+    absorbed[k] = operand.op() == OpKind::Transpose && operand.ndim() == 2 && product.node().inputs[1 - k].ndim() == 2 &&
+                  uses.single(operand);
+  }
+  return absorbed;
+}
+
 // A fused library step: the epilogue, and the nodes below its last node that the call computes.
 struct LibraryGroup {
   Epilogue epilogue;
@@ -157,9 +170,10 @@ std::optional<LibraryGroup> match_relu(const Tensor& relu, const Uses& uses) {
 }  // namespace
 
 std::vector<Tensor> Step::inputs() const {
-  if (!epilogue) return node.node().inputs;
-  std::vector<Tensor> in = epilogue->product.node().inputs;
-  if (epilogue->bias.defined()) in.push_back(epilogue->bias);
+  std::vector<Tensor> in = product().node().inputs;
+  for (std::size_t k = 0; k < 2; ++k)
+    if (transposed[k]) in[k] = in[k].node().inputs[0];
+  if (epilogue && epilogue->bias.defined()) in.push_back(epilogue->bias);
   return in;
 }
 
@@ -178,6 +192,7 @@ FusionPlan plan_fusion(const std::vector<Tensor>& roots) {
 
   std::unordered_map<const Node*, Role> role;
   std::unordered_map<const Node*, Epilogue> epilogues;  // by the fused step's last node
+  std::unordered_map<const Node*, std::array<bool, 2>> transposed;  // by the step's node
   std::unordered_set<const Node*> read_by_library;      // inputs of fused steps: materialized
   std::unordered_set<const Node*> recomputed;           // inlined into more than one kernel
   for (auto it = order.rbegin(); it != order.rend(); ++it) {  // consumers before producers
@@ -185,11 +200,17 @@ FusionPlan plan_fusion(const std::vector<Tensor>& roots) {
     if (role.count(&t.node())) continue;  // absorbed into a fused library step
     std::optional<LibraryGroup> group = match_relu(t, uses);
     if (!group) group = match_bias(t, uses);
-    if (group) {
+    if (group || (!fusible(t.op()) && role_of_unfusible(t) == Role::library)) {
+      Step step{Role::library, t, -1, group ? std::optional(group->epilogue) : std::nullopt, {}};
       role[&t.node()] = Role::library;
-      for (const Node* n : group->absorbed) role[n] = Role::inlined;
-      for (const Tensor& in : Step{Role::library, t, -1, group->epilogue}.inputs()) read_by_library.insert(&in.node());
-      epilogues[&t.node()] = std::move(group->epilogue);
+      if (group)
+        for (const Node* n : group->absorbed) role[n] = Role::inlined;
+      step.transposed = absorbable_transposes(step.product(), uses);
+      for (std::size_t k = 0; k < 2; ++k)
+        if (step.transposed[k]) role[&step.product().node().inputs[k].node()] = Role::inlined;
+      for (const Tensor& in : step.inputs()) read_by_library.insert(&in.node());
+      if (group) epilogues[&t.node()] = std::move(group->epilogue);
+      transposed[&t.node()] = step.transposed;
       continue;
     }
     if (!fusible(t.op())) { role[&t.node()] = role_of_unfusible(t); continue; }
@@ -214,8 +235,9 @@ FusionPlan plan_fusion(const std::vector<Tensor>& roots) {
     Role r = role[&t.node()];
     if (r == Role::leaf) { plan.leaves.push_back(t); continue; }
     if (r == Role::inlined) continue;
-    Step step{r, t, -1, std::nullopt};
+    Step step{r, t, -1, std::nullopt, {}};
     if (auto e = epilogues.find(&t.node()); e != epilogues.end()) step.epilogue = e->second;
+    if (auto e = transposed.find(&t.node()); e != transposed.end()) step.transposed = e->second;
     if (r == Role::kernel) {
       Kernel k;
       k.name = "k" + std::to_string(plan.kernels.size());

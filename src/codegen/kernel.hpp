@@ -6,6 +6,7 @@
 // (emit_cpp.cpp) is the only place that spells C++.
 #pragma once
 
+#include <array>
 #include <optional>
 #include <string>
 #include <unordered_set>
@@ -49,10 +50,17 @@ struct Step {
   Tensor node;
   int kernel = -1;                   // index into FusionPlan::kernels for Role::kernel
   std::optional<Epilogue> epilogue;  // Role::library steps that fuse a bias and/or a ReLU
+  // A 2-D matrix product's operand k read through its transpose: operand k is a transpose
+  // (absorbed, never materialized) and the call reads the transpose's input with the library's
+  // transposed-operand flag.
+  std::array<bool, 2> transposed{};
 
   // The materialized nodes a library or fallback step reads, in argument order: the node's
-  // inputs, or for a fused step its product's inputs then the bias.
+  // inputs, or for a fused step its product's inputs then the bias; a transposed operand is the
+  // transpose's input.
   std::vector<Tensor> inputs() const;
+  // The Matmul or Conv node of the step (the node itself, or its epilogue's product).
+  const Tensor& product() const { return epilogue ? epilogue->product : node; }
 };
 
 struct FusionPlan {

@@ -21,6 +21,7 @@
 #include <cblas.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <dnnl.hpp>
 #include <limits>
@@ -114,6 +115,12 @@ dnnl::primitive_attr call_attr(bool relu = false) {
     attr.set_post_ops(ops);
   }
   return attr;
+}
+
+// ", A transposed": which operands a matrix product reads through its transpose flag.
+std::string transposes_text(std::array<bool, 2> transposed) {
+  if (transposed[0] && transposed[1]) return ", A and B transposed";
+  return transposed[0] ? ", A transposed" : transposed[1] ? ", B transposed" : "";
 }
 
 // " + bias + relu": what an epilogue adds to a call's description.
@@ -322,10 +329,11 @@ std::unique_ptr<LibraryCall> make_max_pool_call(const Tensor& node) {
 // With `bias` (an epilogue without ReLU), p[2] holds N values added to every row: each output
 // row starts as the bias and the gemm accumulates onto it (beta = 1), the bias fusion BLAS offers.
 // It keeps the call free of allocations, which oneDNN's primitive execution is not (it builds an
-// argument map per call).
+// argument map per call). A transposed operand (Step::transposed) is read through the gemm's
+// transpose flag from the buffer of the transpose's input.
 template <class T> class MatmulCall final : public LibraryCall {
  public:
-  MatmulCall(const Tensor& node, bool bias) : bias_(bias) {
+  MatmulCall(const Tensor& node, bool bias, std::array<bool, 2> transposed) : bias_(bias), transposed_(transposed) {
     const Shape& sa = node.node().inputs[0].shape();
     const Shape& sb = node.node().inputs[1].shape();
     const Shape& so = node.shape();
@@ -363,20 +371,25 @@ template <class T> class MatmulCall final : public LibraryCall {
       // float32 goes through oneDNN's sgemm, which runs on the same OpenMP pool as the
       // generated kernels; OpenBLAS's own pthread pool would compete with OpenMP's spinning
       // threads (measured: MLP step 144 ms with OpenBLAS, 14 ms without the contention).
+      // Row-major leading dimensions: a (M, K) operand stored transposed is (K, M).
+      const int lda = transposed_[0] ? m_ : k_, ldb = transposed_[1] ? k_ : n_;
       if constexpr (std::is_same_v<T, float>)
-        dnnl_sgemm('N', 'N', m_, n_, k_, 1.f, a + offset_a_[i], k_, b + offset_b_[i], n_, beta, out, n_);
+        dnnl_sgemm(transposed_[0] ? 'T' : 'N', transposed_[1] ? 'T' : 'N', m_, n_, k_, 1.f, a + offset_a_[i], lda,
+                   b + offset_b_[i], ldb, beta, out, n_);
       else
-        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m_, n_, k_, 1.0, a + offset_a_[i], k_, b + offset_b_[i], n_,
-                    beta, out, n_);
+        cblas_dgemm(CblasRowMajor, transposed_[0] ? CblasTrans : CblasNoTrans, transposed_[1] ? CblasTrans : CblasNoTrans,
+                    m_, n_, k_, 1.0, a + offset_a_[i], lda, b + offset_b_[i], ldb, beta, out, n_);
     }
   }
 
   std::string describe() const override {
-    return std::string(std::is_same_v<T, float> ? "oneDNN sgemm" : "BLAS dgemm") + (bias_ ? " + bias" : "");
+    return std::string(std::is_same_v<T, float> ? "oneDNN sgemm" : "BLAS dgemm") + (bias_ ? " + bias" : "") +
+           transposes_text(transposed_);
   }
 
  private:
   bool bias_;
+  std::array<bool, 2> transposed_;
   int m_ = 0, n_ = 0, k_ = 0;
   std::vector<std::int64_t> offset_a_, offset_b_;
 };
@@ -385,34 +398,35 @@ template <class T> class MatmulCall final : public LibraryCall {
 // (..., M, K) x (K, N) one (B*M, K) x (K, N) product; otherwise the batch shapes are equal
 // (supports_epilogue) and it is a batched (B, M, K) x (B, K, N) product. The bias is a row
 // broadcast over the rest.
-std::unique_ptr<LibraryCall> make_matmul_epilogue_call(const codegen::Epilogue& e) {
+// Transposed operands (only of 2-D products) are described as column-major (tag ba).
+std::unique_ptr<LibraryCall> make_matmul_epilogue_call(const codegen::Epilogue& e, std::array<bool, 2> transposed) {
   const Shape& sa = e.product.node().inputs[0].shape();
   const Shape& sb = e.product.node().inputs[1].shape();
   std::int64_t m = sa[sa.size() - 2], k = sa.back(), n = sb.back(), batch = num_elements(sa) / (m * k);
   bool flat = sb.size() == 2;
   auto tag = flat ? memory::format_tag::ab : memory::format_tag::abc;
   auto dims = [&](std::int64_t rows, std::int64_t cols) { return flat ? memory::dims{batch * rows, cols} : memory::dims{batch, rows, cols}; };
-  memory::desc src = plain(dims(m, k), tag), dst = plain(dims(m, n), tag);
-  memory::desc weights = plain(flat ? memory::dims{k, n} : dims(k, n), tag);
+  memory::desc src = plain(dims(m, k), transposed[0] ? memory::format_tag::ba : tag), dst = plain(dims(m, n), tag);
+  memory::desc weights = plain(flat ? memory::dims{k, n} : dims(k, n), transposed[1] ? memory::format_tag::ba : tag);
   memory::desc bias = plain(flat ? memory::dims{1, n} : memory::dims{1, 1, n}, tag);
   Slots slots{{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, weights}};
   if (e.bias.defined()) slots.push_back({DNNL_ARG_BIAS, bias});
   slots.push_back({DNNL_ARG_DST, dst});
   dnnl::matmul::desc d = e.bias.defined() ? dnnl::matmul::desc(src, weights, bias, dst) : dnnl::matmul::desc(src, weights, dst);
   dnnl::matmul::primitive_desc pd(d, call_attr(e.relu), cpu_engine());
-  return std::make_unique<DnnlCall>("oneDNN matmul" + epilogue_text(&e), pd, slots);
+  return std::make_unique<DnnlCall>("oneDNN matmul" + epilogue_text(&e) + transposes_text(transposed), pd, slots);
 }
 
-std::unique_ptr<LibraryCall> make_matmul_call(const Tensor& product, bool bias) {
-  if (product.dtype() == DType::f32) return std::make_unique<MatmulCall<float>>(product, bias);
-  return std::make_unique<MatmulCall<double>>(product, bias);
+std::unique_ptr<LibraryCall> make_matmul_call(const Tensor& product, bool bias, std::array<bool, 2> transposed) {
+  if (product.dtype() == DType::f32) return std::make_unique<MatmulCall<float>>(product, bias, transposed);
+  return std::make_unique<MatmulCall<double>>(product, bias, transposed);
 }
 
-std::unique_ptr<LibraryCall> make_epilogue_call(const codegen::Epilogue& e) {
+std::unique_ptr<LibraryCall> make_epilogue_call(const codegen::Epilogue& e, std::array<bool, 2> transposed) {
   if (!supports_epilogue(e.product, e.relu)) return nullptr;
-  if (e.product.op() == OpKind::Matmul && !e.relu) return make_matmul_call(e.product, true);
+  if (e.product.op() == OpKind::Matmul && !e.relu) return make_matmul_call(e.product, true, transposed);
   try {
-    return e.product.op() == OpKind::Matmul ? make_matmul_epilogue_call(e) : make_conv_call(e.product, &e);
+    return e.product.op() == OpKind::Matmul ? make_matmul_epilogue_call(e, transposed) : make_conv_call(e.product, &e);
   } catch (const dnnl::error&) {
     return nullptr;  // no implementation for these attributes: the reference evaluator runs the group
   }
@@ -444,7 +458,7 @@ bool supports_epilogue(const Tensor& product, bool relu) {
 }
 
 std::unique_ptr<LibraryCall> make_library_call(const codegen::Step& step) {
-  if (step.epilogue) return make_epilogue_call(*step.epilogue);
+  if (step.epilogue) return make_epilogue_call(*step.epilogue, step.transposed);
   const Tensor& node = step.node;
   if (!library_handles(node.op())) return nullptr;
   for (const Tensor& in : node.node().inputs)
@@ -454,7 +468,7 @@ std::unique_ptr<LibraryCall> make_library_call(const codegen::Step& step) {
   switch (node.op()) {
     case OpKind::Matmul:
       if (node.shape().size() < 2 || any_empty(node)) return nullptr;
-      return make_matmul_call(node, false);
+      return make_matmul_call(node, false, step.transposed);
     case OpKind::MaxPool: case OpKind::MaxPoolGrad:
       if (any_empty(node)) return nullptr;
       return make_max_pool_call(node);

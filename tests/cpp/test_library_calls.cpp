@@ -487,3 +487,41 @@ TEST(LibraryCallEpilogues, BroadcastBatchesFuseTheBiasIntoTheGemm) {
                   random_array({1, 6}, -1, 1, 67, sx::f32)},
                  "oneDNN sgemm + bias)", "oneDNN sgemm + bias)", 1);
 }
+
+// Transposed operands of 2-D products are read through the gemm's transpose flags instead of being
+// materialized: x^T w, x w^T, x^T w^T, in float32 and float64, plain, with a bias and with a ReLU.
+TEST(LibraryCalls, MatmulReadsTransposedOperandsInPlace) {
+  for (sx::DType dt : {sx::f32, sx::f64}) {
+    sx::reset_default_graph();
+    SCOPED_TRACE(sx::dtype_name(dt));
+    auto a = sx::placeholder({7, 5}, dt, "a");   // used as a^T: (5, 7)
+    auto b = sx::placeholder({9, 7}, dt, "b");   // used as b^T: (7, 9)
+    auto c = sx::placeholder({7, 9}, dt, "c");
+    auto bias = sx::placeholder({9}, dt, "bias");
+    auto at = sx::transpose(a), bt = sx::transpose(b);
+    std::vector<sx::Array> values{random_array({7, 5}, -1, 1, 1, dt), random_array({9, 7}, -1, 1, 2, dt),
+                                  random_array({7, 9}, -1, 1, 3, dt), random_array({9}, -1, 1, 4, dt)};
+    std::string text = expect_backends_agree({a, b, c, bias}, {sx::matmul(at, c)}, values);
+    EXPECT_TRUE(contains(text, "A transposed")) << text;
+    text = expect_backends_agree({a, b, c, bias}, {sx::matmul(b, sx::transpose(b))}, values);
+    EXPECT_TRUE(contains(text, "B transposed")) << text;
+    text = expect_backends_agree({a, b, c, bias}, {sx::matmul(at, bt) + bias}, values);
+    EXPECT_TRUE(contains(text, "A and B transposed")) << text;
+    EXPECT_TRUE(contains(text, "+ bias")) << text;
+    EXPECT_FALSE(contains(text, ": kernel")) << text;  // no transpose kernel, no bias kernel
+    text = expect_backends_agree({a, b, c, bias}, {sx::nn::relu(sx::matmul(at, bt) + bias)}, values);
+    EXPECT_TRUE(contains(text, "A and B transposed")) << text;
+    expect_no_fallback(text);
+    // A transpose read elsewhere too is materialized once and read plainly.
+    text = expect_backends_agree({a, b, c, bias}, {sx::matmul(at, c), at * 2}, values);
+    EXPECT_FALSE(contains(text, "transposed")) << text;
+  }
+  // The gradient of a dense layer reads x^T and w^T through the flags.
+  sx::reset_default_graph();
+  auto x = sx::placeholder({16, 8}, sx::f32, "x");
+  auto w = sx::placeholder({8, 4}, sx::f32, "w");
+  auto grads = sx::grad(sx::sum(sx::tanh(sx::matmul(x, w))), {x, w});
+  std::string text = expect_backends_agree({x, w}, grads, {random_array({16, 8}, -1, 1, 5, sx::f32), random_array({8, 4}, -1, 1, 6, sx::f32)});
+  EXPECT_TRUE(contains(text, "A transposed")) << text;
+  EXPECT_TRUE(contains(text, "B transposed")) << text;
+}
