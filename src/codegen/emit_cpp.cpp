@@ -259,6 +259,12 @@ class KernelEmitter {
     std::string init = node.op == OpKind::Sum ? "0" : node.op == OpKind::Prod ? "1"
                        : node.op == OpKind::Max ? "symx_kernel::lowest<" + T + ">()" : "symx_kernel::highest<" + T + ">()";
     line(T + " " + acc + " = " + (node.op == OpKind::Sum || node.op == OpKind::Prod ? "static_cast<" + T + ">(" + init + ")" : init) + ";");
+    // Float max and min vectorize as a comparison-select reduction that skips NaN, plus a flag
+    // that a NaN was seen (which then wins, as in the reference).
+    const bool extremum = node.op == OpKind::Max || node.op == OpKind::Min;
+    const bool vector_extremum = extremum && n.dtype() != DType::b8;
+    const std::string nan = is_floating(n.dtype()) && extremum ? "nan" + std::to_string(next_var_++) : "";
+    if (!nan.empty()) line("int " + nan + " = 0;");
     std::vector<std::string> in_vars(x.shape().size());
     std::size_t kept = 0;
     int opened = 0;
@@ -275,6 +281,9 @@ class KernelEmitter {
       bool innermost = static_cast<int>(d) == attr.axes.back();
       if (innermost && node.op == OpKind::Sum) line("#pragma omp simd reduction(+ : " + acc + ")");
       if (innermost && node.op == OpKind::Prod) line("#pragma omp simd reduction(* : " + acc + ")");
+      if (innermost && vector_extremum)
+        line(std::string("#pragma omp simd reduction(") + (node.op == OpKind::Max ? "max" : "min") + " : " + acc + ")" +
+             (nan.empty() ? "" : " reduction(| : " + nan + ")"));
       line("for (std::int64_t " + r + " = 0; " + r + " < " + std::to_string(x.shape()[d]) + "; ++" + r + ") {");
       indent_ += 2;
       ++opened;
@@ -285,14 +294,20 @@ class KernelEmitter {
     switch (node.op) {
       case OpKind::Sum: line(acc + " += " + cv + ";"); break;
       case OpKind::Prod: line(acc + " *= " + cv + ";"); break;
-      case OpKind::Max: line(acc + " = symx_kernel::maximum(" + acc + ", " + cv + ");"); break;
-      default: line(acc + " = symx_kernel::minimum(" + acc + ", " + cv + ");"); break;
+      default: {
+        std::string e = "e" + std::to_string(next_var_++);
+        line("const " + T + " " + e + " = " + cv + ";");
+        line(acc + " = " + e + (node.op == OpKind::Max ? " > " : " < ") + acc + " ? " + e + " : " + acc + ";");
+        if (!nan.empty()) line(nan + " |= (" + e + " != " + e + ");");
+        break;
+      }
     }
     memo_.pop_back();
     for (int i = 0; i < opened; ++i) {
       indent_ -= 2;
       line("}");
     }
+    if (!nan.empty()) return "(" + nan + " ? std::numeric_limits<" + T + ">::quiet_NaN() : " + acc + ")";
     return wide ? "static_cast<float>(" + acc + ")" : acc;
   }
 };

@@ -56,7 +56,9 @@ inline void softmax_xent(const T* x, const T* y, T* out, std::int64_t outer, std
   }
 }
 
-// out = g[r] * (softmax(x) * sum(y) - y) over row r: the gradient of softmax_xent.
+// out = g[r] * (softmax(x) * sum(y) - y) over row r: the gradient of softmax_xent. The first
+// pass leaves exp(x - max) in the output row (still in cache for the second), so each element
+// takes one exp.
 template <class T, bool Unit>
 inline void softmax_xent_grad(const T* x, const T* y, const T* g, T* out, std::int64_t outer, std::int64_t n,
                               std::int64_t inner) {
@@ -68,11 +70,21 @@ inline void softmax_xent_grad(const T* x, const T* y, const T* g, T* out, std::i
     const T* xr = x + base;
     const T* yr = y + base;
     T* o = out + base;
-    const xent_row<T> st = xent_stats<T, Unit>(xr, yr, n, inner);
-    const T scale = static_cast<T>(st.sum_y / st.sum_exp);
+    T m = lowest<T>();
+#pragma omp simd reduction(max : m)
+    for (std::int64_t k = 0; k < n; ++k) m = xr[k * s] > m ? xr[k * s] : m;
+    double se = 0, sy = 0;
+#pragma omp simd reduction(+ : se, sy)
+    for (std::int64_t k = 0; k < n; ++k) {
+      const T e = exp(static_cast<T>(xr[k * s] - m));
+      o[k * s] = e;
+      se += static_cast<double>(e);
+      sy += static_cast<double>(yr[k * s]);
+    }
+    const T scale = static_cast<T>(sy / se);
     const T gr = g[r];
 #pragma omp simd
-    for (std::int64_t k = 0; k < n; ++k) o[k * s] = gr * (exp(static_cast<T>(xr[k * s] - st.max)) * scale - yr[k * s]);
+    for (std::int64_t k = 0; k < n; ++k) o[k * s] = gr * (o[k * s] * scale - yr[k * s]);
   }
 }
 

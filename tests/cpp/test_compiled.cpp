@@ -3,6 +3,7 @@
 // and differential testing on random graphs.
 #include <atomic>
 #include <cstdlib>
+#include <limits>
 #include <new>
 #include <random>
 #include <sstream>
@@ -134,6 +135,29 @@ TEST(Compiled, CheapSharedNodesAreRecomputedReductionsAreNot) {
                                             {sx::testing::random_array({64, 300}, -1, 1, 6, sx::f32)});
   EXPECT_EQ(steps_of(text, "multiply"), (std::pair{0, 2})) << text;
   EXPECT_EQ(steps_of(text, "sum"), (std::pair{1, 1})) << text;
+}
+
+// Max and min reductions (vectorized as a select reduction plus a NaN flag) keep the reference's
+// semantics: a NaN anywhere in the reduced elements wins, -inf rows stay -inf, integers exact.
+TEST(Compiled, MaxMinReductionsPropagateNaN) {
+  sx::reset_default_graph();
+  const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
+  std::vector<float> v(4 * 37);
+  for (std::size_t i = 0; i < v.size(); ++i) v[i] = std::sin(static_cast<float>(i)) * 100;
+  for (std::size_t i = 0; i < 37; ++i) v[37 + i] = -inf;  // row 1: all -inf
+  v[2 * 37 + 29] = nan;                                   // row 2: one NaN late in the row
+  v[3 * 37 + 0] = nan;                                    // row 3: NaN first
+  auto x = sx::placeholder({4, 37}, sx::f32, "x");
+  auto values = sx::Array::from_vector<float>(v, {4, 37});
+  sx::testing::expect_backends_agree({x}, {sx::max(x, 1), sx::min(x, 1), sx::max(x, 0), sx::min(x)}, {values});
+  auto f = sx::function({x}, {sx::max(x, 1), sx::min(x, 1)}, {}, {sx::Backend::compiled});
+  auto r = f({values});
+  EXPECT_EQ(r[0].get_flat(1), -inf);
+  EXPECT_TRUE(std::isnan(r[0].get_flat(2)) && std::isnan(r[1].get_flat(2)));
+  EXPECT_TRUE(std::isnan(r[0].get_flat(3)) && std::isnan(r[1].get_flat(3)));
+  auto i = sx::placeholder({3, 50}, sx::i32, "i");
+  sx::testing::expect_backends_agree({i}, {sx::max(i, 1), sx::min(i, 0)},
+                                     {sx::testing::random_array({3, 50}, -1000, 1000, 3, sx::f32).astype(sx::i32)});
 }
 
 // ---- no heap allocation in a steady-state call ----

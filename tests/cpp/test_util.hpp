@@ -23,13 +23,14 @@ inline Array random_array(const Shape& shape, double lo = -1, double hi = 1, uns
   return a.astype(dtype);
 }
 
-// Expects equal shapes and |a - b| <= atol + rtol |b| elementwise (NaNs must match).
+// Expects equal shapes and |a - b| <= atol + rtol |b| elementwise (NaNs and infinities must match).
 inline void expect_close(const Array& actual, const Array& expected, double rtol = 1e-6, double atol = 1e-7) {
   ASSERT_EQ(actual.shape(), expected.shape()) << "shapes differ: " << shape_string(actual.shape()) << " vs "
                                               << shape_string(expected.shape());
   for (std::int64_t i = 0; i < actual.size(); ++i) {
     double a = actual.get_flat(i), b = expected.get_flat(i);
     if (std::isnan(b)) { EXPECT_TRUE(std::isnan(a)) << "element " << i; continue; }
+    if (std::isinf(b)) { EXPECT_EQ(a, b) << "element " << i; continue; }
     EXPECT_NEAR(a, b, atol + rtol * std::fabs(b)) << "element " << i;
   }
 }
