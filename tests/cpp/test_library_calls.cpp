@@ -25,6 +25,14 @@ void expect_no_fallback(const std::string& text) {
   EXPECT_FALSE(contains(text, "reference evaluation")) << text;
 }
 
+// The description line of the step that runs `call` (e.g. "oneDNN convolution backward data").
+std::string step_of(const std::string& text, const std::string& call) {
+  std::size_t at = text.find("library call (" + call);
+  if (at == std::string::npos) return "";
+  std::size_t end = text.find('\n', at);
+  return text.substr(at, end == std::string::npos ? std::string::npos : end - at);
+}
+
 struct Conv2dCase {
   sx::Shape x, w;
   std::vector<std::int64_t> strides, dilation;
@@ -114,6 +122,74 @@ TEST(LibraryCalls, ConvNetGradients) {
                            "max pooling loop", "max pooling gradient loop", "oneDNN average pooling,",
                            "oneDNN average pooling backward", "oneDNN sgemm"})
     EXPECT_TRUE(contains(text, std::string("library call (") + call)) << call << "\n" << text;
+  expect_no_fallback(text);
+}
+
+// With 16 or more channels the convolutions run on oneDNN's blocked layouts (reordering from and
+// to symx's plain buffers inside the call) and still agree with the reference.
+TEST(LibraryCalls, Conv2dBlockedLayouts) {
+  for (const Conv2dCase& c : {Conv2dCase{{3, 32, 8, 8}, {64, 32, 3, 3}, {1, 1}, {1, 1}, "SAME", 1},
+                              Conv2dCase{{2, 20, 11, 10}, {17, 20, 3, 2}, {2, 3}, {1, 1}, "VALID", 1},
+                              Conv2dCase{{2, 16, 12, 11}, {24, 16, 3, 3}, {1, 2}, {2, 1}, sx::nn::Padding({{1, 2}, {0, 3}}), 1}}) {
+    SCOPED_TRACE("x " + std::to_string(c.x[1]) + " channels, w " + std::to_string(c.w[0]) + " filters");
+    check_conv2d(c);
+    sx::reset_default_graph();
+    auto x = sx::placeholder(c.x, sx::f32, "x");
+    auto w = sx::placeholder(c.w, sx::f32, "w");
+    auto y = sx::nn::conv2d(x, w, c.strides, c.padding, c.dilation, c.groups);
+    auto g = sx::grad(sx::sum(sx::square(y)), {x, w});
+    std::string text = sx::function({x, w}, {y, g[0], g[1]}, {}, {sx::Backend::compiled}).describe();
+    for (const char* call : {"oneDNN convolution,", "oneDNN convolution backward data", "oneDNN convolution backward weights"})
+      EXPECT_TRUE(contains(step_of(text, call), ", blocked (reorders")) << call << "\n" << text;
+  }
+}
+
+// The CNN's first layer (3 input channels): the forward and filter gradient run blocked with the
+// image left plain (oneDNN's first-layer kernels); backward data, padded 3 -> 16 channels when
+// blocked, stays on the plain layouts.
+TEST(LibraryCalls, Conv2dFewInputChannelsBlocksTheOutputOnly) {
+  check_conv2d({{2, 3, 10, 10}, {32, 3, 3, 3}, {1, 1}, {1, 1}, "SAME", 1});
+  sx::reset_default_graph();
+  auto x = sx::placeholder({2, 3, 10, 10}, sx::f32, "x");
+  auto w = sx::placeholder({32, 3, 3, 3}, sx::f32, "w");
+  auto y = sx::nn::conv2d(x, w, {1, 1}, "SAME");
+  auto g = sx::grad(sx::sum(sx::square(y)), {x, w});
+  std::string text = sx::function({x, w}, {y, g[0], g[1]}, {}, {sx::Backend::compiled}).describe();
+  std::string forward = step_of(text, "oneDNN convolution,"), filter = step_of(text, "oneDNN convolution backward weights");
+  EXPECT_TRUE(contains(forward, ", blocked (reorders weights, dst)")) << text;
+  EXPECT_TRUE(contains(filter, ", blocked (reorders diff_dst, diff_weights)")) << text;
+  std::string data = step_of(text, "oneDNN convolution backward data");
+  EXPECT_FALSE(data.empty()) << text;
+  EXPECT_FALSE(contains(data, "blocked")) << text;
+}
+
+// Grouped convolutions and those with few output channels stay on the plain layouts.
+TEST(LibraryCalls, ConvGroupsAndFewFiltersStayPlain) {
+  for (auto [channels, filters, groups] : {std::tuple{32, 32, 2}, {32, 8, 1}}) {
+    sx::reset_default_graph();
+    auto x = sx::placeholder({2, channels, 6, 6}, sx::f32, "x");
+    auto w = sx::placeholder({filters, channels / groups, 3, 3}, sx::f32, "w");
+    auto y = sx::nn::conv2d(x, w, {1, 1}, "SAME", {1, 1}, groups);
+    auto g = sx::grad(sx::sum(sx::square(y)), {x, w});
+    std::string text = sx::function({x, w}, {y, g[0], g[1]}, {}, {sx::Backend::compiled}).describe();
+    EXPECT_TRUE(contains(text, "library call (oneDNN convolution,")) << text;
+    EXPECT_FALSE(contains(text, "blocked")) << text;
+  }
+}
+
+// conv1d takes the same rule: blocked from 16 channels, forward and both gradients (with stride
+// and dilation together oneDNN has no direct backward-data kernel, so that call stays plain).
+TEST(LibraryCalls, Conv1dBlockedLayouts) {
+  sx::reset_default_graph();
+  auto x = sx::placeholder({3, 16, 29}, sx::f32, "x");
+  auto w = sx::placeholder({32, 16, 5}, sx::f32, "w");
+  auto y = sx::nn::conv1d(x, w, 1, "SAME", 2);
+  auto r = sx::constant(random_array(y.shape(), -1, 1, 12, sx::f32));
+  auto g = sx::grad(sx::sum(sx::nn::relu(y) * r), {x, w});
+  std::string text = expect_backends_agree({x, w}, {y, g[0], g[1]},
+                                           {random_array({3, 16, 29}, -1, 1, 13, sx::f32), random_array({32, 16, 5}, -1, 1, 14, sx::f32)});
+  for (const char* call : {"oneDNN convolution,", "oneDNN convolution backward data", "oneDNN convolution backward weights"})
+    EXPECT_TRUE(contains(step_of(text, call), ", blocked (reorders")) << call << "\n" << text;
   expect_no_fallback(text);
 }
 
@@ -322,6 +398,28 @@ TEST(LibraryCallEpilogues, ConvBiasAndRelu) {
                      "oneDNN convolution + bias,", "oneDNN convolution + bias,", relu ? 1 : 0);
     }
   }
+}
+
+// The fused bias on a blocked convolution: the bias stays plain, the image and output are
+// reordered. Each output sums 288 products of values in [-1, 1] with cancellation, hence atol 1e-4.
+TEST(LibraryCallEpilogues, BlockedConvBias) {
+  sx::reset_default_graph();
+  auto x = sx::placeholder({2, 32, 8, 7}, sx::f32, "x");
+  auto w = sx::placeholder({48, 32, 3, 3}, sx::f32, "w");
+  auto b = sx::placeholder({48}, sx::f32, "b");
+  auto y = sx::nn::conv2d(x, w, {1, 1}, "SAME") + sx::reshape(b, {1, 48, 1, 1});
+  auto r = sx::constant(random_array(y.shape(), -1, 1, 43, sx::f32));
+  auto g = sx::grad(sx::sum(sx::square(y) * r), {x, w, b});
+  std::vector<sx::Array> values{random_array({2, 32, 8, 7}, -1, 1, 40, sx::f32), random_array({48, 32, 3, 3}, -1, 1, 41, sx::f32),
+                                random_array({48}, -1, 1, 42, sx::f32)};
+  std::string text = expect_backends_agree({x, w, b}, {y}, values, 1e-4, 1e-4);
+  EXPECT_TRUE(contains(step_of(text, "oneDNN convolution + bias, "), ", blocked (reorders src, weights, dst)")) << text;
+  expect_no_fallback(text);
+  text = expect_backends_agree({x, w, b}, {g[0], g[1], g[2]}, values, 1e-4, 1e-3);  // sums of 1,000s of terms
+  EXPECT_TRUE(contains(step_of(text, "oneDNN convolution + bias, "), ", blocked (reorders src, weights, dst)")) << text;
+  EXPECT_TRUE(contains(step_of(text, "oneDNN convolution backward data"), ", blocked")) << text;
+  EXPECT_TRUE(contains(step_of(text, "oneDNN convolution backward weights"), ", blocked")) << text;
+  expect_no_fallback(text);
 }
 
 TEST(LibraryCallEpilogues, Conv1dChannelBias) {
