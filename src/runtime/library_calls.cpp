@@ -361,10 +361,15 @@ template <class T> class MaxPoolCall final : public LibraryCall {
     OH_ = y[y.size() - 2];
     OW_ = y[y.size() - 1];
     planes_ = num_elements(x) / (H_ * W_);
+    pairs_ = kh_ == 2 && kw_ == 2 && sh_ == 2 && sw_ == 2 && ph_ == 0 && pw_ == 0 && H_ == 2 * OH_ && W_ == 2 * OW_;
   }
 
   void run(char* const* p) override {
     const T* x = reinterpret_cast<const T*>(p[0]);
+    if (pairs_) {
+      run_pairs(x, p);
+      return;
+    }
     if (!grad_) {
       T* y = reinterpret_cast<T*>(p[1]);
       std::int64_t rows = planes_ * OH_;
@@ -389,9 +394,64 @@ template <class T> class MaxPoolCall final : public LibraryCall {
     }
   }
 
-  std::string describe() const override { return grad_ ? "max pooling gradient loop" : "max pooling loop"; }
+  std::string describe() const override {
+    return std::string(grad_ ? "max pooling gradient loop" : "max pooling loop") + (pairs_ ? ", 2x2 windows" : "");
+  }
 
  private:
+  // 2x2 windows with stride 2 and no padding tile the input, so each output row reads two input
+  // rows once and the gradient writes every input cell exactly once (no zero fill, no
+  // scatter); the loops over a row are branch-free and vectorize. Same first-max and NaN rules.
+  void run_pairs(const T* x, char* const* p) const {
+    const std::int64_t rows = planes_ * OH_;
+    const T* g = grad_ ? reinterpret_cast<const T*>(p[1]) : nullptr;
+    T* out = reinterpret_cast<T*>(p[grad_ ? 2 : 1]);
+#pragma omp parallel for schedule(static) if (rows * OW_ >= 4096)
+    for (std::int64_t r = 0; r < rows; ++r) {
+      const std::int64_t plane = r / OH_, oh = r % OH_;
+      const T* top = x + plane * H_ * W_ + 2 * oh * W_;
+      const T* bottom = top + W_;
+      if (!grad_) {
+        T* y = out + r * OW_;
+#pragma omp simd
+        for (std::int64_t ow = 0; ow < OW_; ++ow) {
+          const T a = top[2 * ow], b = top[2 * ow + 1], c = bottom[2 * ow], d = bottom[2 * ow + 1];
+          const int k = cell_of_max(a, b, c, d);
+          y[ow] = k == 0 ? a : k == 1 ? b : k == 2 ? c : d;
+        }
+        continue;
+      }
+      const T* gr = g + r * OW_;
+      T* out_top = out + plane * H_ * W_ + 2 * oh * W_;
+      T* out_bottom = out_top + W_;
+#pragma omp simd
+      for (std::int64_t ow = 0; ow < OW_; ++ow) {
+        const int k = cell_of_max(top[2 * ow], top[2 * ow + 1], bottom[2 * ow], bottom[2 * ow + 1]);
+        out_top[2 * ow] = k == 0 ? gr[ow] : T(0);
+        out_top[2 * ow + 1] = k == 1 ? gr[ow] : T(0);
+        out_bottom[2 * ow] = k == 2 ? gr[ow] : T(0);
+        out_bottom[2 * ow + 1] = k == 3 ? gr[ow] : T(0);
+      }
+    }
+  }
+
+  // The first of the four cells (row-major) holding their maximum; the first NaN wins.
+  static int cell_of_max(T a, T b, T c, T d) {
+    int k = 0;
+    T m = a;
+    bool found_nan = a != a;
+    const bool take_b = !found_nan && (b != b || b > m);
+    k = take_b ? 1 : k;
+    m = take_b ? b : m;
+    found_nan = found_nan || b != b;
+    const bool take_c = !found_nan && (c != c || c > m);
+    k = take_c ? 2 : k;
+    m = take_c ? c : m;
+    found_nan = found_nan || c != c;
+    const bool take_d = !found_nan && (d != d || d > m);
+    return take_d ? 3 : k;
+  }
+
   // The first cell of the window in row-major order holding its maximum; NaN wins.
   std::int64_t argmax(const T* xp, std::int64_t oh, std::int64_t ow) const {
     std::int64_t h0 = oh * sh_ - ph_, w0 = ow * sw_ - pw_;
@@ -414,6 +474,7 @@ template <class T> class MaxPoolCall final : public LibraryCall {
 
   bool grad_;
   std::int64_t kh_, kw_, sh_, sw_, ph_, pw_, H_ = 0, W_ = 0, OH_ = 0, OW_ = 0, planes_ = 0;
+  bool pairs_ = false;
 };
 
 std::unique_ptr<LibraryCall> make_max_pool_call(const Tensor& node) {

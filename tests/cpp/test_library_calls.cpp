@@ -228,6 +228,31 @@ TEST(LibraryCalls, MaxPoolNaNWinsAndFloat64) {
   }
 }
 
+// 2x2 windows with stride 2 over even sizes take the tiled loops: ties go to the first cell in
+// row-major order and the first NaN wins, in the forward value and in the gradient's routing.
+TEST(LibraryCalls, MaxPoolTiled2x2TiesAndNaN) {
+  for (sx::DType dt : {sx::f32, sx::f64}) {
+    sx::reset_default_graph();
+    auto x = sx::placeholder({2, 3, 8, 10}, dt, "x");
+    auto y = sx::nn::max_pool2d(x, {2, 2});
+    auto gx = sx::grad(sx::sum(y * sx::constant(random_array(y.shape(), -1, 1, 16, dt))), {x})[0];
+    sx::Array xv = random_array({2, 3, 8, 10}, -2, 2, 17, sx::f64);
+    for (std::int64_t i = 0; i < xv.size(); ++i) xv.set_flat(i, std::round(xv.get_flat(i)));  // many ties
+    const double nan = std::numeric_limits<double>::quiet_NaN(), inf = std::numeric_limits<double>::infinity();
+    // Window (0, 0) of plane 0: NaN in each cell position of four windows; two NaNs; all -inf.
+    xv.set_flat(0, nan);            // window (0,0), cell 0
+    xv.set_flat(3, nan);            // window (0,1), cell 1
+    xv.set_flat(10 + 4, nan);       // window (0,2), cell 2
+    xv.set_flat(10 + 7, nan);       // window (0,3), cell 3
+    xv.set_flat(20 + 1, nan);       // window (1,0): NaN in cells 1 and 2
+    xv.set_flat(30 + 0, nan);
+    for (std::int64_t i : {22, 23, 32, 33}) xv.set_flat(i, -inf);  // window (1,1)
+    std::string text = expect_backends_agree({x}, {y, gx}, {xv.astype(dt)}, 1e-6, 1e-7);
+    EXPECT_TRUE(contains(text, "max pooling loop, 2x2 windows")) << text;
+    EXPECT_TRUE(contains(text, "max pooling gradient loop, 2x2 windows")) << text;
+  }
+}
+
 TEST(LibraryCalls, AvgPoolExcludesPadding) {
   struct Case { std::vector<std::int64_t> window, strides; sx::nn::Padding padding; };
   for (const Case& c : {Case{{2, 2}, {}, "VALID"}, Case{{3, 3}, {1, 1}, "SAME"}, Case{{3, 2}, {2, 1}, sx::nn::Padding({{2, 1}, {1, 1}})},
