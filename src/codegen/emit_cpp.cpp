@@ -88,7 +88,7 @@ std::string spell(OpKind op, const std::vector<std::string>& a, DType out, DType
     case OpKind::GreaterEqual: return "(" + a[0] + " >= " + a[1] + ")";
     case OpKind::LogicalAnd: return "(static_cast<bool>(" + a[0] + ") && static_cast<bool>(" + a[1] + "))";
     case OpKind::LogicalOr: return "(static_cast<bool>(" + a[0] + ") || static_cast<bool>(" + a[1] + "))";
-    case OpKind::Where: return "(" + a[0] + " ? " + a[1] + " : " + a[2] + ")";
+    case OpKind::Where: return "symx_kernel::select<" + T + ">(" + a[0] + ", " + a[1] + ", " + a[2] + ")";
     default: throw InternalError(std::string("spell: op ") + op_name(op) + " is not elementwise");
   }
 }
