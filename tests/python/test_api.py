@@ -471,3 +471,18 @@ def test_symx_profile_times_each_step():
     steps = [line for line in result.stdout.splitlines() if line.strip().startswith("[") and " ms " in line]
     assert len(steps) == 2, result.stdout  # the two kernels, each with its time and share
     assert "profile (SYMX_PROFILE): 2 calls" in result.stdout, result.stdout  # the first call is not timed
+
+
+WAIT_PROBE = "import os, symx; print(os.environ.get('OMP_WAIT_POLICY'), os.environ.get('GOMP_SPINCOUNT'))"
+
+
+@pytest.mark.parametrize("given, expected", [({}, "passive 10000"), ({"OMP_WAIT_POLICY": "active"}, "active None"),
+                                             ({"GOMP_SPINCOUNT": "5"}, "None 5")])
+def test_openmp_wait_defaults_only_when_the_user_chose_none(given, expected):
+    env = {k: v for k, v in os.environ.items() if k not in ("OMP_WAIT_POLICY", "GOMP_SPINCOUNT")}
+    env.update(given)
+    package_parent = os.path.dirname(os.path.dirname(os.path.abspath(sx.__file__)))
+    env["PYTHONPATH"] = os.pathsep.join(p for p in [package_parent, env.get("PYTHONPATH", "")] if p)
+    result = subprocess.run([sys.executable, "-c", WAIT_PROBE], env=env, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == expected
