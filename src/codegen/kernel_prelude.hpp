@@ -118,12 +118,29 @@
 #pragma once
 
 #include <bit>
-#include <cmath>
 #include <cstdint>
-#include <cstring>
 #include <limits>
 
 namespace symx_kernel {
+
+// libm through GCC's builtins: the functions <cmath> declares, overloaded for float and double as
+// std:: is, without parsing <cmath> — a quarter of the compile time of a small program.
+namespace libm {
+#define SYMX_LIBM1(name)                                           \
+  inline float name(float x) { return __builtin_##name##f(x); } \
+  inline double name(double x) { return __builtin_##name(x); }
+#define SYMX_LIBM2(name)                                                       \
+  inline float name(float x, float y) { return __builtin_##name##f(x, y); } \
+  inline double name(double x, double y) { return __builtin_##name(x, y); }
+SYMX_LIBM1(fabs) SYMX_LIBM1(nearbyint) SYMX_LIBM1(round) SYMX_LIBM1(sqrt) SYMX_LIBM1(exp) SYMX_LIBM1(expm1)
+SYMX_LIBM1(log) SYMX_LIBM1(log1p) SYMX_LIBM1(sin) SYMX_LIBM1(cos) SYMX_LIBM1(tan) SYMX_LIBM1(tanh) SYMX_LIBM1(atan)
+SYMX_LIBM1(erf)
+SYMX_LIBM2(copysign) SYMX_LIBM2(pow) SYMX_LIBM2(fmod) SYMX_LIBM2(atan2)
+#undef SYMX_LIBM1
+#undef SYMX_LIBM2
+inline float fma(float a, float b, float c) { return __builtin_fmaf(a, b, c); }
+inline double fma(double a, double b, double c) { return __builtin_fma(a, b, c); }
+}  // namespace libm
 
 namespace detail {
 
@@ -159,7 +176,7 @@ inline constexpr double kPio2C = -1.4973849048591698e-33;
 // a fused operation call std::fma directly.
 inline double fmadd(double a, double b, double c) {
 #ifdef __FP_FAST_FMA
-  return std::fma(a, b, c);
+  return libm::fma(a, b, c);
 #else
   return a * b + c;
 #endif
@@ -208,8 +225,8 @@ inline double exp_d(double x) {
   const double kk = fmadd(x, kLog2e, kMagic);
   const std::uint64_t kb = bits(kk);
   const double k = kk - kMagic;
-  double r = std::fma(-k, kLn2, x);  // exact
-  r = std::fma(-k, kLn2Lo, r);
+  double r = libm::fma(-k, kLn2, x);  // exact
+  r = libm::fma(-k, kLn2Lo, r);
   // e^r = 1 + r q(r), q = expm1(r) / r (relative error 3e-17), so e^r is exact to ~1 ulp of
   // double near r = 0 (a fit of e^r itself has its error at the constant term).
   const double q = horner(r, 2.5105513541847086e-08, 2.7626756683029275e-07, 2.7557254685728803e-06,
@@ -226,8 +243,8 @@ inline double expm1_d(double x) {
   const double kk = fmadd(x, kLog2e, kMagic);
   const std::uint64_t kb = bits(kk);
   const double k = kk - kMagic;
-  double r = std::fma(-k, kLn2, x);
-  r = std::fma(-k, kLn2Lo, r);
+  double r = libm::fma(-k, kLn2, x);
+  r = libm::fma(-k, kLn2Lo, r);
   const double q = horner(r, 2.5105513541847086e-08, 2.7626756683029275e-07, 2.7557254685728803e-06,
                           2.4801503384680306e-05, 0.0001984126987538548, 0.0013888888933249312,
                           0.008333333333325973, 0.04166666666657096, 0.1666666666666667,
@@ -235,7 +252,7 @@ inline double expm1_d(double x) {
   const double p = r * q;  // expm1(r)
   const double scale = from_bits((kb + 1023) << 52);
   // e^x - 1 = 2^k (1 + p) - 1 = 2^k p + (2^k - 1); 2^k - 1 is exact for the k that matter.
-  return sel(k == 0.0, p, std::fma(scale, p, scale - 1.0));
+  return sel(k == 0.0, p, libm::fma(scale, p, scale - 1.0));
 }
 
 // log(x) for a positive, finite, normal double x; garbage (but no trap) otherwise.
@@ -286,15 +303,15 @@ inline double cos_poly(double r) {
 // Reduces |x| (a finite float; inf/NaN give garbage, masked by the callers) to
 // |x| = (4n + q) pi/2 + r with |r| <= ~pi/4. Returns r; q in [0, 3] in *quadrant.
 inline double reduce_pio2(float x, std::uint64_t* quadrant) {
-  const float axf = std::fabs(x);
+  const float axf = libm::fabs(x);
   const double ax = axf;
   // Cody-Waite, exact for |x| < 2^24 (k < 2^24, pi/2 split in three parts, fma).
   const double kk = fmadd(ax, kTwoOverPi, kMagic);
   const std::uint64_t q_cw = bits(kk) & 3;
   const double k = kk - kMagic;
-  double r_cw = std::fma(-k, kPio2A, ax);
-  r_cw = std::fma(-k, kPio2B, r_cw);
-  r_cw = std::fma(-k, kPio2C, r_cw);
+  double r_cw = libm::fma(-k, kPio2A, ax);
+  r_cw = libm::fma(-k, kPio2B, r_cw);
+  r_cw = libm::fma(-k, kPio2C, r_cw);
 
   // Payne-Hanek for |x| >= 2^24, where |x| = M * 2^e with e >= 1 and M < 2^24 an integer.
   // S = 33 zero bits followed by the bits of 2/pi = 0.a2f9836e4e441529... (binary). The window
@@ -342,11 +359,11 @@ inline double fmod_step(double r, double ay) {
   const double q = r / ay;
   // Truncate q toward zero: to an integer where |q| < 2^29, else to 29 significant bits
   // (an integer too). q * ay is then exact (29 + 24 bits) and so is r - q * ay.
-  const double n = std::nearbyint(q);
+  const double n = libm::nearbyint(q);
   const double t_small = sel(q >= 0, sel(n > q, n - 1.0, n), sel(n < q, n + 1.0, n));
   const double t_big = from_bits(bits(q) & ~((1ULL << 24) - 1));
-  const double t = sel(std::fabs(q) < 0x1p29, t_small, t_big);
-  return std::fma(-t, ay, r);
+  const double t = sel(libm::fabs(q) < 0x1p29, t_small, t_big);
+  return libm::fma(-t, ay, r);
 }
 
 inline double fmod_abs_f(double ax, double ay) {
@@ -363,7 +380,7 @@ inline double fmod_abs_f(double ax, double ay) {
 
 inline float fmadd(float a, float b, float c) {
 #ifdef __FP_FAST_FMAF
-  return std::fma(a, b, c);
+  return libm::fma(a, b, c);
 #else
   return a * b + c;
 #endif
@@ -395,12 +412,12 @@ inline void fast_two_sum(float a, float b, float& s, float& e) {
 // is exact and x - q kLn2HiF is exact (a multiple of 2^-25 below 0.5), so r + c carries x - q ln2
 // to ~2^-40. NaN: r is NaN (q is garbage).
 inline void exp_reduce_f(float x, std::uint32_t& q, float& r, float& c) {
-  const float kk = std::fma(x, kLog2eF, kMagicF);
+  const float kk = libm::fma(x, kLog2eF, kMagicF);
   q = bits(kk) - bits(kMagicF);
   const float qf = kk - kMagicF;
-  const float rh = std::fma(-qf, kLn2HiF, x);  // exact
-  r = std::fma(-qf, kLn2LoF, rh);
-  c = std::fma(-qf, kLn2LoF, rh - r);
+  const float rh = libm::fma(-qf, kLn2HiF, x);  // exact
+  r = libm::fma(-qf, kLn2LoF, rh);
+  c = libm::fma(-qf, kLn2LoF, rh - r);
 }
 
 // e^r = 1 + r + r^2 Q(r) for |r| <= 0.3467 (|r| <= ln2/2 plus the slack of a rounded q): Q is
@@ -413,7 +430,7 @@ inline float exp_poly_f(float r) { return hornerf(r, kExpQ4, kExpQ3, kExpQ2, kEx
 
 // e^(r + c) - 1 - r for |r| <= 0.3467: r^2 Q(r) + c (the c r term is below 2^-28).
 inline float expm1_tail_f(float r, float c) {
-  return std::fma(r * r, hornerf(r, kExpQ4, kExpQ3, kExpQ2, kExpQ1, kExpQ0), c);
+  return libm::fma(r * r, hornerf(r, kExpQ4, kExpQ3, kExpQ2, kExpQ1, kExpQ0), c);
 }
 
 // fma(x, log2e, kExpMagicF) holds q = round(x log2e) in its low mantissa bits as q + 191, so
@@ -425,9 +442,9 @@ inline constexpr float kExpMagicF = 0x1.8p23f + 191.0f;
 // (exact, the result is normal) times 2^-64 (one rounding, so subnormal results are rounded
 // once). ~1 ulp.
 inline float exp_neg_f(float v) {
-  const float kk = std::fma(v, kLog2eF, kExpMagicF);
+  const float kk = libm::fma(v, kLog2eF, kExpMagicF);
   const float qf = kk - kExpMagicF;
-  const float r = std::fma(-qf, kLn2LoF, std::fma(-qf, kLn2HiF, v));  // exact + one rounding
+  const float r = libm::fma(-qf, kLn2LoF, libm::fma(-qf, kLn2HiF, v));  // exact + one rounding
   return (exp_poly_f(r) * from_bits32(bits(kk) << 23)) * 0x1p-64f;
 }
 
@@ -440,9 +457,9 @@ inline float clamp_lo(float x, float lo) { return x < lo ? lo : x; }
 // steps with 2^q applied by one product. ~1 ulp.
 inline float exp_normal_f(float x) {
   constexpr float kM = 0x1.8p23f + 127.0f;  // bits(kk) << 23 = bits of 2^q
-  const float kk = std::fma(x, kLog2eF, kM);
+  const float kk = libm::fma(x, kLog2eF, kM);
   const float qf = kk - kM;
-  const float r = std::fma(-qf, kLn2LoF, std::fma(-qf, kLn2HiF, x));
+  const float r = libm::fma(-qf, kLn2LoF, libm::fma(-qf, kLn2HiF, x));
   return exp_poly_f(r) * from_bits32(bits(kk) << 23);
 }
 
@@ -456,7 +473,7 @@ inline float log_core_f(float k, float f, float extra) {
   const float z = s * s;
   const float R = z * hornerf(z, 0.24279078841f, 0.28498786688f, 0.40000972152f, 0.66666662693f);
   const float hfsq = 0.5f * f * f;
-  return std::fma(k, kLn2Hi, f - (hfsq - (s * (hfsq + R) + fmadd(k, kLn2Lo, extra))));
+  return libm::fma(k, kLn2Hi, f - (hfsq - (s * (hfsq + R) + fmadd(k, kLn2Lo, extra))));
 }
 
 // Splits a positive normal float u = 2^k m, m in [sqrt(1/2), sqrt(2)); returns f = m - 1, k.
@@ -481,16 +498,16 @@ inline float exp(float x) {
   // for x >= 0 (e^89 .. e^104 overflow to inf in the last product). The halves are chosen from the
   // sign bit (an integer test: a float comparison there would become control flow). |x| > 104:
   // inf or 0 (q is meaningless there); NaN passes through every step.
-  const float kk = std::fma(x, detail::kLog2eF, detail::kExpMagicF);
+  const float kk = libm::fma(x, detail::kLog2eF, detail::kExpMagicF);
   const float qf = kk - detail::kExpMagicF;
-  const float r = std::fma(-qf, detail::kLn2LoF, std::fma(-qf, detail::kLn2HiF, x));
+  const float r = libm::fma(-qf, detail::kLn2LoF, libm::fma(-qf, detail::kLn2HiF, x));
   const float u = detail::exp_poly_f(r);
   const std::uint32_t neg = static_cast<std::uint32_t>(static_cast<std::int32_t>(detail::bits(x)) >> 31);
   const std::uint32_t pos = ~neg & (1u << 30);  // 2^30 = 128 << 23 for x >= 0
   const float v = (u * detail::from_bits32((detail::bits(kk) << 23) - pos)) * detail::from_bits32(0x1f800000u + pos);
-  return detail::sel(std::fabs(x) > 104.0f, detail::from_bits32(~neg & 0x7f800000u), v);
+  return detail::sel(libm::fabs(x) > 104.0f, detail::from_bits32(~neg & 0x7f800000u), v);
 }
-inline double exp(double x) { return std::exp(x); }
+inline double exp(double x) { return libm::exp(x); }
 
 inline float expm1(float x) {
   // e^x - 1 = 2^q (1 + r + tail) - 1 = 2 (h r + (h - 1/2) + h tail) with h = 2^(q-1): h r and
@@ -505,12 +522,12 @@ inline float expm1(float x) {
   const float h = detail::pow2i(q - 1u);
   float s, e;
   detail::fast_two_sum(h - 0.5f, h * r, s, e);
-  const float out = 2.0f * (s + std::fma(h, tail, e));
+  const float out = 2.0f * (s + libm::fma(h, tail, e));
   // |x| < 2^-25: e^x - 1 rounds to x (this also keeps -0, and subnormal x, for which h r would
   // round); NaN passes through.
-  return detail::sel((std::fabs(x) < 0x1p-25f) | (x != x), x, out);
+  return detail::sel((libm::fabs(x) < 0x1p-25f) | (x != x), x, out);
 }
-inline double expm1(double x) { return std::expm1(x); }
+inline double expm1(double x) { return libm::expm1(x); }
 
 inline float log(float x) {
   const bool ok = (x > 0.0f) & (x < detail::kInfF);
@@ -525,7 +542,7 @@ inline float log(float x) {
   out = detail::sel((x < 0.0f) | (x != x), detail::kNaNF, out);
   return out;
 }
-inline double log(double x) { return std::log(x); }
+inline double log(double x) { return libm::log(x); }
 
 inline float log1p(float x) {
   const bool ok = (x > -1.0f) & (x < detail::kInfF);
@@ -543,14 +560,14 @@ inline float log1p(float x) {
   out = detail::sel(x == 0.0f, x, out);  // keeps -0
   return out;
 }
-inline double log1p(double x) { return std::log1p(x); }
+inline double log1p(double x) { return libm::log1p(x); }
 
 // ---------------------------------------------------------------------------------------------
 // sqrt, rsqrt
 
 inline float sqrt(float x) {
 #ifdef __NO_MATH_ERRNO__
-  return std::sqrt(x);
+  return libm::sqrt(x);
 #else
   const double xd = x;
   double y = detail::from_bits(0x5fe6eb50c7b537a9ULL - (detail::bits(xd) >> 1));  // ~1/sqrt(x), 3.5%
@@ -559,14 +576,14 @@ inline float sqrt(float x) {
   y = y * (1.5 - h * y * y);
   y = y * (1.5 - h * y * y);  // relative error ~3e-11
   double s = xd * y;
-  s = std::fma(std::fma(-s, s, xd), 0.5 * y, s);  // error ~1 ulp of double
+  s = libm::fma(libm::fma(-s, s, xd), 0.5 * y, s);  // error ~1 ulp of double
   float out = static_cast<float>(s);
   out = detail::sel((x == 0.0f) | (x == detail::kInfF), x, out);
   out = detail::sel(x < 0.0f, detail::kNaNF, out);
   return out;
 #endif
 }
-inline double sqrt(double x) { return std::sqrt(x); }
+inline double sqrt(double x) { return libm::sqrt(x); }
 
 inline float rsqrt(float x) {
   const double xd = x;
@@ -582,16 +599,16 @@ inline float rsqrt(float x) {
   out = detail::sel((x < 0.0f) | (x != x), detail::kNaNF, out);
   return out;
 }
-inline double rsqrt(double x) { return 1.0 / std::sqrt(x); }
+inline double rsqrt(double x) { return 1.0 / libm::sqrt(x); }
 
 // ---------------------------------------------------------------------------------------------
 // tanh, sigmoid, erf
 
 inline float tanh(float x) {
-  const float a = std::fabs(x);
+  const float a = libm::fabs(x);
   // |x| < 0.7: x + x^3 R(x^2) (degree-4 minimax in x^2, relative error 2^-26).
   const float u = a * a;
-  const float small = std::fma(a * u, detail::hornerf(u, -5.138661247e-03f, 2.009196952e-02f, -5.355885997e-02f,
+  const float small = libm::fma(a * u, detail::hornerf(u, -5.138661247e-03f, 2.009196952e-02f, -5.355885997e-02f,
                                                       1.332911104e-01f, -3.333319128e-01f), a);
   // Otherwise 1 - 2 / (e^2|x| + 1). There tanh >= 0.6 and 2 / (e^2|x| + 1) <= 0.4, which damps
   // the errors of e^2|x| (a degree-5 polynomial suffices), of the sum and of the quotient
@@ -601,9 +618,9 @@ inline float tanh(float x) {
   // coefficients scaled by powers of 2. tanh rounds to 1 beyond 9.01; the clamp passes NaN.
   const float ac = detail::clamp_hi(a, 9.1f);
   constexpr float kM = 0x1.8p23f + 127.0f;  // bits(kk) << 23 = bits of 2^q
-  const float kk = std::fma(ac, 2.0f * detail::kLog2eF, kM);
+  const float kk = libm::fma(ac, 2.0f * detail::kLog2eF, kM);
   const float qf = kk - kM;
-  const float rh = std::fma(-qf, 0.5f * detail::kLn2F, ac);
+  const float rh = libm::fma(-qf, 0.5f * detail::kLn2F, ac);
   // e^r = 1 + r + r^2 (d0 + d1 r + d2 r^2 + d3 r^3), |r| <= 0.3467, relative error 2^-23.2.
   const float E = detail::hornerf(rh, 32.0f * 8.312507533e-03f, 16.0f * 4.189027101e-02f, 8.0f * 1.666711569e-01f,
                                   4.0f * 4.999923110e-01f, 2.0f, 1.0f) *
@@ -611,7 +628,7 @@ inline float tanh(float x) {
   const float large = 1.0f - 2.0f / (E + 1.0f);
   return detail::xor_sign(detail::sel(a < 0.7f, small, large), x);
 }
-inline double tanh(double x) { return std::tanh(x); }
+inline double tanh(double x) { return libm::tanh(x); }
 
 inline float sigmoid(float x) {
   // e = e^-|x| in (0, 1]; sigmoid = num / (1 + e) with num = 1 (x >= 0) or e (x < 0). 1 + e is
@@ -625,22 +642,22 @@ inline float sigmoid(float x) {
   const float err = e - (s - 1.0f);
   const float num = detail::sel(x < 0.0f, e, 1.0f);
   const float r0 = num / s;
-  const float h = std::fma(e, -0.5f, 0.957106781f);  // ~1 / (1 + e)
-  return std::fma(std::fma(-r0, err, std::fma(-r0, s, num)), h, r0);
+  const float h = libm::fma(e, -0.5f, 0.957106781f);  // ~1 / (1 + e)
+  return libm::fma(libm::fma(-r0, err, libm::fma(-r0, s, num)), h, r0);
 }
 inline double sigmoid(double x) {
-  const double e = std::exp(-std::fabs(x));  // in [0, 1]
+  const double e = libm::exp(-libm::fabs(x));  // in [0, 1]
   const double s = 1.0 + e;
   const double err = (1.0 - s) + e;  // 1 + e = s + err exactly
   const double r = detail::sel(x >= 0, 1.0, e) / s;  // NaN stays NaN
-  return std::fma(-r, err / s, r);  // r (1 - err / s) = num / (1 + e) to first order
+  return libm::fma(-r, err / s, r);  // r (1 - err / s) = num / (1 + e) to first order
 }
 
 inline float erf(float x) {
-  const float a = std::fabs(x);
+  const float a = libm::fabs(x);
   // |x| < 1: x + x Q(x^2), Q ~ erf(x)/x - 1 (minimax, relative error of the sum 2^-26.9).
   const float u = a * a;
-  const float small = std::fma(a, detail::hornerf(u, 7.902349171e-05f, -8.023267146e-04f,
+  const float small = libm::fma(a, detail::hornerf(u, 7.902349171e-05f, -8.023267146e-04f,
                                                   5.189598538e-03f, -2.685433440e-02f,
                                                   1.128359213e-01f, -3.761262596e-01f,
                                                   1.283791661e-01f), a);
@@ -648,16 +665,16 @@ inline float erf(float x) {
   // (absolute error of the product 2^-27.3). x^2 = hi + lo exactly, e^-(hi+lo) = e^-hi (1 - lo).
   // |x| is clamped to 4: erf rounds to 1 in float beyond 3.92. NaN passes through.
   const float c = detail::clamp(a, 1.0f, 4.0f);
-  const float hi = c * c, lo = std::fma(c, c, -hi);
+  const float hi = c * c, lo = libm::fma(c, c, -hi);
   const float eh = detail::exp_normal_f(-hi);
-  const float em = std::fma(-lo, eh, eh);
+  const float em = libm::fma(-lo, eh, eh);
   const float g = detail::hornerf(c - 2.5f, 9.902746388e-05f, 1.779010054e-04f, 4.315523547e-04f,
                                   -7.876796881e-04f, 2.242999850e-03f, -8.125581779e-03f,
                                   2.493110672e-02f, -7.433749735e-02f, 2.108078450e-01f);
-  const float large = std::fma(-em, g, 1.0f);
+  const float large = libm::fma(-em, g, 1.0f);
   return detail::xor_sign(detail::sel(a < 1.0f, small, large), x);
 }
-inline double erf(double x) { return std::erf(x); }
+inline double erf(double x) { return libm::erf(x); }
 
 // ---------------------------------------------------------------------------------------------
 // sin, cos, tan
@@ -669,9 +686,9 @@ inline float sin(float x) {
   double v = detail::sel((q & 1) != 0, c, s);
   v = detail::from_bits(detail::bits(v) ^ ((q & 2) << 62));  // negate in quadrants 2, 3
   const float out = detail::xor_sign(static_cast<float>(v), x);
-  return detail::sel(std::fabs(x) <= std::numeric_limits<float>::max(), out, detail::kNaNF);
+  return detail::sel(libm::fabs(x) <= std::numeric_limits<float>::max(), out, detail::kNaNF);
 }
-inline double sin(double x) { return std::sin(x); }
+inline double sin(double x) { return libm::sin(x); }
 
 inline float cos(float x) {
   std::uint64_t q;
@@ -681,9 +698,9 @@ inline float cos(float x) {
   double v = detail::sel((q & 1) != 0, c, s);
   v = detail::from_bits(detail::bits(v) ^ ((q & 2) << 62));
   const float out = static_cast<float>(v);
-  return detail::sel(std::fabs(x) <= std::numeric_limits<float>::max(), out, detail::kNaNF);
+  return detail::sel(libm::fabs(x) <= std::numeric_limits<float>::max(), out, detail::kNaNF);
 }
-inline double cos(double x) { return std::cos(x); }
+inline double cos(double x) { return libm::cos(x); }
 
 inline float tan(float x) {
   std::uint64_t q;
@@ -692,21 +709,21 @@ inline float tan(float x) {
   const bool odd = (q & 1) != 0;
   const double v = detail::sel(odd, -c, s) / detail::sel(odd, s, c);
   const float out = detail::xor_sign(static_cast<float>(v), x);
-  return detail::sel(std::fabs(x) <= std::numeric_limits<float>::max(), out, detail::kNaNF);
+  return detail::sel(libm::fabs(x) <= std::numeric_limits<float>::max(), out, detail::kNaNF);
 }
-inline double tan(double x) { return std::tan(x); }
+inline double tan(double x) { return libm::tan(x); }
 
 // ---------------------------------------------------------------------------------------------
 // atan, atan2
 
 inline float atan(float x) {
-  const double a = std::fabs(static_cast<double>(x));
+  const double a = libm::fabs(static_cast<double>(x));
   return detail::xor_sign(static_cast<float>(detail::atan_pos_d(a)), x);
 }
-inline double atan(double x) { return std::atan(x); }
+inline double atan(double x) { return libm::atan(x); }
 
 inline float atan2(float y, float x) {
-  const double a = std::fabs(static_cast<double>(y)), b = std::fabs(static_cast<double>(x));
+  const double a = libm::fabs(static_cast<double>(y)), b = libm::fabs(static_cast<double>(x));
   const bool swap = a > b;
   const double t = detail::sel(swap, b, a) / detail::sel(swap, a, b);  // [0, 1]; NaN for 0/0, inf/inf
   double th = detail::atan_pos_d(t);
@@ -717,14 +734,14 @@ inline float atan2(float y, float x) {
   const float out = detail::xor_sign(static_cast<float>(th), y);
   return detail::sel((x != x) | (y != y), x + y, out);
 }
-inline double atan2(double y, double x) { return std::atan2(y, x); }
+inline double atan2(double y, double x) { return libm::atan2(y, x); }
 
 // ---------------------------------------------------------------------------------------------
 // pow
 
 inline float pow(float x, float y) {
   const double xd = x, yd = y;
-  const double ax = std::fabs(xd);
+  const double ax = libm::fabs(xd);
   const bool finite_pos = (ax > 0.0) & (ax < detail::kInf);
   double L = detail::log_d(detail::sel(finite_pos, ax, 1.0));
   L = detail::sel(ax == 0.0, -detail::kInf, L);
@@ -732,17 +749,17 @@ inline float pow(float x, float y) {
   L = detail::sel(ax != ax, ax, L);
   // +-inf for zero / infinite bases, NaN for NaN inputs.
   double r = detail::exp_d(detail::clamp(yd * L, -300.0, 300.0));
-  const bool y_int = std::nearbyint(yd) == yd;  // true for +-inf, false for NaN
+  const bool y_int = libm::nearbyint(yd) == yd;  // true for +-inf, false for NaN
   const double half = 0.5 * yd;
-  const bool y_odd = y_int & (std::nearbyint(half) != half);
+  const bool y_odd = y_int & (libm::nearbyint(half) != half);
   const bool x_neg = (detail::bits(x) >> 31) != 0;  // includes -0 and -inf
   r = detail::sel(x_neg & y_odd, -r, r);
   r = detail::sel((x < 0.0f) & (ax < detail::kInf) & !y_int, detail::kNaN, r);  // y NaN too
   r = detail::sel((y == 0.0f) | (x == 1.0f), 1.0, r);
-  r = detail::sel((x == -1.0f) & (std::fabs(y) == detail::kInfF), 1.0, r);
+  r = detail::sel((x == -1.0f) & (libm::fabs(y) == detail::kInfF), 1.0, r);
   return static_cast<float>(r);
 }
-inline double pow(double x, double y) { return std::pow(x, y); }
+inline double pow(double x, double y) { return libm::pow(x, y); }
 
 // Integer power with wrap-around (as NumPy): negative exponents give 1, +-1 or 0.
 template <class T>
@@ -769,28 +786,28 @@ inline bool ipow(bool a, bool b) { return a || !b; }
 // mode assumed). Exact, with the sign of zero as in libm.
 
 inline float floor(float x) {
-  const float n = std::nearbyint(x);
-  return std::copysign(detail::sel(n > x, n - 1.0f, n), x);
+  const float n = libm::nearbyint(x);
+  return libm::copysign(detail::sel(n > x, n - 1.0f, n), x);
 }
 inline double floor(double x) {
-  const double n = std::nearbyint(x);
-  return std::copysign(detail::sel(n > x, n - 1.0, n), x);
+  const double n = libm::nearbyint(x);
+  return libm::copysign(detail::sel(n > x, n - 1.0, n), x);
 }
 inline float ceil(float x) {
-  const float n = std::nearbyint(x);
-  return std::copysign(detail::sel(n < x, n + 1.0f, n), x);
+  const float n = libm::nearbyint(x);
+  return libm::copysign(detail::sel(n < x, n + 1.0f, n), x);
 }
 inline double ceil(double x) {
-  const double n = std::nearbyint(x);
-  return std::copysign(detail::sel(n < x, n + 1.0, n), x);
+  const double n = libm::nearbyint(x);
+  return libm::copysign(detail::sel(n < x, n + 1.0, n), x);
 }
 inline float trunc(float x) { return detail::sel(x < 0.0f, ceil(x), floor(x)); }
 inline double trunc(double x) { return detail::sel(x < 0.0, ceil(x), floor(x)); }
 // NOTE: half to even (np.round, the symx "round" op), unlike std::round.
-inline float round(float x) { return std::nearbyint(x); }
-inline double round(double x) { return std::nearbyint(x); }
-inline float rint(float x) { return std::nearbyint(x); }
-inline double rint(double x) { return std::nearbyint(x); }
+inline float round(float x) { return libm::nearbyint(x); }
+inline double round(double x) { return libm::nearbyint(x); }
+inline float rint(float x) { return libm::nearbyint(x); }
+inline double rint(double x) { return libm::nearbyint(x); }
 
 // ---------------------------------------------------------------------------------------------
 // maximum, minimum (NaN propagates, as np.maximum / np.minimum; on ties the second operand)
@@ -823,20 +840,20 @@ inline T sign(T x) {
 // exact results, a zero result is +0 or -0 after the divisor (as NumPy). Integers: x mod 0 = 0.
 
 inline float mod(float x, float y) {
-  const double ax = std::fabs(static_cast<double>(x)), ay = std::fabs(static_cast<double>(y));
+  const double ax = libm::fabs(static_cast<double>(x)), ay = libm::fabs(static_cast<double>(y));
   const bool ok = (ay > 0.0) & (ay < detail::kInf) & (ax < detail::kInf);  // false for NaN too
   // y = +-inf with finite x: fmod is x itself.
   const double fm = detail::sel(ok, detail::fmod_abs_f(detail::sel(ok, ax, 1.0), detail::sel(ok, ay, 1.0)), ax);
   float r = detail::xor_sign(static_cast<float>(fm), x);  // fmod: the sign of x
   r = detail::sel((r != 0.0f) & ((r < 0.0f) != (y < 0.0f)), r + y, r);
-  r = detail::sel(r == 0.0f, std::copysign(0.0f, y), r);
+  r = detail::sel(r == 0.0f, libm::copysign(0.0f, y), r);
   r = detail::sel((ay == 0.0) | (ax == detail::kInf) | (x != x) | (y != y), detail::kNaNF, r);
   return r;
 }
 inline double mod(double x, double y) {
-  double r = std::fmod(x, y);  // NaN for y = 0 or x = inf
+  double r = libm::fmod(x, y);  // NaN for y = 0 or x = inf
   r = (r != 0.0 && ((r < 0.0) != (y < 0.0))) ? r + y : r;
-  return r == 0.0 ? std::copysign(0.0, y) : r;
+  return r == 0.0 ? libm::copysign(0.0, y) : r;
 }
 template <class T>
   requires std::numeric_limits<T>::is_integer

@@ -8,7 +8,6 @@
 // the reference evaluator does.
 #pragma once
 
-#include <cmath>
 #include <cstdint>
 
 namespace symx_kernel {
@@ -52,7 +51,7 @@ inline void softmax_xent(const T* x, const T* y, T* out, std::int64_t outer, std
     double syx = 0;
 #pragma omp simd reduction(+ : syx)
     for (std::int64_t k = 0; k < n; ++k) syx += static_cast<double>(yr[k * s]) * static_cast<double>(xr[k * s] - st.max);
-    out[r] = static_cast<T>(std::log(st.sum_exp) * st.sum_y - syx);
+    out[r] = static_cast<T>(libm::log(st.sum_exp) * st.sum_y - syx);
   }
 }
 
