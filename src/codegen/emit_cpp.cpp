@@ -130,6 +130,8 @@ class KernelEmitter {
        << "*>(b[" << k_.loads.size() << "]);\n";
     if (root.op() == OpKind::SoftmaxCrossEntropy || root.op() == OpKind::SoftmaxCrossEntropyGrad)
       emit_row_kernel(os);
+    else if (is_column_reduction())
+      emit_column_reduction(os);
     else
       emit_loops(os);
     os << "}\n";
@@ -143,6 +145,109 @@ class KernelEmitter {
   std::ostringstream* body_ = nullptr;
   int indent_ = 0, next_var_ = 0;
   bool has_reduction_ = false;
+
+  // A float sum, max or min that keeps its input's last axis (e.g. a bias gradient, the sum over
+  // the batch): the general loop nest would walk each output's reduced elements with a stride.
+  // Instead each thread takes a block of up to kColumns outputs along that axis, holds their
+  // accumulators in an array, and sweeps the reduced axes with a vectorized inner loop over the
+  // block (contiguous reads). Only when no other reduction is inlined below it.
+  static constexpr std::int64_t kColumns = 128;
+
+  bool is_column_reduction() const {
+    const Tensor& root = k_.root;
+    OpKind op = root.op();
+    if ((op != OpKind::Sum && op != OpKind::Max && op != OpKind::Min) || !is_floating(root.dtype())) return false;
+    const Tensor& x = root.node().inputs[0];
+    const auto& axes = std::get<ReduceAttr>(root.node().attr).axes;
+    if (x.ndim() < 2 || axes.empty() || std::find(axes.begin(), axes.end(), x.ndim() - 1) != axes.end()) return false;
+    if (x.shape().back() < 16 || root.size() == 0) return false;
+    for (const Node* n : k_.inlined)
+      if (n != &root.node() && is_reduction(n->op)) return false;
+    return true;
+  }
+
+  void emit_column_reduction(std::ostringstream& os) {
+    const Tensor& root = k_.root;
+    const Node& node = root.node();
+    const Tensor& x = node.inputs[0];
+    const auto& attr = std::get<ReduceAttr>(node.attr);
+    const std::int64_t inner = x.shape().back();
+    const std::int64_t outer = root.size() / inner;
+    const std::int64_t block = std::min(inner, kColumns);
+    const std::int64_t blocks = (inner + block - 1) / block;
+    const bool wide = root.dtype() == DType::f32 && node.op == OpKind::Sum;
+    const std::string T = wide ? "double" : ctype(root.dtype());
+    const std::string init = node.op == OpKind::Sum ? "static_cast<" + T + ">(0)"
+                             : node.op == OpKind::Max ? "symx_kernel::lowest<" + T + ">()" : "symx_kernel::highest<" + T + ">()";
+    const bool extremum = node.op != OpKind::Sum;
+    // The output's index variables: i<d> for its leading axes, the block column for the last.
+    const Shape& shape = root.shape();
+    std::vector<std::string> vars(shape.size());
+    for (std::size_t d = 0; d + 1 < shape.size(); ++d) vars[d] = "i" + std::to_string(d);
+    vars.back() = blocks > 1 ? "(c * " + std::to_string(block) + " + j)" : "j";
+    std::vector<std::string> in_vars(x.shape().size());
+    std::size_t kept = 0;
+    std::vector<std::size_t> reduced;
+    for (std::size_t d = 0; d < x.shape().size(); ++d) {
+      if (std::find(attr.axes.begin(), attr.axes.end(), static_cast<int>(d)) != attr.axes.end()) {
+        in_vars[d] = "r" + std::to_string(d);
+        reduced.push_back(d);
+      } else {
+        in_vars[d] = attr.keepdims ? vars[d] : vars[kept];
+        ++kept;
+      }
+    }
+    std::ostringstream body;
+    body_ = &body;
+    indent_ = 4;
+    const std::string len = blocks > 1 ? "(c + 1 < " + std::to_string(blocks) + " ? " + std::to_string(block) + " : " +
+                                             std::to_string(inner - (blocks - 1) * block) + ")"
+                                       : std::to_string(inner);
+    line(T + " acc[" + std::to_string(block) + "];");
+    if (extremum) line("int nan[" + std::to_string(block) + "];");
+    line("for (std::int64_t j = 0; j < " + len + "; ++j) {");
+    line(std::string("  acc[j] = ") + init + ";" + (extremum ? " nan[j] = 0;" : ""));
+    line("}");
+    for (std::size_t d : reduced) {
+      line("for (std::int64_t r" + std::to_string(d) + " = 0; r" + std::to_string(d) + " < " + std::to_string(x.shape()[d]) +
+           "; ++r" + std::to_string(d) + ") {");
+      indent_ += 2;
+    }
+    line("#pragma omp simd");
+    line("for (std::int64_t j = 0; j < " + len + "; ++j) {");
+    indent_ += 2;
+    memo_.emplace_back();
+    std::string e = fresh("static_cast<" + T + ">(" + emit_node(x, in_vars) + ")", wide ? DType::f64 : root.dtype());
+    memo_.pop_back();
+    if (node.op == OpKind::Sum) {
+      line("acc[j] += " + e + ";");
+    } else {
+      line("acc[j] = " + e + (node.op == OpKind::Max ? " > " : " < ") + "acc[j] ? " + e + " : acc[j];");
+      line("nan[j] |= (" + e + " != " + e + ");");
+    }
+    indent_ -= 2;
+    line("}");
+    for (std::size_t i = 0; i < reduced.size(); ++i) {
+      indent_ -= 2;
+      line("}");
+    }
+    std::string result = wide ? "static_cast<float>(acc[j])" : "acc[j]";
+    if (extremum) result = "(nan[j] ? std::numeric_limits<" + T + ">::quiet_NaN() : acc[j])";
+    line("for (std::int64_t j = 0; j < " + len + "; ++j) out[q * " + std::to_string(inner) +
+         (blocks > 1 ? " + c * " + std::to_string(block) : std::string()) + " + j] = " + result + ";");
+
+    std::int64_t work = x.size();
+    os << "  #pragma omp parallel for schedule(static) if(" << work << " > 32768)\n";
+    os << "  for (std::int64_t o = 0; o < " << outer * blocks << "; ++o) {\n";
+    os << "    const std::int64_t q = o / " << blocks << ";\n";
+    if (blocks > 1) os << "    const std::int64_t c = o % " << blocks << ";\n";
+    std::int64_t div = 1;
+    for (int d = static_cast<int>(shape.size()) - 2; d >= 0; --d) {
+      os << "    const std::int64_t i" << d << " = (q / " << div << ") % " << shape[static_cast<std::size_t>(d)] << ";\n";
+      div *= shape[static_cast<std::size_t>(d)];
+    }
+    os << body.str() << "  }\n";
+  }
 
   // One call of a row kernel of kernel_rows.hpp over the node's operands.
   void emit_row_kernel(std::ostringstream& os) {

@@ -160,6 +160,23 @@ TEST(Compiled, MaxMinReductionsPropagateNaN) {
                                      {sx::testing::random_array({3, 50}, -1000, 1000, 3, sx::f32).astype(sx::i32)});
 }
 
+// Reductions that keep the last axis (column sums, e.g. a bias gradient) take the blocked loops:
+// blocks of 128 columns and a remainder, leading and middle reduced axes, keepdims, NaN.
+TEST(Compiled, ReductionsKeepingTheLastAxis) {
+  for (sx::DType dt : {sx::f32, sx::f64}) {
+    sx::reset_default_graph();
+    SCOPED_TRACE(sx::dtype_name(dt));
+    auto x = sx::placeholder({6, 5, 300}, dt, "x");
+    auto e = sx::exp(x) * 2 - x;  // inlined into the reductions
+    sx::Array values = sx::testing::random_array({6, 5, 300}, -2, 2, 8, dt);
+    values.set_flat(7 * 300 + 131, std::numeric_limits<double>::quiet_NaN());  // column 131 of (1, 2)
+    sx::testing::expect_backends_agree(
+        {x}, {sx::sum(e, 0), sx::sum(e, sx::Axes({0, 1})), sx::sum(e, 1, true), sx::max(x, 0), sx::min(x, sx::Axes({0, 1}), true),
+              sx::max(sx::reshape(x, {30, 300}), 0), sx::mean(e, 0)},
+        {values}, dt == sx::f32 ? 1e-5 : 1e-12);
+  }
+}
+
 // ---- no heap allocation in a steady-state call ----
 
 namespace {
