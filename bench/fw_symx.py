@@ -10,9 +10,9 @@ import symx as sx
 
 
 def _cross_entropy(logits, y):
-    # Each framework's own way to write it: symx's one-op cross-entropy (the compiler also rewrites
-    # a naive -sum(y * log_softmax(logits)) into it, but gradients taken before the rewrite keep
-    # the composite's form), torch's F.cross_entropy, JAX's -sum(y * log_softmax(logits)).
+    # Each framework's own way to write it: symx's one-op cross-entropy (the compiler rewrites a
+    # naive -sum(y * log_softmax(logits)) and its gradient into the same two ops),
+    # torch's F.cross_entropy, JAX's -sum(y * log_softmax(logits)).
     return sx.mean(sx.nn.softmax_cross_entropy(logits, y, axis=-1))
 
 

@@ -217,7 +217,8 @@ Tensor log_softmax(const Tensor& x, int axis = -1, Loc loc = Loc::current());
 // logsumexp(logits) * sum(labels) - sum(labels * logits); the result drops `axis`. One primitive
 // (one pass over each row when compiled); its gradient with respect to the logits,
 // softmax(logits) * sum(labels) - labels, is another. The compiler rewrites the naive
-// -sum(labels * log_softmax(logits)) and -sum(labels * log(softmax(logits))) into it.
+// -sum(labels * log_softmax(logits)) and -sum(labels * log(softmax(logits))) into it, and the
+// gradient autodiff builds from the log_softmax form into the gradient op.
 Tensor softmax_cross_entropy(const Tensor& logits, const Tensor& labels, int axis = -1, Loc loc = Loc::current());
 // x: (N, C, W), w: (O, C/groups, K).
 Tensor conv1d(const Tensor& x, const Tensor& w, std::int64_t stride = 1, const Padding& padding = {},

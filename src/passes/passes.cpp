@@ -87,6 +87,84 @@ Tensor cross_entropy_of(const Tensor& s, bool negated_labels) {
   return Tensor();
 }
 
+// A tensor of the loss's shape (x's shape without `axis`) equal to `u` at every position along the
+// axis, when `u` (broadcast against x) does not vary along it; undefined otherwise.
+Tensor row_constant(const Tensor& u, const Tensor& x, int axis) {
+  Shape keep = x.shape(), row = x.shape();
+  keep[static_cast<std::size_t>(axis)] = 1;
+  row.erase(row.begin() + axis);
+  if (u.dtype() != x.dtype()) return Tensor();
+  if (auto v = uniform_constant(u)) return constant(Array::full(row, *v, x.dtype()));
+  const Tensor& w = is(u, OpKind::BroadcastTo) ? in(u, 0) : u;
+  const std::size_t lead = x.shape().size() - w.shape().size();
+  if (w.shape().size() <= x.shape().size() && (static_cast<std::size_t>(axis) < lead || w.shape()[static_cast<std::size_t>(axis) - lead] == 1))
+    return reshape(broadcast_to(w, keep), row);
+  if (is(w, OpKind::Constant) && w.shape() == x.shape()) {  // a folded broadcast
+    const Array& a = std::get<ConstantAttr>(w.node().attr).value;
+    ops::AxisSplit split = ops::split_at(a.shape(), axis);
+    Array r = Array::zeros(row, a.dtype());
+    for (std::int64_t o = 0; o < split.outer; ++o)
+      for (std::int64_t i = 0; i < split.inner; ++i) {
+        double first = a.get_flat(o * split.n * split.inner + i);
+        for (std::int64_t k = 1; k < split.n; ++k)
+          if (a.get_flat((o * split.n + k) * split.inner + i) != first) return Tensor();
+        r.set_flat(o * split.inner + i, first);
+      }
+    return constant(r);
+  }
+  return Tensor();
+}
+
+// For t = G - softmax(s) * sum(G) over one axis as autodiff spells the gradient of
+// log_softmax(s) with cotangent G — add(G, exp(s) * (sum(-G) / sum(exp(s)))) — the one-op
+// softmax_cross_entropy_grad(x, y, g) = g * (softmax(x) * sum(y) - y): with G = c * y for a c
+// constant along the axis, y and g = -c; otherwise y = -G and g = 1. s = x - max(x) reads x.
+Tensor log_softmax_gradient(const Tensor& t) {
+  for (std::size_t k = 0; k < 2; ++k) {
+    const Tensor& G = in(t, k);
+    const Tensor& P = in(t, 1 - k);
+    if (!is(P, OpKind::Multiply) || G.shape() != t.shape()) continue;
+    for (std::size_t j = 0; j < 2; ++j) {
+      Tensor B = in(P, j);
+      const Tensor& E = in(P, 1 - j);
+      if (!is(E, OpKind::Exp) || E.shape() != t.shape()) continue;
+      if (is(B, OpKind::BroadcastTo)) B = in(B, 0);
+      if (!is(B, OpKind::Divide)) continue;
+      const Tensor& num = in(B, 0);
+      const Tensor& den = in(B, 1);
+      if (!is(num, OpKind::Sum) || !is(in(num, 0), OpKind::Negative) || !(in(in(num, 0), 0) == G)) continue;
+      if (!is(den, OpKind::Sum) || !(in(den, 0) == E)) continue;
+      const auto& rn = std::get<ReduceAttr>(num.node().attr);
+      const auto& rd = std::get<ReduceAttr>(den.node().attr);
+      if (rn.axes.size() != 1 || !rn.keepdims || !(rn == rd)) continue;
+      const int axis = rn.axes[0];
+      Tensor x = in(E, 0);
+      if (is(x, OpKind::Subtract)) {
+        Tensor m = in(x, 1);
+        if (is(m, OpKind::StopGradient)) m = in(m, 0);
+        if (is(m, OpKind::Max) && in(m, 0) == in(x, 0) && std::get<ReduceAttr>(m.node().attr) == rn) x = in(x, 0);
+      }
+      if (x.dtype() != t.dtype()) continue;
+      Tensor labels, g;
+      if (is(G, OpKind::Multiply))
+        for (std::size_t c = 0; c < 2 && !g.defined(); ++c)
+          if (in(G, 1 - c).shape() == t.shape() && in(G, 1 - c).dtype() == t.dtype())
+            if (Tensor r = row_constant(in(G, c), x, axis); r.defined()) {
+              labels = in(G, 1 - c);
+              g = -r;
+            }
+      if (!g.defined()) {
+        Shape row = x.shape();
+        row.erase(row.begin() + axis);
+        labels = -G;
+        g = ones(row, x.dtype());
+      }
+      return ops::make_node(OpKind::SoftmaxCrossEntropyGrad, {x, labels, g}, AxisAttr{axis});
+    }
+  }
+  return Tensor();
+}
+
 struct Rule {
   const char* name;
   OpKind op;
@@ -155,6 +233,8 @@ const Rule stability_rules[] = {
   // Cross-entropy of softmax(x) against labels y: one op that never forms log_softmax.
   {"-sum(y*log_softmax(x))->softmax_cross_entropy(x,y)", OpKind::Negative, [](const Tensor& t) { return cross_entropy_of(in(t, 0), false); }},
   {"sum(-y*log_softmax(x))->softmax_cross_entropy(x,y)", OpKind::Sum, [](const Tensor& t) { return cross_entropy_of(t, true); }},
+  // Its gradient as autodiff builds it from the naive form: the gradient op.
+  {"G-softmax(x)*sum(G)->softmax_cross_entropy_grad", OpKind::Add, log_softmax_gradient},
 };
 // clang-format on
 

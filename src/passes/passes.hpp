@@ -24,7 +24,8 @@ Roots fold_constants(const Roots& roots);
 Roots simplify_algebra(const Roots& roots);
 // log(1+x) -> log1p(x), log(sigmoid(x)) -> -softplus(-x), log(a/b) over exp -> log-space forms
 // (so log(softmax(x)) becomes log_softmax), log(sum(exp(x))) -> logsumexp(x), and
-// -sum(y * log_softmax(x)) -> softmax_cross_entropy(x, y) (one op; other summed axes stay sums).
+// -sum(y * log_softmax(x)) -> softmax_cross_entropy(x, y) (one op; other summed axes stay sums),
+// and log_softmax's gradient G - softmax(x) * sum(G) -> softmax_cross_entropy_grad.
 Roots stabilize_numerics(const Roots& roots);
 
 // The pipeline, in order, repeated until nothing changes (at most a few rounds):

@@ -168,6 +168,48 @@ TEST(Passes, SoftmaxCrossEntropyFromLogitsBecomesOneOp) {
   EXPECT_FALSE(contains_op(passes::optimize({-sx::sum(y * shifted, 1)}), sx::OpKind::SoftmaxCrossEntropy));
 }
 
+// Gradients taken from the naive cross-entropy (before any rewrite) become the gradient op: the
+// log_softmax gradient G - softmax(x) * sum(G) with G = c * y (c constant along the axis) reads
+// y and -c; any other G is read as the labels -G.
+TEST(Passes, GradientOfTheNaiveCrossEntropyBecomesOneOp) {
+  auto x = sx::placeholder({3, 4}, sx::f64, "logits");
+  auto y = sx::placeholder({3, 4}, sx::f64, "labels");
+  auto w = sx::placeholder({3}, sx::f64, "row_weights");
+  auto z = sx::placeholder({3, 4}, sx::f64, "any_cotangent");
+  auto ls = sx::nn::log_softmax(x, 1);
+  struct Case {
+    const char* what;
+    sx::Tensor cost;
+  };
+  std::vector<Case> cases{
+      {"mean over rows", sx::mean(-sx::sum(y * ls, 1))},
+      {"weighted rows", sx::sum(-sx::sum(y * ls, 1) * w)},
+      {"labels times a scalar", -sx::sum(ls * y) * 0.5},
+      {"any cotangent", sx::sum(ls * z)},
+  };
+  sx::Feed feed{{x, sx::testing::random_array({3, 4}, -3, 3, 21)}, {y, sx::testing::random_array({3, 4}, 0, 1, 22)},
+                {w, sx::testing::random_array({3}, -1, 1, 23)}, {z, sx::testing::random_array({3, 4}, -1, 1, 24)}};
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.what);
+    auto g = sx::grad(c.cost, {x})[0];
+    passes::reset_rule_counts();
+    auto optimized = passes::optimize({g});
+    EXPECT_EQ(passes::rule_count("G-softmax(x)*sum(G)->softmax_cross_entropy_grad"), 1);
+    EXPECT_TRUE(contains_op(optimized, sx::OpKind::SoftmaxCrossEntropyGrad)) << ops_of(optimized);
+    EXPECT_FALSE(contains_op(optimized, sx::OpKind::Exp)) << ops_of(optimized);
+    expect_close(optimized[0].eval(feed), g.eval(feed), 1e-12, 1e-14);
+  }
+  // With logits of 1000 the rewritten gradient is still the exact one (softmax is one-hot there).
+  auto g = sx::grad(sx::mean(-sx::sum(y * ls, 1)), {x})[0];
+  auto optimized = passes::optimize({g});
+  sx::Array big = sx::Array::from_vector<double>({1000, 0, -1000, 0, 0, 1000, 0, 0, 0, 0, 0, 0}, {3, 4});
+  sx::Array onehot = sx::Array::from_vector<double>({1, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1}, {3, 4});
+  // Row 0: softmax = e0, labels e0 -> 0. Row 1: softmax = e1, labels e2 -> (e1 - e2) / 3.
+  // Row 2: uniform softmax 1/4, labels e3 -> (1/4 - e3) / 3.
+  expect_close(optimized[0].eval({{x, big}, {y, onehot}}),
+               {0, 0, 0, 0, 0, 1.0 / 3, -1.0 / 3, 0, 1.0 / 12, 1.0 / 12, 1.0 / 12, -0.25}, 1e-12, 1e-14);
+}
+
 TEST(Passes, OptimizePipelineOnAGradientGraph) {
   auto x = sx::placeholder({4, 3}, sx::f32, "x");
   auto w = sx::variable(sx::testing::random_array({3, 2}, -1, 1, 3, sx::f32), "w");
