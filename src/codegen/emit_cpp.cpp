@@ -236,17 +236,23 @@ class KernelEmitter {
     line("for (std::int64_t j = 0; j < " + len + "; ++j) out[q * " + std::to_string(inner) +
          (blocks > 1 ? " + c * " + std::to_string(block) : std::string()) + " + j] = " + result + ";");
 
-    std::int64_t work = x.size();
-    os << "  #pragma omp parallel for schedule(static) if(" << work << " > 32768)\n";
-    os << "  for (std::int64_t o = 0; o < " << outer * blocks << "; ++o) {\n";
-    os << "    const std::int64_t q = o / " << blocks << ";\n";
-    if (blocks > 1) os << "    const std::int64_t c = o % " << blocks << ";\n";
+    open_outer_loop(os, "static", x.size(), outer, blocks, shape);
+    os << body.str() << "  }\n";
+  }
+
+  // The parallel loop over the output's rows (`outer`) times `chunks` pieces of its last axis,
+  // with q the row, c the piece and i<d> the index along each leading axis of `shape`.
+  static void open_outer_loop(std::ostringstream& os, const std::string& schedule, std::int64_t work, std::int64_t outer,
+                              std::int64_t chunks, const Shape& shape) {
+    os << "  #pragma omp parallel for schedule(" << schedule << ") if(" << work << " > 32768)\n";
+    os << "  for (std::int64_t o = 0; o < " << outer * chunks << "; ++o) {\n";
+    os << "    const std::int64_t q = o / " << chunks << ";\n";
+    if (chunks > 1) os << "    const std::int64_t c = o % " << chunks << ";\n";
     std::int64_t div = 1;
     for (int d = static_cast<int>(shape.size()) - 2; d >= 0; --d) {
       os << "    const std::int64_t i" << d << " = (q / " << div << ") % " << shape[static_cast<std::size_t>(d)] << ";\n";
       div *= shape[static_cast<std::size_t>(d)];
     }
-    os << body.str() << "  }\n";
   }
 
   // One call of a row kernel of kernel_rows.hpp over the node's operands.
@@ -294,15 +300,7 @@ class KernelEmitter {
       const std::int64_t piece = std::max<std::int64_t>(1, (iterations * 65536 + work - 1) / work);
       schedule = "dynamic, " + std::to_string(piece);
     }
-    os << "  #pragma omp parallel for schedule(" << schedule << ") if(" << work << " > 32768)\n";
-    os << "  for (std::int64_t o = 0; o < " << outer * chunks << "; ++o) {\n";
-    os << "    const std::int64_t q = o / " << chunks << ";\n";
-    if (chunks > 1) os << "    const std::int64_t c = o % " << chunks << ";\n";
-    std::int64_t div = 1;
-    for (int d = static_cast<int>(shape.size()) - 2; d >= 0; --d) {
-      os << "    const std::int64_t i" << d << " = (q / " << div << ") % " << shape[static_cast<std::size_t>(d)] << ";\n";
-      div *= shape[static_cast<std::size_t>(d)];
-    }
+    open_outer_loop(os, schedule, work, outer, chunks, shape);
     std::string len = chunks > 1 ? "(c + 1 < " + std::to_string(chunks) + " ? " + std::to_string(chunk) + " : " +
                                        std::to_string(inner - (chunks - 1) * chunk) + ")"
                                  : std::to_string(inner);
