@@ -225,8 +225,8 @@ struct ProcessResult {
   std::string output;   // stdout and stderr together
 };
 
-// Runs argv (PATH lookup for argv[0]) with stdin from /dev/null and stdout + stderr captured.
-ProcessResult run_process(const std::vector<std::string>& argv) {
+// Runs argv (PATH lookup for argv[0]) with stdin from `stdin_path` and stdout + stderr captured.
+ProcessResult run_process(const std::vector<std::string>& argv, const std::string& stdin_path = "/dev/null") {
   ProcessResult result;
   int fds[2];
   if (::pipe2(fds, O_CLOEXEC) != 0) {
@@ -235,7 +235,7 @@ ProcessResult run_process(const std::vector<std::string>& argv) {
   }
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_addopen(&actions, 0, stdin_path.c_str(), O_RDONLY, 0);
   posix_spawn_file_actions_adddup2(&actions, fds[1], 1);
   posix_spawn_file_actions_adddup2(&actions, fds[1], 2);
   std::vector<char*> args;
@@ -455,10 +455,13 @@ std::shared_ptr<Library> compile_into_cache(const std::vector<std::string>& comm
   const std::string hash_tmp = temps.add(hash_path + ".tmp." + suffix);
   write_file(src_tmp, source);
 
+  // The source comes on stdin: a source file's name would be written into the object (its ELF
+  // file symbol), so processes compiling the same key from their own temporary files would make
+  // different bytes, and the .so of one with the .sha256 of another would read as corrupt.
   std::vector<std::string> argv = command;
-  argv.insert(argv.end(), {"-o", so_tmp, src_tmp});
+  argv.insert(argv.end(), {"-o", so_tmp, "-x", "c++", "-"});
   g_compiles.fetch_add(1);
-  ProcessResult r = run_process(argv);
+  ProcessResult r = run_process(argv, src_tmp);
   if (r.spawn_error != 0)
     throw_io("cannot run the C++ compiler '" + argv[0] + "' (" + describe_status(r) + "). Install g++ or set SYMX_CXX.");
   if (!process_succeeded(r)) {

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <optional>
 #include <string>
 #include <thread>
@@ -326,6 +327,26 @@ TEST_F(CompilerCache, ThreadsCompilingDifferentSources) {
   for (int i = 0; i < kThreads; ++i) EXPECT_EQ(values[i], 101 + i);
   EXPECT_EQ(cache_files(".so").size(), static_cast<std::size_t>(kThreads));
   EXPECT_TRUE(cache_files(".tmp.").empty());
+}
+
+// Two compiles of one source write the same bytes (nothing of the temporary file's name gets into
+// the object), so concurrent writers of a key can never leave one's .so beside another's hash.
+TEST_F(CompilerCache, CompilesAreByteIdentical) {
+  std::string source = add_source("identical", 3);
+  auto first = cg::compile_and_load(source);
+  std::string key = first->key();
+  fs::path other = root_ / "other-cache";
+  ::setenv("SYMX_CACHE_DIR", other.c_str(), 1);
+  cg::clear_memory_cache_for_testing();
+  auto second = cg::compile_and_load(source);
+  ASSERT_EQ(second->key(), key);
+  auto read = [](const fs::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  };
+  std::string a = read(cache_ / (key + ".so")), b = read(other / (key + ".so"));
+  EXPECT_FALSE(a.empty());
+  EXPECT_TRUE(a == b) << "the two compiles of one source differ";
 }
 
 TEST_F(CompilerCache, ProcessesCompilingTheSameSourceShareTheCache) {
