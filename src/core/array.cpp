@@ -1,5 +1,7 @@
 #include "symx/array.hpp"
 
+#include <sys/mman.h>
+
 #include <algorithm>
 #include <atomic>
 #include <cmath>
@@ -11,7 +13,19 @@
 #include <ostream>
 #include <sstream>
 
+#include "core/memory.hpp"
+
 namespace symx {
+
+void* detail::allocate_aligned(std::size_t bytes) {
+  constexpr std::size_t kHuge = std::size_t{2} << 20;
+  if (bytes < 2 * kHuge) return std::aligned_alloc(64, (bytes + 63) / 64 * 64);
+  const std::size_t rounded = (bytes + kHuge - 1) / kHuge * kHuge;
+  void* p = std::aligned_alloc(kHuge, rounded);
+  if (p) ::madvise(p, rounded, MADV_HUGEPAGE);  // advice only: failure leaves normal pages
+  return p;
+}
+
 namespace {
 
 constexpr std::size_t kAlignment = 64;
@@ -21,7 +35,7 @@ std::shared_ptr<void> allocate(std::size_t bytes, bool zero = true) {
   std::size_t rounded = ((bytes + kAlignment - 1) / kAlignment) * kAlignment;
   if (rounded == 0) rounded = kAlignment;
   ++allocations;
-  void* p = std::aligned_alloc(kAlignment, rounded);
+  void* p = detail::allocate_aligned(rounded);
   if (!p) throw std::bad_alloc();
   if (zero) std::memset(p, 0, rounded);
   return std::shared_ptr<void>(p, [](void* q) { std::free(q); });

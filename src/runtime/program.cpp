@@ -9,6 +9,7 @@
 #include <unordered_map>
 
 #include "codegen/compiler.hpp"
+#include "core/memory.hpp"
 #include "codegen/kernel.hpp"
 #include "ops/op_table.hpp"
 #include "passes/passes.hpp"
@@ -232,7 +233,7 @@ struct Program::Impl {
       }
       for (int r : release[s]) free_blocks.push_back({buffers[static_cast<std::size_t>(r)].offset, buffers[static_cast<std::size_t>(r)].bytes});
     }
-    if (arena_bytes) arena.reset(static_cast<char*>(std::aligned_alloc(64, arena_bytes)));
+    if (arena_bytes) arena.reset(static_cast<char*>(detail::allocate_aligned(arena_bytes)));
   }
 
   void build_steps() {

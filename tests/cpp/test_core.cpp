@@ -41,6 +41,20 @@ TEST(CoreArray, CreationAndAccess) {
   expect_error<sx::ValueError>([] { sx::Array::from_vector<float>({1, 2, 3}, {2, 2}); }, {"3 values", "(2, 2)"});
 }
 
+// Buffers of 4 MiB and more start on a 2 MiB boundary (so they can sit on huge pages); smaller
+// ones are 64-byte aligned; both are zeroed and writable to the last byte.
+TEST(CoreArray, LargeBuffersAreHugePageAligned) {
+  for (std::int64_t n : {std::int64_t{10}, std::int64_t{1} << 20, (std::int64_t{3} << 20) + 7}) {
+    sx::Array a = sx::Array::zeros({n}, sx::f32);
+    auto address = reinterpret_cast<std::uintptr_t>(a.raw_data());
+    std::size_t bytes = static_cast<std::size_t>(n) * 4;
+    EXPECT_EQ(address % (bytes >= (std::size_t{4} << 20) ? (std::size_t{2} << 20) : 64), 0u) << n;
+    EXPECT_EQ(a.get_flat(n - 1), 0.0);
+    a.set_flat(n - 1, 3.0);
+    EXPECT_EQ(a.get_flat(n - 1), 3.0);
+  }
+}
+
 TEST(CoreArray, PrintsLikeNumPy) {
   EXPECT_EQ(sx::Array({{1, 2}, {3, 4}}).repr(), "array([[1., 2.],\n       [3., 4.]], dtype=float32)");
   EXPECT_EQ(sx::Array({0.5f, -1.25f}).str(), "[ 0.5  -1.25]");
