@@ -376,21 +376,23 @@ namespace nanobind::detail {
 // The value of a caster that accepts an argument but keeps a symx error (an unsupported dtype,
 // say) to throw when the bound function asks for it, so that the user sees symx's message
 // instead of nanobind's "incompatible function arguments".
+// The value sits in an optional, so types without a default constructor (Operand) fit too.
 template <class T> struct deferred_error_value {
-  T value{};
+  std::optional<T> value;
   std::exception_ptr error;
   T& get() {
     if (error) std::rethrow_exception(error);
-    return value;
+    return *value;
   }
   explicit operator T*() { return &get(); }
   explicit operator T&() { return get(); }
   explicit operator T&&() { return std::move(get()); }
-  // Runs the conversion `convert(value)`: a DTypeError is kept for get(); any other failure
-  // means "not this type" (the Python error is cleared so nanobind tries other overloads).
-  template <class F> bool convert(F&& convert_into) noexcept {
+  // Runs the conversion `make()`, which returns the value: a DTypeError is kept for get(); any
+  // other failure means "not this type" (the Python error is cleared so nanobind tries other
+  // overloads).
+  template <class F> bool convert(F&& make) noexcept {
     try {
-      convert_into(value);
+      value.emplace(make());
       return true;
     } catch (const symx::DTypeError&) {
       error = std::current_exception();
@@ -440,7 +442,7 @@ template <> struct type_caster<symx::Array> : deferred_error_value<symx::Array> 
   template <typename T_> static constexpr bool can_cast() { return true; }
   bool from_python(handle src, uint32_t, cleanup_list*) noexcept {
     if (nb::isinstance<symx::Tensor>(src)) return false;
-    return convert([&](symx::Array& out) { out = array_from_python(src); });
+    return convert([&] { return array_from_python(src); });
   }
   template <typename T_, enable_if_t<std::is_same_v<std::remove_cv_t<T_>, symx::Array>> = 0>
   static handle from_cpp(T_* p, rv_policy policy, cleanup_list* list) noexcept {
@@ -466,7 +468,7 @@ template <> struct type_caster<symx::Array> : deferred_error_value<symx::Array> 
     template <typename T_> using Cast = movable_cast_t<T_>;                     \
     template <typename T_> static constexpr bool can_cast() { return true; }    \
     bool from_python(handle src, uint32_t, cleanup_list*) noexcept {            \
-      return convert([&](Type& out) { out = Type{expr}; });                     \
+      return convert([&] { return Type{expr}; });                               \
     }                                                                           \
     static handle from_cpp(const Type&, rv_policy, cleanup_list*) noexcept {    \
       return none().release();                                                  \
@@ -515,40 +517,18 @@ template <> struct type_caster<symx::Axes> {
   static handle from_cpp(const symx::Axes&, rv_policy, cleanup_list*) noexcept { return none().release(); }
 };
 
-template <> struct type_caster<symx::Operand> {
-  // Operand has no default constructor; hold it in an optional.
+template <> struct type_caster<symx::Operand> : deferred_error_value<symx::Operand> {
   using Value = symx::Operand;
   static constexpr auto Name = const_name("Tensor | ArrayLike | int | float | bool");
   template <typename T_> using Cast = movable_cast_t<T_>;
   template <typename T_> static constexpr bool can_cast() { return true; }
-  std::optional<symx::Operand> value;
-  std::exception_ptr error;
-  symx::Operand& get() {
-    if (error) std::rethrow_exception(error);
-    return *value;
-  }
-  explicit operator symx::Operand*() { return &get(); }
-  explicit operator symx::Operand&() { return get(); }
-  explicit operator symx::Operand&&() { return std::move(get()); }
   bool from_python(handle src, uint32_t, cleanup_list*) noexcept {
-    try {
-      if (PyBool_Check(src.ptr())) {
-        value.emplace(src.ptr() == Py_True);
-      } else if (PyLong_CheckExact(src.ptr())) {
-        value.emplace(nb::cast<std::int64_t>(src));
-      } else if (PyFloat_CheckExact(src.ptr())) {
-        value.emplace(PyFloat_AsDouble(src.ptr()));
-      } else {
-        value.emplace(tensor_from_python(src));
-      }
-      return true;
-    } catch (const symx::DTypeError&) {
-      error = std::current_exception();
-      return true;
-    } catch (...) {
-      PyErr_Clear();
-      return false;
-    }
+    return convert([&]() -> symx::Operand {
+      if (PyBool_Check(src.ptr())) return src.ptr() == Py_True;
+      if (PyLong_CheckExact(src.ptr())) return nb::cast<std::int64_t>(src);
+      if (PyFloat_CheckExact(src.ptr())) return PyFloat_AsDouble(src.ptr());
+      return tensor_from_python(src);
+    });
   }
   static handle from_cpp(const symx::Operand&, rv_policy, cleanup_list*) noexcept { return none().release(); }
 };
