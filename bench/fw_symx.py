@@ -60,9 +60,9 @@ def mlp_graph(x, y, params):
     return [xs, ys], [loss], updates
 
 
-def mlp():
-    x, y, params = C.mlp_data()
-    ins, outs, ups = mlp_graph(x, y, params)
+def _training_step(x, y, graph):
+    """(step, probe, function) for a training graph (inputs, [loss], updates) fed x and y."""
+    ins, outs, ups = graph
     f = sx.function(ins, outs, updates=ups, backend="compiled")
     last = {}
 
@@ -70,6 +70,11 @@ def mlp():
         last["r"] = f(x, y)
 
     return step, lambda: float(last["r"][0]), f
+
+
+def mlp():
+    x, y, params = C.mlp_data()
+    return _training_step(x, y, mlp_graph(x, y, params))
 
 
 def _batchnorm(h, gamma, beta, axes, bshape):
@@ -113,14 +118,7 @@ def cnn_graph(x, y, params):
 
 def cnn(batch):
     x, y, params = C.cnn_data(batch)
-    ins, outs, ups = cnn_graph(x, y, params)
-    f = sx.function(ins, outs, updates=ups, backend="compiled")
-    last = {}
-
-    def step():
-        last["r"] = f(x, y)
-
-    return step, lambda: float(last["r"][0]), f
+    return _training_step(x, y, cnn_graph(x, y, params))
 
 
 def overhead():
