@@ -37,6 +37,16 @@ bool lossless(DType from, DType to) {
   return false;
 }
 
+// x when `s` is x shifted by its own max along `axis` (x - max(x, axis, keepdims), the max
+// gradient-stopped or not), else `s`: softmax and log_softmax are the same of both.
+Tensor unshifted(const Tensor& s, int axis) {
+  if (!is(s, OpKind::Subtract)) return s;
+  Tensor m = in(s, 1);
+  if (is(m, OpKind::StopGradient)) m = in(m, 0);
+  bool own_max = is(m, OpKind::Max) && in(m, 0) == in(s, 0) && std::get<ReduceAttr>(m.node().attr) == ReduceAttr{{axis}, true};
+  return own_max ? in(s, 0) : s;
+}
+
 // x and the axis when `t` is log_softmax(x) as the graph spells it: s - log(sum(exp(s))) over
 // one kept axis, where s is x shifted by its own max along that axis (nn::log_softmax, and
 // log(softmax(x)) after the log-space rule below), or any s at all (log_softmax(s) itself).
@@ -48,14 +58,7 @@ std::optional<std::pair<Tensor, int>> log_softmax_input(const Tensor& t) {
     return std::nullopt;
   const auto& r = std::get<ReduceAttr>(in(l, 0).node().attr);
   if (r.axes.size() != 1 || !r.keepdims) return std::nullopt;
-  int axis = r.axes[0];
-  if (is(s, OpKind::Subtract)) {
-    Tensor m = in(s, 1);
-    if (is(m, OpKind::StopGradient)) m = in(m, 0);
-    if (is(m, OpKind::Max) && in(m, 0) == in(s, 0) && std::get<ReduceAttr>(m.node().attr) == ReduceAttr{{axis}, true})
-      return std::pair{in(s, 0), axis};
-  }
-  return std::pair{s, axis};
+  return std::pair{unshifted(s, r.axes[0]), r.axes[0]};
 }
 
 // softmax_cross_entropy(x, y) for s = sum(y * log_softmax(x)) (or sum(-y * log_softmax(x)) when
@@ -138,12 +141,7 @@ Tensor log_softmax_gradient(const Tensor& t) {
       const auto& rd = std::get<ReduceAttr>(den.node().attr);
       if (rn.axes.size() != 1 || !rn.keepdims || !(rn == rd)) continue;
       const int axis = rn.axes[0];
-      Tensor x = in(E, 0);
-      if (is(x, OpKind::Subtract)) {
-        Tensor m = in(x, 1);
-        if (is(m, OpKind::StopGradient)) m = in(m, 0);
-        if (is(m, OpKind::Max) && in(m, 0) == in(x, 0) && std::get<ReduceAttr>(m.node().attr) == rn) x = in(x, 0);
-      }
+      Tensor x = unshifted(in(E, 0), axis);
       if (x.dtype() != t.dtype()) continue;
       Tensor labels, g;
       if (is(G, OpKind::Multiply))
