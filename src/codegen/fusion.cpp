@@ -72,15 +72,16 @@ bool inline_into(const Tensor& producer, const Tensor& consumer) {
 // ---- library steps with an epilogue (bias and ReLU fused into a matmul or convolution) ----
 
 struct Uses {
-  std::unordered_map<const Node*, int> count;  // consumers, plus 2 for a root
   std::unordered_map<const Node*, std::vector<Tensor>> consumers;  // once per input slot read
-  std::unordered_set<const Node*> roots;
+  std::unordered_set<const Node*> roots;                          // outputs: always materialized
 
-  // Whether `t`'s value is needed by exactly one node (and is not a root).
-  bool single(const Tensor& t) const {
-    auto it = count.find(&t.node());
-    return it != count.end() && it->second == 1;
+  // How many input slots read `t`.
+  std::size_t reads(const Tensor& t) const {
+    auto it = consumers.find(&t.node());
+    return it == consumers.end() ? 0 : it->second.size();
   }
+  // Whether `t`'s value is needed by exactly one node (and is not a root).
+  bool single(const Tensor& t) const { return reads(t) == 1 && !roots.count(&t.node()); }
 };
 
 // Whether a node read by several consumers is recomputed in each instead of materialized. Each
@@ -90,13 +91,13 @@ struct Uses {
 // two consumers. Not a root (its value is an output) and not a reduction (that would repeat a
 // whole loop per element).
 bool recomputable(const Tensor& t, const Uses& uses) {
-  auto it = uses.count.find(&t.node());
-  if (it == uses.count.end() || it->second > 4 || uses.roots.count(&t.node()) || is_reduction(t.op())) return false;
+  const std::size_t reads = uses.reads(t);
+  if (reads == 0 || reads > 4 || uses.roots.count(&t.node()) || is_reduction(t.op())) return false;
   switch (t.op()) {
     case OpKind::Exp: case OpKind::Expm1: case OpKind::Log: case OpKind::Log1p: case OpKind::Sin: case OpKind::Cos:
     case OpKind::Tan: case OpKind::Tanh: case OpKind::Arctan: case OpKind::Sigmoid: case OpKind::Erf:
     case OpKind::Power: case OpKind::Arctan2: case OpKind::Mod:
-      return it->second <= 2;
+      return reads <= 2;
     default: return true;
   }
 }
@@ -181,14 +182,8 @@ FusionPlan plan_fusion(const std::vector<Tensor>& roots) {
   std::vector<Tensor> order = topological_order(roots);
   Uses uses;
   for (const Tensor& t : order)
-    for (const Tensor& in : t.node().inputs) {
-      ++uses.count[&in.node()];
-      uses.consumers[&in.node()].push_back(t);
-    }
-  for (const Tensor& r : roots) {
-    uses.count[&r.node()] += 2;  // a root is always materialized
-    uses.roots.insert(&r.node());
-  }
+    for (const Tensor& in : t.node().inputs) uses.consumers[&in.node()].push_back(t);
+  for (const Tensor& r : roots) uses.roots.insert(&r.node());
 
   std::unordered_map<const Node*, Role> role;
   std::unordered_map<const Node*, Epilogue> epilogues;  // by the fused step's last node
