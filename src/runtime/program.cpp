@@ -38,8 +38,7 @@ struct ExecStep {
   std::unique_ptr<LibraryCall> call;  // library steps; null: none applies, the reference evaluator runs
   std::vector<Tensor> inputs;         // non-kernel steps: the nodes read (codegen::Step::inputs)
   std::vector<Tensor> evaluated;      // fallback: the nodes from the inputs to `node`, inputs first
-  double seconds = 0;                 // SYMX_PROFILE: time spent in this step over `calls` calls
-  std::int64_t calls = 0;
+  double seconds = 0;                 // SYMX_PROFILE: time spent in this step over the timed calls
 };
 
 // SYMX_PROFILE=1 times every step of every call but the first (describe() then shows the times).
@@ -115,7 +114,7 @@ struct Program::Impl {
   std::vector<char*> base;            // resolved buffer addresses, per call
   std::unique_ptr<char, void (*)(void*)> arena{nullptr, std::free};
   std::size_t arena_bytes = 0;
-  std::int64_t runs = 0;
+  std::int64_t runs = 0;  // SYMX_PROFILE: calls made; all but the first are timed
 
   int add_buffer(Buffer b) {
     buffers.push_back(std::move(b));
@@ -366,10 +365,7 @@ void Program::run(const std::vector<Array>& inputs, std::vector<Array>& outputs)
         [[fallthrough]];
       default: run_fallback(s, s.pointers.data()); break;
     }
-    if (timed) {
-      s.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      ++s.calls;
-    }
+    if (timed) s.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   }
   for (const Copy& c : p.staging) std::memcpy(p.base[static_cast<std::size_t>(c.to_output)], p.base[static_cast<std::size_t>(c.from)], c.bytes);
   for (const Copy& c : p.finals) {
@@ -383,17 +379,14 @@ std::string Program::describe() const {
   std::ostringstream os;
   os << "optimized graph:\n" << debugprint(p.roots) << "kernels:\n";
   double total = 0;
-  std::int64_t calls = 0;
-  for (const ExecStep& e : p.steps) {
-    total += e.seconds;
-    calls = std::max(calls, e.calls);
-  }
+  for (const ExecStep& e : p.steps) total += e.seconds;
+  const std::int64_t calls = std::max<std::int64_t>(p.runs - 1, 0);
   for (const codegen::Step& s : p.plan.steps) {
     os << "  ";
-    auto timed = std::find_if(p.steps.begin(), p.steps.end(), [&](const ExecStep& x) { return x.node == s.node; });
-    if (calls > 0 && timed != p.steps.end())
-      os << "[" << std::fixed << std::setprecision(3) << std::setw(8) << 1e3 * timed->seconds / static_cast<double>(calls)
-         << " ms " << std::setw(4) << std::setprecision(1) << 100 * timed->seconds / total << "%] ";
+    auto e = std::find_if(p.steps.begin(), p.steps.end(), [&](const ExecStep& x) { return x.node == s.node; });
+    if (calls > 0 && e != p.steps.end())
+      os << "[" << std::fixed << std::setprecision(3) << std::setw(8) << 1e3 * e->seconds / static_cast<double>(calls)
+         << " ms " << std::setw(4) << std::setprecision(1) << 100 * e->seconds / total << "%] ";
     os << op_name(s.node.op()) << "#" << s.node.id() << ": ";
     switch (s.role) {
       case Role::kernel: {
@@ -406,7 +399,6 @@ std::string Program::describe() const {
         break;
       }
       case Role::library: {
-        auto e = std::find_if(p.steps.begin(), p.steps.end(), [&](const ExecStep& x) { return x.node == s.node; });
         if (e != p.steps.end() && e->call) os << "library call (" << e->call->describe() << ")";
         else os << "reference evaluation (no library call for these dtypes or attributes)";
         if (s.epilogue) {
