@@ -175,10 +175,7 @@ class KernelEmitter {
     const std::int64_t outer = root.size() / inner;
     const std::int64_t block = std::min(inner, kColumns);
     const std::int64_t blocks = (inner + block - 1) / block;
-    const bool wide = root.dtype() == DType::f32 && node.op == OpKind::Sum;
-    const std::string T = wide ? "double" : ctype(root.dtype());
-    const std::string init = node.op == OpKind::Sum ? "static_cast<" + T + ">(0)"
-                             : node.op == OpKind::Max ? "symx_kernel::lowest<" + T + ">()" : "symx_kernel::highest<" + T + ">()";
+    const Accumulator a = accumulator(root);
     const bool extremum = node.op != OpKind::Sum;
     // The output's index variables: i<d> for its leading axes, the block column for the last.
     const Shape& shape = root.shape();
@@ -203,10 +200,10 @@ class KernelEmitter {
     const std::string len = blocks > 1 ? "(c + 1 < " + std::to_string(blocks) + " ? " + std::to_string(block) + " : " +
                                              std::to_string(inner - (blocks - 1) * block) + ")"
                                        : std::to_string(inner);
-    line(T + " acc[" + std::to_string(block) + "];");
+    line(a.type + " acc[" + std::to_string(block) + "];");
     if (extremum) line("int nan[" + std::to_string(block) + "];");
     line("for (std::int64_t j = 0; j < " + len + "; ++j) {");
-    line(std::string("  acc[j] = ") + init + ";" + (extremum ? " nan[j] = 0;" : ""));
+    line("  acc[j] = " + a.init + ";" + (extremum ? " nan[j] = 0;" : ""));
     line("}");
     for (std::size_t d : reduced) {
       line("for (std::int64_t r" + std::to_string(d) + " = 0; r" + std::to_string(d) + " < " + std::to_string(x.shape()[d]) +
@@ -217,22 +214,16 @@ class KernelEmitter {
     line("for (std::int64_t j = 0; j < " + len + "; ++j) {");
     indent_ += 2;
     memo_.emplace_back();
-    std::string e = fresh("static_cast<" + T + ">(" + emit_node(x, in_vars) + ")", wide ? DType::f64 : root.dtype());
+    std::string e = fresh("static_cast<" + a.type + ">(" + emit_node(x, in_vars) + ")", a.wide ? DType::f64 : root.dtype());
     memo_.pop_back();
-    if (node.op == OpKind::Sum) {
-      line("acc[j] += " + e + ";");
-    } else {
-      line("acc[j] = " + e + (node.op == OpKind::Max ? " > " : " < ") + "acc[j] ? " + e + " : acc[j];");
-      line("nan[j] |= (" + e + " != " + e + ");");
-    }
+    accumulate(node.op, "acc[j]", e, extremum ? "nan[j]" : "");
     indent_ -= 2;
     line("}");
     for (std::size_t i = 0; i < reduced.size(); ++i) {
       indent_ -= 2;
       line("}");
     }
-    std::string result = wide ? "static_cast<float>(acc[j])" : "acc[j]";
-    if (extremum) result = "(nan[j] ? std::numeric_limits<" + T + ">::quiet_NaN() : acc[j])";
+    const std::string result = finish(a, "acc[j]", extremum ? "nan[j]" : "");
     line("for (std::int64_t j = 0; j < " + len + "; ++j) out[q * " + std::to_string(inner) +
          (blocks > 1 ? " + c * " + std::to_string(block) : std::string()) + " + j] = " + result + ";");
 
@@ -253,6 +244,44 @@ class KernelEmitter {
       os << "    const std::int64_t i" << d << " = (q / " << div << ") % " << shape[static_cast<std::size_t>(d)] << ";\n";
       div *= shape[static_cast<std::size_t>(d)];
     }
+  }
+
+  // The accumulator of a reduction node: its C++ type and initial value. float32 sums and
+  // products accumulate in double, as the reference evaluator does: long float32 sums would
+  // otherwise lose digits. Max and min start from the type's lowest / highest value.
+  struct Accumulator {
+    bool wide;
+    std::string type, init;
+  };
+  static Accumulator accumulator(const Tensor& n) {
+    OpKind op = n.op();
+    bool wide = n.dtype() == DType::f32 && (op == OpKind::Sum || op == OpKind::Prod);
+    std::string T = wide ? "double" : ctype(n.dtype());
+    std::string init = op == OpKind::Sum    ? "static_cast<" + T + ">(0)"
+                       : op == OpKind::Prod ? "static_cast<" + T + ">(1)"
+                       : op == OpKind::Max  ? "symx_kernel::lowest<" + T + ">()"
+                                            : "symx_kernel::highest<" + T + ">()";
+    return {wide, T, init};
+  }
+
+  // Adds element `e` to accumulator `acc` of a reduction `op`. Float max and min are a
+  // comparison-select that skips NaN, which vectorizes, plus the flag `nan` (empty: none) that a
+  // NaN was seen; finish() then makes the result NaN, as in the reference.
+  void accumulate(OpKind op, const std::string& acc, const std::string& e, const std::string& nan) {
+    switch (op) {
+      case OpKind::Sum: line(acc + " += " + e + ";"); break;
+      case OpKind::Prod: line(acc + " *= " + e + ";"); break;
+      default:
+        line(acc + " = " + e + (op == OpKind::Max ? " > " : " < ") + acc + " ? " + e + " : " + acc + ";");
+        if (!nan.empty()) line(nan + " |= (" + e + " != " + e + ");");
+        break;
+    }
+  }
+
+  // The reduction's value from its accumulator (and NaN flag).
+  static std::string finish(const Accumulator& a, const std::string& acc, const std::string& nan) {
+    if (!nan.empty()) return "(" + nan + " ? std::numeric_limits<" + a.type + ">::quiet_NaN() : " + acc + ")";
+    return a.wide ? "static_cast<float>(" + acc + ")" : acc;
   }
 
   // One call of a row kernel of kernel_rows.hpp over the node's operands.
@@ -366,15 +395,8 @@ class KernelEmitter {
     const Tensor& x = node.inputs[0];
     const auto& attr = std::get<ReduceAttr>(node.attr);
     std::string acc = "acc" + std::to_string(next_var_++);
-    // float32 sums and products accumulate in double, as the reference evaluator does: long
-    // float32 sums would otherwise lose digits.
-    bool wide = n.dtype() == DType::f32 && (node.op == OpKind::Sum || node.op == OpKind::Prod);
-    std::string T = wide ? "double" : ctype(n.dtype());
-    std::string init = node.op == OpKind::Sum ? "0" : node.op == OpKind::Prod ? "1"
-                       : node.op == OpKind::Max ? "symx_kernel::lowest<" + T + ">()" : "symx_kernel::highest<" + T + ">()";
-    line(T + " " + acc + " = " + (node.op == OpKind::Sum || node.op == OpKind::Prod ? "static_cast<" + T + ">(" + init + ")" : init) + ";");
-    // Float max and min vectorize as a comparison-select reduction that skips NaN, plus a flag
-    // that a NaN was seen (which then wins, as in the reference).
+    const Accumulator a = accumulator(n);
+    line(a.type + " " + acc + " = " + a.init + ";");
     const bool extremum = node.op == OpKind::Max || node.op == OpKind::Min;
     const bool vector_extremum = extremum && n.dtype() != DType::b8;
     const std::string nan = is_floating(n.dtype()) && extremum ? "nan" + std::to_string(next_var_++) : "";
@@ -404,25 +426,18 @@ class KernelEmitter {
     }
     memo_.emplace_back();
     std::string v = emit_node(x, in_vars);
-    std::string cv = "static_cast<" + T + ">(" + v + ")";
-    switch (node.op) {
-      case OpKind::Sum: line(acc + " += " + cv + ";"); break;
-      case OpKind::Prod: line(acc + " *= " + cv + ";"); break;
-      default: {
-        std::string e = "e" + std::to_string(next_var_++);
-        line("const " + T + " " + e + " = " + cv + ";");
-        line(acc + " = " + e + (node.op == OpKind::Max ? " > " : " < ") + acc + " ? " + e + " : " + acc + ";");
-        if (!nan.empty()) line(nan + " |= (" + e + " != " + e + ");");
-        break;
-      }
+    std::string cv = "static_cast<" + a.type + ">(" + v + ")";
+    if (extremum) {  // read once, compared and flagged
+      cv = "e" + std::to_string(next_var_++);
+      line("const " + a.type + " " + cv + " = static_cast<" + a.type + ">(" + v + ");");
     }
+    accumulate(node.op, acc, cv, nan);
     memo_.pop_back();
     for (int i = 0; i < opened; ++i) {
       indent_ -= 2;
       line("}");
     }
-    if (!nan.empty()) return "(" + nan + " ? std::numeric_limits<" + T + ">::quiet_NaN() : " + acc + ")";
-    return wide ? "static_cast<float>(" + acc + ")" : acc;
+    return finish(a, acc, nan);
   }
 };
 
