@@ -475,16 +475,13 @@ Array eval_softmax_xent_grad(const EvalArgs& args) {
   return to_array(out, args.node.type);
 }
 
-// The loss-shaped `t` with the axis put back (size 1), broadcast against x.
-Tensor along(const Tensor& t, int axis) { return expand_dims(t, axis); }
-
 std::vector<Tensor> vjp_softmax_xent(const Tensor& loss, const Tensor& g) {
   const Tensor& x = loss.node().inputs[0];
   const Tensor& y = loss.node().inputs[1];
   int axis = normalize_axis(xent_axis(loss.node().attr), x.ndim());
   Tensor dx = make_node(OpKind::SoftmaxCrossEntropyGrad, {x, y, g}, AxisAttr{axis});
   // d loss / d y = logsumexp(x) - x.
-  Tensor dy = along(g, axis) * (logsumexp(x, axis, true) - x);
+  Tensor dy = expand_dims(g, axis) * (logsumexp(x, axis, true) - x);
   return {dx, dy};
 }
 
@@ -496,7 +493,7 @@ std::vector<Tensor> vjp_softmax_xent_grad(const Tensor& z, const Tensor& w) {
   int axis = normalize_axis(xent_axis(z.node().attr), x.ndim());
   Tensor p = nn::softmax(x, axis);
   Tensor sy = sum(y, axis, true);
-  Tensor ge = along(g, axis);
+  Tensor ge = expand_dims(g, axis);  // the loss-shaped g with the axis put back
   Tensor u = w * ge * sy;  // the cotangent reaching p
   Tensor dx = p * (u - sum(u * p, axis, true));
   Tensor dy = sum(w * ge * p, axis, true) - w * ge;
