@@ -340,11 +340,7 @@ TEST_F(CompilerCache, CompilesAreByteIdentical) {
   cg::clear_memory_cache_for_testing();
   auto second = cg::compile_and_load(source);
   ASSERT_EQ(second->key(), key);
-  auto read = [](const fs::path& path) {
-    std::ifstream in(path, std::ios::binary);
-    return std::string(std::istreambuf_iterator<char>(in), {});
-  };
-  std::string a = read(cache_ / (key + ".so")), b = read(other / (key + ".so"));
+  std::string a = read_file(cache_ / (key + ".so")), b = read_file(other / (key + ".so"));
   EXPECT_FALSE(a.empty());
   EXPECT_TRUE(a == b) << "the two compiles of one source differ";
 }
