@@ -3,8 +3,11 @@ PYTHON ?= python3
 BUILD ?= build
 JOBS ?= $(shell nproc)
 GENERATOR := $(shell command -v ninja >/dev/null 2>&1 && echo "-G Ninja")
+# ccache (installed by tools/install_deps.sh) lets the package test's add_subdirectory build
+# reuse the objects of the main build.
+LAUNCHER := $(shell command -v ccache >/dev/null 2>&1 && echo "-DCMAKE_CXX_COMPILER_LAUNCHER=ccache")
 
-.PHONY: all deps build asan test test-cpp test-asan test-python demo bench clean
+.PHONY: all deps build asan test test-cpp test-asan test-python test-package demo bench clean
 
 all: build
 
@@ -12,7 +15,7 @@ deps:
 	@PYTHON=$(PYTHON) tools/install_deps.sh
 
 build: deps
-	cmake -S . -B $(BUILD) $(GENERATOR) -DCMAKE_BUILD_TYPE=Release -DSYMX_PYTHON=ON -DSYMX_TESTS=ON -DPython_EXECUTABLE=$$(command -v $(PYTHON))
+	cmake -S . -B $(BUILD) $(GENERATOR) $(LAUNCHER) -DCMAKE_BUILD_TYPE=Release -DSYMX_PYTHON=ON -DSYMX_TESTS=ON -DPython_EXECUTABLE=$$(command -v $(PYTHON))
 	cmake --build $(BUILD) -j $(JOBS)
 
 # The C++ tests again under AddressSanitizer + UndefinedBehaviorSanitizer (no Python module).
@@ -29,14 +32,27 @@ test-asan: asan
 test-python: build
 	PYTHONPATH=$(BUILD)/python $(PYTHON) -m pytest tests/python -q
 
-test: test-cpp test-asan test-python
+# A separate C++ project using symx both ways a user can: installed (find_package(symx)) and
+# as a subdirectory (add_subdirectory); each runs the README's C++ quick start.
+test-package: build
+	cmake --install $(BUILD) --prefix $(BUILD)/install
+	cmake -S tests/package -B $(BUILD)/package-installed $(GENERATOR) -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH=$(abspath $(BUILD))/install
+	cmake --build $(BUILD)/package-installed -j $(JOBS)
+	$(BUILD)/package-installed/quickstart | $(PYTHON) tests/package/check_quickstart.py
+	cmake -S tests/package -B $(BUILD)/package-subdirectory $(GENERATOR) $(LAUNCHER) -DCMAKE_BUILD_TYPE=Release -DSYMX_SOURCE_DIR=$(CURDIR)
+	cmake --build $(BUILD)/package-subdirectory -j $(JOBS)
+	$(BUILD)/package-subdirectory/quickstart | $(PYTHON) tests/package/check_quickstart.py
+
+test: test-cpp test-asan test-package test-python
 
 # The main job: the paper's two examples, in C++ and in Python.
 demo: build
 	$(BUILD)/bin/mvn_pdf
 	$(BUILD)/bin/sgd
+	$(BUILD)/bin/quickstart
 	PYTHONPATH=$(BUILD)/python $(PYTHON) examples/mvn_pdf.py
 	PYTHONPATH=$(BUILD)/python $(PYTHON) examples/sgd.py
+	PYTHONPATH=$(BUILD)/python $(PYTHON) examples/quickstart.py
 
 # Benchmarks against JAX, PyTorch (eager, torch.compile) and the machine's memory bandwidth;
 # installs the peers if missing (tools/install_bench_deps.sh). Never part of `make test`.

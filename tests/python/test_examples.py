@@ -19,7 +19,7 @@ def run_example(name):
                           text=True, timeout=300)
 
 
-@pytest.mark.parametrize("name", ["mvn_pdf.py", "sgd.py"])
+@pytest.mark.parametrize("name", ["mvn_pdf.py", "sgd.py", "quickstart.py"])
 def test_example_exits_zero(name):
     result = run_example(name)
     assert result.returncode == 0, result.stdout + result.stderr
@@ -34,3 +34,27 @@ def test_mvn_pdf_prints_the_grid():
 def test_sgd_prints_ten_costs():
     out = run_example("sgd.py").stdout.split()
     assert len(out) == 10 and abs(float(out[0]) - 0.008471076) < 1e-8
+
+
+def readme_block(title, language):
+    with open(os.path.join(ROOT, "README.md")) as f:
+        text = f.read()
+    section = text[text.index("## " + title):]
+    start = section.index("```" + language + "\n") + len(language) + 4
+    return section[start:section.index("```", start)]
+
+
+@pytest.mark.parametrize("title,language,path", [("Quick start, C++", "cpp", "examples/quickstart.cpp"),
+                                                 ("Quick start, Python", "python", "examples/quickstart.py")])
+def test_readme_quick_starts_are_the_example_files(title, language, path):
+    # The README shows the files that the tests compile and run, so it cannot drift from them.
+    with open(os.path.join(ROOT, path)) as f:
+        assert readme_block(title, language) == f.read()
+
+
+def test_python_quick_start_loss_falls():
+    result = run_example("quickstart.py")
+    assert result.returncode == 0, result.stderr
+    checker = os.path.join(ROOT, "tests", "package", "check_quickstart.py")
+    check = subprocess.run([sys.executable, checker], input=result.stdout, capture_output=True, text=True)
+    assert check.returncode == 0, check.stdout + check.stderr
