@@ -352,8 +352,9 @@ PyObject* io_error_type = nullptr;
 // are not UTF-8; they are escaped as \xNN (Python's 'backslashreplace') instead of failing with
 // a UnicodeDecodeError that would hide the message.
 nb::str python_text(std::string_view text) {
-  return nb::steal<nb::str>(
-      PyUnicode_DecodeUTF8(text.data(), static_cast<Py_ssize_t>(text.size()), "backslashreplace"));
+  PyObject* str = PyUnicode_DecodeUTF8(text.data(), static_cast<Py_ssize_t>(text.size()), "backslashreplace");
+  if (str == nullptr) throw nb::python_error();
+  return nb::steal<nb::str>(str);
 }
 
 void set_error(PyObject* type, const char* message) {
@@ -725,7 +726,8 @@ NB_MODULE(_symx, m) {
           throw symx::ValueError("Scope('" + scope.name + "').__exit__: the scope was not entered, so there is no "
                                  "scope to pop. Use it as a context manager: with sx.Scope(\"" + scope.name + "\"): ...");
         --scope.entered;
-        symx::default_graph().pop_scope();
+        // After reset_default_graph() inside the block the scope is gone already (as for the C++ guard).
+        if (!symx::default_graph().current_scope().empty()) symx::default_graph().pop_scope();
       });
 
   // ---- unary elementwise ----

@@ -241,11 +241,11 @@ std::optional<std::uint64_t> byte_size(const Shape& shape, std::uint64_t bits) {
 
 Shape parse_shape(const std::string& where, const nlohmann::json& entry) {
   auto sh = entry.find("shape");
-  if (sh == entry.end() || !sh->is_array()) throw IOError(where + "no \"shape\" list");
+  if (sh == entry.end() || !sh->is_array()) throw IOError(where + "no \"shape\" list." + format_fix);
   Shape shape;
   for (const auto& d : *sh) {
     if (!d.is_number_unsigned() || d.get<std::uint64_t>() > static_cast<std::uint64_t>(INT64_MAX))
-      throw IOError(where + "\"shape\" is " + sh->dump() + ", expected a list of non-negative integers");
+      throw IOError(where + "\"shape\" is " + sh->dump() + ", expected a list of non-negative integers." + format_fix);
     shape.push_back(d.get<std::int64_t>());
   }
   return shape;
@@ -261,11 +261,7 @@ Entry parse_entry(const std::string& name, const nlohmann::json& entry, const st
   e.st_dtype = dt->get<std::string>();
   std::optional<std::uint64_t> bits = st_dtype_bits(e.st_dtype);
   if (!bits) throw IOError(where + "unknown dtype '" + e.st_dtype + "' (expected a safetensors dtype such as F32)." + format_fix);
-  try {
-    e.shape = parse_shape(where, entry);
-  } catch (const IOError& bad) {
-    throw IOError(bad.what() + std::string(".") + format_fix);
-  }
+  e.shape = parse_shape(where, entry);
   std::optional<std::uint64_t> nbytes = byte_size(e.shape, *bits);
   if (!nbytes)
     throw IOError(where + "the byte size of shape " + shape_string(e.shape) + " and dtype " + e.st_dtype +

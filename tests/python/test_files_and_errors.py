@@ -127,6 +127,10 @@ def test_scope_exit_without_enter_is_a_user_error():
     with s:
         assert sx.current_scope() == "block/"
     assert sx.current_scope() == ""
+    # Resetting the graph inside the block removes its scopes; leaving the block is then no error.
+    with sx.Scope("gone"):
+        sx.reset_default_graph()
+    assert sx.current_scope() == ""
 
 
 def test_tensor_passed_as_a_function_input_says_so():
