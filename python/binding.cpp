@@ -59,6 +59,13 @@ std::string python_where() {
     Py_DECREF(code);
     const char* c = filename ? PyUnicode_AsUTF8(filename) : nullptr;
     std::string file = c ? c : "";
+    if (!c && filename) {
+      // A path that is not UTF-8 (surrogate-escaped by Python): its raw bytes, as os.fsencode gives.
+      PyErr_Clear();
+      PyObject* raw = PyUnicode_EncodeFSDefault(filename);
+      if (raw) file.assign(PyBytes_AS_STRING(raw), static_cast<std::size_t>(PyBytes_GET_SIZE(raw)));
+      Py_XDECREF(raw);
+    }
     Py_XDECREF(filename);
     if (!c) PyErr_Clear();
     const std::string& pkg = package_dir();

@@ -61,6 +61,25 @@ def test_header_with_invalid_utf8_key_is_an_ioerror_with_escaped_bytes(tmp_path)
     np.testing.assert_array_equal(w.value, [1.0, 2.0])
 
 
+def test_script_with_a_non_utf8_name_is_named_in_errors_and_locations(tmp_path):
+    script = os.fsencode(tmp_path) + b"/model\xff.py"
+    with open(script, "w") as f:
+        f.write("import numpy as np, symx as sx\n"
+                "x = sx.placeholder((2,), 'float32')\n"
+                "y = x + 1\n"
+                "where = y.where\n"
+                "try:\n"
+                "    sx.matmul(x, sx.placeholder((3, 4), 'float32'))\n"
+                "except ValueError as e:\n"
+                "    message = str(e)\n")
+    with open(script) as f:
+        source = f.read()
+    namespace = {}
+    exec(compile(source, os.fsdecode(script), "exec"), namespace)
+    assert namespace["where"] == "model\\xff.py:3"
+    assert "model\\xff.py:6" in namespace["message"]
+
+
 # ---- safetensors validation ------------------------------------------------------------------
 
 
