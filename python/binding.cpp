@@ -19,9 +19,11 @@
 #include <nanobind/stl/vector.h>
 
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <tuple>
 #include <utility>
 #include <vector>
@@ -57,6 +59,13 @@ std::string python_where() {
     Py_DECREF(code);
     const char* c = filename ? PyUnicode_AsUTF8(filename) : nullptr;
     std::string file = c ? c : "";
+    if (!c && filename) {
+      // A path that is not UTF-8 (surrogate-escaped by Python): its raw bytes, as os.fsencode gives.
+      PyErr_Clear();
+      PyObject* raw = PyUnicode_EncodeFSDefault(filename);
+      if (raw) file.assign(PyBytes_AS_STRING(raw), static_cast<std::size_t>(PyBytes_GET_SIZE(raw)));
+      Py_XDECREF(raw);
+    }
     Py_XDECREF(filename);
     if (!c) PyErr_Clear();
     const std::string& pkg = package_dir();
@@ -252,8 +261,14 @@ std::vector<std::pair<symx::Tensor, symx::Tensor>> tensor_pairs(nb::handle src) 
 // An input value for placeholder `p` (or variable assignment): NumPy arrays pass unchanged (the
 // C++ checks name the placeholder on a mismatch); other values (Python numbers, lists) are
 // converted with numpy.asarray to the placeholder's dtype.
-symx::Array input_array(const symx::Tensor* p, nb::handle value) {
-  if (p != nullptr && !nb::isinstance(value, numpy().attr("ndarray")) && !nb::isinstance<symx::Tensor>(value))
+// A symx.Tensor is refused with a message that says so (NumPy would see it as an object array).
+// `where()` names the value in that message, e.g. "function input 0 ('x')".
+template <class Where> symx::Array input_array(const symx::Tensor* p, nb::handle value, Where&& where) {
+  bool is_ndarray = nb::isinstance(value, numpy().attr("ndarray"));
+  if (!is_ndarray && nb::isinstance<symx::Tensor>(value))
+    throw nb::type_error((where() + ": got a symx.Tensor (symbolic), not a value; pass a NumPy array, or use "
+                          "tensor.eval() to get its value.").c_str());
+  if (p != nullptr && !is_ndarray)
     return array_from_python(numpy().attr("asarray")(value, "dtype"_a = dtype_to_python(p->dtype())));
   return array_from_python(value);
 }
@@ -264,7 +279,7 @@ symx::Feed feed_from_python(nb::handle feed) {
   if (!PyDict_Check(feed.ptr())) throw nb::type_error("eval: feed must be a dict {placeholder: array} or None");
   for (auto [key, value] : nb::borrow<nb::dict>(feed)) {
     symx::Tensor p = nb::cast<symx::Tensor>(key);
-    out.emplace_back(p, input_array(&p, value));
+    out.emplace_back(p, input_array(&p, value, [&] { return "eval: the feed for placeholder '" + p.label() + "'"; }));
   }
   return out;
 }
@@ -340,24 +355,43 @@ PyObject* shape_error_type = nullptr;
 PyObject* dtype_error_type = nullptr;
 PyObject* io_error_type = nullptr;
 
+// A C++ string as a Python str. Messages, paths and names may hold bytes from files or paths that
+// are not UTF-8; they are escaped as \xNN (Python's 'backslashreplace') instead of failing with
+// a UnicodeDecodeError that would hide the message.
+nb::str python_text(std::string_view text) {
+  PyObject* str = PyUnicode_DecodeUTF8(text.data(), static_cast<Py_ssize_t>(text.size()), "backslashreplace");
+  if (str == nullptr) throw nb::python_error();
+  return nb::steal<nb::str>(str);
+}
+
+void set_error(PyObject* type, const char* message) {
+  PyObject* text = PyUnicode_DecodeUTF8(message, static_cast<Py_ssize_t>(std::strlen(message)), "backslashreplace");
+  if (text == nullptr) return;  // the decode error (MemoryError) stays set
+  PyErr_SetObject(type, text);
+  Py_DECREF(text);
+}
+
 void translate_exception(const std::exception_ptr& p, void*) {
   try {
     std::rethrow_exception(p);
   } catch (const symx::ShapeError& e) {
-    PyErr_SetString(shape_error_type, e.what());
+    set_error(shape_error_type, e.what());
   } catch (const symx::DTypeError& e) {
-    PyErr_SetString(dtype_error_type, e.what());
+    set_error(dtype_error_type, e.what());
   } catch (const symx::IOError& e) {
-    PyErr_SetString(io_error_type, e.what());
+    set_error(io_error_type, e.what());
   } catch (const symx::Error& e) {  // symx::ValueError and any other user error
-    PyErr_SetString(PyExc_ValueError, e.what());
+    set_error(PyExc_ValueError, e.what());
   } catch (const symx::InternalError& e) {
-    PyErr_SetString(PyExc_RuntimeError, e.what());
+    set_error(PyExc_RuntimeError, e.what());
   }
 }
 
 // Python's name scope context manager over the default graph.
-struct PyScope { std::string name; };
+struct PyScope {
+  std::string name;
+  int entered = 0;  // __enter__ calls not yet matched by __exit__
+};
 
 std::string tensor_repr(const symx::Tensor& t) {
   std::string s = "Tensor(op=" + std::string(symx::op_name(t.op()));
@@ -601,19 +635,24 @@ NB_MODULE(_symx, m) {
       .def_prop_ro("dtype", [](const Tensor& t) { return dtype_to_python(t.dtype()); })
       .def_prop_ro("ndim", &Tensor::ndim)
       .def_prop_ro("size", &Tensor::size)
-      .def_prop_ro("name", &Tensor::name)
-      .def_prop_ro("label", &Tensor::label)
+      .def_prop_ro("name", [](const Tensor& t) { return python_text(t.name()); })
+      .def_prop_ro("label", [](const Tensor& t) { return python_text(t.label()); })
       .def_prop_ro("id", &Tensor::id)
       .def_prop_ro("op", [](const Tensor& t) { return std::string(symx::op_name(t.op())); })
-      .def_prop_ro("where", [](const Tensor& t) { return t.node().where; }, "file:line where the node was built.")
+      .def_prop_ro("where", [](const Tensor& t) { return python_text(t.node().where); },
+                   "file:line where the node was built.")
       .def_prop_ro("inputs", [](const Tensor& t) { return t.node().inputs; })
       .def("eval", [](const Tensor& t, nb::handle feed) { return t.eval(feed_from_python(feed)); },
            "feed"_a = nb::none(),
            "Evaluates with the reference evaluator; feed maps placeholders to arrays.")
       .def_prop_rw("value", [](const Tensor& t) { return array_to_python(t.value()); },
-                   [](const Tensor& t, nb::handle v) { t.assign(input_array(&t, v)); },
+                   [](const Tensor& t, nb::handle v) {
+                     t.assign(input_array(&t, v, [&] { return "value of '" + t.label() + "'"; }));
+                   },
                    "Variables only: a read-only NumPy view of the current value (no copy); assigning sets it.")
-      .def("assign", [](const Tensor& t, nb::handle v) { t.assign(input_array(&t, v)); }, "value"_a)
+      .def("assign", [](const Tensor& t, nb::handle v) {
+        t.assign(input_array(&t, v, [&] { return "assign to '" + t.label() + "'"; }));
+      }, "value"_a)
       .def_prop_ro("trainable", &Tensor::trainable)
       .def("astype", [](const Tensor& t, symx::DType d) { PyLocation here; return t.astype(d); }, "dtype"_a)
       .def("reshape", [](const Tensor& t, nb::args shape) {
@@ -642,7 +681,7 @@ NB_MODULE(_symx, m) {
       .def("__ne__", [](const Tensor& a, nb::handle b) {
         return !(nb::isinstance<Tensor>(b) && nb::cast<const Tensor&>(b) == a);
       })
-      .def("__repr__", &tensor_repr)
+      .def("__repr__", [](const Tensor& t) { return python_text(tensor_repr(t)); })
       .def("__neg__", [](const Tensor& a) { PyLocation here; return symx::negative(a); })
       .def("__abs__", [](const Tensor& a) { PyLocation here; return symx::abs(a); });
   tensor.attr("__array_ufunc__") = nb::none();  // NumPy defers to Tensor's reflected operators
@@ -683,10 +722,20 @@ NB_MODULE(_symx, m) {
   nb::class_<PyScope>(m, "Scope", "Name scope: `with sx.Scope(\"layer1\"):` names new variables \"layer1/...\".")
       .def(nb::init<std::string>(), "name"_a)
       .def("__enter__", [](nb::handle self) {
-        symx::default_graph().push_scope(nb::cast<PyScope&>(self).name);
+        PyScope& scope = nb::cast<PyScope&>(self);
+        symx::default_graph().push_scope(scope.name);
+        ++scope.entered;
         return nb::borrow(self);
       })
-      .def("__exit__", [](PyScope&, nb::args) { symx::default_graph().pop_scope(); });
+      .def("__exit__", [](PyScope& scope, nb::args) {
+        // Popping here without a matching __enter__ would remove an enclosing scope.
+        if (scope.entered == 0)
+          throw symx::ValueError("Scope('" + scope.name + "').__exit__: the scope was not entered, so there is no "
+                                 "scope to pop. Use it as a context manager: with sx.Scope(\"" + scope.name + "\"): ...");
+        --scope.entered;
+        // After reset_default_graph() inside the block the scope is gone already (as for the C++ guard).
+        if (!symx::default_graph().current_scope().empty()) symx::default_graph().pop_scope();
+      });
 
   // ---- unary elementwise ----
 #define SYMX_UNARY(name) m.def(#name, LOC(symx::name), "x"_a);
@@ -823,7 +872,10 @@ NB_MODULE(_symx, m) {
         const auto& placeholders = f.inputs();
         for (std::size_t i = 0; i < args.size(); ++i)
           inputs.push_back(input_array(i < placeholders.size() ? &placeholders[i] : nullptr,
-                                       nb::handle(PyTuple_GET_ITEM(args.ptr(), static_cast<Py_ssize_t>(i)))));
+                                       nb::handle(PyTuple_GET_ITEM(args.ptr(), static_cast<Py_ssize_t>(i))), [&] {
+            return "function input " + std::to_string(i) +
+                   (i < placeholders.size() ? " ('" + placeholders[i].label() + "')" : std::string());
+          }));
         return f(inputs);
       }, "Runs one call; returns a list with one NumPy array per output.")
       .def_prop_ro("inputs", &symx::Function::inputs)

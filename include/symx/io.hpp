@@ -9,11 +9,15 @@
 namespace symx {
 
 // Writes the values of `vars` (default: every variable of the default graph) keyed by their
-// scoped names. The write is atomic: a temporary file in the same folder, then a rename.
+// scoped names. The write is atomic and durable: a temporary file in the same folder, synced to
+// disk, renamed over `path`, then the folder synced. Temporary files left by writers of `path`
+// that died are removed. A variable named "__metadata__" (reserved by the format) is a ValueError.
 void save_variables(const std::string& path, const std::vector<Tensor>& vars = {});
 // Reads `path` and assigns each listed variable (default: every variable of the default graph)
-// the value stored under its name. Every name, shape and dtype is checked before anything is
-// assigned: on any mismatch IOError is thrown and no variable changes.
+// the value stored under its name. The whole file is validated first as the reference
+// implementation does (a regular file; a UTF-8 JSON header of at most 100 MB without duplicate
+// keys; known dtypes; offsets matching each shape and tiling the data section exactly), then every
+// name, shape and dtype is checked: on any problem IOError is thrown and no variable changes.
 void load_variables(const std::string& path, const std::vector<Tensor>& vars = {});
 
 }  // namespace symx

@@ -32,7 +32,13 @@ DefaultGraph::DefaultGraph(Graph& graph) : previous_(current_graph()) { current_
 DefaultGraph::~DefaultGraph() { current_graph() = previous_; }
 
 Scope::Scope(const std::string& name) { default_graph().push_scope(name); }
-Scope::~Scope() { default_graph().pop_scope(); }
+Scope::~Scope() {
+  // A destructor must not throw: the scope is already gone when the graph was reset inside it.
+  try {
+    default_graph().pop_scope();
+  } catch (const ValueError&) {
+  }
+}
 
 Graph::Graph() = default;
 
@@ -43,7 +49,9 @@ void Graph::push_scope(const std::string& name) {
 }
 
 void Graph::pop_scope() {
-  check_internal(!scopes_.empty(), "pop_scope without a scope");
+  if (scopes_.empty())
+    throw ValueError("pop_scope: there is no scope to pop (every pop_scope needs an earlier push_scope). Open "
+                     "scopes with a guard: Scope s(\"layer1\"); in C++, with sx.Scope(\"layer1\"): in Python.");
   scopes_.pop_back();
 }
 

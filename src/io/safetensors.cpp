@@ -2,17 +2,33 @@
 // (https://huggingface.co/docs/safetensors): an 8-byte little-endian header length N, N bytes of
 // JSON describing each tensor ({"dtype", "shape", "data_offsets": [begin, end]} relative to the
 // data section, plus "__metadata__"), then the raw little-endian data.
+//
+// Loading validates a file as the reference implementation (huggingface/safetensors, tensor.rs)
+// does, before any variable changes: a header length within the file and at most 100 MB, a UTF-8
+// JSON object without duplicate keys, every entry with a known dtype, a shape whose byte size
+// does not overflow and data_offsets of exactly that length, the entries' offsets contiguous from
+// 0 and ending exactly at the end of the file. Only regular files are read, with reads bounded by
+// what the header and the file size allow.
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <bit>
+#include <cerrno>
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
+#include <map>
 #include <optional>
+#include <set>
 #include <string>
+#include <string_view>
+#include <system_error>
+#include <tuple>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -25,6 +41,10 @@ namespace {
 static_assert(std::endian::native == std::endian::little, "safetensors I/O assumes a little-endian host");
 
 using ordered_json = nlohmann::ordered_json;
+
+// The reference implementation's limit on the header length.
+constexpr std::uint64_t max_header_bytes = 100'000'000;
+const char* const format_fix = " Save the file with save_variables (or safetensors' save_file).";
 
 const char* st_dtype(DType dtype) {
   switch (dtype) {
@@ -42,6 +62,19 @@ std::optional<DType> parse_st_dtype(const std::string& name) {
   for (DType d : {DType::b8, DType::u8, DType::i32, DType::i64, DType::f32, DType::f64})
     if (name == st_dtype(d)) return d;
   return std::nullopt;
+}
+
+// Bits per element of every safetensors dtype, so that the layout of a file can be checked even
+// for tensors of dtypes symx does not load.
+std::optional<std::uint64_t> st_dtype_bits(const std::string& name) {
+  static const std::map<std::string, std::uint64_t> bits = {
+      {"BOOL", 8}, {"U8", 8},   {"I8", 8},       {"F8_E5M2", 8},  {"F8_E4M3", 8},  {"F8_E8M0", 8},
+      {"I16", 16}, {"U16", 16}, {"F16", 16},     {"BF16", 16},    {"I32", 32},     {"U32", 32},
+      {"F32", 32}, {"C64", 64}, {"F64", 64},     {"I64", 64},     {"U64", 64},     {"F4", 4},
+      {"F6_E2M3", 6}, {"F6_E3M2", 6}};
+  auto it = bits.find(name);
+  if (it == bits.end()) return std::nullopt;
+  return it->second;
 }
 
 std::string type_string(const Shape& shape, DType dtype) {
@@ -66,11 +99,344 @@ std::vector<Tensor> resolve(const std::vector<Tensor>& vars, const char* what) {
   return out;
 }
 
-}  // namespace
+std::string errno_text(int error) { return std::strerror(error); }
 
-void save_variables(const std::string& path, const std::vector<Tensor>& vars) {
-  std::vector<Tensor> list = resolve(vars, "save_variables");
+// ---------------------------------------------------------------------------------------------
+// Bounded reading of a regular file.
 
+// An open file descriptor, closed on scope exit.
+struct Fd {
+  int fd = -1;
+  explicit Fd(int f) : fd(f) {}
+  Fd(const Fd&) = delete;
+  Fd& operator=(const Fd&) = delete;
+  ~Fd() {
+    if (fd >= 0) ::close(fd);
+  }
+};
+
+// Opens `path` for reading and returns its size; anything but a regular file is an IOError
+// (a FIFO would block, /dev/zero never ends, a directory cannot be read).
+std::uint64_t open_regular_file(const std::string& path, const std::string& context, Fd& file) {
+  // O_NONBLOCK: opening a FIFO without a writer must not block; it does not affect regular files.
+  file.fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (file.fd < 0)
+    throw IOError(context + ": cannot open the file for reading (" + errno_text(errno) + "). Check the path.");
+  struct stat st {};
+  if (::fstat(file.fd, &st) != 0)
+    throw IOError(context + ": cannot inspect the file (" + errno_text(errno) + "). Check the path.");
+  if (S_ISDIR(st.st_mode))
+    throw IOError(context + ": expected a safetensors file but found a directory. Pass the path of a file.");
+  if (!S_ISREG(st.st_mode))
+    throw IOError(context + ": expected a safetensors file but found a special file, not a regular file. "
+                  "Pass the path of a regular file.");
+  return static_cast<std::uint64_t>(st.st_size);
+}
+
+// Reads exactly `size` bytes at `offset`; a short read (the file shrank) is an IOError.
+void read_at(const Fd& file, std::uint64_t offset, char* out, std::uint64_t size, const std::string& context) {
+  while (size > 0) {
+    ssize_t got = ::pread(file.fd, out, static_cast<std::size_t>(std::min<std::uint64_t>(size, 1 << 30)),
+                          static_cast<off_t>(offset));
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0) throw IOError(context + ": reading the file failed (" + errno_text(errno) + "). Check the file and the disk.");
+    if (got == 0)
+      throw IOError(context + ": the file is truncated: it ended at byte " + std::to_string(offset) +
+                    " while being read (was it changed during the load?). Save the file again.");
+    out += got, offset += static_cast<std::uint64_t>(got), size -= static_cast<std::uint64_t>(got);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Header text: UTF-8 and JSON without duplicate keys.
+
+// Printable ASCII as is, every other byte as \xNN, so that a message stays readable and valid UTF-8.
+std::string escape_bytes(std::string_view bytes) {
+  static const char* hex = "0123456789abcdef";
+  std::string out;
+  for (unsigned char c : bytes) {
+    if (c >= 0x20 && c < 0x7f && c != '\\') out += static_cast<char>(c);
+    else out += std::string("\\x") + hex[c >> 4] + hex[c & 15];
+  }
+  return out;
+}
+
+// The offset of the first byte that is not part of a valid UTF-8 sequence, if any.
+std::optional<std::size_t> invalid_utf8_at(std::string_view s) {
+  std::size_t i = 0;
+  while (i < s.size()) {
+    auto c = static_cast<unsigned char>(s[i]);
+    std::size_t len = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xe ? 3 : (c >> 3) == 0x1e ? 4 : 0;
+    if (len == 0 || i + len > s.size()) return i;
+    std::uint32_t cp = len == 1 ? c : c & (0x7f >> len);
+    for (std::size_t k = 1; k < len; ++k) {
+      auto d = static_cast<unsigned char>(s[i + k]);
+      if ((d >> 6) != 0x2) return i;
+      cp = (cp << 6) | (d & 0x3f);
+    }
+    // Overlong encodings, surrogates and code points past U+10FFFF are invalid.
+    static constexpr std::uint32_t min_cp[] = {0, 0, 0x80, 0x800, 0x10000};
+    if (cp < min_cp[len] || (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff) return i;
+    i += len;
+  }
+  return std::nullopt;
+}
+
+nlohmann::json parse_header_json(const std::string& text, const std::string& context) {
+  if (auto bad = invalid_utf8_at(text)) {
+    std::size_t from = *bad < 20 ? 0 : *bad - 20;
+    throw IOError(context + ": the header is not valid UTF-8: byte " + std::to_string(*bad) + " of the header, in '" +
+                  escape_bytes(std::string_view(text).substr(from, 40)) + "'." + format_fix);
+  }
+  // nlohmann::json keeps one of two equal keys; the reference rejects them, and so do we, since
+  // which entry a reader sees would be arbitrary.
+  std::vector<std::set<std::string>> open_objects;
+  std::optional<std::string> duplicate;
+  auto callback = [&](int, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
+    using E = nlohmann::json::parse_event_t;
+    if (event == E::object_start) open_objects.emplace_back();
+    else if (event == E::object_end && !open_objects.empty()) open_objects.pop_back();
+    else if (event == E::key && !open_objects.empty() && !open_objects.back().insert(parsed.get<std::string>()).second &&
+             !duplicate)
+      duplicate = parsed.get<std::string>();
+    return true;
+  };
+  nlohmann::json header;
+  try {
+    header = nlohmann::json::parse(text, callback);
+  } catch (const nlohmann::json::exception& e) {
+    throw IOError(context + ": the header is not valid JSON (" + escape_bytes(e.what()) + ")." + format_fix);
+  }
+  if (duplicate)
+    throw IOError(context + ": the header names '" + *duplicate + "' twice in the same JSON object; every tensor "
+                  "name and every field must appear once." + format_fix);
+  if (!header.is_object())
+    throw IOError(context + ": the header is not a JSON object (it is a JSON " + std::string(header.type_name()) +
+                  ")." + format_fix);
+  return header;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Header validation.
+
+// One tensor of the file, as its header describes it.
+struct Entry {
+  std::string name;
+  std::string st_dtype;
+  Shape shape;
+  std::uint64_t begin = 0, end = 0;
+  std::string offsets() const {
+    return "data_offsets [" + std::to_string(begin) + ", " + std::to_string(end) + "]";
+  }
+};
+
+// The byte size of `shape` elements of `bits` bits each, or nullopt on overflow.
+std::optional<std::uint64_t> byte_size(const Shape& shape, std::uint64_t bits) {
+  std::uint64_t count = 1;
+  for (std::int64_t d : shape)
+    if (__builtin_mul_overflow(count, static_cast<std::uint64_t>(d), &count)) return std::nullopt;
+  if (__builtin_mul_overflow(count, bits, &count) || count % 8 != 0) return std::nullopt;
+  return count / 8;
+}
+
+Shape parse_shape(const std::string& where, const nlohmann::json& entry) {
+  auto sh = entry.find("shape");
+  if (sh == entry.end() || !sh->is_array()) throw IOError(where + "no \"shape\" list." + format_fix);
+  Shape shape;
+  for (const auto& d : *sh) {
+    if (!d.is_number_unsigned() || d.get<std::uint64_t>() > static_cast<std::uint64_t>(INT64_MAX))
+      throw IOError(where + "\"shape\" is " + sh->dump() + ", expected a list of non-negative integers." + format_fix);
+    shape.push_back(d.get<std::int64_t>());
+  }
+  return shape;
+}
+
+// Checks one entry on its own (dtype, shape, offsets of the right length).
+Entry parse_entry(const std::string& name, const nlohmann::json& entry, const std::string& context) {
+  std::string where = context + ": tensor '" + name + "': ";
+  if (!entry.is_object()) throw IOError(where + "the entry is not a JSON object (found " + entry.dump() + ")." + format_fix);
+  Entry e{name, "", {}, 0, 0};
+  auto dt = entry.find("dtype");
+  if (dt == entry.end() || !dt->is_string()) throw IOError(where + "no \"dtype\" string." + format_fix);
+  e.st_dtype = dt->get<std::string>();
+  std::optional<std::uint64_t> bits = st_dtype_bits(e.st_dtype);
+  if (!bits) throw IOError(where + "unknown dtype '" + e.st_dtype + "' (expected a safetensors dtype such as F32)." + format_fix);
+  e.shape = parse_shape(where, entry);
+  std::optional<std::uint64_t> nbytes = byte_size(e.shape, *bits);
+  if (!nbytes)
+    throw IOError(where + "the byte size of shape " + shape_string(e.shape) + " and dtype " + e.st_dtype +
+                  " overflows 64 bits (or is not a whole number of bytes)." + format_fix);
+  auto off = entry.find("data_offsets");
+  if (off == entry.end() || !off->is_array() || off->size() != 2 || !(*off)[0].is_number_unsigned() ||
+      !(*off)[1].is_number_unsigned())
+    throw IOError(where + "\"data_offsets\" is not a pair of non-negative integers." + format_fix);
+  e.begin = (*off)[0].get<std::uint64_t>(), e.end = (*off)[1].get<std::uint64_t>();
+  if (e.begin > e.end || e.end - e.begin != *nbytes)
+    throw IOError(where + e.offsets() + " but shape " + shape_string(e.shape) + " and dtype " + e.st_dtype + " need " +
+                  std::to_string(*nbytes) + " bytes (expected end - begin = " + std::to_string(*nbytes) + ")." +
+                  format_fix);
+  return e;
+}
+
+void check_metadata(const nlohmann::json& metadata, const std::string& context) {
+  if (metadata.is_null()) return;
+  std::string problem = "\"__metadata__\" must map strings to strings, but ";
+  if (!metadata.is_object()) throw IOError(context + ": " + problem + "it is " + metadata.dump() + "." + format_fix);
+  for (const auto& [key, value] : metadata.items())
+    if (!value.is_string())
+      throw IOError(context + ": " + problem + "'" + key + "' is " + value.dump() + "." + format_fix);
+}
+
+// The entries sorted by offsets must tile [0, data_size) exactly: no overlap, no gap, no stray bytes.
+void check_layout(const std::vector<Entry>& sorted, std::uint64_t data_size, const std::string& context) {
+  std::uint64_t covered = 0;
+  const Entry* previous = nullptr;
+  for (const Entry& e : sorted) {
+    std::string after = previous ? "tensor '" + previous->name + "' (which ends at " + std::to_string(covered) + ")"
+                                 : "the start of the data section (offset 0)";
+    if (e.begin < covered)
+      throw IOError(context + ": tensor '" + e.name + "' has " + e.offsets() + ", which overlap " + after +
+                    "; expected it to start at " + std::to_string(covered) + "." + format_fix);
+    if (e.begin > covered)
+      throw IOError(context + ": tensor '" + e.name + "' has " + e.offsets() + ", leaving a gap after " + after +
+                    "; expected it to start at " + std::to_string(covered) + "." + format_fix);
+    covered = e.end, previous = &e;
+  }
+  if (covered > data_size)
+    throw IOError(context + ": the file is truncated: tensor '" + previous->name + "' has " + previous->offsets() +
+                  " but the data section has only " + std::to_string(data_size) +
+                  " bytes. Save the file again; it was probably cut off while being written or copied.");
+  if (covered < data_size)
+    throw IOError(context + ": the data section has " + std::to_string(data_size) + " bytes but the tensors' " +
+                  "data_offsets cover " + std::to_string(covered) + " bytes: the file has stray bytes or its header " +
+                  "does not match its data." + format_fix);
+}
+
+// Reads and validates the whole header; returns the entries by name.
+std::map<std::string, Entry> read_header(const Fd& file, std::uint64_t file_size, const std::string& context,
+                                         std::uint64_t& data_start) {
+  if (file_size < 8)
+    throw IOError(context + ": the file is truncated: it has " + std::to_string(file_size) +
+                  " bytes, fewer than the 8-byte header length." + format_fix);
+  unsigned char len[8];
+  read_at(file, 0, reinterpret_cast<char*>(len), 8, context);
+  std::uint64_t n = 0;
+  for (int i = 7; i >= 0; --i) n = (n << 8) | len[i];
+  if (n > max_header_bytes)
+    throw IOError(context + ": the header length is " + std::to_string(n) + " bytes, more than the limit of " +
+                  std::to_string(max_header_bytes) + " bytes; this is not a safetensors file." + format_fix);
+  if (n > file_size - 8)
+    throw IOError(context + ": the file is truncated or not a safetensors file: the header length is " +
+                  std::to_string(n) + " bytes but only " + std::to_string(file_size - 8) + " bytes follow." + format_fix);
+  std::string text(n, '\0');
+  read_at(file, 8, text.data(), n, context);
+  nlohmann::json header = parse_header_json(text, context);
+
+  std::map<std::string, Entry> entries;
+  std::vector<Entry> sorted;
+  for (const auto& [name, value] : header.items()) {
+    if (name == "__metadata__") {
+      check_metadata(value, context);
+      continue;
+    }
+    sorted.push_back(parse_entry(name, value, context));
+  }
+  std::sort(sorted.begin(), sorted.end(), [](const Entry& a, const Entry& b) {
+    return std::tie(a.begin, a.end) < std::tie(b.begin, b.end);
+  });
+  data_start = 8 + n;
+  check_layout(sorted, file_size - data_start, context);
+  for (Entry& e : sorted) entries.emplace(e.name, std::move(e));
+  return entries;
+}
+
+// The variable's entry matched against the file: empty when it fits, else the problem.
+std::string match_problem(const Tensor& v, const std::map<std::string, Entry>& entries) {
+  const std::string expected = type_string(v.shape(), v.dtype());
+  auto it = entries.find(v.name());
+  if (it == entries.end()) return "variable '" + v.name() + "' (" + expected + ") is missing from the file";
+  const Entry& e = it->second;
+  std::optional<DType> dtype = parse_st_dtype(e.st_dtype);
+  if (!dtype)
+    return "variable '" + v.name() + "' is stored with dtype " + e.st_dtype + ", which symx does not support (expected " +
+           st_dtype(v.dtype()) + ")";
+  if (e.shape != v.shape() || *dtype != v.dtype())
+    return "variable '" + v.name() + "' is " + expected + " in the graph but " + type_string(e.shape, *dtype) +
+           " in the file";
+  return "";
+}
+
+Array read_value(const Fd& file, std::uint64_t data_start, const Entry& e, DType dtype, const std::string& context) {
+  Array value(e.shape, dtype);
+  const std::uint64_t nbytes = e.end - e.begin;
+  if (dtype == DType::b8) {
+    std::string bytes(nbytes, '\0');
+    read_at(file, data_start + e.begin, bytes.data(), nbytes, context);
+    bool* out = value.data<bool>();
+    for (std::uint64_t i = 0; i < nbytes; ++i) out[i] = bytes[i] != 0;
+  } else if (nbytes > 0) {
+    read_at(file, data_start + e.begin, static_cast<char*>(value.raw_data()), nbytes, context);
+  }
+  return value;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Writing.
+
+void write_all(int fd, const char* data, std::size_t size) {
+  while (size > 0) {
+    ssize_t put = ::write(fd, data, std::min<std::size_t>(size, 1 << 30));
+    if (put < 0 && errno == EINTR) continue;
+    if (put < 0) throw std::system_error(errno, std::generic_category());
+    data += put, size -= static_cast<std::size_t>(put);
+  }
+}
+
+// The pid in a temporary file name "<target>.tmp-<pid>-<counter>" of `target`, if it is one.
+std::optional<pid_t> temp_file_pid(const std::string& name, const std::string& target) {
+  const std::string prefix = target + ".tmp-";
+  if (name.compare(0, prefix.size(), prefix) != 0) return std::nullopt;
+  std::string rest = name.substr(prefix.size());
+  std::size_t dash = rest.find('-');
+  if (dash == 0 || dash == std::string::npos || dash > 9 || dash + 1 == rest.size()) return std::nullopt;
+  if (!std::all_of(rest.begin(), rest.end(), [](char c) { return (c >= '0' && c <= '9') || c == '-'; })) return std::nullopt;
+  return static_cast<pid_t>(std::stol(rest.substr(0, dash)));
+}
+
+// Removes the temporary files that writers of `path` left when they died (killed mid-save). A
+// file is removed only when its writer's pid no longer exists and no process holds its lock (a
+// live writer holds an exclusive flock on its temporary file for the whole save), so a concurrent
+// save is never disturbed. Best effort: a failure here never fails the save.
+void remove_stale_temp_files(const std::filesystem::path& path) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::path folder = path.has_parent_path() ? path.parent_path() : fs::path(".");
+  const std::string target = path.filename().string();
+  for (fs::directory_iterator it(folder, ec), end; !ec && it != end; it.increment(ec)) {
+    std::string name = it->path().filename().string();
+    std::optional<pid_t> pid = temp_file_pid(name, target);
+    if (!pid || *pid == ::getpid() || *pid <= 0 || ::kill(*pid, 0) == 0 || errno != ESRCH) continue;
+    Fd file(::open(it->path().c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK));
+    if (file.fd < 0 || ::flock(file.fd, LOCK_EX | LOCK_NB) != 0) continue;
+    // Remove the file we locked, not one that replaced it under the same name meanwhile.
+    struct stat locked {}, named {};
+    if (::fstat(file.fd, &locked) == 0 && ::lstat(it->path().c_str(), &named) == 0 && locked.st_ino == named.st_ino &&
+        locked.st_dev == named.st_dev)
+      ::unlink(it->path().c_str());
+  }
+}
+
+// Syncs the folder that holds `path`, so that a rename in it survives a power loss. Best effort:
+// some file systems do not support syncing a folder, and the file's data are already on disk.
+void sync_folder(const std::filesystem::path& path) {
+  std::filesystem::path folder = path.has_parent_path() ? path.parent_path() : std::filesystem::path(".");
+  Fd dir(::open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (dir.fd >= 0) ::fsync(dir.fd);
+}
+
+// The header text of the file for `list`, padded so that the data section starts 8-byte aligned
+// (as the reference implementation does).
+std::string header_text(const std::vector<Tensor>& list) {
   ordered_json header = ordered_json::object();
   header["__metadata__"] = {{"format", "symx"}};
   std::uint64_t offset = 0;
@@ -81,152 +447,88 @@ void save_variables(const std::string& path, const std::vector<Tensor>& vars) {
     offset = end;
   }
   std::string text = header.dump();
-  // Pad the header with spaces so that the data section starts 8-byte aligned (as the reference
-  // implementation does).
   text.append((8 - text.size() % 8) % 8, ' ');
+  return text;
+}
+
+// Writes the whole file to `fd` and syncs it to disk.
+void write_file(int fd, const std::string& text, const std::vector<Tensor>& list) {
+  std::uint64_t n = text.size();
+  char len[8];
+  for (int i = 0; i < 8; ++i) len[i] = static_cast<char>(n >> (8 * i));
+  write_all(fd, len, 8);
+  write_all(fd, text.data(), text.size());
+  for (const Tensor& v : list) {
+    const Array& value = v.value();
+    if (value.dtype() == DType::b8) {
+      // One byte per bool, 0 or 1.
+      std::vector<char> bytes(static_cast<std::size_t>(value.size()));
+      for (std::size_t i = 0; i < bytes.size(); ++i) bytes[i] = value.data<bool>()[i] ? 1 : 0;
+      write_all(fd, bytes.data(), bytes.size());
+    } else if (value.nbytes() > 0) {
+      write_all(fd, static_cast<const char*>(value.raw_data()), value.nbytes());
+    }
+  }
+  // The data must be on disk before the rename gives the file its name, or a power loss could
+  // leave a renamed but empty checkpoint.
+  if (::fsync(fd) != 0) throw std::system_error(errno, std::generic_category());
+}
+
+}  // namespace
+
+void save_variables(const std::string& path, const std::vector<Tensor>& vars) {
+  std::vector<Tensor> list = resolve(vars, "save_variables");
+  for (const Tensor& v : list)
+    if (v.name() == "__metadata__")
+      throw ValueError("save_variables: a variable is named '__metadata__', which is reserved by the safetensors "
+                       "format for the file's metadata. Give the variable another name.");
+  const std::string text = header_text(list);
 
   namespace fs = std::filesystem;
-  // Unique per process and per call, so that concurrent saves never share a temporary file.
+  remove_stale_temp_files(path);
+  // Unique per process and per call, so that concurrent saves never share a temporary file; the
+  // pid lets a later save recognise (and remove) the file of a writer that died.
   static std::atomic<std::uint64_t> counter{0};
   std::string tmp = path + ".tmp-" + std::to_string(::getpid()) + "-" + std::to_string(counter++);
   auto fail = [&](const std::string& problem, const std::string& fix) {
-    std::error_code ec;
-    fs::remove(tmp, ec);
+    ::unlink(tmp.c_str());
     throw IOError("save_variables: cannot write '" + path + "': " + problem + ". Nothing was written. " + fix);
   };
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out)
-      fail("cannot create the temporary file '" + tmp + "'",
-           "Check that the folder exists and is writable.");
-    std::uint64_t n = text.size();
-    unsigned char len[8];
-    for (int i = 0; i < 8; ++i) len[i] = static_cast<unsigned char>(n >> (8 * i));
-    out.write(reinterpret_cast<const char*>(len), 8);
-    out.write(text.data(), static_cast<std::streamsize>(text.size()));
-    for (const Tensor& v : list) {
-      const Array& value = v.value();
-      if (value.dtype() == DType::b8) {
-        // One byte per bool, 0 or 1.
-        std::vector<char> bytes(static_cast<std::size_t>(value.size()));
-        for (std::size_t i = 0; i < bytes.size(); ++i) bytes[i] = value.data<bool>()[i] ? 1 : 0;
-        out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-      } else {
-        out.write(static_cast<const char*>(value.raw_data()), static_cast<std::streamsize>(value.nbytes()));
-      }
-    }
-    out.flush();
-    if (!out) fail("writing the temporary file '" + tmp + "' failed", "Check the free disk space and permissions.");
-    out.close();
-    if (!out) fail("closing the temporary file '" + tmp + "' failed", "Check the free disk space and permissions.");
+  Fd file(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666));
+  if (file.fd < 0) {
+    int error = errno;
+    throw IOError("save_variables: cannot write '" + path + "': cannot create the temporary file '" + tmp + "' (" +
+                  errno_text(error) + "). Nothing was written. Check that the folder exists and is writable.");
   }
-  std::error_code ec;
-  fs::rename(tmp, path, ec);
-  if (ec) fail("renaming '" + tmp + "' to it failed (" + ec.message() + ")", "Check that the path is a writable file location.");
+  // Held until the file is closed: tells other savers that this writer is alive.
+  ::flock(file.fd, LOCK_EX);
+  try {
+    write_file(file.fd, text, list);
+  } catch (const std::system_error& e) {
+    fail("writing the temporary file '" + tmp + "' failed (" + e.code().message() + ")",
+         "Check the free disk space and permissions.");
+  }
+  int closed = ::close(file.fd);
+  file.fd = -1;
+  if (closed != 0) fail("closing the temporary file '" + tmp + "' failed (" + errno_text(errno) + ")",
+                        "Check the free disk space and permissions.");
+  if (::rename(tmp.c_str(), path.c_str()) != 0)
+    fail("renaming '" + tmp + "' to it failed (" + errno_text(errno) + ")", "Check that the path is a writable file location.");
+  sync_folder(path);
 }
 
 void load_variables(const std::string& path, const std::vector<Tensor>& vars) {
   std::vector<Tensor> list = resolve(vars, "load_variables");
   const std::string context = "load_variables: '" + path + "'";
-  const std::string format_fix = " Save the file with save_variables (or safetensors' save_file).";
 
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw IOError(context + ": cannot open the file for reading. Check the path.");
-  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (in.bad()) throw IOError(context + ": reading the file failed. Check the file and the disk.");
-
-  if (bytes.size() < 8)
-    throw IOError(context + ": the file is truncated: it has " + std::to_string(bytes.size()) +
-                  " bytes, fewer than the 8-byte header length." + format_fix);
-  std::uint64_t n = 0;
-  for (int i = 7; i >= 0; --i) n = (n << 8) | static_cast<unsigned char>(bytes[static_cast<std::size_t>(i)]);
-  if (n > bytes.size() - 8)
-    throw IOError(context + ": the file is truncated or not a safetensors file: the header length is " +
-                  std::to_string(n) + " bytes but only " + std::to_string(bytes.size() - 8) +
-                  " bytes follow." + format_fix);
-  const std::uint64_t data_start = 8 + n, data_size = bytes.size() - data_start;
-
-  nlohmann::json header;
-  try {
-    header = nlohmann::json::parse(bytes.begin() + 8, bytes.begin() + static_cast<std::ptrdiff_t>(data_start));
-  } catch (const nlohmann::json::exception& e) {
-    throw IOError(context + ": the header is not valid JSON (" + e.what() + ")." + format_fix);
-  }
-  if (!header.is_object()) throw IOError(context + ": the header is not a JSON object." + format_fix);
-
-  // The whole data section the header describes must be present.
-  std::uint64_t described = 0;
-  for (const auto& [name, entry] : header.items()) {
-    if (name == "__metadata__" || !entry.is_object()) continue;
-    auto it = entry.find("data_offsets");
-    if (it != entry.end() && it->is_array() && it->size() == 2 && (*it)[1].is_number_unsigned())
-      described = std::max(described, (*it)[1].get<std::uint64_t>());
-  }
-  if (described > data_size)
-    throw IOError(context + ": the file is truncated: the header describes " + std::to_string(described) +
-                  " bytes of data but only " + std::to_string(data_size) +
-                  " are present. Save the file again; it was probably cut off while being written or copied.");
+  Fd file(-1);
+  const std::uint64_t file_size = open_regular_file(path, context, file);
+  std::uint64_t data_start = 0;
+  const std::map<std::string, Entry> entries = read_header(file, file_size, context, data_start);
 
   std::vector<std::string> problems;
-  std::vector<std::pair<Tensor, Array>> values;
-  for (const Tensor& v : list) {
-    const std::string& name = v.name();
-    const std::string expected = type_string(v.shape(), v.dtype());
-    auto it = header.find(name);
-    if (name == "__metadata__" || it == header.end()) {
-      problems.push_back("variable '" + name + "' (" + expected + ") is missing from the file");
-      continue;
-    }
-    const auto& entry = *it;
-    std::string bad = "the entry for variable '" + name + "' is malformed: ";
-    if (!entry.is_object()) { problems.push_back(bad + "not a JSON object"); continue; }
-    auto dt = entry.find("dtype");
-    auto sh = entry.find("shape");
-    auto off = entry.find("data_offsets");
-    if (dt == entry.end() || !dt->is_string()) { problems.push_back(bad + "no \"dtype\" string"); continue; }
-    std::optional<DType> dtype = parse_st_dtype(dt->get<std::string>());
-    if (!dtype) {
-      problems.push_back("variable '" + name + "' is stored with dtype " + dt->get<std::string>() +
-                         ", which symx does not support (expected " + st_dtype(v.dtype()) + ")");
-      continue;
-    }
-    if (sh == entry.end() || !sh->is_array()) { problems.push_back(bad + "no \"shape\" list"); continue; }
-    Shape shape;
-    bool shape_ok = true;
-    for (const auto& d : *sh) {
-      if (!d.is_number_unsigned()) { shape_ok = false; break; }
-      shape.push_back(d.get<std::int64_t>());
-    }
-    if (!shape_ok) { problems.push_back(bad + "\"shape\" is not a list of non-negative integers"); continue; }
-    if (shape != v.shape() || *dtype != v.dtype()) {
-      problems.push_back("variable '" + name + "' is " + expected + " in the graph but " +
-                         type_string(shape, *dtype) + " in the file");
-      continue;
-    }
-    if (off == entry.end() || !off->is_array() || off->size() != 2 || !(*off)[0].is_number_unsigned() ||
-        !(*off)[1].is_number_unsigned()) {
-      problems.push_back(bad + "\"data_offsets\" is not a pair of non-negative integers");
-      continue;
-    }
-    auto begin = (*off)[0].get<std::uint64_t>(), end = (*off)[1].get<std::uint64_t>();
-    std::uint64_t nbytes = static_cast<std::uint64_t>(num_elements(shape)) * itemsize(*dtype);
-    if (begin > end || end > data_size || end - begin != nbytes) {
-      problems.push_back("variable '" + name + "' has data_offsets [" + std::to_string(begin) + ", " +
-                         std::to_string(end) + "], but " + expected + " needs " + std::to_string(nbytes) +
-                         " bytes within the data section of " + std::to_string(data_size) + " bytes");
-      continue;
-    }
-    const char* data = bytes.data() + data_start + begin;
-    Array value(shape, *dtype);
-    if (*dtype == DType::b8) {
-      bool* out = value.data<bool>();
-      for (std::uint64_t i = 0; i < nbytes; ++i) out[i] = data[i] != 0;
-    } else if (nbytes > 0) {
-      std::memcpy(value.raw_data(), data, nbytes);
-    }
-    values.emplace_back(v, std::move(value));
-  }
-
+  for (const Tensor& v : list)
+    if (std::string problem = match_problem(v, entries); !problem.empty()) problems.push_back(problem);
   if (!problems.empty()) {
     std::string message = context + ": " + std::to_string(problems.size()) +
                           (problems.size() == 1 ? " problem" : " problems") + "; no variable was changed:";
@@ -236,7 +538,10 @@ void load_variables(const std::string& path, const std::vector<Tensor>& vars) {
         "variables to load explicitly: load_variables(path, {w, b}).";
     throw IOError(message);
   }
-  for (const auto& [v, value] : values) v.assign(value);
+  // Every value is read before any is assigned, so that a failure changes nothing.
+  std::vector<Array> values;
+  for (const Tensor& v : list) values.push_back(read_value(file, data_start, entries.at(v.name()), v.dtype(), context));
+  for (std::size_t i = 0; i < list.size(); ++i) list[i].assign(values[i]);
 }
 
 }  // namespace symx

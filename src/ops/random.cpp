@@ -101,9 +101,44 @@ double normal_quantile(double p) {
   return x - u / (1 + x * u / 2);
 }
 
+// Mills ratio m(x) = Q(x) / phi(x) for x >= 0, where Q is the upper-tail probability and phi the
+// density: erfc where it is accurate, the continued fraction m(x) = 1/(x+1/(x+2/(x+3/(x+...))))
+// further out, where Q and phi both underflow but their ratio (about 1/x) does not.
+double mills_ratio(double x) {
+  if (std::isinf(x)) return 0;
+  if (x < 8) return 0.5 * std::erfc(x / std::numbers::sqrt2) * std::sqrt(2 * std::numbers::pi) * std::exp(x * x / 2);
+  double tail = x;
+  for (int k = 60; k >= 1; --k) tail = x + k / tail;
+  return 1 / tail;
+}
+
+// A standard normal restricted to [a, b] with a >= 0 far in the upper tail, by inversion of the
+// tail probability in log space: log Q(x) - log Q(a) = -(x^2 - a^2)/2 + log(m(x)/m(a)) never
+// underflows, unlike the CDF beyond about 38 standard deviations. Solves
+// log Q(x) - log Q(a) = log(1 - v (1 - Q(b)/Q(a))) by Newton's method, whose derivative is
+// -1/m(x); log Q is concave, so the iterates converge monotonically after the first step.
+double upper_tail_normal(double a, double b, double v) {
+  const double ma = mills_ratio(a);
+  auto log_ratio = [&](double x) { return -(x - a) * (x + a) / 2 + std::log(mills_ratio(x) / ma); };
+  double mass = std::isinf(b) ? 1.0 : -std::expm1(log_ratio(b));  // 1 - Q(b)/Q(a)
+  double target = std::log1p(-v * mass);
+  double x = std::min(std::sqrt(a * a - 2 * target), b);
+  for (int i = 0; i < 50; ++i) {
+    double next = std::clamp(x + (log_ratio(x) - target) * mills_ratio(x), a, b);
+    if (std::abs(next - x) <= 1e-15 * x) return next;
+    x = next;
+  }
+  return x;
+}
+
+// Beyond this many standard deviations the tail sampler replaces the inversion of the CDF.
+constexpr double far_tail = 5;
+
 // A standard normal restricted to [lo, hi] by inversion of the CDF; v in (0, 1). Works in the
-// lower tail (by symmetry) where the CDF keeps its precision.
+// lower tail (by symmetry) where the CDF keeps its precision, and far in either tail in log space.
 double truncated_standard_normal(double lo, double hi, double v) {
+  if (lo >= far_tail) return upper_tail_normal(lo, hi, v);
+  if (hi <= -far_tail) return -upper_tail_normal(-hi, -lo, v);
   bool flip = lo > 0;
   if (flip) std::swap(lo, hi), lo = -lo, hi = -hi;
   double plo = normal_cdf(lo), phi = normal_cdf(hi);

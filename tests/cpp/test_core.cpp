@@ -100,6 +100,17 @@ TEST(CoreGraph, ScopesAndCollections) {
   expect_error<sx::ValueError>([] { sx::Scope bad("a/b"); }, {"a/b"});
 }
 
+TEST(CoreGraph, PopScopeWithoutAScopeIsAUserError) {
+  sx::reset_default_graph();
+  expect_error<sx::ValueError>([] { sx::default_graph().pop_scope(); }, {"pop_scope", "no scope to pop", "Scope"});
+  {
+    // Resetting the graph inside a scope: the guard's destructor must not throw (or terminate).
+    sx::Scope s("layer1");
+    sx::reset_default_graph();
+  }
+  EXPECT_EQ(sx::default_graph().current_scope(), "");
+}
+
 TEST(CoreGraph, DefaultGraphGuard) {
   sx::Graph g;
   {

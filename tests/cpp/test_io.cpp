@@ -1,4 +1,8 @@
 // Saving and loading: variables in safetensors files, arrays in .npy files.
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
@@ -271,6 +275,164 @@ TEST_F(IOTest, NonVariablesAreRejected) {
   auto x = placeholder({2});
   expect_error<ValueError>([&] { save_variables(path("m.safetensors"), {x}); }, {"save_variables", "not a variable"});
   EXPECT_TRUE(files().empty());
+}
+
+// A safetensors file from its header text and data section (the length field is computed).
+std::string st_file(const std::string& header, const std::string& data) {
+  std::string bytes(8, '\0');
+  for (int i = 0; i < 8; ++i) bytes[static_cast<std::size_t>(i)] = static_cast<char>(header.size() >> (8 * i));
+  return bytes + header + data;
+}
+
+// The raw little-endian bytes of float32 values.
+std::string f32_bytes(const std::vector<float>& values) {
+  std::string out(values.size() * 4, '\0');
+  std::memcpy(out.data(), values.data(), out.size());
+  return out;
+}
+
+// Loading `bytes` as a file throws IOError naming the file and every one of `parts`, and changes
+// no variable.
+void expect_rejected(const std::string& file, const std::string& bytes, const std::vector<std::string>& parts) {
+  write_bytes(file, bytes);
+  auto vars = default_graph().variables();
+  auto before = values_of(vars);
+  std::vector<std::string> all = parts;
+  all.push_back("load_variables");
+  all.push_back(file);
+  expect_error<IOError>([&] { load_variables(file); }, all);
+  expect_values(vars, before);
+}
+
+TEST_F(IOTest, StrayByteInTheDataSectionIsRejected) {
+  auto vars = make_variables();
+  save_variables(path("m.safetensors"));
+  std::string good = read_bytes(path("m.safetensors"));
+  scramble(vars);
+  // One extra byte at the end, or one inserted right after the header (which shifts every value).
+  std::uint64_t n = 0;
+  for (int i = 7; i >= 0; --i) n = (n << 8) | static_cast<unsigned char>(good[static_cast<std::size_t>(i)]);
+  std::string appended = good + "x";
+  std::string inserted = good.substr(0, 8 + n) + "x" + good.substr(8 + n);
+  expect_rejected(path("a.safetensors"), appended, {"data section", std::to_string(good.size() - 8 - n + 1)});
+  expect_rejected(path("b.safetensors"), inserted, {"data section", std::to_string(good.size() - 8 - n + 1)});
+}
+
+TEST_F(IOTest, OverlappingOffsetsAreRejected) {
+  auto a = variable(Array({1.f, 2.f}), "a");
+  auto b = variable(Array({3.f, 4.f}), "b");
+  std::string header = R"({"a": {"dtype": "F32", "shape": [2], "data_offsets": [0, 8]},)"
+                       R"( "b": {"dtype": "F32", "shape": [2], "data_offsets": [4, 12]}})";
+  expect_rejected(path("m.safetensors"), st_file(header, f32_bytes({5, 6, 7})), {"'b'", "[4, 12]", "'a'", "overlap"});
+}
+
+TEST_F(IOTest, GapBetweenOffsetsIsRejected) {
+  auto a = variable(Array({1.f, 2.f}), "a");
+  auto b = variable(Array({3.f, 4.f}), "b");
+  std::string header = R"({"b": {"dtype": "F32", "shape": [2], "data_offsets": [12, 20]},)"
+                       R"( "a": {"dtype": "F32", "shape": [2], "data_offsets": [0, 8]}})";
+  expect_rejected(path("m.safetensors"), st_file(header, f32_bytes({5, 6, 0, 7, 8})), {"'b'", "[12, 20]", "gap"});
+}
+
+TEST_F(IOTest, DuplicateNamesAreRejected) {
+  auto w = variable(Array({1.f, 2.f}), "w");
+  std::string header = R"({"w": {"dtype": "F32", "shape": [2], "data_offsets": [0, 8]},)"
+                       R"( "w": {"dtype": "F32", "shape": [2], "data_offsets": [8, 16]}})";
+  expect_rejected(path("m.safetensors"), st_file(header, f32_bytes({5, 6, 7, 8})), {"'w'", "twice"});
+  // Inside an entry too.
+  std::string field = R"({"w": {"dtype": "F32", "shape": [2], "shape": [1], "data_offsets": [0, 8]}})";
+  expect_rejected(path("f.safetensors"), st_file(field, f32_bytes({5, 6})), {"'shape'", "twice"});
+}
+
+TEST_F(IOTest, OffsetsMustCoverTheDataSectionExactly) {
+  auto w = variable(Array({1.f, 2.f}), "w");
+  std::string header = R"({"w": {"dtype": "F32", "shape": [2], "data_offsets": [0, 8]}})";
+  expect_rejected(path("m.safetensors"), st_file(header, f32_bytes({5, 6, 7, 8})), {"data section", "16 bytes", "8"});
+  // A tensor the caller does not load still counts.
+  std::string other = R"({"w": {"dtype": "F32", "shape": [2], "data_offsets": [0, 8]},)"
+                      R"( "z": {"dtype": "F32", "shape": [1], "data_offsets": [8, 12]}})";
+  expect_rejected(path("o.safetensors"), st_file(other, f32_bytes({5, 6})), {"'z'", "[8, 12]"});
+  // The length must match the shape and dtype, also for tensors that are not loaded.
+  std::string size = R"({"w": {"dtype": "F32", "shape": [2], "data_offsets": [0, 8]},)"
+                     R"( "z": {"dtype": "F64", "shape": [1], "data_offsets": [8, 12]}})";
+  expect_rejected(path("s.safetensors"), st_file(size, f32_bytes({5, 6, 7})), {"'z'", "[8, 12]", "8 bytes"});
+}
+
+TEST_F(IOTest, MalformedEntriesAreRejected) {
+  auto w = variable(Array({1.f, 2.f}), "w");
+  auto with_z = [](const std::string& z) {
+    return R"({"w": {"dtype": "F32", "shape": [2], "data_offsets": [0, 8]}, "z": )" + z + "}";
+  };
+  std::string data = f32_bytes({5, 6});
+  expect_rejected(path("a.safetensors"), st_file(with_z(R"({"dtype": "Q7", "shape": [0], "data_offsets": [8, 8]})"), data),
+                  {"'z'", "dtype", "Q7"});
+  expect_rejected(path("b.safetensors"),
+                  st_file(with_z(R"({"dtype": "F32", "shape": [4294967296, 4294967296], "data_offsets": [8, 8]})"), data),
+                  {"'z'", "overflow"});
+  expect_rejected(path("c.safetensors"), st_file(with_z(R"({"dtype": "F32", "shape": [-1], "data_offsets": [8, 8]})"), data),
+                  {"'z'", "shape"});
+  expect_rejected(path("d.safetensors"), st_file(with_z(R"({"dtype": "F32", "shape": [0], "data_offsets": [8, 4]})"), data),
+                  {"'z'", "[8, 4]"});
+  expect_rejected(path("e.safetensors"), st_file(with_z("[1, 2]"), data), {"'z'", "not a JSON object"});
+  std::string meta = R"({"__metadata__": {"format": 3}, "w": {"dtype": "F32", "shape": [2], "data_offsets": [0, 8]}})";
+  expect_rejected(path("f.safetensors"), st_file(meta, data), {"__metadata__", "string"});
+  expect_rejected(path("g.safetensors"), st_file("[]", ""), {"not a JSON object"});
+}
+
+TEST_F(IOTest, HugeHeaderLengthIsRejectedWithoutReading) {
+  auto w = variable(Array({1.f, 2.f}), "w");
+  std::string header = R"({"w": {"dtype": "F32", "shape": [2], "data_offsets": [0, 8]}})";
+  std::string bytes = st_file(header, f32_bytes({5, 6}));
+  for (std::uint64_t n : {std::uint64_t{1} << 63, std::uint64_t{200'000'000}, std::uint64_t{1000}}) {
+    SCOPED_TRACE(n);
+    for (int i = 0; i < 8; ++i) bytes[static_cast<std::size_t>(i)] = static_cast<char>(n >> (8 * i));
+    expect_rejected(path("m.safetensors"), bytes, {"header length", std::to_string(n)});
+  }
+}
+
+TEST_F(IOTest, SpecialFilesAreIOErrors) {
+  auto w = variable(Array({1.f, 2.f}), "w");
+  // Each would otherwise be read without end (/dev/zero), block forever (a FIFO) or fail to read.
+  expect_error<IOError>([&] { load_variables("/dev/zero"); }, {"load_variables", "/dev/zero", "not a regular file"});
+  expect_error<IOError>([&] { load_variables(dir_.string()); }, {"load_variables", dir_.string(), "directory"});
+  ASSERT_EQ(::mkfifo(path("fifo").c_str(), 0600), 0);
+  expect_error<IOError>([&] { load_variables(path("fifo")); }, {"load_variables", "fifo", "not a regular file"});
+  EXPECT_TRUE(w.value().equals(Array({1.f, 2.f})));
+}
+
+TEST_F(IOTest, InvalidUtf8InTheHeaderIsEscapedInTheMessage) {
+  auto w = variable(Array({1.f, 2.f}), "w");
+  std::string header = "{\"w\xff\": {\"dtype\": \"F32\", \"shape\": [2], \"data_offsets\": [0, 8]}}";
+  expect_rejected(path("m.safetensors"), st_file(header, f32_bytes({5, 6})), {"UTF-8", "\\xff"});
+}
+
+TEST_F(IOTest, MetadataIsNotAVariableName) {
+  variable(Array({1.f}), "__metadata__");
+  expect_error<ValueError>([&] { save_variables(path("m.safetensors")); }, {"save_variables", "'__metadata__'", "reserved"});
+  EXPECT_TRUE(files().empty());
+}
+
+// The pid of a process that has exited (and been reaped).
+pid_t dead_pid() {
+  pid_t child = ::fork();
+  if (child == 0) ::_exit(0);
+  ::waitpid(child, nullptr, 0);
+  return child;
+}
+
+TEST_F(IOTest, SaveRemovesTemporaryFilesOfDeadWriters) {
+  variable(Array({1.f}), "w");
+  std::string dead = "m.safetensors.tmp-" + std::to_string(dead_pid()) + "-0";
+  std::string live = "m.safetensors.tmp-" + std::to_string(::getppid()) + "-0";  // a live process
+  std::string other = "other.safetensors.tmp-" + std::to_string(dead_pid()) + "-0";  // another target
+  std::string odd = "m.safetensors.tmp-notapid";
+  for (const auto& f : {dead, live, other, odd}) write_bytes(path(f), "partial");
+  save_variables(path("m.safetensors"));
+  auto names = files();
+  std::sort(names.begin(), names.end());
+  std::vector<std::string> expected = {live, "m.safetensors", odd, other};
+  std::sort(expected.begin(), expected.end());
+  EXPECT_EQ(names, expected);
 }
 
 TEST_F(IOTest, NpyRoundTripForEachDtype) {

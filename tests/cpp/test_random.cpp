@@ -234,6 +234,27 @@ TEST(RandomTruncatedNormal, BoundsAndStatistics) {
   for (double v : neg.to_vector()) ASSERT_TRUE(v >= -5 && v <= -4) << v;
 }
 
+TEST(RandomTruncatedNormal, FarTailsAreSampledNotClampedToTheBound) {
+  reset_default_graph();
+  random::seed(17);
+  // E[X | a <= X <= b] for a standard normal far in the tail is 1/m(a) ~ a + 1/a - 2/a^3 (m the
+  // Mills ratio; b - a is many tail lengths 1/a here, so the upper bound barely matters).
+  struct Case { double lower, upper, mean; };
+  for (Case c : {Case{38, 39, 38 + 1 / 38.0 - 2 / (38.0 * 38 * 38)}, Case{40, 41, 40 + 1 / 40.0 - 2 / 64000.0},
+                 Case{-41, -40, -(40 + 1 / 40.0 - 2 / 64000.0)}, Case{100, 101, 100 + 0.01 - 2e-6},
+                 Case{8, 1e300, 8 + 1 / 8.0 - 2 / 512.0 + 10 / 32768.0}}) {
+    for (DType dtype : {DType::f32, DType::f64}) {
+      SCOPED_TRACE(std::to_string(c.lower) + " " + std::string(dtype_name(dtype)));
+      Array a = random::truncated_normal({20000}, 0, 1, c.lower, c.upper, dtype).eval();
+      std::vector<double> v = a.to_vector();
+      for (double x : v) ASSERT_TRUE(x >= c.lower && x <= c.upper) << x;
+      std::sort(v.begin(), v.end());
+      EXPECT_GT(std::unique(v.begin(), v.end()) - v.begin(), 1000);
+      EXPECT_NEAR(stats(a).mean, c.mean, 0.004 / std::abs(c.lower) * 10);
+    }
+  }
+}
+
 TEST(RandomBernoulli, FrequencyAndDtypes) {
   reset_default_graph();
   random::seed(9);
