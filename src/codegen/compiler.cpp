@@ -618,6 +618,17 @@ void append_field(std::string& out, std::string_view field) {
   out += ';';
 }
 
+// Everything that changes the compiled bytes, or whether they run on this CPU.
+std::string cache_key(const std::vector<std::string>& command, const std::string& version, const std::string& source) {
+  std::string material;
+  append_field(material, "symx-codegen-cache-v2");
+  append_field(material, join(command));
+  append_field(material, version);
+  append_field(material, host_cpu());
+  append_field(material, source);
+  return sha256_hex(material);
+}
+
 void dump_source(const std::string& key, const std::string& source) {
   std::string dir = env_or_empty("SYMX_DUMP_DIR");
   if (dir.empty()) return;
@@ -801,14 +812,7 @@ std::shared_ptr<Library> compile_and_load(const std::string& source, const Compi
   for (auto& flag : split_whitespace(options.extra_flags)) command.push_back(std::move(flag));
   const std::string dir = trusted_cache_dir();
   const double timeout = compile_timeout_seconds();
-
-  std::string material;
-  append_field(material, "symx-codegen-cache-v2");
-  append_field(material, join(command));
-  append_field(material, compiler_version(words, dir, timeout));
-  append_field(material, host_cpu());
-  append_field(material, source);
-  const std::string key = sha256_hex(material);
+  const std::string key = cache_key(command, compiler_version(words, dir, timeout), source);
 
   Registry& reg = registry();
   std::shared_ptr<Registry::KeyState> state;

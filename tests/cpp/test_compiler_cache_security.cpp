@@ -19,6 +19,7 @@
 #include "codegen/cache_dir.hpp"
 #include "codegen/compiler.hpp"
 #include "symx/error.hpp"
+#include "test_util.hpp"
 
 namespace cg = symx::codegen;
 namespace fs = std::filesystem;
@@ -310,6 +311,31 @@ TEST_F(CompilerSurroundings, CachedKernelLoadsWithoutAWorkingCompiler) {
       ADD_FAILURE() << variant << ": " << e.what();
     }
   }
+}
+
+// The same through the public API: a function whose kernels are cached runs on a machine whose
+// compiler is gone.
+TEST_F(CompilerSurroundings, CachedFunctionRunsWithoutACompiler) {
+  namespace sx = symx;
+  auto run = [] {
+    sx::reset_default_graph();
+    auto x = sx::placeholder({4}, sx::f32, "x");
+    auto f = sx::function({x}, {sx::exp(x) * 3 - 1}, {}, {sx::Backend::compiled});
+    return f({sx::Array::zeros({4})})[0];
+  };
+  sx::testing::expect_close(run(), {2, 2, 2, 2});
+  fs::path bin = root_ / "empty-bin";
+  fs::create_directories(bin);
+  ::setenv("PATH", bin.c_str(), 1);
+  cg::clear_memory_cache_for_testing();
+  auto before = cg::compiler_stats();
+  try {
+    sx::testing::expect_close(run(), {2, 2, 2, 2});
+  } catch (const std::exception& e) {
+    ADD_FAILURE() << e.what();
+  }
+  EXPECT_EQ(cg::compiler_stats().compiles, before.compiles);
+  EXPECT_GT(cg::compiler_stats().disk_hits, before.disk_hits);
 }
 
 TEST_F(CompilerSurroundings, WarmLookupRunsNoSubprocessAndNewCompilersChangeTheKey) {
