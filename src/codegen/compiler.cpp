@@ -3,6 +3,8 @@
 
 #include <dlfcn.h>
 #include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
 #include <spawn.h>
 #include <sys/stat.h>
 #include <sys/types.h>
@@ -12,6 +14,9 @@
 #include <array>
 #include <atomic>
 #include <cerrno>
+#include <charconv>
+#include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -20,10 +25,12 @@
 #include <mutex>
 #include <optional>
 #include <sstream>
+#include <thread>
 #include <unordered_map>
 #include <utility>
 #include <vector>
 
+#include "codegen/cache_dir.hpp"
 #include "symx/error.hpp"
 
 extern char** environ;
@@ -123,24 +130,27 @@ class Sha256 {
   std::uint64_t length_ = 0;
 };
 
-// SHA-256 of a file's contents, or nullopt when it cannot be read.
-std::optional<std::string> sha256_of_file(const std::string& path) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return std::nullopt;
+// SHA-256 of what is left to read from `fd`, or nullopt when it cannot be read.
+std::optional<std::string> sha256_of_fd(int fd) {
   Sha256 hasher;
   std::vector<char> buffer(1 << 16);
   for (;;) {
     ssize_t n = ::read(fd, buffer.data(), buffer.size());
     if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      ::close(fd);
-      return std::nullopt;
-    }
+    if (n < 0) return std::nullopt;
     if (n == 0) break;
     hasher.update(buffer.data(), static_cast<std::size_t>(n));
   }
-  ::close(fd);
   return hasher.hex_digest();
+}
+
+// SHA-256 of a file's contents, or nullopt when it cannot be read.
+std::optional<std::string> sha256_of_file(const std::string& path) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return std::nullopt;
+  auto digest = sha256_of_fd(fd);
+  ::close(fd);
+  return digest;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -170,6 +180,8 @@ std::string unique_suffix() {
   return std::to_string(::getpid()) + "." + std::to_string(counter.fetch_add(1));
 }
 
+[[noreturn]] void throw_io(const std::string& what) { throw IOError("codegen: " + what); }
+
 // Removes the listed files when it goes out of scope (after a rename they no longer exist).
 class TempFiles {
  public:
@@ -188,76 +200,213 @@ class TempFiles {
   std::vector<std::string> paths_;
 };
 
-[[noreturn]] void throw_io(const std::string& what) { throw IOError("codegen: " + what); }
+// A compile's working folder (mode 0700) in the cache folder: the source, the compiler's output and
+// the compiler's own temporary files. Removed with everything in it on every path out.
+class WorkDir {
+ public:
+  explicit WorkDir(std::string path) : path_(std::move(path)) {
+    if (::mkdir(path_.c_str(), 0700) != 0)
+      throw_io("cannot create the folder '" + path_ + "' (" + describe_file_error(errno, "SYMX_CACHE_DIR") + ")");
+  }
+  WorkDir(const WorkDir&) = delete;
+  WorkDir& operator=(const WorkDir&) = delete;
+  ~WorkDir() {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+  std::string file(const char* name) const { return path_ + "/" + name; }
+  const std::string& path() const { return path_; }
 
-void write_file(const std::string& path, std::string_view contents) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out.write(contents.data(), static_cast<std::streamsize>(contents.size()));
-  out.close();
-  if (!out) throw_io("cannot write '" + path + "' (" + std::strerror(errno) + "). Check the disk space and the permissions of its directory.");
+ private:
+  std::string path_;
+};
+
+[[noreturn]] void throw_write_error(const std::string& path, int err, const char* env_name) {
+  throw_io("cannot write '" + path + "' (" + describe_file_error(err, env_name) + ")");
 }
 
-std::optional<std::string> read_small_file(const std::string& path, std::size_t limit) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return std::nullopt;
+// Writes `contents` to `path` with mode `mode` whatever the umask; errors (a full disk included)
+// name the file and the setting that moves it.
+void write_file(const std::string& path, std::string_view contents, mode_t mode, const char* env_name) {
+  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, mode);
+  if (fd < 0) throw_write_error(path, errno, env_name);
+  int err = 0;
+  for (std::size_t done = 0; done < contents.size() && err == 0;) {
+    ssize_t n = ::write(fd, contents.data() + done, contents.size() - done);
+    if (n >= 0) done += static_cast<std::size_t>(n);
+    else if (errno != EINTR) err = errno;
+  }
+  if (err == 0 && ::fchmod(fd, mode) != 0) err = errno;
+  if (::close(fd) != 0 && err == 0) err = errno;
+  if (err != 0) throw_write_error(path, err, env_name);
+}
+
+// Up to `limit` bytes from `fd`, or nullopt when it cannot be read.
+std::optional<std::string> read_fd(int fd, std::size_t limit) {
   std::string out(limit, '\0');
-  in.read(out.data(), static_cast<std::streamsize>(limit));
-  out.resize(static_cast<std::size_t>(in.gcount()));
+  std::size_t size = 0;
+  while (size < limit) {
+    ssize_t n = ::read(fd, out.data() + size, limit - size);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return std::nullopt;
+    if (n == 0) break;
+    size += static_cast<std::size_t>(n);
+  }
+  out.resize(size);
   return out;
 }
 
 void rename_or_throw(const std::string& from, const std::string& to) {
   if (::rename(from.c_str(), to.c_str()) != 0)
-    throw_io("cannot rename '" + from + "' to '" + to + "' (" + std::strerror(errno) + ")");
+    throw_io("cannot rename '" + from + "' to '" + to + "' (" + describe_file_error(errno, "SYMX_CACHE_DIR") + ")");
 }
 
-void create_directories_or_throw(const std::string& dir, const char* env_name) {
-  std::error_code ec;
-  fs::create_directories(dir, ec);
-  if (ec || !fs::is_directory(dir))
-    throw_io("cannot create the directory '" + dir + "' (" + (ec ? ec.message() : "not a directory") + "). Set " +
-             env_name + " to a writable directory.");
-}
+// A file of the cache opened for reading without following a symbolic link, and checked
+// (cache_dir.hpp). fd() < 0 with an empty refusal(): missing or unreadable, i.e. not cached yet.
+class CacheFile {
+ public:
+  explicit CacheFile(const std::string& path) {
+    fd_ = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    if (fd_ < 0) {
+      if (errno == ELOOP) refusal_ = "it is a symbolic link";
+      return;
+    }
+    struct stat st {};
+    std::optional<std::string> reason = ::fstat(fd_, &st) == 0 ? untrusted_file_reason(st) : std::string("fstat failed");
+    if (reason) {
+      refusal_ = *reason;
+      ::close(fd_);
+      fd_ = -1;
+    }
+  }
+  CacheFile(const CacheFile&) = delete;
+  CacheFile& operator=(const CacheFile&) = delete;
+  ~CacheFile() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  int fd() const { return fd_; }
+  const std::string& refusal() const { return refusal_; }
 
-struct ProcessResult {
-  int spawn_error = 0;  // errno from posix_spawnp; 0 when the process ran
-  int wait_status = 0;  // from waitpid
-  std::string output;   // stdout and stderr together
+ private:
+  int fd_ = -1;
+  std::string refusal_;
 };
 
-// Runs argv (PATH lookup for argv[0]) with stdin from `stdin_path` and stdout + stderr captured.
-ProcessResult run_process(const std::vector<std::string>& argv, const std::string& stdin_path = "/dev/null") {
+// ---------------------------------------------------------------------------------------------
+// Running a process with a deadline.
+
+using Clock = std::chrono::steady_clock;
+
+struct ProcessResult {
+  int spawn_error = 0;     // errno from posix_spawnp; 0 when the process ran
+  int wait_status = 0;     // from waitpid
+  bool timed_out = false;  // stopped (with its process group) at the deadline
+  std::string output;      // stdout and stderr together, the first MiB
+};
+
+struct ProcessOptions {
+  std::string stdin_path = "/dev/null";
+  std::vector<std::string> environment;  // "NAME=value" entries that replace the inherited ones
+  double timeout_seconds = 300;
+};
+
+// This process's environment with the `overrides` ("NAME=value") in place of their names.
+std::vector<std::string> environment_with(const std::vector<std::string>& overrides) {
+  std::vector<std::string> out;
+  for (char** entry = environ; entry && *entry; ++entry) {
+    std::string_view item(*entry);
+    bool replaced = false;
+    for (const auto& override_entry : overrides)
+      replaced = replaced || item.starts_with(override_entry.substr(0, override_entry.find('=') + 1));
+    if (!replaced) out.emplace_back(item);
+  }
+  out.insert(out.end(), overrides.begin(), overrides.end());
+  return out;
+}
+
+std::vector<char*> c_strings(const std::vector<std::string>& strings) {
+  std::vector<char*> out;
+  for (const auto& s : strings) out.push_back(const_cast<char*>(s.c_str()));
+  out.push_back(nullptr);
+  return out;
+}
+
+// Starts argv (PATH lookup for argv[0]) in a process group of its own, so that a timeout stops the
+// compiler together with everything it started; stdout and stderr go to `output_fd`.
+int spawn_process(const std::vector<std::string>& argv, const ProcessOptions& options, int output_fd, pid_t& pid) {
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 0, options.stdin_path.c_str(), O_RDONLY, 0);
+  posix_spawn_file_actions_adddup2(&actions, output_fd, 1);
+  posix_spawn_file_actions_adddup2(&actions, output_fd, 2);
+  posix_spawnattr_t attributes;
+  posix_spawnattr_init(&attributes);
+  posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP);
+  posix_spawnattr_setpgroup(&attributes, 0);
+  std::vector<std::string> environment = environment_with(options.environment);
+  std::vector<char*> args = c_strings(argv), envp = c_strings(environment);
+  int rc = posix_spawnp(&pid, args[0], &actions, &attributes, args.data(), envp.data());
+  posix_spawnattr_destroy(&attributes);
+  posix_spawn_file_actions_destroy(&actions);
+  return rc;
+}
+
+// Appends what `fd` delivers to `output` until end of file; false when the deadline came first.
+bool read_until_eof(int fd, Clock::time_point deadline, std::string& output) {
+  constexpr std::size_t kKept = 1 << 20;  // a compiler that floods its output must not exhaust memory
+  char buffer[4096];
+  pollfd wait_for{fd, POLLIN, 0};
+  for (;;) {
+    auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - Clock::now()).count();
+    if (left <= 0) return false;
+    int ready = ::poll(&wait_for, 1, static_cast<int>(std::min<std::int64_t>(left, 60'000)));
+    if (ready < 0 && errno != EINTR) return true;
+    if (ready <= 0) continue;
+    ssize_t n = ::read(fd, buffer, sizeof buffer);
+    if (n < 0 && (errno == EINTR || errno == EAGAIN)) continue;
+    if (n <= 0) return true;
+    output.append(buffer, std::min(static_cast<std::size_t>(n), kKept - std::min(kKept, output.size())));
+  }
+}
+
+// Waits until `pid` has exited or the deadline passed, without reaping it: while it is a zombie its
+// process-group id cannot be reused, so the group can still be killed safely. False on timeout.
+bool wait_for_exit(pid_t pid, Clock::time_point deadline, siginfo_t& info) {
+  auto pause = std::chrono::microseconds(50);
+  for (;;) {
+    info = {};
+    if (::waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) != 0) {
+      if (errno == EINTR) continue;
+      return true;  // cannot wait: waitpid reports it
+    }
+    if (info.si_pid == pid) return true;
+    if (Clock::now() >= deadline) return false;
+    std::this_thread::sleep_for(pause);
+    pause = std::min(pause * 2, std::chrono::microseconds(10'000));
+  }
+}
+
+ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOptions& options) {
   ProcessResult result;
   int fds[2];
   if (::pipe2(fds, O_CLOEXEC) != 0) {
     result.spawn_error = errno;
     return result;
   }
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 0, stdin_path.c_str(), O_RDONLY, 0);
-  posix_spawn_file_actions_adddup2(&actions, fds[1], 1);
-  posix_spawn_file_actions_adddup2(&actions, fds[1], 2);
-  std::vector<char*> args;
-  for (const auto& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
-  args.push_back(nullptr);
   pid_t pid = 0;
-  int rc = posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
+  result.spawn_error = spawn_process(argv, options, fds[1], pid);
   ::close(fds[1]);
-  if (rc != 0) {
+  if (result.spawn_error != 0) {
     ::close(fds[0]);
-    result.spawn_error = rc;
     return result;
   }
-  char buffer[4096];
-  for (;;) {
-    ssize_t n = ::read(fds[0], buffer, sizeof buffer);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    result.output.append(buffer, static_cast<std::size_t>(n));
-  }
+  const double seconds = std::min(options.timeout_seconds, 1e8);  // beyond: no deadline, without overflow
+  const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
+  siginfo_t info{};
+  result.timed_out = !(read_until_eof(fds[0], deadline, result.output) && wait_for_exit(pid, deadline, info));
   ::close(fds[0]);
+  // Whatever a failed or stopped compiler left running goes with it (before the reap; see above).
+  if (result.timed_out || info.si_code != CLD_EXITED || info.si_status != 0) ::kill(-pid, SIGKILL);
   while (::waitpid(pid, &result.wait_status, 0) < 0) {
     if (errno != EINTR) {
       result.wait_status = -1;
@@ -268,14 +417,24 @@ ProcessResult run_process(const std::vector<std::string>& argv, const std::strin
 }
 
 bool process_succeeded(const ProcessResult& r) {
-  return r.spawn_error == 0 && r.wait_status != -1 && WIFEXITED(r.wait_status) && WEXITSTATUS(r.wait_status) == 0;
+  return r.spawn_error == 0 && !r.timed_out && r.wait_status != -1 && WIFEXITED(r.wait_status) &&
+         WEXITSTATUS(r.wait_status) == 0;
+}
+
+// "SIGKILL (Killed)".
+std::string signal_name(int signal) {
+  const char* abbreviation = ::sigabbrev_np(signal);
+  const char* description = ::sigdescr_np(signal);
+  std::string name = abbreviation ? std::string("SIG") + abbreviation : "signal " + std::to_string(signal);
+  return description ? name + " (" + description + ")" : name;
 }
 
 std::string describe_status(const ProcessResult& r) {
   if (r.spawn_error != 0) return std::string("could not be started: ") + std::strerror(r.spawn_error);
+  if (r.timed_out) return "timed out";
   if (r.wait_status == -1) return "its exit status is unknown";
   if (WIFEXITED(r.wait_status)) return "exit status " + std::to_string(WEXITSTATUS(r.wait_status));
-  if (WIFSIGNALED(r.wait_status)) return "killed by signal " + std::to_string(WTERMSIG(r.wait_status));
+  if (WIFSIGNALED(r.wait_status)) return "killed by signal " + signal_name(WTERMSIG(r.wait_status));
   return "status " + std::to_string(r.wait_status);
 }
 
@@ -288,28 +447,68 @@ std::string describe_status(const ProcessResult& r) {
 const char* const kFixedFlags =
     "-O3 -march=native -fopenmp -std=c++20 -shared -fPIC -fno-math-errno -fschedule-insns -fsched-pressure";
 
-bool executable_on_path(const std::string& name) {
+constexpr double kDefaultCompileTimeout = 300;
+
+// SYMX_COMPILE_TIMEOUT: seconds a compiler run may take, a number greater than 0 (default 300).
+double compile_timeout_seconds() {
+  const std::string text = env_or_empty("SYMX_COMPILE_TIMEOUT");
+  if (text.empty()) return kDefaultCompileTimeout;
+  double value = 0;
+  auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error != std::errc() || end != text.data() + text.size() || !std::isfinite(value) || value <= 0)
+    throw ValueError("codegen: SYMX_COMPILE_TIMEOUT='" + text +
+                     "' is not a number of seconds greater than 0. Set it to e.g. 600, or unset it for the default of 300 s.");
+  return value;
+}
+
+// The path `word` runs: itself when it holds a '/', else the first executable of that name on PATH.
+std::optional<std::string> find_executable(const std::string& word) {
+  if (word.find('/') != std::string::npos)
+    return ::access(word.c_str(), X_OK) == 0 ? std::optional<std::string>(word) : std::nullopt;
   std::string path = env_or_empty("PATH");
   std::size_t start = 0;
   while (start <= path.size()) {
     std::size_t end = path.find(':', start);
     if (end == std::string::npos) end = path.size();
     std::string dir = path.substr(start, end - start);
-    if (dir.empty()) dir = ".";
-    if (::access((dir + "/" + name).c_str(), X_OK) == 0) return true;
+    std::string candidate = (dir.empty() ? "." : dir) + "/" + word;
+    if (::access(candidate.c_str(), X_OK) == 0) return candidate;
     start = end + 1;
   }
-  return false;
+  return std::nullopt;
 }
 
-// The compiler command words: $SYMX_CXX, else c++ or g++ from PATH.
+// The compiler command words: $SYMX_CXX, else c++ or g++ from PATH, else c++ (a compile then fails
+// with a message that says what to install or set; a cached kernel loads all the same).
 std::vector<std::string> compiler_words() {
   auto words = split_whitespace(env_or_empty("SYMX_CXX"));
   if (!words.empty()) return words;
   for (const char* name : {"c++", "g++"})
-    if (executable_on_path(name)) return {name};
-  throw_io("no C++ compiler found: neither 'c++' nor 'g++' is on PATH. Install g++ or set SYMX_CXX to the compiler command.");
+    if (find_executable(name)) return {name};
+  return {"c++"};
 }
+
+// What a compiler's version line is remembered under: the path, device, inode, size and change
+// time of each word of the command that is an executable file (a launcher such as ccache and the
+// compiler behind it), so that an upgraded or another compiler is asked again. Costs a few stat
+// calls, no process.
+std::string compiler_identity(const std::vector<std::string>& words) {
+  std::string out;
+  for (const auto& word : words) {
+    if (word.empty() || word[0] == '-') continue;
+    std::optional<std::string> path = find_executable(word);
+    struct stat st {};
+    if (!path || ::stat(path->c_str(), &st) != 0 || !S_ISREG(st.st_mode)) continue;
+    out += *path + " " + std::to_string(st.st_dev) + " " + std::to_string(st.st_ino) + " " + std::to_string(st.st_size) +
+           " " + std::to_string(st.st_mtim.tv_sec) + "." + std::to_string(st.st_mtim.tv_nsec) + ";";
+  }
+  return out;
+}
+
+struct VersionMemo {
+  std::string identity;  // compiler_identity() when the version line was read
+  std::string version;   // the first line of `<compiler> --version`
+};
 
 struct Registry {
   struct KeyState {
@@ -318,7 +517,7 @@ struct Registry {
   };
   std::mutex mutex;  // guards the two maps
   std::unordered_map<std::string, std::shared_ptr<KeyState>> keys;
-  std::unordered_map<std::string, std::string> versions;  // compiler command -> version line
+  std::unordered_map<std::string, VersionMemo> versions;  // compiler command -> its version
 };
 
 Registry& registry() {
@@ -328,23 +527,69 @@ Registry& registry() {
 
 std::atomic<std::int64_t> g_compiles{0}, g_disk_hits{0}, g_memory_hits{0};
 
-// The first line of `<compiler> --version`, once per process for each compiler command.
-std::string compiler_version(const std::vector<std::string>& words) {
-  std::string command = join(words);
+// The memo file of a compiler command's version in the cache folder: "<identity>\n<version>\n".
+std::string version_memo_path(const std::string& dir, const std::string& command) {
+  return dir + "/compiler-" + sha256_hex(command).substr(0, 16) + ".version";
+}
+
+std::optional<VersionMemo> read_version_memo(const std::string& path) {
+  CacheFile file(path);
+  std::optional<std::string> text = file.fd() >= 0 ? read_fd(file.fd(), 1 << 16) : std::nullopt;
+  std::size_t first = text ? text->find('\n') : std::string::npos;
+  if (first == std::string::npos) return std::nullopt;
+  std::size_t second = text->find('\n', first + 1);
+  if (second == std::string::npos) return std::nullopt;  // torn
+  return VersionMemo{text->substr(0, first), text->substr(first + 1, second - first - 1)};
+}
+
+// Best effort: without the memo the next process asks the compiler again, nothing worse.
+void write_version_memo(const std::string& path, const VersionMemo& memo) {
+  TempFiles temps;
+  const std::string tmp = temps.add(path + ".tmp." + unique_suffix());
+  try {
+    write_file(tmp, memo.identity + "\n" + memo.version + "\n", 0644, "SYMX_CACHE_DIR");
+    rename_or_throw(tmp, path);
+  } catch (const IOError&) {
+  }
+}
+
+std::optional<std::string> run_compiler_version(const std::vector<std::string>& words, double timeout) {
+  auto argv = words;
+  argv.push_back("--version");
+  ProcessOptions options;
+  options.timeout_seconds = timeout;
+  ProcessResult r = run_process(argv, options);
+  if (!process_succeeded(r)) return std::nullopt;
+  return r.output.substr(0, r.output.find('\n'));
+}
+
+// The first line of `<compiler> --version`, part of the cache key. It is read from this process's
+// memo or the memo file in the cache folder while the compiler's identity is unchanged, so a warm
+// lookup runs no process. A compiler that cannot be run keeps the version last recorded for its
+// command ("" when none), so that its cached kernels stay usable without it.
+std::string compiler_version(const std::vector<std::string>& words, const std::string& dir, double timeout) {
+  const std::string command = join(words);
+  const std::string identity = compiler_identity(words);
   Registry& reg = registry();
   {
     std::lock_guard lock(reg.mutex);
-    if (auto it = reg.versions.find(command); it != reg.versions.end()) return it->second;
+    auto it = reg.versions.find(command);
+    if (it != reg.versions.end() && it->second.identity == identity) return it->second.version;
   }
-  auto argv = words;
-  argv.push_back("--version");
-  ProcessResult r = run_process(argv);
-  if (!process_succeeded(r))
-    throw_io("cannot run the C++ compiler '" + command + " --version' (" + describe_status(r) + "). Install g++ or set SYMX_CXX to a working compiler command." +
-             (r.output.empty() ? "" : "\n" + r.output));
-  std::string line = r.output.substr(0, r.output.find('\n'));
+  const std::string memo_path = version_memo_path(dir, command);
+  std::optional<VersionMemo> memo = read_version_memo(memo_path);
+  std::string version;
+  if (memo && memo->identity == identity) {
+    version = memo->version;
+  } else if (auto ran = run_compiler_version(words, timeout)) {
+    version = *ran;
+    write_version_memo(memo_path, {identity, version});
+  } else if (memo) {
+    version = memo->version;
+  }
   std::lock_guard lock(reg.mutex);
-  return reg.versions.emplace(command, line).first->second;
+  reg.versions[command] = {identity, version};
+  return version;
 }
 
 // The identifying lines of the first CPU in /proc/cpuinfo: the key depends on -march=native, so a
@@ -354,8 +599,12 @@ const std::string& host_cpu() {
     std::ifstream in("/proc/cpuinfo");
     std::string out, line;
     while (std::getline(in, line) && !line.empty()) {
-      for (const char* field : {"vendor_id", "model name", "flags", "Features", "CPU implementer", "CPU part", "isa"})
-        if (line.rfind(field, 0) == 0) out += line + "\n";
+      for (const char* field :
+           {"vendor_id", "cpu family", "model", "flags", "Features", "CPU implementer", "CPU architecture", "CPU part", "isa"})
+        if (line.rfind(field, 0) == 0) {
+          out += line + "\n";
+          break;
+        }
     }
     return out;
   }();
@@ -369,32 +618,24 @@ void append_field(std::string& out, std::string_view field) {
   out += ';';
 }
 
-std::string cache_dir() {
-  std::string dir = env_or_empty("SYMX_CACHE_DIR");
-  if (dir.empty()) {
-    std::string home = env_or_empty("HOME");
-    if (!home.empty()) {
-      dir = home + "/.cache/symx";
-    } else {
-      std::error_code ec;
-      fs::path tmp = fs::temp_directory_path(ec);
-      dir = (ec ? fs::path("/tmp") : tmp) / ("symx-cache-" + std::to_string(::getuid()));
-    }
-  }
-  std::error_code ec;
-  fs::path absolute = fs::absolute(dir, ec);
-  if (!ec) dir = absolute.string();
-  create_directories_or_throw(dir, "SYMX_CACHE_DIR");
-  return dir;
+// Everything that changes the compiled bytes, or whether they run on this CPU.
+std::string cache_key(const std::vector<std::string>& command, const std::string& version, const std::string& source) {
+  std::string material;
+  append_field(material, "symx-codegen-cache-v2");
+  append_field(material, join(command));
+  append_field(material, version);
+  append_field(material, host_cpu());
+  append_field(material, source);
+  return sha256_hex(material);
 }
 
 void dump_source(const std::string& key, const std::string& source) {
   std::string dir = env_or_empty("SYMX_DUMP_DIR");
   if (dir.empty()) return;
-  create_directories_or_throw(dir, "SYMX_DUMP_DIR");
+  create_private_directories(dir, "SYMX_DUMP_DIR");
   TempFiles temps;
   const std::string tmp = temps.add(dir + "/" + key + ".cpp.tmp." + unique_suffix());
-  write_file(tmp, source);
+  write_file(tmp, source, 0644, "SYMX_DUMP_DIR");
   rename_or_throw(tmp, dir + "/" + key + ".cpp");
 }
 
@@ -434,26 +675,111 @@ void* Library::symbol(const std::string& name) const {
 
 namespace {
 
-// The entry <dir>/<key>.so when its integrity file matches its contents and dlopen accepts it.
-std::shared_ptr<Library> load_cached(const std::string& so_path, const std::string& hash_path, const std::string& key) {
-  auto recorded = read_small_file(hash_path, 256);
-  if (!recorded || recorded->size() < 64) return nullptr;  // missing: not there yet, or torn
-  auto actual = sha256_of_file(so_path);
-  if (!actual || recorded->compare(0, 64, *actual) != 0) return nullptr;  // corrupt or stale
+struct CacheLookup {
+  std::shared_ptr<Library> library;  // the entry, when it is valid and trusted
+  std::string refused_path, refusal;  // a file of the entry that failed the checks, and why
+};
+
+// The entry <dir>/<key>.so when both of its files pass the checks of cache_dir.hpp, its
+// integrity file holds the SHA-256 of its contents, and dlopen accepts it.
+CacheLookup load_cached(const std::string& so_path, const std::string& hash_path, const std::string& key) {
+  CacheLookup out;
+  CacheFile hash_file(hash_path), so_file(so_path);
+  for (const auto& [file, path] : {std::pair{&hash_file, &hash_path}, std::pair{&so_file, &so_path}})
+    if (!file->refusal().empty()) {
+      out.refused_path = *path;
+      out.refusal = file->refusal();
+      return out;
+    }
+  if (hash_file.fd() < 0 || so_file.fd() < 0) return out;  // missing: not there yet, or torn
+  auto recorded = read_fd(hash_file.fd(), 256);
+  if (!recorded || recorded->size() < 64) return out;
+  auto actual = sha256_of_fd(so_file.fd());
+  if (!actual || recorded->compare(0, 64, *actual) != 0) return out;  // corrupt or stale
+  // dlopen takes the path: in a folder that passed the checks only the user (or root) could have
+  // replaced the file since it was hashed.
   void* handle = ::dlopen(so_path.c_str(), RTLD_NOW | RTLD_LOCAL);
-  if (handle == nullptr) return nullptr;  // unloadable: rebuilt and overwritten by the caller
+  if (handle == nullptr) return out;  // unloadable: rebuilt and overwritten by the caller
+  out.library = detail::LibraryAccess::make(handle, so_path, key);
+  return out;
+}
+
+std::string seconds_text(double seconds) {
+  std::ostringstream out;
+  out << seconds;
+  return out.str();
+}
+
+bool mentions(const std::string& text, const char* what) { return text.find(what) != std::string::npos; }
+
+// Reports a compiler run that failed as what it is: the surroundings (no compiler, a timeout, a
+// signal, a full disk) as IOError, since the user can fix them and symx cannot; generated code
+// that a working compiler rejects as InternalError, a bug in symx.
+[[noreturn]] void throw_compile_failure(const ProcessResult& r, const std::vector<std::string>& argv,
+                                        const std::string& key, double timeout) {
+  constexpr std::size_t kMaxOutput = 32 * 1024;
+  std::string output = r.output.size() > kMaxOutput ? r.output.substr(0, kMaxOutput) + "\n[... compiler output truncated]" : r.output;
+  const std::string details = "\ncommand: " + join(argv) + (output.empty() ? "" : "\ncompiler output:\n" + output);
+  if (r.spawn_error != 0)
+    throw_io("cannot run the C++ compiler '" + argv[0] + "' (" + std::strerror(r.spawn_error) +
+             "). Install g++ (e.g. apt-get install g++) or set SYMX_CXX to the compiler command.");
+  if (r.timed_out)
+    throw_io("the C++ compiler timed out after " + seconds_text(timeout) + " s and was stopped. A large function on a slow or "
+             "busy machine can take longer: raise SYMX_COMPILE_TIMEOUT (seconds, default 300)." + details);
+  if (r.wait_status != -1 && WIFSIGNALED(r.wait_status)) {
+    const int signal = WTERMSIG(r.wait_status);
+    throw_io("the C++ compiler was killed by signal " + signal_name(signal) + " before it finished. " +
+             (signal == SIGKILL ? "That usually means that the machine ran out of memory: free some and try again."
+                                : "Check the compiler named by SYMX_CXX (or install g++).") + details);
+  }
+  if (mentions(r.output, "No space left on device") || mentions(r.output, "Disk quota exceeded"))
+    throw_io("the C++ compiler could not write its output: the disk (or your quota) is full. Free some space, or set "
+             "SYMX_CACHE_DIR to a folder on another disk." + details);
+  if (mentions(r.output, "signal terminated program") || mentions(r.output, "Killed (program"))
+    throw_io("a process of the C++ compiler was killed by a signal before it finished (see its output); when that is "
+             "SIGKILL (\"Killed\"), the machine usually ran out of memory." + details);
+  std::string dump = env_or_empty("SYMX_DUMP_DIR");
+  throw InternalError("codegen: the generated C++ code does not compile (" + describe_status(r) + ").\ncommand: " + join(argv) +
+                      "\nsource: " + (dump.empty() ? "set SYMX_DUMP_DIR=<dir> to keep it" : dump + "/" + key + ".cpp") +
+                      "\ncompiler output:\n" + output);
+}
+
+// Loads the compiler's output from the working folder, before it is published: a file that does
+// not load never enters the cache. The Library carries the path it will have there.
+std::shared_ptr<Library> load_fresh(const std::string& so_tmp, const std::string& so_path, const std::string& key,
+                                    const std::vector<std::string>& argv) {
+  struct stat st {};
+  if (::stat(so_tmp.c_str(), &st) != 0)
+    throw_io("the C++ compiler reported success but wrote no library.\ncommand: " + join(argv) +
+             "\nCheck SYMX_CXX: it must accept g++'s options and write the file named after -o.");
+  void* handle = ::dlopen(so_tmp.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (handle == nullptr) {
+    const char* error = ::dlerror();
+    throw_io(std::string("cannot load the freshly compiled kernel library (") + (error ? error : "unknown error") +
+             "). It is not cached. When the folder '" + fs::path(so_path).parent_path().string() +
+             "' is on a file system mounted noexec, set SYMX_CACHE_DIR to a folder on another one; else check the "
+             "compiler.\ncommand: " + join(argv));
+  }
   return detail::LibraryAccess::make(handle, so_path, key);
 }
 
+// Moves a loaded library into the cache: the .so first, then its hash, so that a reader that sees
+// the new .so with a missing or older hash treats the entry as absent and compiles it itself.
+void publish(const WorkDir& work, const std::string& so_path, const std::string& hash_path, const std::string& key) {
+  const std::string so_tmp = work.file("kernel.so"), hash_tmp = work.file("kernel.sha256");
+  if (::chmod(so_tmp.c_str(), 0755) != 0) throw_io("cannot set the mode of '" + so_tmp + "' (" + std::strerror(errno) + ")");
+  auto hash = sha256_of_file(so_tmp);
+  if (!hash) throw_io("cannot read back '" + so_tmp + "' (" + std::strerror(errno) + ")");
+  write_file(hash_tmp, *hash + "  " + key + ".so\n", 0644, "SYMX_CACHE_DIR");
+  rename_or_throw(so_tmp, so_path);
+  rename_or_throw(hash_tmp, hash_path);
+}
+
 std::shared_ptr<Library> compile_into_cache(const std::vector<std::string>& command, const std::string& source,
-                                            const std::string& dir, const std::string& key,
-                                            const std::string& so_path, const std::string& hash_path) {
-  TempFiles temps;
-  std::string suffix = unique_suffix();
-  const std::string src_tmp = temps.add(dir + "/" + key + ".tmp." + suffix + ".cpp");
-  const std::string so_tmp = temps.add(so_path + ".tmp." + suffix);
-  const std::string hash_tmp = temps.add(hash_path + ".tmp." + suffix);
-  write_file(src_tmp, source);
+                                            const std::string& dir, const std::string& key, double timeout) {
+  WorkDir work(dir + "/" + key + ".tmp." + unique_suffix());
+  const std::string source_path = work.file("source.cpp"), so_tmp = work.file("kernel.so");
+  write_file(source_path, source, 0600, "SYMX_CACHE_DIR");
 
   // The source comes on stdin: a source file's name would be written into the object (its ELF
   // file symbol), so processes compiling the same key from their own temporary files would make
@@ -461,36 +787,12 @@ std::shared_ptr<Library> compile_into_cache(const std::vector<std::string>& comm
   std::vector<std::string> argv = command;
   argv.insert(argv.end(), {"-o", so_tmp, "-x", "c++", "-"});
   g_compiles.fetch_add(1);
-  ProcessResult r = run_process(argv, src_tmp);
-  if (r.spawn_error != 0)
-    throw_io("cannot run the C++ compiler '" + argv[0] + "' (" + describe_status(r) + "). Install g++ or set SYMX_CXX.");
-  if (!process_succeeded(r)) {
-    constexpr std::size_t kMaxOutput = 32 * 1024;
-    std::string output = r.output;
-    if (output.size() > kMaxOutput) output = output.substr(0, kMaxOutput) + "\n[... compiler output truncated]";
-    std::string dump = env_or_empty("SYMX_DUMP_DIR");
-    throw InternalError("codegen: the generated C++ code does not compile (" + describe_status(r) +
-                        ").\ncommand: " + join(argv) + "\nsource: " +
-                        (dump.empty() ? "set SYMX_DUMP_DIR=<dir> to keep it" : dump + "/" + key + ".cpp") +
-                        "\ncompiler output:\n" + output);
-  }
-  auto hash = sha256_of_file(so_tmp);
-  if (!hash)
-    throw InternalError("codegen: the compiler reported success but wrote no readable '" + so_tmp + "'.\ncommand: " + join(argv) +
-                        "\ncompiler output:\n" + r.output);
-  write_file(hash_tmp, *hash + "  " + key + ".so\n");
-  // The .so first, then its hash: a reader that sees the new .so with a missing or older hash
-  // treats the entry as absent and compiles it itself.
-  rename_or_throw(so_tmp, so_path);
-  rename_or_throw(hash_tmp, hash_path);
-
-  void* handle = ::dlopen(so_path.c_str(), RTLD_NOW | RTLD_LOCAL);
-  if (handle == nullptr) {
-    const char* error = ::dlerror();
-    throw InternalError("codegen: cannot load the freshly compiled '" + so_path + "': " + (error ? error : "unknown error") +
-                        "\ncommand: " + join(argv));
-  }
-  return detail::LibraryAccess::make(handle, so_path, key);
+  // The compiler's own temporary files go to the working folder too: removed even when it is killed.
+  ProcessResult r = run_process(argv, {source_path, {"TMPDIR=" + work.path()}, timeout});
+  if (!process_succeeded(r)) throw_compile_failure(r, argv, key, timeout);
+  std::shared_ptr<Library> library = load_fresh(so_tmp, dir + "/" + key + ".so", key, argv);
+  publish(work, dir + "/" + key + ".so", dir + "/" + key + ".sha256", key);
+  return library;
 }
 
 }  // namespace
@@ -504,18 +806,13 @@ std::string sha256_hex(std::string_view data) {
 std::string compiler_command() { return join(compiler_words()) + " " + kFixedFlags; }
 
 std::shared_ptr<Library> compile_and_load(const std::string& source, const CompileOptions& options) {
-  std::vector<std::string> command = compiler_words();
-  const std::string version = compiler_version(command);
+  const std::vector<std::string> words = compiler_words();
+  std::vector<std::string> command = words;
   for (auto& flag : split_whitespace(kFixedFlags)) command.push_back(std::move(flag));
   for (auto& flag : split_whitespace(options.extra_flags)) command.push_back(std::move(flag));
-
-  std::string material;
-  append_field(material, "symx-codegen-cache-v1");
-  append_field(material, join(command));
-  append_field(material, version);
-  append_field(material, host_cpu());
-  append_field(material, source);
-  const std::string key = sha256_hex(material);
+  const std::string dir = trusted_cache_dir();
+  const double timeout = compile_timeout_seconds();
+  const std::string key = cache_key(command, compiler_version(words, dir, timeout), source);
 
   Registry& reg = registry();
   std::shared_ptr<Registry::KeyState> state;
@@ -532,14 +829,14 @@ std::shared_ptr<Library> compile_and_load(const std::string& source, const Compi
   }
 
   dump_source(key, source);
-  const std::string dir = cache_dir();
   const std::string so_path = dir + "/" + key + ".so";
-  const std::string hash_path = dir + "/" + key + ".sha256";
-  std::shared_ptr<Library> library = load_cached(so_path, hash_path, key);
+  CacheLookup cached = load_cached(so_path, dir + "/" + key + ".sha256", key);
+  std::shared_ptr<Library> library = cached.library;
   if (library) {
     g_disk_hits.fetch_add(1);
   } else {
-    library = compile_into_cache(command, source, dir, key, so_path, hash_path);
+    if (!cached.refusal.empty()) warn_untrusted_file(cached.refused_path, cached.refusal);
+    library = compile_into_cache(command, source, dir, key, timeout);
   }
   state->library = library;
   return library;
@@ -557,6 +854,7 @@ void clear_memory_cache_for_testing() {
   Registry& reg = registry();
   std::lock_guard lock(reg.mutex);
   reg.keys.clear();
+  reg.versions.clear();
 }
 
 }  // namespace symx::codegen
