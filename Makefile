@@ -4,7 +4,7 @@ BUILD ?= build
 JOBS ?= $(shell nproc)
 GENERATOR := $(shell command -v ninja >/dev/null 2>&1 && echo "-G Ninja")
 
-.PHONY: all deps build asan test test-cpp test-asan test-python demo bench clean
+.PHONY: all deps build asan tsan test test-cpp test-asan test-tsan test-python demo bench clean
 
 all: build
 
@@ -20,6 +20,12 @@ asan: deps
 	cmake -S . -B $(BUILD)/asan $(GENERATOR) -DCMAKE_BUILD_TYPE=Debug -DSYMX_SANITIZE=ON -DSYMX_PYTHON=OFF
 	cmake --build $(BUILD)/asan -j $(JOBS)
 
+# The library and the concurrency tests under ThreadSanitizer (tests/cpp/test_concurrency.cpp,
+# test_aliasing.cpp); one OpenMP thread, since libgomp is not instrumented (see tests/tsan.supp).
+tsan: deps
+	cmake -S . -B $(BUILD)/tsan $(GENERATOR) -DCMAKE_BUILD_TYPE=Debug -DSYMX_TSAN=ON -DSYMX_PYTHON=OFF
+	cmake --build $(BUILD)/tsan -j $(JOBS)
+
 test-cpp: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
@@ -29,7 +35,10 @@ test-asan: asan
 test-python: build
 	PYTHONPATH=$(BUILD)/python $(PYTHON) -m pytest tests/python -q
 
-test: test-cpp test-asan test-python
+test-tsan: tsan
+	cd $(BUILD)/tsan && ctest --output-on-failure
+
+test: test-cpp test-asan test-tsan test-python
 
 # The main job: the paper's two examples, in C++ and in Python.
 demo: build

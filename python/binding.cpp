@@ -607,7 +607,17 @@ NB_MODULE(_symx, m) {
       .def_prop_ro("op", [](const Tensor& t) { return std::string(symx::op_name(t.op())); })
       .def_prop_ro("where", [](const Tensor& t) { return t.node().where; }, "file:line where the node was built.")
       .def_prop_ro("inputs", [](const Tensor& t) { return t.node().inputs; })
-      .def("eval", [](const Tensor& t, nb::handle feed) { return t.eval(feed_from_python(feed)); },
+      .def("eval", [](const Tensor& t, nb::handle feed) {
+        symx::Feed values = feed_from_python(feed);
+        symx::Array result;
+        {
+          // No Python object is touched while released: the feed's NumPy buffers are kept
+          // alive by `values`, whose owners drop their references after the GIL is back.
+          nb::gil_scoped_release released;
+          result = t.eval(values);
+        }
+        return result;
+      },
            "feed"_a = nb::none(),
            "Evaluates with the reference evaluator; feed maps placeholders to arrays.")
       .def_prop_rw("value", [](const Tensor& t) { return array_to_python(t.value()); },
@@ -824,14 +834,23 @@ NB_MODULE(_symx, m) {
         for (std::size_t i = 0; i < args.size(); ++i)
           inputs.push_back(input_array(i < placeholders.size() ? &placeholders[i] : nullptr,
                                        nb::handle(PyTuple_GET_ITEM(args.ptr(), static_cast<Py_ssize_t>(i)))));
-        return f(inputs);
+        std::vector<symx::Array> outputs;
+        {
+          // Other Python threads run during the compile and the kernels. Nothing here touches a
+          // Python object: `inputs` keeps the NumPy buffers alive and is destroyed (dropping
+          // their references) only after the GIL is re-acquired.
+          nb::gil_scoped_release released;
+          outputs = f(inputs);
+        }
+        return outputs;
       }, "Runs one call; returns a list with one NumPy array per output.")
       .def_prop_ro("inputs", &symx::Function::inputs)
       .def_prop_ro("outputs", &symx::Function::outputs)
       .def_prop_ro("updates", &symx::Function::updates)
       .def_prop_ro("compile_count", &symx::Function::compile_count,
                    "How many times this function compiled a program (once per input signature).")
-      .def("describe", &symx::Function::describe, "The graph after rewrites and the kernels holding each node.")
+      .def("describe", &symx::Function::describe, nb::call_guard<nb::gil_scoped_release>(),
+           "The graph after rewrites and the kernels holding each node (compiles if needed).")
       .def_prop_ro("backend", [](const symx::Function& f) {
         return f.backend() == symx::Backend::reference ? "reference" : "compiled";
       });
