@@ -57,7 +57,7 @@ struct Copy { int from, to_output = -1; std::shared_ptr<VariableState> to_variab
 
 // An update written in place: `buffer` (the step's output buffer) is the variable's storage,
 // unless that storage is shared or overlaps an input or output of the call.
-struct InPlace { std::shared_ptr<VariableState> state; int buffer; };
+struct InPlace { std::shared_ptr<VariableState> state; int buffer; std::size_t bytes; };
 
 // What one call writes besides the caller's arrays: the buffers' addresses, the steps' argument
 // arrays and the temporaries. Each call in flight has its own, so calls can run concurrently.
@@ -74,7 +74,15 @@ bool overlaps(const void* a, std::size_t a_bytes, const void* b, std::size_t b_b
   auto x = reinterpret_cast<std::uintptr_t>(a), y = reinterpret_cast<std::uintptr_t>(b);
   return a_bytes && b_bytes && x < y + b_bytes && y < x + a_bytes;
 }
-bool overlaps(const Array& a, const Array& b) { return overlaps(a.raw_data(), a.nbytes(), b.raw_data(), b.nbytes()); }
+// Whether one of `arrays` (of byte sizes `bytes`, known from the program's static types) overlaps
+// [data, data + n).
+bool any_overlaps(const std::vector<Array>& arrays, const std::vector<std::size_t>& bytes, const void* data, std::size_t n) {
+  for (std::size_t i = 0; i < arrays.size(); ++i)
+    if (overlaps(arrays[i].raw_data(), bytes[i], data, n)) return true;
+  return false;
+}
+
+std::size_t bytes_of(const Tensor& t) { return static_cast<std::size_t>(t.size()) * itemsize(t.dtype()); }
 
 std::size_t round_up(std::size_t n) { return (n + 63) / 64 * 64; }
 
@@ -136,7 +144,10 @@ struct Program::Impl {
   std::vector<ExecStep> steps;
   std::vector<Copy> staging, finals;  // staging: before any update is written; finals: after
   std::vector<InPlace> in_place;
-  std::vector<VariableState*> variables;  // every variable read or written, for the overlap checks
+  // Every variable read or written and its byte size, and the inputs' and outputs' byte sizes:
+  // the overlap checks of a call compare addresses only.
+  std::vector<std::pair<VariableState*, std::size_t>> variables;
+  std::vector<std::size_t> input_bytes, output_bytes;
   std::size_t arena_bytes = 0, pointer_count = 0;
   // Per-call scratch: `spare` holds one idle scratch, taken and returned with one atomic exchange
   // each, so a single thread never locks; concurrent calls take more from `idle` (made on demand).
@@ -220,7 +231,7 @@ struct Program::Impl {
       } else if (auto ip = chosen.find(&s.node.node()); ip != chosen.end()) {
         b.kind = Buffer::Kind::variable;
         b.state = ip->second;
-        in_place.push_back({ip->second, static_cast<int>(buffers.size())});
+        in_place.push_back({ip->second, static_cast<int>(buffers.size()), bytes_of(s.node)});
       } else {
         auto out = std::find(roots.begin(), roots.begin() + static_cast<std::ptrdiff_t>(n_outputs), s.node);
         bool direct = out != roots.begin() + static_cast<std::ptrdiff_t>(n_outputs);
@@ -335,9 +346,8 @@ struct Program::Impl {
     for (std::size_t j = 0; j < in_place.size(); ++j) {
       scratch.fresh[j].reset();
       const Array& storage = in_place[j].state->value;
-      bool shared = !storage.is_unique();
-      for (const Array& a : in) shared = shared || overlaps(a, storage);
-      for (const Array& a : out) shared = shared || overlaps(a, storage);
+      bool shared = !storage.is_unique() || any_overlaps(in, input_bytes, storage.raw_data(), in_place[j].bytes) ||
+                    any_overlaps(out, output_bytes, storage.raw_data(), in_place[j].bytes);
       // Copy-on-write: someone holds the storage (or an input aliases it), so the update goes to
       // a fresh buffer that becomes the variable's storage at the end of the call.
       if (shared) {
@@ -349,15 +359,17 @@ struct Program::Impl {
       if (buffers[i].kind == Buffer::Kind::alias) base[i] = base[static_cast<std::size_t>(root_buffer(static_cast<int>(i)))];
   }
 
-  // Whether caller output k shares memory with an input, a variable or another output: kernels
-  // would then overwrite data that later steps read, so the call writes it to a fresh array.
-  bool output_overlaps(const std::vector<Array>& in, const std::vector<Array>& out, std::size_t k) const {
-    for (const Array& a : in)
-      if (overlaps(a, out[k])) return true;
-    for (const VariableState* v : variables)
-      if (overlaps(v->value, out[k])) return true;
-    for (std::size_t j = 0; j < out.size(); ++j)
-      if (j != k && overlaps(out[j], out[k])) return true;
+  // Whether a caller output shares memory with an input, a variable or another output: kernels
+  // would then overwrite data that later steps read, so the call writes to fresh arrays.
+  bool outputs_overlap(const std::vector<Array>& in, const std::vector<Array>& out) const {
+    for (std::size_t k = 0; k < out.size(); ++k) {
+      const void* data = out[k].raw_data();
+      if (any_overlaps(in, input_bytes, data, output_bytes[k])) return true;
+      for (const auto& [state, bytes] : variables)
+        if (overlaps(state->value.raw_data(), bytes, data, output_bytes[k])) return true;
+      for (std::size_t j = 0; j < k; ++j)
+        if (overlaps(out[j].raw_data(), output_bytes[j], data, output_bytes[k])) return true;
+    }
     return false;
   }
 
@@ -432,11 +444,14 @@ Program::Program(const std::vector<Tensor>& inputs, const std::vector<Tensor>& o
   p.build_steps();
   p.build_copies(outputs.size());
   p.plan_arena(outputs.size());
-  for (const Buffer& b : p.buffers)
-    if (b.kind == Buffer::Kind::variable) p.variables.push_back(b.state.get());
-  for (const auto& state : p.update_targets) p.variables.push_back(state.get());
+  // From the nodes' static types: the values themselves may be swapped by a concurrent call.
+  for (const Tensor& leaf : p.plan.leaves)
+    if (leaf.op() == OpKind::Variable) p.variables.emplace_back(leaf.node().variable.get(), bytes_of(leaf));
+  for (const auto& [var, value] : updates) p.variables.emplace_back(var.node().variable.get(), bytes_of(var));
   std::sort(p.variables.begin(), p.variables.end());
   p.variables.erase(std::unique(p.variables.begin(), p.variables.end()), p.variables.end());
+  for (const Tensor& in : inputs) p.input_bytes.push_back(bytes_of(in));
+  for (const Tensor& out : outputs) p.output_bytes.push_back(bytes_of(out));
   p.release_scratch(p.acquire_scratch());  // the first call's scratch, made here
 }
 
@@ -491,8 +506,7 @@ void Program::Impl::write_results(Scratch& scratch, std::vector<Array>& outputs)
 
 void Program::run(const std::vector<Array>& inputs, std::vector<Array>& outputs) {
   Impl& p = *impl_;
-  for (std::size_t k = 0; k < outputs.size(); ++k)
-    if (p.output_overlaps(inputs, outputs, k)) return run_into_fresh_outputs(inputs, outputs);
+  if (p.outputs_overlap(inputs, outputs)) return run_into_fresh_outputs(inputs, outputs);
   struct Lease {
     Impl& p;
     Scratch* scratch;
