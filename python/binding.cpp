@@ -834,11 +834,14 @@ NB_MODULE(_symx, m) {
         for (std::size_t i = 0; i < args.size(); ++i)
           inputs.push_back(input_array(i < placeholders.size() ? &placeholders[i] : nullptr,
                                        nb::handle(PyTuple_GET_ITEM(args.ptr(), static_cast<Py_ssize_t>(i)))));
+        // Other Python threads run during the compile and the kernels. Nothing here touches a
+        // Python object: `inputs` keeps the NumPy buffers alive and is destroyed (dropping their
+        // references) only after the GIL is re-acquired. A compiled call over less than 256 KiB
+        // (microseconds of work) keeps the GIL: releasing it would cost more than the call.
+        if (f.compile_count() > 0 && f.backend() == symx::Backend::compiled && f.bytes_per_call() < (1 << 18))
+          return f(inputs);
         std::vector<symx::Array> outputs;
         {
-          // Other Python threads run during the compile and the kernels. Nothing here touches a
-          // Python object: `inputs` keeps the NumPy buffers alive and is destroyed (dropping
-          // their references) only after the GIL is re-acquired.
           nb::gil_scoped_release released;
           outputs = f(inputs);
         }

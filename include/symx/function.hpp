@@ -34,6 +34,9 @@ class Function {
   void call_into(const std::vector<Array>& inputs, std::vector<Array>& outputs) const;
   // How many times this function compiled a program (once per input signature).
   std::int64_t compile_count() const;
+  // Bytes a call reads or writes in its inputs, outputs and variables: a rough measure of its
+  // cost (the Python binding keeps the GIL for calls too small to be worth releasing it).
+  std::int64_t bytes_per_call() const;
   // The graph after rewrites and the kernels holding each node (compiles if needed).
   std::string describe() const;
   const std::vector<Tensor>& inputs() const;

@@ -50,6 +50,7 @@ struct Function::Impl {
   std::string context;  // "function (made at file:line)", for error messages
   // The variables the call reads and writes, in lock order (see runtime/variable_locks.hpp).
   std::vector<runtime::VariableAccess> accesses;
+  std::int64_t bytes_per_call = 0;
   // The compiled program, built once on the first call (shapes are static, so one signature)
   // under `compile_mutex`; `ready` publishes it so that later calls take no lock. A compile that
   // throws leaves no program, and the next call tries again (the error may be transient: a full
@@ -165,6 +166,9 @@ Function function(const std::vector<Tensor>& inputs, const std::vector<Tensor>& 
   std::vector<Tensor> written = impl->random_states;
   for (const auto& [var, value] : impl->updates) written.push_back(var);
   impl->accesses = runtime::variable_accesses(roots, written);
+  for (const Tensor& t : topological_order(roots))
+    if (t.op() == OpKind::Variable || t.op() == OpKind::Placeholder) impl->bytes_per_call += t.size() * static_cast<std::int64_t>(itemsize(t.dtype()));
+  for (const Tensor& t : outputs) impl->bytes_per_call += t.size() * static_cast<std::int64_t>(itemsize(t.dtype()));
   impl->backend = options.backend ? *options.backend : default_backend();
   impl->where = ops::where_string(loc);
   impl->context = "function" + (impl->where.empty() ? std::string() : " (made at " + impl->where + ")");
@@ -273,6 +277,7 @@ int num_threads() {
 }
 
 std::int64_t Function::compile_count() const { return impl_->compiles.load(); }
+std::int64_t Function::bytes_per_call() const { return impl_->bytes_per_call; }
 
 std::string Function::describe() const {
   if (impl_->backend == Backend::reference) return "reference backend\n" + debugprint(impl_->outputs);

@@ -3,9 +3,12 @@
 // count), concurrent first calls compile once. Also built alone under ThreadSanitizer
 // (symx_concurrency_tests, `make test-tsan`).
 #include <gtest/gtest.h>
+#include <stdlib.h>
 
 #include <algorithm>
 #include <atomic>
+#include <cstdlib>
+#include <filesystem>
 #include <latch>
 #include <thread>
 #include <vector>
@@ -144,4 +147,30 @@ TEST(Concurrency, FunctionsSharingVariablesDoNotDeadlock) {
   });
   EXPECT_EQ(a.value().item<std::int64_t>(), kThreads / 2 * calls);
   EXPECT_EQ(b.value().item<std::int64_t>(), kThreads / 2 * calls);
+}
+
+// A compile that fails (here: the compiler is /bin/false) throws and leaves no program behind, so
+// a later call compiles again and succeeds: a transient failure (a full disk, a compiler timeout)
+// does not poison the function.
+TEST(Concurrency, AFailedCompileIsRetriedByTheNextCall) {
+  sx::reset_default_graph();
+  auto x = sx::placeholder({8}, sx::f32, "x");
+  auto f = sx::function({x}, {sx::sin(x) * 0.123f + 4.56f}, {}, {sx::Backend::compiled});
+  const char* cxx = std::getenv("SYMX_CXX");
+  const char* cache = std::getenv("SYMX_CACHE_DIR");
+  std::string saved_cxx = cxx ? cxx : "", saved_cache = cache ? cache : "";
+  char dir[] = "/tmp/symx-retry-XXXXXX";
+  ASSERT_NE(::mkdtemp(dir), nullptr);
+  ::setenv("SYMX_CACHE_DIR", dir, 1);  // empty: the kernel is not in any cache
+  ::setenv("SYMX_CXX", "/bin/false", 1);
+  EXPECT_THROW(f({sx::Array::zeros({8})}), sx::Error);
+  EXPECT_EQ(f.compile_count(), 0);
+  if (cxx) ::setenv("SYMX_CXX", saved_cxx.c_str(), 1);
+  else ::unsetenv("SYMX_CXX");
+  sx::Array out = f({sx::Array::zeros({8})})[0];
+  if (cache) ::setenv("SYMX_CACHE_DIR", saved_cache.c_str(), 1);
+  else ::unsetenv("SYMX_CACHE_DIR");
+  std::filesystem::remove_all(dir);
+  EXPECT_EQ(f.compile_count(), 1);
+  EXPECT_FLOAT_EQ(out.data<float>()[0], 4.56f);
 }

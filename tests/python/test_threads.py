@@ -66,7 +66,7 @@ def test_other_threads_run_while_a_call_compiles(tmp_path):
 
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_concurrent_calls_from_python_threads(backend):
-    n, threads, calls = 5000, 4, 20
+    n, threads, calls = 40_000, 4, 20  # 640 KB a call: large enough that the call releases the GIL
     x = sx.placeholder((n,), "float64", name="x")
     c = sx.variable(np.int64(0), name="c")
     f = sx.function([x], [x * 2 + 1, c * 1], updates={c: c + 1}, backend=backend)
