@@ -7,7 +7,7 @@ GENERATOR := $(shell command -v ninja >/dev/null 2>&1 && echo "-G Ninja")
 # reuse the objects of the main build.
 LAUNCHER := $(shell command -v ccache >/dev/null 2>&1 && echo "-DCMAKE_CXX_COMPILER_LAUNCHER=ccache")
 
-.PHONY: all deps build asan test test-cpp test-asan test-python test-package demo bench clean
+.PHONY: all deps build asan tsan test test-cpp test-asan test-tsan test-python test-package demo bench clean
 
 all: build
 
@@ -22,6 +22,12 @@ build: deps
 asan: deps
 	cmake -S . -B $(BUILD)/asan $(GENERATOR) -DCMAKE_BUILD_TYPE=Debug -DSYMX_SANITIZE=ON -DSYMX_PYTHON=OFF
 	cmake --build $(BUILD)/asan -j $(JOBS)
+
+# The library and the concurrency tests under ThreadSanitizer (tests/cpp/test_concurrency.cpp,
+# test_aliasing.cpp); one OpenMP thread, since libgomp is not instrumented (see tests/tsan.supp).
+tsan: deps
+	cmake -S . -B $(BUILD)/tsan $(GENERATOR) -DCMAKE_BUILD_TYPE=Debug -DSYMX_TSAN=ON -DSYMX_PYTHON=OFF
+	cmake --build $(BUILD)/tsan -j $(JOBS)
 
 test-cpp: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
@@ -43,7 +49,10 @@ test-package: build
 	cmake --build $(BUILD)/package-subdirectory -j $(JOBS)
 	$(BUILD)/package-subdirectory/quickstart | $(PYTHON) tests/package/check_quickstart.py
 
-test: test-cpp test-asan test-package test-python
+test-tsan: tsan
+	cd $(BUILD)/tsan && ctest --output-on-failure
+
+test: test-cpp test-asan test-tsan test-package test-python
 
 # The main job: the paper's two examples, in C++ and in Python.
 demo: build

@@ -642,7 +642,17 @@ NB_MODULE(_symx, m) {
       .def_prop_ro("where", [](const Tensor& t) { return python_text(t.node().where); },
                    "file:line where the node was built.")
       .def_prop_ro("inputs", [](const Tensor& t) { return t.node().inputs; })
-      .def("eval", [](const Tensor& t, nb::handle feed) { return t.eval(feed_from_python(feed)); },
+      .def("eval", [](const Tensor& t, nb::handle feed) {
+        symx::Feed values = feed_from_python(feed);
+        symx::Array result;
+        {
+          // No Python object is touched while released: the feed's NumPy buffers are kept
+          // alive by `values`, whose owners drop their references after the GIL is back.
+          nb::gil_scoped_release released;
+          result = t.eval(values);
+        }
+        return result;
+      },
            "feed"_a = nb::none(),
            "Evaluates with the reference evaluator; feed maps placeholders to arrays.")
       .def_prop_rw("value", [](const Tensor& t) { return array_to_python(t.value()); },
@@ -876,14 +886,26 @@ NB_MODULE(_symx, m) {
             return "function input " + std::to_string(i) +
                    (i < placeholders.size() ? " ('" + placeholders[i].label() + "')" : std::string());
           }));
-        return f(inputs);
+        // Other Python threads run during the compile and the kernels. Nothing here touches a
+        // Python object: `inputs` keeps the NumPy buffers alive and is destroyed (dropping their
+        // references) only after the GIL is re-acquired. A compiled call over less than 256 KiB
+        // (microseconds of work) keeps the GIL: releasing it would cost more than the call.
+        if (f.compile_count() > 0 && f.backend() == symx::Backend::compiled && f.bytes_per_call() < (1 << 18))
+          return f(inputs);
+        std::vector<symx::Array> outputs;
+        {
+          nb::gil_scoped_release released;
+          outputs = f(inputs);
+        }
+        return outputs;
       }, "Runs one call; returns a list with one NumPy array per output.")
       .def_prop_ro("inputs", &symx::Function::inputs)
       .def_prop_ro("outputs", &symx::Function::outputs)
       .def_prop_ro("updates", &symx::Function::updates)
       .def_prop_ro("compile_count", &symx::Function::compile_count,
                    "How many times this function compiled a program (once per input signature).")
-      .def("describe", &symx::Function::describe, "The graph after rewrites and the kernels holding each node.")
+      .def("describe", &symx::Function::describe, nb::call_guard<nb::gil_scoped_release>(),
+           "The graph after rewrites and the kernels holding each node (compiles if needed).")
       .def_prop_ro("backend", [](const symx::Function& f) {
         return f.backend() == symx::Backend::reference ? "reference" : "compiled";
       });

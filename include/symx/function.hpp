@@ -24,12 +24,19 @@ class Function {
  public:
   // Runs one call: checks the inputs, computes every output and every update from the variable
   // values at the start of the call, then writes all updates (none if anything failed).
+  // Thread-safe: calls from several threads run concurrently (the first compiles once, the others
+  // wait for it); calls touching the same variables are linearizable, each holding the variables'
+  // locks (shared to read, exclusive to update) for its duration. Inputs may alias variables.
   std::vector<Array> operator()(const std::vector<Array>& inputs) const;
   // The same, writing into preallocated `outputs` (of the outputs' shapes and dtypes): with the
-  // compiled backend a steady-state call then allocates nothing.
+  // compiled backend a steady-state call then allocates nothing. Outputs that overlap an input, a
+  // variable or each other are computed into temporaries first (correct, but they allocate).
   void call_into(const std::vector<Array>& inputs, std::vector<Array>& outputs) const;
   // How many times this function compiled a program (once per input signature).
   std::int64_t compile_count() const;
+  // Bytes a call reads or writes in its inputs, outputs and variables: a rough measure of its
+  // cost (the Python binding keeps the GIL for calls too small to be worth releasing it).
+  std::int64_t bytes_per_call() const;
   // The graph after rewrites and the kernels holding each node (compiles if needed).
   std::string describe() const;
   const std::vector<Tensor>& inputs() const;
@@ -44,8 +51,9 @@ class Function {
 };
 
 // Threads used by compiled functions: generated kernels and library calls share one OpenMP
-// pool. The default is SYMX_NUM_THREADS when set, else OpenMP's default (all cores). Results do
-// not depend on the thread count beyond floating-point reassociation in reductions.
+// pool. The default is SYMX_NUM_THREADS when set, else OpenMP's default (all cores). The setting
+// applies to calls from every thread. Results do not depend on the thread count beyond
+// floating-point reassociation in reductions.
 void set_num_threads(int threads);
 int num_threads();
 

@@ -12,12 +12,17 @@
 // - Floating-point results follow IEEE 754 in the reference evaluator (NaN and inf propagate).
 // - A variable's value is state that lives outside the graph: `function` reads every variable at
 //   the start of a call and writes all updates together at the end, so an update never sees
-//   another update's new value.
+//   another update's new value. Calls from several threads are linearizable: each holds the
+//   locks of the variables it reads (shared) and updates (exclusive) for its whole duration.
+// - A value handed out (`value()`, `eval()`, a function's results) never changes afterwards: an
+//   update writes in place only into storage nobody else holds, and otherwise into a fresh buffer
+//   that becomes the variable's storage (copy-on-write).
 #pragma once
 
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <shared_mutex>
 #include <optional>
 #include <source_location>
 #include <string>
@@ -106,9 +111,12 @@ using Attr = std::variant<NoAttr, ReduceAttr, AxisAttr, ShapeAttr, PermAttr, Sli
                           RandomAttr>;
 
 // Where a variable's value lives. Shared by the variable node and every function using it.
+// `mutex` guards `value`: readers of the value hold it shared, writers exclusive (see
+// runtime/variable_locks.hpp for the order in which a call takes several).
 struct VariableState {
   Array value;
   bool trainable = true;
+  mutable std::shared_mutex mutex;
 };
 
 class Tensor;
@@ -151,7 +159,9 @@ class Tensor {
   Array eval(const std::vector<std::pair<Tensor, Array>>& feed = {}) const;
 
   // Variables only: the current value, and assignment of a new one (shape and dtype must match).
-  const Array& value() const;
+  // The returned Array shares the variable's storage without copying; later updates never
+  // change it (they write a fresh buffer while it is held). Safe to call from any thread.
+  Array value() const;
   void assign(const Array& value) const;
   bool trainable() const;
 

@@ -1,4 +1,6 @@
 #include <algorithm>
+#include <mutex>
+#include <shared_mutex>
 
 #include "ops/op_table.hpp"
 #include "runtime/evaluator.hpp"
@@ -12,6 +14,13 @@ Graph*& current_graph() {
   static Graph root;
   static thread_local Graph* current = &root;
   return current;
+}
+
+std::shared_ptr<VariableState> make_variable_state(Array value, bool trainable) {
+  auto state = std::make_shared<VariableState>();  // not aggregate-initialized: the mutex cannot move
+  state->value = std::move(value);
+  state->trainable = trainable;
+  return state;
 }
 
 // Glob match with * and ?.
@@ -93,7 +102,7 @@ Tensor Graph::random_state() {
     node->type = {Shape{}, DType::i64};
     node->name = "random_state";
     node->id = next_node_id();
-    node->variable = std::make_shared<VariableState>(VariableState{Array::zeros({}, DType::i64), false});
+    node->variable = make_variable_state(Array::zeros({}, DType::i64), false);
     random_state_ = Tensor(std::move(node));
   }
   return random_state_;
@@ -130,7 +139,11 @@ VariableState& state_of(const Tensor& t, const char* what) {
 }
 }  // namespace
 
-const Array& Tensor::value() const { return state_of(*this, "value").value; }
+Array Tensor::value() const {
+  VariableState& state = state_of(*this, "value");
+  std::shared_lock lock(state.mutex);
+  return state.value;
+}
 
 void Tensor::assign(const Array& value) const {
   VariableState& state = state_of(*this, "assign");
@@ -139,7 +152,11 @@ void Tensor::assign(const Array& value) const {
                      std::string(dtype_name(dtype())) + " but the new value is " +
                      shape_string(value.shape()) + " " + std::string(dtype_name(value.dtype())) +
                      ". Assign a value of the variable's shape and dtype.");
-  state.value = value.copy();
+  // Copied before locking, so that concurrent calls wait only for the swap; the old storage
+  // stays valid for whoever still holds it.
+  Array copied = value.copy();
+  std::unique_lock lock(state.mutex);
+  state.value = std::move(copied);
 }
 
 bool Tensor::trainable() const { return state_of(*this, "trainable").trainable; }
@@ -183,7 +200,7 @@ Tensor placeholder(Shape shape, DType dtype, const std::string& name, Loc loc) {
 Tensor variable(const Array& value, const std::string& name, bool trainable, Loc loc) {
   Graph& g = default_graph();
   Tensor t = make_leaf(OpKind::Variable, {value.shape(), value.dtype()}, g.unique_name(name.empty() ? "variable" : name), NoAttr{}, loc,
-                       std::make_shared<VariableState>(VariableState{value.copy(), trainable}));
+                       make_variable_state(value.copy(), trainable));
   g.add_variable(t);
   return t;
 }

@@ -1,8 +1,10 @@
 #include "symx/function.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
 
 #include <omp.h>
 #include <sstream>
@@ -12,6 +14,7 @@
 #include "ops/op_table.hpp"
 #include "runtime/evaluator.hpp"
 #include "runtime/program.hpp"
+#include "runtime/variable_locks.hpp"
 
 namespace symx {
 
@@ -45,16 +48,37 @@ struct Function::Impl {
   Backend backend = Backend::compiled;
   std::string where;
   std::string context;  // "function (made at file:line)", for error messages
-  // The compiled program, built on the first call (shapes are static, so one signature).
+  // The variables the call reads and writes, in lock order (see runtime/variable_locks.hpp).
+  std::vector<runtime::VariableAccess> accesses;
+  std::int64_t bytes_per_call = 0;
+  // The compiled program, built once on the first call (shapes are static, so one signature)
+  // under `compile_mutex`; `ready` publishes it so that later calls take no lock. A compile that
+  // throws leaves no program, and the next call tries again (the error may be transient: a full
+  // disk, a compiler timeout).
   std::unique_ptr<runtime::Program> program;
-  std::int64_t compiles = 0;
+  std::atomic<runtime::Program*> ready{nullptr};
+  std::mutex compile_mutex;
+  std::atomic<std::int64_t> compiles{0};
   // Result arrays of earlier calls, per output: one that nobody else holds any more is written
   // again instead of allocating (and page-faulting) a fresh buffer. Two per output, so that a
-  // caller holding the previous result still gets a recycled one.
+  // caller holding the previous result still gets a recycled one. Guarded by `recycled_mutex`.
   std::vector<std::vector<Array>> recycled;
+  std::mutex recycled_mutex;
+
+  runtime::Program& compiled_program();
+  std::vector<Array> result_arrays();
 };
 
 namespace {
+
+// The thread count chosen by set_num_threads or SYMX_NUM_THREADS (0: OpenMP's default). OpenMP
+// keeps the count per calling thread, so each compiled call applies it to the thread it runs on.
+std::atomic<int> chosen_threads{0};
+
+void use_chosen_threads() {
+  int n = chosen_threads.load(std::memory_order_relaxed);
+  if (n > 0 && omp_get_max_threads() != n) omp_set_num_threads(n);
+}
 
 // Applies SYMX_NUM_THREADS once, before the first compiled call.
 void apply_thread_setting() {
@@ -65,7 +89,7 @@ void apply_thread_setting() {
       long n = std::strtol(env, &end, 10);
       if (*end != '\0' || n < 1)
         throw ValueError(std::string("function: SYMX_NUM_THREADS is '") + env + "'. Set it to a positive integer, or unset it.");
-      omp_set_num_threads(static_cast<int>(n));
+      chosen_threads = static_cast<int>(n);
     }
     return true;
   }();
@@ -139,6 +163,12 @@ Function function(const std::vector<Tensor>& inputs, const std::vector<Tensor>& 
   for (const auto& [var, value] : impl->updates) roots.push_back(value);
   check_placeholders_given(inputs, roots, loc);
   impl->random_states = runtime::random_states(roots);
+  std::vector<Tensor> written = impl->random_states;
+  for (const auto& [var, value] : impl->updates) written.push_back(var);
+  impl->accesses = runtime::variable_accesses(roots, written);
+  for (const Tensor& t : topological_order(roots))
+    if (t.op() == OpKind::Variable || t.op() == OpKind::Placeholder) impl->bytes_per_call += t.size() * static_cast<std::int64_t>(itemsize(t.dtype()));
+  for (const Tensor& t : outputs) impl->bytes_per_call += t.size() * static_cast<std::int64_t>(itemsize(t.dtype()));
   impl->backend = options.backend ? *options.backend : default_backend();
   impl->where = ops::where_string(loc);
   impl->context = "function" + (impl->where.empty() ? std::string() : " (made at " + impl->where + ")");
@@ -155,19 +185,7 @@ std::vector<Array> Function::operator()(const std::vector<Array>& inputs) const 
                      std::to_string(f.inputs.size()) + " (" + names + "). Pass one array per placeholder, in order.");
   }
   if (f.backend == Backend::compiled) {
-    std::vector<Array> outputs;
-    outputs.reserve(f.outputs.size());
-    auto& recycled = impl_->recycled;
-    recycled.resize(f.outputs.size());
-    for (std::size_t k = 0; k < f.outputs.size(); ++k) {
-      auto free_slot = std::find_if(recycled[k].begin(), recycled[k].end(), [](const Array& a) { return a.is_unique(); });
-      if (free_slot != recycled[k].end()) {
-        outputs.push_back(*free_slot);
-        continue;
-      }
-      outputs.push_back(Array::empty(f.outputs[k].shape(), f.outputs[k].dtype()));
-      if (recycled[k].size() < 2) recycled[k].push_back(outputs.back());
-    }
+    std::vector<Array> outputs = impl_->result_arrays();
     call_into(inputs, outputs);
     return outputs;
   }
@@ -178,13 +196,14 @@ std::vector<Array> Function::operator()(const std::vector<Array>& inputs) const 
   }
   std::vector<Tensor> roots = f.outputs;
   for (const auto& [var, value] : f.updates) roots.push_back(value);
+  runtime::VariableLocks locks(f.accesses);
   // Everything is computed from the variable values at the start of the call ...
   std::vector<Array> values = runtime::evaluate(roots, feed, context.c_str());
-  // ... and only then are the updates written, all together.
+  // ... and only then are the updates written, all together, each into a fresh buffer (the value
+  // may be shared with an output, an input or the old storage, which someone may hold).
   for (std::size_t k = 0; k < f.updates.size(); ++k)
-    f.updates[k].first.assign(values[f.outputs.size() + k]);
-  for (const Tensor& state : f.random_states)
-    state.assign(Array::scalar<std::int64_t>(state.value().item<std::int64_t>() + 1));
+    f.updates[k].first.node().variable->value = values[f.outputs.size() + k].copy();
+  runtime::advance_random_states(f.random_states);
   values.resize(f.outputs.size());
   return values;
 }
@@ -207,35 +226,62 @@ void Function::call_into(const std::vector<Array>& inputs, std::vector<Array>& o
     for (std::size_t k = 0; k < outputs.size(); ++k) std::memcpy(outputs[k].raw_data(), values[k].raw_data(), values[k].nbytes());
     return;
   }
-  if (!f.program) {
+  runtime::Program& program = f.compiled_program();
+  use_chosen_threads();
+  runtime::VariableLocks locks(f.accesses);
+  program.run(inputs, outputs);
+}
+
+runtime::Program& Function::Impl::compiled_program() {
+  if (runtime::Program* p = ready.load(std::memory_order_acquire)) return *p;
+  std::lock_guard lock(compile_mutex);
+  if (!program) {
     apply_thread_setting();
-    Updates updates = f.updates;
-    for (const Tensor& state : f.random_states) updates.emplace_back(state, state + 1);
-    f.program = std::make_unique<runtime::Program>(f.inputs, f.outputs, updates);
-    ++f.compiles;
+    Updates all = updates;
+    for (const Tensor& state : random_states) all.emplace_back(state, state + 1);
+    program = std::make_unique<runtime::Program>(inputs, outputs, all);
+    ++compiles;
+    ready.store(program.get(), std::memory_order_release);
   }
-  f.program->run(inputs, outputs);
+  return *program;
+}
+
+std::vector<Array> Function::Impl::result_arrays() {
+  std::vector<Array> arrays;
+  arrays.reserve(outputs.size());
+  // Under the lock, a slot found unique is copied before another call can look at it.
+  std::lock_guard lock(recycled_mutex);
+  recycled.resize(outputs.size());
+  for (std::size_t k = 0; k < outputs.size(); ++k) {
+    auto free_slot = std::find_if(recycled[k].begin(), recycled[k].end(), [](const Array& a) { return a.is_unique(); });
+    if (free_slot != recycled[k].end()) {
+      arrays.push_back(*free_slot);
+      continue;
+    }
+    arrays.push_back(Array::empty(outputs[k].shape(), outputs[k].dtype()));
+    if (recycled[k].size() < 2) recycled[k].push_back(arrays.back());
+  }
+  return arrays;
 }
 
 void set_num_threads(int threads) {
   if (threads < 1)
     throw ValueError("set_num_threads: " + std::to_string(threads) + " threads requested. Pass 1 or more.");
+  chosen_threads = threads;
   omp_set_num_threads(threads);
 }
 
-int num_threads() { return omp_get_max_threads(); }
+int num_threads() {
+  int n = chosen_threads.load(std::memory_order_relaxed);
+  return n > 0 ? n : omp_get_max_threads();
+}
 
-std::int64_t Function::compile_count() const { return impl_->compiles; }
+std::int64_t Function::compile_count() const { return impl_->compiles.load(); }
+std::int64_t Function::bytes_per_call() const { return impl_->bytes_per_call; }
 
 std::string Function::describe() const {
   if (impl_->backend == Backend::reference) return "reference backend\n" + debugprint(impl_->outputs);
-  if (!impl_->program) {
-    Updates updates = impl_->updates;
-    for (const Tensor& state : impl_->random_states) updates.emplace_back(state, state + 1);
-    impl_->program = std::make_unique<runtime::Program>(impl_->inputs, impl_->outputs, updates);
-    ++impl_->compiles;
-  }
-  return impl_->program->describe();
+  return impl_->compiled_program().describe();
 }
 
 const std::vector<Tensor>& Function::inputs() const { return impl_->inputs; }

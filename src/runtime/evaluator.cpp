@@ -4,6 +4,7 @@
 #include <unordered_map>
 
 #include "ops/op_table.hpp"
+#include "runtime/variable_locks.hpp"
 #include "symx/function.hpp"
 
 namespace symx::runtime {
@@ -77,10 +78,34 @@ std::vector<Tensor> random_states(const std::vector<Tensor>& outputs) {
   return states;
 }
 
+std::vector<VariableAccess> variable_accesses(const std::vector<Tensor>& roots, const std::vector<Tensor>& written) {
+  std::vector<VariableAccess> accesses;
+  for (const Tensor& t : written) accesses.push_back({t.node().variable.get(), true});
+  for (const Tensor& t : topological_order(roots))
+    if (t.op() == OpKind::Variable) accesses.push_back({t.node().variable.get(), false});
+  // Sorted by address with writes first among equals, so that `unique` keeps the write.
+  std::sort(accesses.begin(), accesses.end(), [](const VariableAccess& a, const VariableAccess& b) {
+    return a.state != b.state ? std::less<VariableState*>()(a.state, b.state) : a.write > b.write;
+  });
+  accesses.erase(std::unique(accesses.begin(), accesses.end(), [](const VariableAccess& a, const VariableAccess& b) { return a.state == b.state; }),
+                 accesses.end());
+  return accesses;
+}
+
+void advance_random_states(const std::vector<Tensor>& states) {
+  for (const Tensor& state : states) {
+    Array& value = state.node().variable->value;
+    value = Array::scalar<std::int64_t>(value.item<std::int64_t>() + 1);  // a fresh buffer: a held value never changes
+  }
+}
+
 std::vector<Array> evaluate_and_advance(const std::vector<Tensor>& outputs, const Feed& feed) {
+  // The same locks as a function call, so that eval() sees no half-written update.
+  std::vector<Tensor> states = random_states(outputs);
+  std::vector<VariableAccess> accesses = variable_accesses(outputs, states);
+  VariableLocks locks(accesses);
   auto result = evaluate(outputs, feed);
-  for (const Tensor& state : random_states(outputs))
-    state.assign(Array::scalar<std::int64_t>(state.value().item<std::int64_t>() + 1));
+  advance_random_states(states);
   return result;
 }
 

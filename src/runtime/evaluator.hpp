@@ -19,6 +19,9 @@ std::vector<Tensor> random_states(const std::vector<Tensor>& outputs);
 // so that the next evaluation draws fresh numbers.
 std::vector<Array> evaluate_and_advance(const std::vector<Tensor>& outputs, const Feed& feed);
 
+// Adds one to each random-state variable (the caller holds their locks exclusively).
+void advance_random_states(const std::vector<Tensor>& states);
+
 // Checks that `value` fits placeholder `p`; throws ValueError naming it otherwise.
 void check_feed_value(const Tensor& p, const Array& value, const char* context);
 

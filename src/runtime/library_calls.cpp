@@ -27,6 +27,7 @@
 #include <cmath>
 #include <dnnl.hpp>
 #include <limits>
+#include <mutex>
 #include <stdexcept>
 #include <vector>
 
@@ -37,15 +38,16 @@ namespace {
 
 using dnnl::memory;
 
-// One engine and stream for the process, never destroyed: primitives and memories of programs
-// that outlive static destruction still refer to them.
+// One engine for the process, never destroyed: primitives and memories of programs that outlive
+// static destruction still refer to it. One stream per thread: a oneDNN stream is not meant to be
+// used by several threads at once, and calls of functions may run concurrently.
 dnnl::engine& cpu_engine() {
   static auto* engine = new dnnl::engine(dnnl::engine::kind::cpu, 0);
   return *engine;
 }
 dnnl::stream& cpu_stream() {
-  static auto* stream = new dnnl::stream(cpu_engine());
-  return *stream;
+  static thread_local dnnl::stream stream(cpu_engine());
+  return stream;
 }
 
 bool any_empty(const Tensor& node) {
@@ -130,6 +132,9 @@ class DnnlCall final : public LibraryCall {
   }
 
   void run(char* const* p) override {
+    // The memories' handles, the blocked buffers and the scratchpad belong to the call, so
+    // concurrent calls of one program take turns here (other steps still run in parallel).
+    std::lock_guard lock(mutex_);
     for (std::size_t i = 0; i < user_.size(); ++i) check(dnnl_memory_set_data_handle_v2(user_[i].get(), p[i], nullptr));
     // The C entry point takes the prebuilt argument arrays; the C++ one builds a map per call.
     for (Step& s : steps_)
@@ -184,6 +189,7 @@ class DnnlCall final : public LibraryCall {
   std::vector<memory> user_;  // the program's buffers, one per slot
   std::vector<Step> steps_;   // input reorders, the primitive, the output's reorder
   memory scratchpad_;
+  std::mutex mutex_;
 };
 
 using Slots = std::vector<std::pair<int, memory::desc>>;

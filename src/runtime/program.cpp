@@ -1,10 +1,13 @@
 #include "runtime/program.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <iomanip>
+#include <mutex>
+#include <optional>
 #include <sstream>
 #include <unordered_map>
 
@@ -34,7 +37,7 @@ struct ExecStep {
   Tensor node;
   void (*kernel)(char* const*) = nullptr;
   std::vector<int> args;        // buffers: loads then output (kernel); inputs then output (others)
-  std::vector<char*> pointers;  // resolved per call, preallocated
+  std::size_t first_pointer = 0;  // where this step's resolved `args` start in Scratch::pointers
   std::unique_ptr<LibraryCall> call;  // library steps; null: none applies, the reference evaluator runs
   std::vector<Tensor> inputs;         // non-kernel steps: the nodes read (codegen::Step::inputs)
   std::vector<Tensor> evaluated;      // fallback: the nodes from the inputs to `node`, inputs first
@@ -51,6 +54,35 @@ bool profiling() {
 }
 
 struct Copy { int from, to_output = -1; std::shared_ptr<VariableState> to_variable; std::size_t bytes; };
+
+// An update written in place: `buffer` (the step's output buffer) is the variable's storage,
+// unless that storage is shared or overlaps an input or output of the call.
+struct InPlace { std::shared_ptr<VariableState> state; int buffer; std::size_t bytes; };
+
+// What one call writes besides the caller's arrays: the buffers' addresses, the steps' argument
+// arrays and the temporaries. Each call in flight has its own, so calls can run concurrently.
+struct Scratch {
+  std::vector<char*> base;      // per buffer
+  std::vector<char*> pointers;  // per step argument, ExecStep::first_pointer onwards
+  std::unique_ptr<char, void (*)(void*)> arena{nullptr, std::free};
+  std::vector<std::optional<Array>> fresh;  // per InPlace: the fresh buffer of a copy-on-write update
+  std::vector<double> seconds;              // SYMX_PROFILE: per step, this call
+};
+
+// Whether two byte ranges share a byte (empty ranges share none).
+bool overlaps(const void* a, std::size_t a_bytes, const void* b, std::size_t b_bytes) {
+  auto x = reinterpret_cast<std::uintptr_t>(a), y = reinterpret_cast<std::uintptr_t>(b);
+  return a_bytes && b_bytes && x < y + b_bytes && y < x + a_bytes;
+}
+// Whether one of `arrays` (of byte sizes `bytes`, known from the program's static types) overlaps
+// [data, data + n).
+bool any_overlaps(const std::vector<Array>& arrays, const std::vector<std::size_t>& bytes, const void* data, std::size_t n) {
+  for (std::size_t i = 0; i < arrays.size(); ++i)
+    if (overlaps(arrays[i].raw_data(), bytes[i], data, n)) return true;
+  return false;
+}
+
+std::size_t bytes_of(const Tensor& t) { return static_cast<std::size_t>(t.size()) * itemsize(t.dtype()); }
 
 std::size_t round_up(std::size_t n) { return (n + 63) / 64 * 64; }
 
@@ -111,10 +143,20 @@ struct Program::Impl {
   std::unordered_map<const Node*, int> buffer_of;
   std::vector<ExecStep> steps;
   std::vector<Copy> staging, finals;  // staging: before any update is written; finals: after
-  std::vector<char*> base;            // resolved buffer addresses, per call
-  std::unique_ptr<char, void (*)(void*)> arena{nullptr, std::free};
-  std::size_t arena_bytes = 0;
-  std::int64_t runs = 0;  // SYMX_PROFILE: calls made; all but the first are timed
+  std::vector<InPlace> in_place;
+  // Every variable read or written and its byte size, and the inputs' and outputs' byte sizes:
+  // the overlap checks of a call compare addresses only.
+  std::vector<std::pair<VariableState*, std::size_t>> variables;
+  std::vector<std::size_t> input_bytes, output_bytes;
+  std::size_t arena_bytes = 0, pointer_count = 0;
+  // Per-call scratch: `spare` holds one idle scratch, taken and returned with one atomic exchange
+  // each, so a single thread never locks; concurrent calls take more from `idle` (made on demand).
+  std::atomic<Scratch*> spare{nullptr};
+  std::mutex pool_mutex;
+  std::vector<std::unique_ptr<Scratch>> scratches;
+  std::vector<Scratch*> idle;
+  mutable std::mutex profile_mutex;  // guards `runs` and ExecStep::seconds
+  std::int64_t runs = 0;             // SYMX_PROFILE: calls made; all but the first are timed
 
   int add_buffer(Buffer b) {
     buffers.push_back(std::move(b));
@@ -180,15 +222,16 @@ struct Program::Impl {
   }
 
   void assign_steps(std::size_t n_outputs) {
-    auto in_place = choose_in_place(n_outputs);
+    auto chosen = choose_in_place(n_outputs);
     for (const codegen::Step& s : plan.steps) {
       Buffer b;
       if (s.role == Role::alias) {
         b.kind = Buffer::Kind::alias;
         b.index = buffer_of.at(&s.node.node().inputs[0].node());
-      } else if (auto ip = in_place.find(&s.node.node()); ip != in_place.end()) {
+      } else if (auto ip = chosen.find(&s.node.node()); ip != chosen.end()) {
         b.kind = Buffer::Kind::variable;
         b.state = ip->second;
+        in_place.push_back({ip->second, static_cast<int>(buffers.size()), bytes_of(s.node)});
       } else {
         auto out = std::find(roots.begin(), roots.begin() + static_cast<std::ptrdiff_t>(n_outputs), s.node);
         bool direct = out != roots.begin() + static_cast<std::ptrdiff_t>(n_outputs);
@@ -232,7 +275,6 @@ struct Program::Impl {
       }
       for (int r : release[s]) free_blocks.push_back({buffers[static_cast<std::size_t>(r)].offset, buffers[static_cast<std::size_t>(r)].bytes});
     }
-    if (arena_bytes) arena.reset(static_cast<char*>(detail::allocate_aligned(arena_bytes)));
   }
 
   void build_steps() {
@@ -252,7 +294,8 @@ struct Program::Impl {
         if (!e.call) e.evaluated = nodes_between(e.inputs, s.node);
       }
       e.args.push_back(buffer_of.at(&s.node.node()));
-      e.pointers.resize(e.args.size());
+      e.first_pointer = pointer_count;
+      pointer_count += e.args.size();
       steps.push_back(std::move(e));
     }
   }
@@ -287,22 +330,81 @@ struct Program::Impl {
     }
   }
 
-  void resolve(const std::vector<Array>& in, std::vector<Array>& out) {
-    base.resize(buffers.size());
+  void resolve(Scratch& scratch, const std::vector<Array>& in, std::vector<Array>& out) const {
+    std::vector<char*>& base = scratch.base;
     for (std::size_t i = 0; i < buffers.size(); ++i) {
-      Buffer& b = buffers[i];
+      const Buffer& b = buffers[i];
       switch (b.kind) {
         case Buffer::Kind::input: base[i] = static_cast<char*>(const_cast<void*>(in[static_cast<std::size_t>(b.index)].raw_data())); break;
         case Buffer::Kind::variable: base[i] = static_cast<char*>(b.state->value.raw_data()); break;
-        case Buffer::Kind::constant: base[i] = static_cast<char*>(b.value.raw_data()); break;
-        case Buffer::Kind::temp: base[i] = arena.get() + b.offset; break;
+        case Buffer::Kind::constant: base[i] = static_cast<char*>(const_cast<void*>(b.value.raw_data())); break;
+        case Buffer::Kind::temp: base[i] = scratch.arena.get() + b.offset; break;
         case Buffer::Kind::output: base[i] = static_cast<char*>(out[static_cast<std::size_t>(b.index)].raw_data()); break;
         case Buffer::Kind::alias: base[i] = nullptr; break;
+      }
+    }
+    for (std::size_t j = 0; j < in_place.size(); ++j) {
+      scratch.fresh[j].reset();
+      const Array& storage = in_place[j].state->value;
+      bool shared = !storage.is_unique() || any_overlaps(in, input_bytes, storage.raw_data(), in_place[j].bytes) ||
+                    any_overlaps(out, output_bytes, storage.raw_data(), in_place[j].bytes);
+      // Copy-on-write: someone holds the storage (or an input aliases it), so the update goes to
+      // a fresh buffer that becomes the variable's storage at the end of the call.
+      if (shared) {
+        scratch.fresh[j] = Array::empty(storage.shape(), storage.dtype());
+        base[static_cast<std::size_t>(in_place[j].buffer)] = static_cast<char*>(scratch.fresh[j]->raw_data());
       }
     }
     for (std::size_t i = 0; i < buffers.size(); ++i)
       if (buffers[i].kind == Buffer::Kind::alias) base[i] = base[static_cast<std::size_t>(root_buffer(static_cast<int>(i)))];
   }
+
+  // Whether a caller output shares memory with an input, a variable or another output: kernels
+  // would then overwrite data that later steps read, so the call writes to fresh arrays.
+  bool outputs_overlap(const std::vector<Array>& in, const std::vector<Array>& out) const {
+    for (std::size_t k = 0; k < out.size(); ++k) {
+      const void* data = out[k].raw_data();
+      if (any_overlaps(in, input_bytes, data, output_bytes[k])) return true;
+      for (const auto& [state, bytes] : variables)
+        if (overlaps(state->value.raw_data(), bytes, data, output_bytes[k])) return true;
+      for (std::size_t j = 0; j < k; ++j)
+        if (overlaps(out[j].raw_data(), output_bytes[j], data, output_bytes[k])) return true;
+    }
+    return false;
+  }
+
+  Scratch* make_scratch() const {
+    auto scratch = std::make_unique<Scratch>();
+    scratch->base.resize(buffers.size());
+    scratch->pointers.resize(pointer_count);
+    scratch->fresh.resize(in_place.size());
+    scratch->seconds.resize(steps.size());
+    if (arena_bytes) scratch->arena.reset(static_cast<char*>(detail::allocate_aligned(arena_bytes)));
+    return scratch.release();
+  }
+
+  Scratch* acquire_scratch() {
+    if (Scratch* s = spare.exchange(nullptr, std::memory_order_acquire)) return s;
+    std::lock_guard lock(pool_mutex);
+    if (!idle.empty()) {
+      Scratch* s = idle.back();
+      idle.pop_back();
+      return s;
+    }
+    scratches.emplace_back(make_scratch());
+    idle.reserve(scratches.size());  // so that release_scratch never allocates
+    return scratches.back().get();
+  }
+
+  void release_scratch(Scratch* s) {
+    Scratch* expected = nullptr;
+    if (spare.compare_exchange_strong(expected, s, std::memory_order_release)) return;
+    std::lock_guard lock(pool_mutex);
+    idle.push_back(s);
+  }
+
+  void run_steps(Scratch& scratch, bool timed);
+  void write_results(Scratch& scratch, std::vector<Array>& outputs);
 };
 
 namespace {
@@ -342,40 +444,96 @@ Program::Program(const std::vector<Tensor>& inputs, const std::vector<Tensor>& o
   p.build_steps();
   p.build_copies(outputs.size());
   p.plan_arena(outputs.size());
-  p.base.resize(p.buffers.size());
+  // From the nodes' static types: the values themselves may be swapped by a concurrent call.
+  for (const Tensor& leaf : p.plan.leaves)
+    if (leaf.op() == OpKind::Variable) p.variables.emplace_back(leaf.node().variable.get(), bytes_of(leaf));
+  for (const auto& [var, value] : updates) p.variables.emplace_back(var.node().variable.get(), bytes_of(var));
+  std::sort(p.variables.begin(), p.variables.end());
+  p.variables.erase(std::unique(p.variables.begin(), p.variables.end()), p.variables.end());
+  for (const Tensor& in : inputs) p.input_bytes.push_back(bytes_of(in));
+  for (const Tensor& out : outputs) p.output_bytes.push_back(bytes_of(out));
+  p.release_scratch(p.acquire_scratch());  // the first call's scratch, made here
 }
 
-Program::~Program() = default;
+Program::~Program() {
+  impl_->spare.store(nullptr);  // every scratch is owned by `scratches`
+}
 
-void Program::run(const std::vector<Array>& inputs, std::vector<Array>& outputs) {
-  Impl& p = *impl_;
-  p.resolve(inputs, outputs);
-  // The first call is not timed: it touches the arena's pages for the first time.
-  const bool timed = profiling() && p.runs++ > 0;
-  for (ExecStep& s : p.steps) {
-    for (std::size_t i = 0; i < s.args.size(); ++i) s.pointers[i] = p.base[static_cast<std::size_t>(s.args[i])];
+void Program::Impl::run_steps(Scratch& scratch, bool timed) {
+  for (std::size_t n = 0; n < steps.size(); ++n) {
+    ExecStep& s = steps[n];
+    char** pointers = scratch.pointers.data() + s.first_pointer;
+    for (std::size_t i = 0; i < s.args.size(); ++i) pointers[i] = scratch.base[static_cast<std::size_t>(s.args[i])];
     auto start = timed ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
     switch (s.role) {
-      case Role::kernel: s.kernel(s.pointers.data()); break;
+      case Role::kernel: s.kernel(pointers); break;
       case Role::library:
         if (s.call) {
-          s.call->run(s.pointers.data());
+          s.call->run(pointers);
           break;
         }
         [[fallthrough]];
-      default: run_fallback(s, s.pointers.data()); break;
+      default: run_fallback(s, pointers); break;
     }
-    if (timed) s.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (timed) scratch.seconds[n] = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   }
-  for (const Copy& c : p.staging) std::memcpy(p.base[static_cast<std::size_t>(c.to_output)], p.base[static_cast<std::size_t>(c.from)], c.bytes);
-  for (const Copy& c : p.finals) {
-    char* to = c.to_variable ? static_cast<char*>(c.to_variable->value.raw_data()) : static_cast<char*>(outputs[static_cast<std::size_t>(c.to_output)].raw_data());
-    std::memcpy(to, p.base[static_cast<std::size_t>(c.from)], c.bytes);
+  if (!timed) return;
+  std::lock_guard lock(profile_mutex);
+  for (std::size_t n = 0; n < steps.size(); ++n) steps[n].seconds += scratch.seconds[n];
+}
+
+void Program::Impl::write_results(Scratch& scratch, std::vector<Array>& outputs) {
+  const std::vector<char*>& base = scratch.base;
+  for (const Copy& c : staging) std::memcpy(base[static_cast<std::size_t>(c.to_output)], base[static_cast<std::size_t>(c.from)], c.bytes);
+  for (const Copy& c : finals) {
+    char* to = nullptr;
+    if (c.to_variable) {
+      Array& storage = c.to_variable->value;
+      // Copy-on-write: a value someone holds is never written (all reads are done by now).
+      if (!storage.is_unique()) storage = Array::empty(storage.shape(), storage.dtype());
+      to = static_cast<char*>(storage.raw_data());
+    } else {
+      to = static_cast<char*>(outputs[static_cast<std::size_t>(c.to_output)].raw_data());
+    }
+    std::memcpy(to, base[static_cast<std::size_t>(c.from)], c.bytes);
   }
+  for (std::size_t j = 0; j < in_place.size(); ++j) {
+    if (!scratch.fresh[j]) continue;
+    in_place[j].state->value = std::move(*scratch.fresh[j]);
+    scratch.fresh[j].reset();
+  }
+}
+
+void Program::run(const std::vector<Array>& inputs, std::vector<Array>& outputs) {
+  Impl& p = *impl_;
+  if (p.outputs_overlap(inputs, outputs)) return run_into_fresh_outputs(inputs, outputs);
+  struct Lease {
+    Impl& p;
+    Scratch* scratch;
+    ~Lease() { p.release_scratch(scratch); }
+  } lease{p, p.acquire_scratch()};
+  p.resolve(*lease.scratch, inputs, outputs);
+  bool timed = false;
+  if (profiling()) {
+    // The first call is not timed: it touches the arena's pages for the first time.
+    std::lock_guard lock(p.profile_mutex);
+    timed = p.runs++ > 0;
+  }
+  p.run_steps(*lease.scratch, timed);
+  p.write_results(*lease.scratch, outputs);
+}
+
+void Program::run_into_fresh_outputs(const std::vector<Array>& inputs, std::vector<Array>& outputs) {
+  std::vector<Array> fresh;
+  fresh.reserve(outputs.size());
+  for (const Array& out : outputs) fresh.push_back(Array::empty(out.shape(), out.dtype()));
+  run(inputs, fresh);
+  for (std::size_t k = 0; k < outputs.size(); ++k) std::memcpy(outputs[k].raw_data(), fresh[k].raw_data(), fresh[k].nbytes());
 }
 
 std::string Program::describe() const {
   const Impl& p = *impl_;
+  std::lock_guard lock(p.profile_mutex);
   std::ostringstream os;
   os << "optimized graph:\n" << debugprint(p.roots) << "kernels:\n";
   double total = 0;

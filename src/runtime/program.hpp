@@ -20,7 +20,10 @@ class Program {
   Program& operator=(const Program&) = delete;
 
   // Runs one call. `outputs` must hold arrays of the outputs' shapes and dtypes (they are written,
-  // not reallocated). Variables are read at the start and updated at the end.
+  // not reallocated). Variables are read at the start and updated at the end; the caller holds
+  // their locks (runtime/variable_locks.hpp). Calls may run concurrently: each has its own scratch.
+  // An update writes in place only into storage nobody else holds and no input or output
+  // overlaps; otherwise into a fresh buffer that becomes the variable's storage.
   void run(const std::vector<Array>& inputs, std::vector<Array>& outputs);
 
   // The optimized graph and the kernels holding each node.
@@ -28,6 +31,8 @@ class Program {
 
   struct Impl;
  private:
+  // run() for outputs that overlap an input, a variable or each other: through fresh arrays.
+  void run_into_fresh_outputs(const std::vector<Array>& inputs, std::vector<Array>& outputs);
   std::unique_ptr<Impl> impl_;
 };
 
