@@ -19,6 +19,7 @@
 #include <nanobind/stl/vector.h>
 
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
@@ -178,6 +179,16 @@ nb::object array_to_python(const symx::Array& a) {
   const void* data = keep->raw_data() ? keep->raw_data() : empty_storage;
   nb::ndarray<nb::numpy, nb::ro> out(data, shape.size(), shape.data(), owner, nullptr,
                                      dlpack_dtype(a.dtype()), nb::device::cpu::value);
+  return out.cast();
+}
+
+// A writable NumPy array that takes over `a`, which nothing else may share (a fresh Array).
+nb::object writable_array_to_python(symx::Array a) {
+  auto* keep = new symx::Array(std::move(a));
+  nb::capsule owner(keep, [](void* p) noexcept { delete static_cast<symx::Array*>(p); });
+  std::vector<std::size_t> shape(keep->shape().begin(), keep->shape().end());
+  nb::ndarray<nb::numpy> out(keep->raw_data(), shape.size(), shape.data(), owner, nullptr,
+                             dlpack_dtype(keep->dtype()), nb::device::cpu::value);
   return out.cast();
 }
 
@@ -397,6 +408,9 @@ template <class T> struct deferred_error_value {
     } catch (const symx::DTypeError&) {
       error = std::current_exception();
       return true;
+    } catch (const symx::ShapeError&) {
+      error = std::current_exception();
+      return true;
     } catch (...) {
       PyErr_Clear();
       return false;
@@ -481,16 +495,24 @@ SYMX_WRAPPER_CASTER(TensorPairs, "dict[Tensor, Tensor | ArrayLike]", tensor_pair
 SYMX_WRAPPER_CASTER(IntList, "int | Sequence[int] | None", int_list(src))
 #undef SYMX_WRAPPER_CASTER
 
-template <> struct type_caster<AxisList> {
-  NB_TYPE_CASTER(AxisList, const_name("int | Sequence[int] | None"))
+// Axes narrowed to the C++ int of transpose, squeeze and flip; an axis beyond int's range cannot
+// be valid for any tensor and is reported (ShapeError, when the call starts) instead of wrapping.
+template <> struct type_caster<AxisList> : deferred_error_value<AxisList> {
+  using Value = AxisList;
+  static constexpr auto Name = const_name("int | Sequence[int] | None");
+  template <typename T_> using Cast = movable_cast_t<T_>;
+  template <typename T_> static constexpr bool can_cast() { return true; }
   bool from_python(handle src, uint32_t, cleanup_list*) noexcept {
-    try {
-      for (auto a : int_list(src)) value.v.push_back(static_cast<int>(a));
-      return true;
-    } catch (...) {
-      PyErr_Clear();
-      return false;
-    }
+    return convert([&] {
+      AxisList out;
+      for (auto a : int_list(src)) {
+        if (a < std::numeric_limits<int>::min() || a > std::numeric_limits<int>::max())
+          throw symx::ShapeError("axis " + std::to_string(a) + " is out of range: a tensor's axes lie in [-ndim, ndim). " +
+                                 "Use an axis of the tensor.");
+        out.v.push_back(static_cast<int>(a));
+      }
+      return out;
+    });
   }
   static handle from_cpp(const AxisList&, rv_policy, cleanup_list*) noexcept { return none().release(); }
 };
@@ -501,12 +523,9 @@ template <> struct type_caster<symx::Axes> {
     try {
       if (src.is_none()) {
         value = symx::Axes();
-      } else if (PyIndex_Check(src.ptr())) {
-        value = symx::Axes(nb::cast<int>(src));
       } else {
-        std::vector<int> axes;
-        for (auto a : int_list(src)) axes.push_back(static_cast<int>(a));
-        value = symx::Axes(std::move(axes));
+        // Kept as int64: the op checks the range against the tensor before narrowing.
+        value = symx::Axes(int_list(src));
       }
       return true;
     } catch (...) {
@@ -868,4 +887,25 @@ NB_MODULE(_symx, m) {
   m.def("load_variables", [](const std::filesystem::path& path, std::optional<std::vector<Tensor>> vars) {
     symx::load_variables(path.string(), vars.value_or(std::vector<Tensor>{}));
   }, "path"_a, "variables"_a = nb::none(), "Assigns variables (default: all) from a safetensors file; all-or-nothing.");
+  m.def("load_npy", [](const std::filesystem::path& path) {
+    symx::Array a;
+    {
+      nb::gil_scoped_release unlocked;  // file reading needs no Python objects
+      a = symx::Array::load_npy(path.string());
+    }
+    return writable_array_to_python(std::move(a));
+  }, "path"_a,
+        "Reads a .npy file into a new, writable NumPy array, like numpy.load.\n\n"
+        "Versions 1.0, 2.0 and 3.0 of the format; dtypes bool, uint8, int32, int64, float32 and float64 "
+        "(little-endian); fortran_order files are read into C order. A malformed, truncated or unsupported "
+        "file raises symx.IOError naming the file and the field.\n\n"
+        "Example::\n\n    sx.save_npy('w.npy', np.eye(3))\n    w = sx.load_npy('w.npy')");
+  m.def("save_npy", [](const std::filesystem::path& path, const symx::Array& array) {
+    nb::gil_scoped_release unlocked;  // the Array keeps its NumPy buffer alive
+    array.save_npy(path.string());
+  }, "path"_a, "array"_a,
+        "Writes `array` (anything numpy.asarray accepts) to a .npy file that numpy.load reads.\n\n"
+        "The write is atomic: the data goes to a temporary file in the same folder, is flushed to disk and "
+        "renamed over `path`, so `path` never holds a partial file. Raises symx.IOError when the folder is "
+        "missing or not writable, or the disk is full.");
 }

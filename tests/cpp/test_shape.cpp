@@ -307,7 +307,7 @@ TEST(ShapeErrors, Indexing) {
   expect_error<ValueError>([&] { meshgrid({x}, "yx"); }, {"meshgrid:", "unknown indexing 'yx'"});
   expect_error<DTypeError>([&] { one_hot(x, 3); }, {"one_hot:", "integer dtype"});
   expect_error<ValueError>([&] { arange(0, 1, 0); }, {"arange:", "non-zero step"});
-  expect_error<ValueError>([&] { zeros({2, -1}); }, {"zeros:", "negative dimension"});
+  expect_error<ShapeError>([&] { zeros({2, -1}); }, {"zeros:", "negative dimension"});
 }
 
 }  // namespace
