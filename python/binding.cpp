@@ -205,6 +205,25 @@ struct TensorPairs { std::vector<std::pair<symx::Tensor, symx::Tensor>> v; };
 struct IntList { std::vector<std::int64_t> v; };
 // An int, a sequence of ints, or None (empty): axes of transpose, squeeze, flip.
 struct AxisList { std::vector<int> v; };
+// One axis (every `int` parameter of the bound ops is an axis), and an optional one.
+struct AxisInt { int v = 0; };
+struct OptionalAxisInt { std::optional<int> v; };
+
+// An axis narrowed to the C++ int the ops take. A Python int beyond int's range cannot be an axis
+// of any tensor: it is reported (a ShapeError when the call starts) instead of wrapping to a valid one.
+int narrow_axis(std::int64_t axis) {
+  if (axis < std::numeric_limits<int>::min() || axis > std::numeric_limits<int>::max())
+    throw symx::ShapeError("axis " + std::to_string(axis) + " is out of range: a tensor's axes lie in [-ndim, ndim). " +
+                           "Use an axis of the tensor.");
+  return static_cast<int>(axis);
+}
+
+int axis_from_python(nb::handle src) {
+  if (PyBool_Check(src.ptr()) || !PyIndex_Check(src.ptr())) throw nb::type_error("expected an int axis");
+  nb::object index = nb::steal(PyNumber_Index(src.ptr()));
+  if (!index.is_valid()) nb::raise_python_error();
+  return narrow_axis(nb::cast<std::int64_t>(index));
+}
 
 symx::Tensor tensor_from_python(nb::handle src) {
   if (nb::isinstance<symx::Tensor>(src)) return nb::cast<symx::Tensor>(src);
@@ -322,11 +341,15 @@ template <> struct Map<const std::vector<symx::Tensor>&> { using type = TensorLi
 template <> struct Map<symx::Shape> { using type = IntList; };
 template <> struct Map<const symx::Shape&> { using type = IntList; };
 template <> struct Map<std::vector<int>> { using type = AxisList; };
+template <> struct Map<int> { using type = AxisInt; };
+template <> struct Map<std::optional<int>> { using type = OptionalAxisInt; };
 
 inline const symx::Tensor& unwrap(TensorArg&& a) { return a.t; }
 inline std::vector<symx::Tensor> unwrap(TensorList&& a) { return std::move(a.v); }
 inline std::vector<std::int64_t> unwrap(IntList&& a) { return std::move(a.v); }
 inline std::vector<int> unwrap(AxisList&& a) { return std::move(a.v); }
+inline int unwrap(AxisInt&& a) { return a.v; }
+inline std::optional<int> unwrap(OptionalAxisInt&& a) { return a.v; }
 template <class T> T&& unwrap(T&& v) { return std::forward<T>(v); }
 
 template <auto F, class Sig = decltype(F)> struct Located;
@@ -493,6 +516,8 @@ SYMX_WRAPPER_CASTER(TensorArg, "Tensor | ArrayLike", tensor_from_python(src))
 SYMX_WRAPPER_CASTER(TensorList, "Sequence[Tensor | ArrayLike]", tensor_list(src))
 SYMX_WRAPPER_CASTER(TensorPairs, "dict[Tensor, Tensor | ArrayLike]", tensor_pairs(src))
 SYMX_WRAPPER_CASTER(IntList, "int | Sequence[int] | None", int_list(src))
+SYMX_WRAPPER_CASTER(AxisInt, "int", axis_from_python(src))
+SYMX_WRAPPER_CASTER(OptionalAxisInt, "int | None", src.is_none() ? std::optional<int>() : axis_from_python(src))
 #undef SYMX_WRAPPER_CASTER
 
 // Axes narrowed to the C++ int of transpose, squeeze and flip; an axis beyond int's range cannot
@@ -505,12 +530,7 @@ template <> struct type_caster<AxisList> : deferred_error_value<AxisList> {
   bool from_python(handle src, uint32_t, cleanup_list*) noexcept {
     return convert([&] {
       AxisList out;
-      for (auto a : int_list(src)) {
-        if (a < std::numeric_limits<int>::min() || a > std::numeric_limits<int>::max())
-          throw symx::ShapeError("axis " + std::to_string(a) + " is out of range: a tensor's axes lie in [-ndim, ndim). " +
-                                 "Use an axis of the tensor.");
-        out.v.push_back(static_cast<int>(a));
-      }
+      for (auto a : int_list(src)) out.v.push_back(narrow_axis(a));
       return out;
     });
   }
@@ -745,7 +765,8 @@ NB_MODULE(_symx, m) {
   m.def("broadcast_to", LOC(symx::broadcast_to), "array"_a, "shape"_a);
   m.def("concatenate", LOC(symx::concatenate), "arrays"_a, "axis"_a = 0);
   m.def("stack", LOC(symx::stack), "arrays"_a, "axis"_a = 0);
-  m.def("split", [](TensorArg x, nb::handle indices_or_sections, int axis) {
+  m.def("split", [](TensorArg x, nb::handle indices_or_sections, AxisInt axis_arg) {
+    const int axis = axis_arg.v;
     if (PyIndex_Check(indices_or_sections.ptr())) {
       auto sections = nb::cast<std::int64_t>(indices_or_sections);
       PyLocation here;
