@@ -1,4 +1,6 @@
 // Saving and loading: variables in safetensors files, arrays in .npy files.
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
@@ -375,6 +377,8 @@ TEST_F(IOTest, NpyDataSizeIsCheckedBeforeAllocating) {
   write_bytes(path("len.npy"), bytes);
   expect_error<IOError>([&] { Array::load_npy(path("len.npy")); }, {"len.npy", "truncated header", "32767 bytes"});
   expect_error<IOError>([&] { Array::load_npy(dir_.string()); }, {"load_npy", "not a regular file"});
+  ASSERT_EQ(::mkfifo(path("fifo.npy").c_str(), 0600), 0);  // opening must not wait for a writer
+  expect_error<IOError>([&] { Array::load_npy(path("fifo.npy")); }, {"fifo.npy", "not a regular file"});
   // Bytes after the data are ignored, as numpy.load ignores them.
   write_bytes(path("extra.npy"), npy_bytes("{'descr': '<f8', 'fortran_order': False, 'shape': (2,), }", f64_bytes({1, 2}) + "tail"));
   EXPECT_EQ(Array::load_npy(path("extra.npy")).to_vector(), (std::vector<double>{1, 2}));

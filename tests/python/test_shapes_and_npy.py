@@ -151,3 +151,9 @@ def test_single_axes_beyond_int_are_shape_errors(call):
     x = sx.placeholder((1, 3), name="x")
     with pytest.raises(sx.ShapeError, match=r"axis -?\d{10} is out of range"):
         call(x)
+
+
+def test_failed_allocation_is_a_memory_error_naming_the_shape():
+    # 2^47 bytes pass the 2^48-byte limit, but no test machine can allocate them.
+    with pytest.raises(MemoryError, match=r"140737488355328 bytes .* shape \(17592186044416,\)"):
+        sx.zeros((2**44,), "float64").eval()
