@@ -37,7 +37,7 @@ inline constexpr std::int64_t kMaxArrayBytes = std::int64_t{1} << 48;
 // excuse the others: (0, 2^62, 2^62) is refused too, since its strides would overflow.
 std::string shape_problem(const Shape& shape, DType dtype);
 // Throws ShapeError("<what>: <problem>. <fix>") when shape_problem(shape, dtype) is not empty.
-void check_shape(const Shape& shape, DType dtype, const std::string& what);
+void check_shape(const Shape& shape, DType dtype, const char* what);
 // "(2, 3)", "()", "(5,)" as NumPy prints shapes.
 std::string shape_string(const Shape& shape);
 

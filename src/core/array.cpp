@@ -104,10 +104,10 @@ std::string shape_problem(const Shape& shape, DType dtype) {
   return "";
 }
 
-void check_shape(const Shape& shape, DType dtype, const std::string& what) {
+void check_shape(const Shape& shape, DType dtype, const char* what) {
   std::string problem = shape_problem(shape, dtype);
   if (!problem.empty())
-    throw ShapeError(what + ": " + problem + ". Every dimension must be zero or more and the array must fit in " +
+    throw ShapeError(std::string(what) + ": " + problem + ". Every dimension must be zero or more and the array must fit in " +
                      "2^48 bytes; check the shape for a wrong or overflowed dimension.");
 }
 

@@ -164,7 +164,7 @@ void check_leaf_shape(const Shape& shape, DType dtype, const char* what, Loc loc
 }  // namespace
 
 Tensor placeholder(Shape shape, DType dtype, const std::string& name, Loc loc) {
-  check_leaf_shape(shape, dtype, "placeholder", loc);
+  check_leaf_shape(shape, dtype, name.empty() ? "placeholder" : ("placeholder '" + name + "'").c_str(), loc);
   Graph& g = default_graph();
   Tensor t = make_leaf(OpKind::Placeholder, {std::move(shape), dtype}, g.unique_name(name.empty() ? "placeholder" : name), NoAttr{}, loc);
   g.add_placeholder(t);

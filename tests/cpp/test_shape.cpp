@@ -319,7 +319,7 @@ TEST(ShapeOverflow, HugeShapesFailWhenTheNodeIsBuilt) {
   expect_error<ShapeError>([] { ones({k31, k31}); }, {"ones:", "(2147483648, 2147483648)", "2^48", "test_shape.cpp:"});
   // 2^62 * 4 wraps to 0 elements.
   expect_error<ShapeError>([] { placeholder({k62, 4}, DType::f32, "big"); },
-                           {"placeholder:", "(4611686018427387904, 4)", "64-bit integer"});
+                           {"placeholder 'big':", "(4611686018427387904, 4)", "64-bit integer"});
   expect_error<ShapeError>([] { zeros({k62, k62, 0}); }, {"zeros:", "(4611686018427387904, 4611686018427387904, 0)"});
   expect_error<ShapeError>([] { eye(k31, k31); }, {"eye:", "2^48"});
   // Just over the limit, without any overflow: 2^46 float64 elements are 2^49 bytes.
