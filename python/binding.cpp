@@ -20,6 +20,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
@@ -190,6 +191,16 @@ nb::object array_to_python(const symx::Array& a) {
   return out.cast();
 }
 
+// A writable NumPy array that takes over `a`, which nothing else may share (a fresh Array).
+nb::object writable_array_to_python(symx::Array a) {
+  auto* keep = new symx::Array(std::move(a));
+  nb::capsule owner(keep, [](void* p) noexcept { delete static_cast<symx::Array*>(p); });
+  std::vector<std::size_t> shape(keep->shape().begin(), keep->shape().end());
+  nb::ndarray<nb::numpy> out(keep->raw_data(), shape.size(), shape.data(), owner, nullptr,
+                             dlpack_dtype(keep->dtype()), nb::device::cpu::value);
+  return out.cast();
+}
+
 // ---------------------------------------------------------------------------------------------
 // Argument wrappers with their own casters (see the nanobind::detail section below).
 
@@ -203,6 +214,25 @@ struct TensorPairs { std::vector<std::pair<symx::Tensor, symx::Tensor>> v; };
 struct IntList { std::vector<std::int64_t> v; };
 // An int, a sequence of ints, or None (empty): axes of transpose, squeeze, flip.
 struct AxisList { std::vector<int> v; };
+// One axis (every `int` parameter of the bound ops is an axis), and an optional one.
+struct AxisInt { int v = 0; };
+struct OptionalAxisInt { std::optional<int> v; };
+
+// An axis narrowed to the C++ int the ops take. A Python int beyond int's range cannot be an axis
+// of any tensor: it is reported (a ShapeError when the call starts) instead of wrapping to a valid one.
+int narrow_axis(std::int64_t axis) {
+  if (axis < std::numeric_limits<int>::min() || axis > std::numeric_limits<int>::max())
+    throw symx::ShapeError("axis " + std::to_string(axis) + " is out of range: a tensor's axes lie in [-ndim, ndim). " +
+                           "Use an axis of the tensor.");
+  return static_cast<int>(axis);
+}
+
+int axis_from_python(nb::handle src) {
+  if (PyBool_Check(src.ptr()) || !PyIndex_Check(src.ptr())) throw nb::type_error("expected an int axis");
+  nb::object index = nb::steal(PyNumber_Index(src.ptr()));
+  if (!index.is_valid()) nb::raise_python_error();
+  return narrow_axis(nb::cast<std::int64_t>(index));
+}
 
 symx::Tensor tensor_from_python(nb::handle src) {
   if (nb::isinstance<symx::Tensor>(src)) return nb::cast<symx::Tensor>(src);
@@ -326,11 +356,15 @@ template <> struct Map<const std::vector<symx::Tensor>&> { using type = TensorLi
 template <> struct Map<symx::Shape> { using type = IntList; };
 template <> struct Map<const symx::Shape&> { using type = IntList; };
 template <> struct Map<std::vector<int>> { using type = AxisList; };
+template <> struct Map<int> { using type = AxisInt; };
+template <> struct Map<std::optional<int>> { using type = OptionalAxisInt; };
 
 inline const symx::Tensor& unwrap(TensorArg&& a) { return a.t; }
 inline std::vector<symx::Tensor> unwrap(TensorList&& a) { return std::move(a.v); }
 inline std::vector<std::int64_t> unwrap(IntList&& a) { return std::move(a.v); }
 inline std::vector<int> unwrap(AxisList&& a) { return std::move(a.v); }
+inline int unwrap(AxisInt&& a) { return a.v; }
+inline std::optional<int> unwrap(OptionalAxisInt&& a) { return a.v; }
 template <class T> T&& unwrap(T&& v) { return std::forward<T>(v); }
 
 template <auto F, class Sig = decltype(F)> struct Located;
@@ -431,6 +465,9 @@ template <class T> struct deferred_error_value {
     } catch (const symx::DTypeError&) {
       error = std::current_exception();
       return true;
+    } catch (const symx::ShapeError&) {
+      error = std::current_exception();
+      return true;
     } catch (...) {
       PyErr_Clear();
       return false;
@@ -513,18 +550,23 @@ SYMX_WRAPPER_CASTER(TensorArg, "Tensor | ArrayLike", tensor_from_python(src))
 SYMX_WRAPPER_CASTER(TensorList, "Sequence[Tensor | ArrayLike]", tensor_list(src))
 SYMX_WRAPPER_CASTER(TensorPairs, "dict[Tensor, Tensor | ArrayLike]", tensor_pairs(src))
 SYMX_WRAPPER_CASTER(IntList, "int | Sequence[int] | None", int_list(src))
+SYMX_WRAPPER_CASTER(AxisInt, "int", axis_from_python(src))
+SYMX_WRAPPER_CASTER(OptionalAxisInt, "int | None", src.is_none() ? std::optional<int>() : axis_from_python(src))
 #undef SYMX_WRAPPER_CASTER
 
-template <> struct type_caster<AxisList> {
-  NB_TYPE_CASTER(AxisList, const_name("int | Sequence[int] | None"))
+// Axes narrowed to the C++ int of transpose, squeeze and flip; an axis beyond int's range cannot
+// be valid for any tensor and is reported (ShapeError, when the call starts) instead of wrapping.
+template <> struct type_caster<AxisList> : deferred_error_value<AxisList> {
+  using Value = AxisList;
+  static constexpr auto Name = const_name("int | Sequence[int] | None");
+  template <typename T_> using Cast = movable_cast_t<T_>;
+  template <typename T_> static constexpr bool can_cast() { return true; }
   bool from_python(handle src, uint32_t, cleanup_list*) noexcept {
-    try {
-      for (auto a : int_list(src)) value.v.push_back(static_cast<int>(a));
-      return true;
-    } catch (...) {
-      PyErr_Clear();
-      return false;
-    }
+    return convert([&] {
+      AxisList out;
+      for (auto a : int_list(src)) out.v.push_back(narrow_axis(a));
+      return out;
+    });
   }
   static handle from_cpp(const AxisList&, rv_policy, cleanup_list*) noexcept { return none().release(); }
 };
@@ -535,12 +577,9 @@ template <> struct type_caster<symx::Axes> {
     try {
       if (src.is_none()) {
         value = symx::Axes();
-      } else if (PyIndex_Check(src.ptr())) {
-        value = symx::Axes(nb::cast<int>(src));
       } else {
-        std::vector<int> axes;
-        for (auto a : int_list(src)) axes.push_back(static_cast<int>(a));
-        value = symx::Axes(std::move(axes));
+        // Kept as int64: the op checks the range against the tensor before narrowing.
+        value = symx::Axes(int_list(src));
       }
       return true;
     } catch (...) {
@@ -785,7 +824,8 @@ NB_MODULE(_symx, m) {
   m.def("broadcast_to", LOC(symx::broadcast_to), "array"_a, "shape"_a);
   m.def("concatenate", LOC(symx::concatenate), "arrays"_a, "axis"_a = 0);
   m.def("stack", LOC(symx::stack), "arrays"_a, "axis"_a = 0);
-  m.def("split", [](TensorArg x, nb::handle indices_or_sections, int axis) {
+  m.def("split", [](TensorArg x, nb::handle indices_or_sections, AxisInt axis_arg) {
+    const int axis = axis_arg.v;
     if (PyIndex_Check(indices_or_sections.ptr())) {
       auto sections = nb::cast<std::int64_t>(indices_or_sections);
       PyLocation here;
@@ -942,4 +982,25 @@ NB_MODULE(_symx, m) {
   m.def("load_variables", [](const std::filesystem::path& path, std::optional<std::vector<Tensor>> vars) {
     symx::load_variables(path.string(), vars.value_or(std::vector<Tensor>{}));
   }, "path"_a, "variables"_a = nb::none(), "Assigns variables (default: all) from a safetensors file; all-or-nothing.");
+  m.def("load_npy", [](const std::filesystem::path& path) {
+    symx::Array a;
+    {
+      nb::gil_scoped_release unlocked;  // file reading needs no Python objects
+      a = symx::Array::load_npy(path.string());
+    }
+    return writable_array_to_python(std::move(a));
+  }, "path"_a,
+        "Reads a .npy file into a new, writable NumPy array, like numpy.load.\n\n"
+        "Versions 1.0, 2.0 and 3.0 of the format; dtypes bool, uint8, int32, int64, float32 and float64 "
+        "(little-endian); fortran_order files are read into C order. A malformed, truncated or unsupported "
+        "file raises symx.IOError naming the file and the field.\n\n"
+        "Example::\n\n    sx.save_npy('w.npy', np.eye(3))\n    w = sx.load_npy('w.npy')");
+  m.def("save_npy", [](const std::filesystem::path& path, const symx::Array& array) {
+    nb::gil_scoped_release unlocked;  // the Array keeps its NumPy buffer alive
+    array.save_npy(path.string());
+  }, "path"_a, "array"_a,
+        "Writes `array` (anything numpy.asarray accepts) to a .npy file that numpy.load reads.\n\n"
+        "The write is atomic: the data goes to a temporary file in the same folder, is flushed to disk and "
+        "renamed over `path`, so `path` never holds a partial file. Raises symx.IOError when the folder is "
+        "missing or not writable, or the disk is full.");
 }

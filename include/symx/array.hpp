@@ -22,8 +22,22 @@ namespace symx {
 
 using Shape = std::vector<std::int64_t>;
 
-// Number of elements of a shape (1 for a scalar).
+// Number of elements of a shape (1 for a scalar). Requires a shape that check_shape accepts (every
+// Array and every tensor has one); use shape_problem first on a shape from outside.
 std::int64_t num_elements(const Shape& shape);
+
+// The largest array symx builds: 2^48 bytes (256 TiB). That is beyond any machine's memory, so no
+// real array is refused, yet far enough below 2^63 that every flat index, stride, byte offset
+// (index * itemsize) and sum of two offsets computed in int64 by the evaluator and by generated
+// kernels cannot overflow, and every element count is exact in a double (< 2^53), which mean divides by.
+inline constexpr std::int64_t kMaxArrayBytes = std::int64_t{1} << 48;
+
+// Why `shape` cannot hold elements of `dtype`, or "" when it can: a negative dimension, or an element
+// count or byte size that overflows int64 or exceeds kMaxArrayBytes. As in NumPy, size-0 axes do not
+// excuse the others: (0, 2^62, 2^62) is refused too, since its strides would overflow.
+std::string shape_problem(const Shape& shape, DType dtype);
+// Throws ShapeError("<what>: <problem>. <fix>") when shape_problem(shape, dtype) is not empty.
+void check_shape(const Shape& shape, DType dtype, const char* what);
 // "(2, 3)", "()", "(5,)" as NumPy prints shapes.
 std::string shape_string(const Shape& shape);
 
@@ -89,8 +103,14 @@ class Array {
   std::string str() const;
   std::string repr() const;
 
-  // Reads and writes NumPy's .npy format (C order, little-endian, no pickled objects).
+  // Reads NumPy's .npy format, versions 1.0, 2.0 and 3.0 (little-endian bool, uint8, int32, int64,
+  // float32 or float64; fortran_order=True data is transposed into C order). The header is parsed
+  // as NumPy parses it and the data size is checked against the file before anything is
+  // allocated; extra bytes after the data are ignored, as numpy.load ignores them. Every problem
+  // is an IOError naming the file and the field.
   static Array load_npy(const std::string& path);
+  // Writes version 1.0 .npy (2.0 when the header needs it) atomically: a temporary file in the
+  // same folder, flushed to disk, then renamed over `path`; on failure `path` is unchanged.
   void save_npy(const std::string& path) const;
 
   // True when no other Array (or NumPy view) shares this array's storage.

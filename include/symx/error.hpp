@@ -6,6 +6,7 @@
 // throw InternalError with the symx source file and line; they are bugs in symx, not in user code.
 #pragma once
 
+#include <new>
 #include <source_location>
 #include <stdexcept>
 #include <string>
@@ -24,6 +25,16 @@ class DTypeError : public Error { using Error::Error; };
 class ValueError : public Error { using Error::Error; };
 // A file that cannot be read or written, or whose contents do not match.
 class IOError : public Error { using Error::Error; };
+
+// An allocation that passes the size limit but that the system cannot satisfy. It is a
+// std::bad_alloc (so it reaches Python as MemoryError) whose message names the size and shape.
+class OutOfMemory : public std::bad_alloc {
+ public:
+  explicit OutOfMemory(std::string what) : what_(std::move(what)) {}
+  const char* what() const noexcept override { return what_.c_str(); }
+ private:
+  std::string what_;
+};
 
 class InternalError : public std::logic_error {
  public:

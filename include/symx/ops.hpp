@@ -31,16 +31,19 @@ class Operand {
 };
 
 // Axes of a reduction: all (default), one int, or a list; negative values count from the end.
+// Values are kept as int64 so that an out-of-range axis (from Python, say 2**32) is reported as
+// such instead of wrapping to a valid one.
 class Axes {
  public:
   Axes() = default;
-  Axes(int axis) : axes_(std::vector<int>{axis}) {}  // NOLINT
-  Axes(std::initializer_list<int> axes) : axes_(std::vector<int>(axes)) {}
-  Axes(std::vector<int> axes) : axes_(std::move(axes)) {}  // NOLINT
+  Axes(std::int64_t axis) : axes_(std::vector<std::int64_t>{axis}) {}  // NOLINT
+  Axes(std::initializer_list<std::int64_t> axes) : axes_(std::vector<std::int64_t>(axes)) {}
+  Axes(const std::vector<int>& axes) : axes_(std::vector<std::int64_t>(axes.begin(), axes.end())) {}  // NOLINT
+  Axes(std::vector<std::int64_t> axes) : axes_(std::move(axes)) {}  // NOLINT
   bool all() const { return !axes_.has_value(); }
-  const std::vector<int>& list() const { return *axes_; }
+  const std::vector<std::int64_t>& list() const { return *axes_; }
  private:
-  std::optional<std::vector<int>> axes_;
+  std::optional<std::vector<std::int64_t>> axes_;
 };
 
 // ---- unary elementwise ----

@@ -8,8 +8,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <filesystem>
-#include <fstream>
 #include <ostream>
 #include <sstream>
 
@@ -31,12 +29,17 @@ namespace {
 constexpr std::size_t kAlignment = 64;
 std::atomic<std::int64_t> allocations{0};
 
-std::shared_ptr<void> allocate(std::size_t bytes, bool zero = true) {
+// Storage for an array of `shape` and `dtype`, which check_shape has accepted.
+std::shared_ptr<void> allocate(const Shape& shape, DType dtype, bool zero = true) {
+  const std::size_t bytes = static_cast<std::size_t>(num_elements(shape)) * itemsize(dtype);
   std::size_t rounded = ((bytes + kAlignment - 1) / kAlignment) * kAlignment;
   if (rounded == 0) rounded = kAlignment;
   ++allocations;
   void* p = detail::allocate_aligned(rounded);
-  if (!p) throw std::bad_alloc();
+  if (!p)
+    throw OutOfMemory("Array: cannot allocate " + std::to_string(bytes) + " bytes for an array of shape " +
+                      shape_string(shape) + " and dtype " + std::string(dtype_name(dtype)) +
+                      ": the system is out of memory. Use smaller shapes or batches.");
   if (zero) std::memset(p, 0, rounded);
   return std::shared_ptr<void>(p, [](void* q) { std::free(q); });
 }
@@ -82,6 +85,32 @@ std::int64_t num_elements(const Shape& shape) {
   return n;
 }
 
+std::string shape_problem(const Shape& shape, DType dtype) {
+  // The product skips size-0 axes (as NumPy's check does) so that the strides of an empty array
+  // cannot overflow either; the real element count is 0 then.
+  std::int64_t product = 1, bytes = 0;
+  for (std::size_t i = 0; i < shape.size(); ++i) {
+    if (shape[i] < 0)
+      return "negative dimension " + std::to_string(shape[i]) + " (axis " + std::to_string(i) + ") in shape " +
+             shape_string(shape);
+    if (shape[i] != 0 && __builtin_mul_overflow(product, shape[i], &product))
+      return "shape " + shape_string(shape) + " has more elements than a 64-bit integer can count";
+  }
+  if (__builtin_mul_overflow(product, static_cast<std::int64_t>(itemsize(dtype)), &bytes) ||
+      bytes > kMaxArrayBytes)
+    return "shape " + shape_string(shape) + " of " + std::string(dtype_name(dtype)) + " needs " + std::to_string(product) +
+           " elements (" + (bytes > kMaxArrayBytes ? std::to_string(bytes) + " bytes" : "over 2^63 bytes") +
+           "), more than the " + std::to_string(kMaxArrayBytes) + "-byte (2^48) limit of one array";
+  return "";
+}
+
+void check_shape(const Shape& shape, DType dtype, const char* what) {
+  std::string problem = shape_problem(shape, dtype);
+  if (!problem.empty())
+    throw ShapeError(std::string(what) + ": " + problem + ". Every dimension must be zero or more and the array must fit in " +
+                     "2^48 bytes; check the shape for a wrong or overflowed dimension.");
+}
+
 std::string shape_string(const Shape& shape) {
   std::string s = "(";
   for (std::size_t i = 0; i < shape.size(); ++i) {
@@ -95,11 +124,8 @@ std::string shape_string(const Shape& shape) {
 Array::Array() : Array(Shape{0}, DType::f32) {}
 
 Array::Array(Shape shape, DType dtype) : shape_(std::move(shape)), dtype_(dtype) {
-  for (auto d : shape_)
-    if (d < 0)
-      throw ValueError("Array: negative dimension in shape " + shape_string(shape_) +
-                       ". Every dimension must be zero or more.");
-  owner_ = allocate(nbytes());
+  check_shape(shape_, dtype_, "Array");
+  owner_ = allocate(shape_, dtype_);
   data_ = owner_.get();
 }
 
@@ -128,6 +154,7 @@ Array Array::from_buffer(const void* data, Shape shape, DType dtype) {
 }
 
 Array Array::wrap(void* data, Shape shape, DType dtype, std::shared_ptr<void> owner) {
+  check_shape(shape, dtype, "Array::wrap");
   Array out;
   out.owner_ = std::move(owner);
   out.data_ = data;
@@ -139,12 +166,9 @@ Array Array::wrap(void* data, Shape shape, DType dtype, std::shared_ptr<void> ow
 Array Array::zeros(Shape shape, DType dtype) { return Array(std::move(shape), dtype); }
 
 Array Array::empty(Shape shape, DType dtype) {
+  check_shape(shape, dtype, "Array::empty");
   Array out = wrap(nullptr, std::move(shape), dtype, nullptr);
-  for (auto d : out.shape_)
-    if (d < 0)
-      throw ValueError("Array::empty: negative dimension in shape " + shape_string(out.shape_) +
-                       ". Every dimension must be zero or more.");
-  out.owner_ = allocate(out.nbytes(), /*zero=*/false);
+  out.owner_ = allocate(out.shape_, dtype, /*zero=*/false);
   out.data_ = out.owner_.get();
   return out;
 }
@@ -157,7 +181,13 @@ Array Array::full(Shape shape, double value, DType dtype) {
 
 Array Array::arange(double start, double stop, double step, DType dtype) {
   if (step == 0) throw ValueError("arange: step is 0. Use a non-zero step.");
-  auto n = static_cast<std::int64_t>(std::max(0.0, std::ceil((stop - start) / step)));
+  const double count = std::max(0.0, std::ceil((stop - start) / step));
+  // Checked as a double first: converting a count beyond int64 (or NaN) to an integer is undefined.
+  if (!(count <= static_cast<double>(kMaxArrayBytes)))
+    throw ShapeError("arange: [" + std::to_string(start) + ", " + std::to_string(stop) + ") in steps of " +
+                     std::to_string(step) + " has " + std::to_string(count) +
+                     " elements, more than one array may hold (2^48 bytes). Use a larger step or a smaller range.");
+  auto n = static_cast<std::int64_t>(count);
   Array out(Shape{n}, dtype);
   for (std::int64_t i = 0; i < n; ++i) out.set_flat(i, start + static_cast<double>(i) * step);
   return out;
@@ -215,6 +245,7 @@ Array Array::astype(DType dtype) const {
 }
 
 Array Array::reshape(Shape shape) const {
+  check_shape(shape, dtype_, "Array::reshape");
   if (num_elements(shape) != size())
     throw ShapeError("Array::reshape: cannot reshape an array of shape " + shape_string(shape_) +
                      " into " + shape_string(shape) + ". The sizes must be equal.");
@@ -340,120 +371,5 @@ std::string Array::repr() const {
 }
 
 std::ostream& operator<<(std::ostream& os, const Array& array) { return os << array.str(); }
-
-// ---- .npy ----
-
-namespace {
-
-const char* npy_descr(DType dtype) {
-  switch (dtype) {
-    case DType::b8: return "|b1";
-    case DType::u8: return "|u1";
-    case DType::i32: return "<i4";
-    case DType::i64: return "<i8";
-    case DType::f32: return "<f4";
-    case DType::f64: return "<f8";
-  }
-  return "";
-}
-
-[[noreturn]] void npy_fail(const std::string& path, const std::string& problem) {
-  throw IOError("load_npy: " + path + ": " + problem +
-                ". Write the file with numpy.save from a C-ordered array of bool, uint8, int32, int64, float32 or float64.");
-}
-
-std::string header_value(const std::string& header, const std::string& key) {
-  auto k = header.find("'" + key + "'");
-  if (k == std::string::npos) return "";
-  auto colon = header.find(':', k);
-  if (colon == std::string::npos) return "";
-  auto start = header.find_first_not_of(' ', colon + 1);
-  if (start == std::string::npos) return "";
-  char open = header[start];
-  std::size_t end;
-  if (open == '\'') end = header.find('\'', start + 1) + 1;
-  else if (open == '(') end = header.find(')', start) + 1;
-  else end = header.find_first_of(",}", start);
-  if (end == std::string::npos || end == 0) return "";
-  return header.substr(start, end - start);
-}
-
-}  // namespace
-
-Array Array::load_npy(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw IOError("load_npy: cannot open '" + path + "' for reading. Check the path.");
-  char magic[8];
-  in.read(magic, 8);
-  if (!in || std::memcmp(magic, "\x93NUMPY", 6) != 0) npy_fail(path, "not a .npy file (bad magic)");
-  std::size_t header_len = 0;
-  if (magic[6] == 1) {
-    unsigned char b[2];
-    in.read(reinterpret_cast<char*>(b), 2);
-    header_len = b[0] | (b[1] << 8);
-  } else {
-    unsigned char b[4];
-    in.read(reinterpret_cast<char*>(b), 4);
-    header_len = b[0] | (b[1] << 8) | (b[2] << 16) | (static_cast<std::size_t>(b[3]) << 24);
-  }
-  std::string header(header_len, '\0');
-  in.read(header.data(), static_cast<std::streamsize>(header_len));
-  if (!in) npy_fail(path, "truncated header");
-  std::string descr = header_value(header, "descr");
-  std::string order = header_value(header, "fortran_order");
-  std::string shape_text = header_value(header, "shape");
-  if (order.rfind("False", 0) != 0) npy_fail(path, "Fortran-ordered data is not supported");
-  DType dtype;
-  bool found = false;
-  for (DType d : {DType::b8, DType::u8, DType::i32, DType::i64, DType::f32, DType::f64}) {
-    std::string want = std::string("'") + npy_descr(d) + "'";
-    std::string alt = want;
-    if (want[1] == '|') alt[1] = '<';
-    if (descr == want || descr == alt) { dtype = d; found = true; }
-  }
-  if (!found) npy_fail(path, "unsupported dtype " + descr);
-  Shape shape;
-  for (std::size_t i = 1; i + 1 < shape_text.size();) {
-    std::size_t j = shape_text.find_first_of(",)", i);
-    std::string token = shape_text.substr(i, j - i);
-    token.erase(0, token.find_first_not_of(' '));
-    if (!token.empty()) shape.push_back(std::stoll(token));
-    i = j + 1;
-  }
-  Array out(shape, dtype);
-  in.read(static_cast<char*>(out.raw_data()), static_cast<std::streamsize>(out.nbytes()));
-  if (static_cast<std::size_t>(in.gcount()) != out.nbytes())
-    npy_fail(path, "truncated data: expected " + std::to_string(out.nbytes()) + " bytes for shape " +
-                       shape_string(shape) + ", found " + std::to_string(in.gcount()));
-  return out;
-}
-
-void Array::save_npy(const std::string& path) const {
-  std::string shape_text = "(";
-  for (std::size_t i = 0; i < shape_.size(); ++i) shape_text += std::to_string(shape_[i]) + ", ";
-  if (shape_.size() > 1) shape_text.resize(shape_text.size() - 2);
-  else if (shape_.size() == 1) shape_text.resize(shape_text.size() - 1);
-  shape_text += ")";
-  std::string header = std::string("{'descr': '") + npy_descr(dtype_) +
-                       "', 'fortran_order': False, 'shape': " + shape_text + ", }";
-  std::size_t total = 10 + header.size() + 1;
-  header += std::string((64 - total % 64) % 64, ' ') + "\n";
-  std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) throw IOError("save_npy: cannot open '" + path + "' for writing. Check that the folder exists and is writable.");
-    out.write("\x93NUMPY\x01\x00", 8);
-    unsigned char len[2] = {static_cast<unsigned char>(header.size() & 0xff),
-                            static_cast<unsigned char>(header.size() >> 8)};
-    out.write(reinterpret_cast<char*>(len), 2);
-    out.write(header.data(), static_cast<std::streamsize>(header.size()));
-    out.write(static_cast<const char*>(data_), static_cast<std::streamsize>(nbytes()));
-    if (!out) {
-      std::filesystem::remove(tmp);
-      throw IOError("save_npy: writing '" + path + "' failed (disk full?). Nothing was written.");
-    }
-  }
-  std::filesystem::rename(tmp, path);
-}
 
 }  // namespace symx

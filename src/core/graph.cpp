@@ -182,15 +182,14 @@ Tensor make_leaf(OpKind op, TensorType type, std::string name, Attr attr, Loc lo
   return Tensor(std::move(node));
 }
 
-void check_shape(const Shape& shape, const char* what, Loc loc) {
-  for (auto d : shape)
-    if (d < 0)
-      ops::raise(what, {}, {ops::TypeProblem::Kind::shape, "negative dimension in shape " + shape_string(shape), "Every dimension must be zero or more."}, loc);
+void check_leaf_shape(const Shape& shape, DType dtype, const char* what, Loc loc) {
+  if (std::string problem = shape_problem(shape, dtype); !problem.empty())
+    ops::raise(what, {}, {ops::TypeProblem::Kind::shape, problem, "Every dimension must be zero or more and the tensor must fit in 2^48 bytes."}, loc);
 }
 }  // namespace
 
 Tensor placeholder(Shape shape, DType dtype, const std::string& name, Loc loc) {
-  check_shape(shape, "placeholder", loc);
+  check_leaf_shape(shape, dtype, name.empty() ? "placeholder" : ("placeholder '" + name + "'").c_str(), loc);
   Graph& g = default_graph();
   Tensor t = make_leaf(OpKind::Placeholder, {std::move(shape), dtype}, g.unique_name(name.empty() ? "placeholder" : name), NoAttr{}, loc);
   g.add_placeholder(t);

@@ -119,6 +119,12 @@ Tensor make_node(OpKind op, std::vector<Tensor> inputs, Attr attr, Loc loc, cons
   } catch (const TypeProblem& problem) {
     raise(name ? name : op_name(op), inputs, problem, loc);
   }
+  // Every op's result passes here, so no rule can build a tensor whose size overflows.
+  if (std::string problem = shape_problem(type.shape, type.dtype); !problem.empty())
+    raise(name ? name : op_name(op), inputs,
+          {TypeProblem::Kind::shape, "the result " + problem,
+           "Every tensor must fit in 2^48 bytes; check the operands' shapes for a wrong or overflowed dimension."},
+          loc);
   auto node = std::make_shared<Node>();
   node->op = op;
   node->inputs = std::move(inputs);

@@ -21,7 +21,7 @@ namespace symx {
 namespace ops {
 namespace {
 
-std::string join_axes(const std::vector<int>& axes) {
+template <class Int> std::string join_axes(const std::vector<Int>& axes) {
   std::string s = "(";
   for (std::size_t i = 0; i < axes.size(); ++i) s += (i ? ", " : "") + std::to_string(axes[i]);
   return s + (axes.size() == 1 ? ",)" : ")");
@@ -42,14 +42,15 @@ Shape reduced_shape(const Shape& in, const std::vector<int>& axes, bool keepdims
   return s;
 }
 
-// An axis in [-ndim, ndim) made non-negative; unlike NumPy's 0-d leniency nothing else passes.
-int checked_axis(int axis, int ndim) {
+// An axis in [-ndim, ndim) made non-negative; unlike NumPy's 0-d leniency nothing else passes. It
+// takes int64 so that an axis from a list (Axes holds int64) is checked before it is narrowed.
+int checked_axis(std::int64_t axis, int ndim) {
   if (axis < -ndim || axis >= ndim)
     fail_shape("axis " + std::to_string(axis) + " is out of range for a tensor with " + std::to_string(ndim) +
                    " dimensions",
                ndim == 0 ? std::string("A 0-d tensor has no axes; omit the axis argument.")
                          : "Use an axis in [" + std::to_string(-ndim) + ", " + std::to_string(ndim) + ").");
-  return axis < 0 ? axis + ndim : axis;
+  return static_cast<int>(axis < 0 ? axis + ndim : axis);
 }
 
 void check_reduce_attr(const ReduceAttr& a, int ndim) {
@@ -266,7 +267,7 @@ std::vector<int> normalize_axes(const char* name, const Tensor& x, const Axes& a
     return out;
   }
   guarded(name, {x}, loc, [&] {
-    for (int a : axes.list()) out.push_back(checked_axis(a, x.ndim()));
+    for (std::int64_t a : axes.list()) out.push_back(checked_axis(a, x.ndim()));
     return 0;
   });
   std::sort(out.begin(), out.end());

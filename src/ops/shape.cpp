@@ -45,9 +45,12 @@ template <class F> auto guarded(const char* name, const std::vector<Tensor>& ope
   raise(name, operands, {TypeProblem::Kind::value, std::move(problem), std::move(fix)}, loc);
 }
 
-void check_dims(const Shape& shape) {
-  for (auto d : shape)
-    if (d < 0) fail_shape("negative dimension in shape " + shape_string(shape), "Every dimension must be zero or more.");
+// Fails unless `shape` can hold elements of `dtype` (see shape_problem): checked before any rule
+// counts its elements, so that an overflowed count cannot pass for a matching one.
+void check_dims(const Shape& shape, DType dtype) {
+  std::string problem = shape_problem(shape, dtype);
+  if (!problem.empty())
+    fail_shape(problem, "Every dimension must be zero or more and the array must fit in 2^48 bytes.");
 }
 
 // Copies element `from` of `src` to element `to` of `dst` (same dtype), bit for bit.
@@ -113,7 +116,7 @@ void check_index_dtype(const Tensor& indices) {
 
 TensorType infer_reshape(const std::vector<Tensor>& in, const Attr& attr) {
   const Shape& shape = std::get<ShapeAttr>(attr).shape;
-  check_dims(shape);
+  check_dims(shape, in[0].dtype());
   if (num_elements(shape) != in[0].size())
     fail_shape("cannot reshape " + std::to_string(in[0].size()) + " elements into shape " + shape_string(shape),
                "Choose a shape with the same number of elements, or use -1 for one axis.");
@@ -162,7 +165,7 @@ std::vector<Tensor> vjp_transpose(const Tensor& y, const Tensor& g) {
 TensorType infer_broadcast_to(const std::vector<Tensor>& in, const Attr& attr) {
   const Shape& to = std::get<ShapeAttr>(attr).shape;
   const Shape& from = in[0].shape();
-  check_dims(to);
+  check_dims(to, in[0].dtype());
   bool ok = from.size() <= to.size();
   for (std::size_t i = 0; ok && i < from.size(); ++i) {
     std::int64_t f = from[i], t = to[to.size() - from.size() + i];
@@ -236,7 +239,7 @@ std::vector<Tensor> vjp_slice(const Tensor& y, const Tensor& g) {
 
 TensorType infer_unslice(const std::vector<Tensor>& in, const Attr& attr) {
   const auto& a = std::get<SliceAttr>(attr);
-  check_dims(a.input_shape);
+  check_dims(a.input_shape, in[0].dtype());
   Shape counts = check_slice(a, a.input_shape);
   if (counts != in[0].shape())
     fail_shape("the operand has shape " + shape_string(in[0].shape()) + " but the slice selects " + shape_string(counts),
@@ -410,7 +413,7 @@ std::vector<Tensor> vjp_take(const Tensor& y, const Tensor& g) {
 
 TensorType infer_scatter_add(const std::vector<Tensor>& in, const Attr& attr) {
   const auto& a = std::get<ShapeAttr>(attr);
-  check_dims(a.shape);
+  check_dims(a.shape, in[0].dtype());
   check_index_dtype(in[1]);
   int axis = checked_axis(a.axis, static_cast<int>(a.shape.size()));
   Shape expected = gathered_shape(a.shape, in[1].shape(), axis);
@@ -485,7 +488,7 @@ std::vector<Tensor> vjp_take_along_axis(const Tensor& y, const Tensor& g) {
 
 TensorType infer_scatter_add_along_axis(const std::vector<Tensor>& in, const Attr& attr) {
   const auto& a = std::get<ShapeAttr>(attr);
-  check_dims(a.shape);
+  check_dims(a.shape, in[0].dtype());
   check_index_dtype(in[1]);
   int axis = checked_axis(a.axis, static_cast<int>(a.shape.size()));
   if (in[0].shape() != in[1].shape())
@@ -600,8 +603,9 @@ Tensor reshape(const Tensor& x, Shape shape, Loc loc) {
     } else if (shape[d] < 0) {
       raise_shape("reshape", {x}, "negative dimension " + std::to_string(shape[d]) + " in shape " + shape_string(shape),
                   "Every dimension must be zero or more, or -1 for one inferred axis.", loc);
-    } else {
-      known *= shape[d];
+    } else if (__builtin_mul_overflow(known, shape[d], &known)) {
+      raise_shape("reshape", {x}, "shape " + shape_string(shape) + " has more elements than a 64-bit integer can count",
+                  "Check the shape for a wrong or overflowed dimension.", loc);
     }
   }
   if (unknown != shape.size()) {

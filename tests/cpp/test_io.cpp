@@ -470,5 +470,105 @@ TEST_F(IOTest, NpyTruncatedAndMissingFilesFail) {
   expect_error<IOError>([&] { Array::load_npy(path("none.npy")); }, {"load_npy", "none.npy"});
 }
 
+// A .npy file with `header` (the dict text, padded here) and `data`, in format version `major`.
+std::string npy_bytes(const std::string& header, const std::string& data, int major = 1) {
+  std::string h = header + "\n";
+  std::string out = std::string("\x93NUMPY", 6) + static_cast<char>(major) + '\0';
+  for (int i = 0; i < (major == 1 ? 2 : 4); ++i) out += static_cast<char>((h.size() >> (8 * i)) & 0xff);
+  return out + h + data;
+}
+
+std::string f64_bytes(const std::vector<double>& v) {
+  return std::string(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(double));
+}
+
+TEST_F(IOTest, NpyHeaderIsParsedAsNumPyDoes) {
+  const std::string six = f64_bytes({0, 1, 2, 3, 4, 5});
+  struct Bad { std::string header, field; };
+  const std::vector<Bad> bad = {
+      {"{'descr': '<f8', 'fortran_order': False, }", "no key 'shape'"},
+      {"{'descr': '<f8', 'shape': (6,), }", "no key 'fortran_order'"},
+      {"{'descr': '<f8', 'fortran_order': False, 'shape': [2, 3], }", "'shape' is '[2, 3]'"},
+      {"{'descr': '<f8', 'fortran_order': False, 'shape': (2 3), }", "'shape' is '(2 3)'"},
+      {"{'descr': '<f8', 'fortran_order': False, 'shape': (6), }", "'shape' is '(6)'"},
+      {"{'descr': '<f8', 'fortran_order': False, 'shape': (6.0,), }", "'shape' is '(6.0,)'"},
+      {"{'descr': '<f8', 'fortran_order': False, 'shape': (+6,), }", "'shape' is '(+6,)'"},
+      {"{'descr': '<f8', 'fortran_order': False, 'shape': (0x6,), }", "'shape' is '(0x6,)'"},
+      {"{'descr': '<f8', 'fortran_order': False, 'shape': (-6,), }", "'shape' is '(-6,)'"},
+      {"{'descr': '<f8', 'fortran_order': False, 'shape': (,), }", "'shape' is '(,)'"},
+      {"{'descr': '<f8', 'fortran_order': False, 'shape': (99999999999999999999,), }", "'shape' is '(99999999999999999999,)'"},
+      {"{'descr': '<f8', 'fortran_order': False, 'shape': (4611686018427387904, 4), }", "64-bit integer"},
+      {"{'descr': '<f8', 'fortran_order': False, 'shape': (6,), } junk", "text after its closing"},
+      {"{'descr': '<f8', 'fortran_order': False, 'shape': (6,), 'extra': 1}", "unexpected key 'extra'"},
+      {"{'descr': '<f8', 'descr': '<f8', 'fortran_order': False, 'shape': (6,)}", "repeats the key 'descr'"},
+      {"{'descr': '<f8' 'fortran_order': False, 'shape': (6,)}", "not separated by commas"},
+      {"{'descr': '>f8', 'fortran_order': False, 'shape': (6,), }", "'descr' is '>f8'"},
+      {"{'descr': '<c8', 'fortran_order': False, 'shape': (6,), }", "'descr' is '<c8'"},
+      {"{'descr': '<f8', 'fortran_order': 0, 'shape': (6,), }", "'fortran_order' is '0'"},
+      {"('descr', '<f8')", "does not start with '{'"},
+      {"{'descr': '<f8', 'fortran_order': False, 'shape': (6,), ", "not a well-formed dict"},
+  };
+  for (const auto& b : bad) {
+    SCOPED_TRACE(b.header);
+    write_bytes(path("bad.npy"), npy_bytes(b.header, six));
+    expect_error<IOError>([&] { Array::load_npy(path("bad.npy")); }, {"load_npy", "bad.npy", b.field});
+  }
+  // What NumPy accepts: either quote style, any key order, spaces, no trailing comma.
+  write_bytes(path("ok.npy"), npy_bytes("{\"shape\": ( 2 ,3 ),'fortran_order':False,  'descr':\"<f8\"}", six));
+  Array a = Array::load_npy(path("ok.npy"));
+  EXPECT_EQ(a.shape(), (Shape{2, 3}));
+  EXPECT_EQ(a.at<double>({1, 2}), 5.0);
+}
+
+TEST_F(IOTest, NpyDataSizeIsCheckedBeforeAllocating) {
+  // A 144-byte file whose header claims 2^31 x 2^31 float32 elements (2^64 bytes, wrapping to 0).
+  std::string huge = npy_bytes("{'descr': '<f4', 'fortran_order': False, 'shape': (2147483648, 2147483648), }", "");
+  huge.resize(144, ' ');
+  write_bytes(path("huge.npy"), huge);
+  expect_error<IOError>([&] { Array::load_npy(path("huge.npy")); }, {"load_npy", "huge.npy", "'shape'", "2^48"});
+  // Within the limit but far beyond the file: refused without allocating 2^40 bytes.
+  write_bytes(path("big.npy"), npy_bytes("{'descr': '<f4', 'fortran_order': False, 'shape': (262144, 1048576), }", "abcd"));
+  expect_error<IOError>([&] { Array::load_npy(path("big.npy")); },
+                        {"big.npy", "truncated data", "1099511627776 bytes", "the file has 4"});
+  // A header length beyond the end of the file.
+  std::string bytes = npy_bytes("{'descr': '<f8', 'fortran_order': False, 'shape': (1,), }", f64_bytes({1}));
+  bytes[8] = '\xff';
+  bytes[9] = '\x7f';
+  write_bytes(path("len.npy"), bytes);
+  expect_error<IOError>([&] { Array::load_npy(path("len.npy")); }, {"len.npy", "truncated header", "32767 bytes"});
+  expect_error<IOError>([&] { Array::load_npy(dir_.string()); }, {"load_npy", "not a regular file"});
+  ASSERT_EQ(::mkfifo(path("fifo.npy").c_str(), 0600), 0);  // opening must not wait for a writer
+  expect_error<IOError>([&] { Array::load_npy(path("fifo.npy")); }, {"fifo.npy", "not a regular file"});
+  // Bytes after the data are ignored, as numpy.load ignores them.
+  write_bytes(path("extra.npy"), npy_bytes("{'descr': '<f8', 'fortran_order': False, 'shape': (2,), }", f64_bytes({1, 2}) + "tail"));
+  EXPECT_EQ(Array::load_npy(path("extra.npy")).to_vector(), (std::vector<double>{1, 2}));
+}
+
+TEST_F(IOTest, NpyVersionsAndFortranOrder) {
+  const std::string header = "{'descr': '<f8', 'fortran_order': False, 'shape': (2, 3), }";
+  const std::string data = f64_bytes({0, 1, 2, 3, 4, 5});
+  for (int major : {2, 3}) {
+    write_bytes(path("v.npy"), npy_bytes(header, data, major));
+    EXPECT_EQ(Array::load_npy(path("v.npy")).to_vector(), (std::vector<double>{0, 1, 2, 3, 4, 5})) << major;
+  }
+  write_bytes(path("v4.npy"), npy_bytes(header, data, 4));
+  expect_error<IOError>([&] { Array::load_npy(path("v4.npy")); }, {"v4.npy", "version 4.0"});
+  // numpy.save(np.asfortranarray([[0, 1, 2], [3, 4, 5]])) stores the columns: 0 3 1 4 2 5.
+  write_bytes(path("f.npy"), npy_bytes("{'descr': '<f8', 'fortran_order': True, 'shape': (2, 3), }", f64_bytes({0, 3, 1, 4, 2, 5})));
+  EXPECT_EQ(Array::load_npy(path("f.npy")).to_vector(), (std::vector<double>{0, 1, 2, 3, 4, 5}));
+}
+
+TEST_F(IOTest, NpySaveIsAtomic) {
+  Array a = Array::from_vector<float>({1, 2, 3}, {3});
+  a.save_npy(path("a.npy"));
+  Array::from_vector<float>({4, 5}, {2}).save_npy(path("a.npy"));  // replaces the file whole
+  EXPECT_EQ(Array::load_npy(path("a.npy")).to_vector(), (std::vector<double>{4, 5}));
+  EXPECT_EQ(files(), (std::vector<std::string>{"a.npy"}));  // no temporary file left behind
+  expect_error<IOError>([&] { a.save_npy(path("missing/a.npy")); }, {"save_npy", "missing/a.npy"});
+  fs::create_directory(dir_ / "dir.npy");
+  expect_error<IOError>([&] { a.save_npy(path("dir.npy")); }, {"save_npy", "dir.npy", "left as it was"});
+  EXPECT_EQ(files().size(), 2u);
+}
+
 }  // namespace
 }  // namespace symx

@@ -307,7 +307,73 @@ TEST(ShapeErrors, Indexing) {
   expect_error<ValueError>([&] { meshgrid({x}, "yx"); }, {"meshgrid:", "unknown indexing 'yx'"});
   expect_error<DTypeError>([&] { one_hot(x, 3); }, {"one_hot:", "integer dtype"});
   expect_error<ValueError>([&] { arange(0, 1, 0); }, {"arange:", "non-zero step"});
-  expect_error<ValueError>([&] { zeros({2, -1}); }, {"zeros:", "negative dimension"});
+  expect_error<ShapeError>([&] { zeros({2, -1}); }, {"zeros:", "negative dimension"});
+}
+
+// ---- element-count overflow (issue 7, point 2) ----
+
+constexpr std::int64_t k31 = std::int64_t{1} << 31, k62 = std::int64_t{1} << 62;
+
+TEST(ShapeOverflow, HugeShapesFailWhenTheNodeIsBuilt) {
+  // 2^31 * 2^31 elements of float32 are 2^64 bytes: the product wraps in int64 arithmetic.
+  expect_error<ShapeError>([] { ones({k31, k31}); }, {"ones:", "(2147483648, 2147483648)", "2^48", "test_shape.cpp:"});
+  // 2^62 * 4 wraps to 0 elements.
+  expect_error<ShapeError>([] { placeholder({k62, 4}, DType::f32, "big"); },
+                           {"placeholder 'big':", "(4611686018427387904, 4)", "64-bit integer"});
+  expect_error<ShapeError>([] { zeros({k62, k62, 0}); }, {"zeros:", "(4611686018427387904, 4611686018427387904, 0)"});
+  expect_error<ShapeError>([] { eye(k31, k31); }, {"eye:", "2^48"});
+  // Just over the limit, without any overflow: 2^46 float64 elements are 2^49 bytes.
+  expect_error<ShapeError>([] { placeholder({std::int64_t{1} << 46}, DType::f64); }, {"placeholder:", "2^48"});
+  EXPECT_EQ(placeholder({std::int64_t{1} << 46}, DType::f32).size(), std::int64_t{1} << 46);  // 2^48 bytes: allowed
+}
+
+TEST(ShapeOverflow, ReshapeOfAnEmptyTensorToAWrappedSizeFails) {
+  Tensor x = placeholder({0}, DType::f32, "empty");
+  expect_error<ShapeError>([&] { reshape(x, {k62, 4}); }, {"reshape:", "(4611686018427387904, 4)", "'empty' (0,)"});
+  expect_error<ShapeError>([&] { reshape(x, {-1, k62, 4}); }, {"reshape:", "(-1, 4611686018427387904, 4)"});
+  expect_error<ShapeError>([&] { broadcast_to(x, {k62, 4, 0}); }, {"broadcast_to:", "(4611686018427387904, 4, 0)"});
+  EXPECT_EQ(reshape(x, {0, k31}).shape(), (Shape{0, k31}));  // a legitimately empty shape still works
+}
+
+TEST(ShapeOverflow, BroadcastingTwoLargeShapesFails) {
+  Tensor a = placeholder({k31, 1}, DType::f32, "a"), b = placeholder({1, k31}, DType::f32, "b");
+  expect_error<ShapeError>([&] { a + b; }, {"add:", "result shape (2147483648, 2147483648)", "'a' (2147483648, 1)", "2^48"});
+  Tensor c = placeholder({std::int64_t{1} << 20, 1, 1}, DType::f64), d = placeholder({1, std::int64_t{1} << 20, std::int64_t{1} << 20}, DType::f64);
+  expect_error<ShapeError>([&] { multiply(c, d); }, {"multiply:", "(1048576, 1048576, 1048576)"});
+}
+
+TEST(ShapeOverflow, ArraysCheckTheirShapes) {
+  expect_error<ShapeError>([] { Array({k31, k31}, DType::f32); }, {"Array:", "(2147483648, 2147483648)"});
+  expect_error<ShapeError>([] { Array::empty({k62, 4}); }, {"Array::empty:", "64-bit integer"});
+  expect_error<ShapeError>([] { Array({2, -3}, DType::f32); }, {"Array:", "negative dimension -3"});
+  expect_error<ShapeError>([] { Array::zeros({0}).reshape({k62, 4}); }, {"Array::reshape:", "(4611686018427387904, 4)"});
+  expect_error<ShapeError>([] { Array::arange(0, 1e30); }, {"arange:", "2^48"});
+  expect_error<ShapeError>([] { Array::wrap(nullptr, {k62, 8}, DType::u8, nullptr); }, {"Array::wrap:"});
+}
+
+TEST(ShapeOverflow, FailedAllocationNamesTheShape) {
+#if defined(__SANITIZE_ADDRESS__)
+  GTEST_SKIP() << "AddressSanitizer aborts on allocations this large instead of returning null";
+#else
+  // 2^47 bytes pass the limit, but no machine this runs on has 128 TiB to give.
+  try {
+    Array a({std::int64_t{1} << 44}, DType::f64);
+    GTEST_SKIP() << "the system granted 128 TiB";
+  } catch (const OutOfMemory& e) {
+    EXPECT_NE(std::string(e.what()).find("(17592186044416,)"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("140737488355328 bytes"), std::string::npos) << e.what();
+  }
+#endif
+}
+
+TEST(ShapeOverflow, AxesBeyondIntAreCheckedBeforeNarrowing) {
+  Tensor x = placeholder({2, 3}, DType::f32, "x");
+  const std::int64_t big = std::int64_t{1} << 32;  // narrowed to int it would be axis 0
+  expect_error<ShapeError>([&] { sum(x, Axes(std::vector<std::int64_t>{big})); },
+                           {"sum:", "axis 4294967296 is out of range for a tensor with 2 dimensions"});
+  expect_error<ShapeError>([&] { max(x, Axes(big + 1)); }, {"max:", "axis 4294967297"});
+  expect_error<ShapeError>([&] { mean(x, Axes(std::vector<std::int64_t>{0, -big})); }, {"mean:", "axis -4294967296"});
+  EXPECT_EQ(sum(x, Axes(std::vector<std::int64_t>{-1})).shape(), (Shape{2}));
 }
 
 }  // namespace
