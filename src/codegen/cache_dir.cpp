@@ -225,7 +225,10 @@ std::optional<TempName> parse_temp_name(std::string_view name) {
   return std::nullopt;
 }
 
-bool process_is_gone(pid_t pid) { return pid != ::getpid() && ::kill(pid, 0) != 0 && errno == ESRCH; }
+// No process has `pid`, or it is this process's own: whose compiles are all under way (locked and
+// recent), so an old unlocked entry with its pid was left by an earlier holder of the pid (before a
+// reboot), and would make this process's own mkdir of that name fail.
+bool process_is_gone(pid_t pid) { return pid == ::getpid() || (::kill(pid, 0) != 0 && errno == ESRCH); }
 
 // Names in the folder open as `fd`, without "." and "..".
 std::vector<std::string> names_in_folder(int fd) {

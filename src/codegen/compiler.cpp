@@ -212,7 +212,7 @@ class WorkDir {
     if (::mkdir(path_.c_str(), 0700) != 0)
       throw_io("cannot create the folder '" + path_ + "' (" + describe_file_error(errno, "SYMX_CACHE_DIR") + ")");
     lock_fd_ = ::open(path_.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    if (lock_fd_ >= 0) ::flock(lock_fd_, LOCK_EX);  // best effort: without it the sweep relies on pid and age
+    if (lock_fd_ >= 0) ::flock(lock_fd_, LOCK_EX | LOCK_NB);  // best effort: without it the sweep relies on pid and age
   }
   WorkDir(const WorkDir&) = delete;
   WorkDir& operator=(const WorkDir&) = delete;

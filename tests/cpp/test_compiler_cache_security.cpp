@@ -512,6 +512,9 @@ TEST_F(CompilerSurroundings, WorkFoldersOfDeadProcessesAreRemoved) {
   ::chmod(cache_.c_str(), 0700);
   const pid_t dead = dead_pid();
   fs::path folder = make_work_folder(cache_, "dead-compile", dead);
+  // Left by an earlier process that had this process's pid (before a reboot): this process's own
+  // compiles are recent and locked, so an old unlocked folder with its pid is not one of them.
+  fs::path earlier = make_work_folder(cache_, "before-a-reboot", ::getpid());
   // A compiler-version memo that a dead process was writing when it was killed.
   fs::path memo = cache_ / ("compiler-0123456789abcdef.version.tmp." + std::to_string(dead) + ".3");
   write_file(memo, "partial");
@@ -519,6 +522,7 @@ TEST_F(CompilerSurroundings, WorkFoldersOfDeadProcessesAreRemoved) {
   auto library = cg::compile_and_load(add_source("after-a-killed-compile"));
   EXPECT_EQ(call_add_one(*library, 1), 2);
   EXPECT_FALSE(fs::exists(fs::symlink_status(folder))) << joined(names_in(cache_));
+  EXPECT_FALSE(fs::exists(fs::symlink_status(earlier))) << joined(names_in(cache_));
   EXPECT_FALSE(fs::exists(fs::symlink_status(memo))) << joined(names_in(cache_));
 }
 
