@@ -1,16 +1,26 @@
 // The kernel cache's folder and its checks; see cache_dir.hpp for the trust model.
 #include "codegen/cache_dir.hpp"
 
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/types.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <charconv>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <filesystem>
 #include <mutex>
+#include <string_view>
+#include <unordered_set>
+#include <vector>
 
 #include "symx/error.hpp"
 
@@ -170,6 +180,137 @@ void warn_untrusted_file(const std::string& path, const std::string& reason) {
                                std::to_string(::geteuid()) + ") and not writable by group or others, because whoever can "
                                "write it can run code in this process. It is compiled again and replaced (further such "
                                "files are replaced without a warning). Check who else can write that folder.");
+}
+
+namespace {
+
+// A compile's temporary names end in "<pid>.<counter>" (unique_suffix in compiler.cpp).
+constexpr double kGraceSeconds = 60;  // a compile takes its lock within microseconds of making its folder
+constexpr int kMaxFolderDepth = 8;     // deeper than any compiler's temporary files
+
+bool is_digit(char c) { return c >= '0' && c <= '9'; }
+bool is_lower_hex(char c) { return is_digit(c) || (c >= 'a' && c <= 'f'); }
+
+bool all_of(std::string_view text, bool (*ok)(char)) {
+  return !text.empty() && std::all_of(text.begin(), text.end(), ok);
+}
+
+// The pid in "<prefix><pid>.<counter>" when `name` is exactly that, with a pid > 0 and no
+// leading zeros (as unique_suffix writes it).
+std::optional<pid_t> pid_after(std::string_view name, std::string_view prefix) {
+  if (name.substr(0, prefix.size()) != prefix) return std::nullopt;
+  std::string_view rest = name.substr(prefix.size());
+  std::size_t dot = rest.find('.');
+  if (dot == std::string_view::npos || dot > 9 || rest.size() - dot - 1 > 20) return std::nullopt;
+  std::string_view pid_text = rest.substr(0, dot), counter = rest.substr(dot + 1);
+  if (!all_of(pid_text, is_digit) || pid_text[0] == '0' || !all_of(counter, is_digit)) return std::nullopt;
+  pid_t pid = 0;
+  std::from_chars(pid_text.data(), pid_text.data() + pid_text.size(), pid);
+  return pid > 0 ? std::optional<pid_t>(pid) : std::nullopt;
+}
+
+struct TempName {
+  bool work_folder;  // else a version memo being written
+  pid_t pid;
+};
+
+// "<64 hex>.tmp.<pid>.<n>": a compile's working folder; "compiler-<16 hex>.version.tmp.<pid>.<n>":
+// a compiler-version memo before its rename (compiler.cpp makes both). Nothing else.
+std::optional<TempName> parse_temp_name(std::string_view name) {
+  if (name.size() > 64 && all_of(name.substr(0, 64), is_lower_hex))
+    if (auto pid = pid_after(name.substr(64), ".tmp.")) return TempName{true, *pid};
+  constexpr std::string_view memo = "compiler-";
+  if (name.size() > 25 && name.substr(0, 9) == memo && all_of(name.substr(9, 16), is_lower_hex))
+    if (auto pid = pid_after(name.substr(25), ".version.tmp.")) return TempName{false, *pid};
+  return std::nullopt;
+}
+
+// No process has `pid`, or it is this process's own: whose compiles are all under way (locked and
+// recent), so an old unlocked entry with its pid was left by an earlier holder of the pid (before a
+// reboot), and would make this process's own mkdir of that name fail.
+bool process_is_gone(pid_t pid) { return pid == ::getpid() || (::kill(pid, 0) != 0 && errno == ESRCH); }
+
+// Names in the folder open as `fd`, without "." and "..".
+std::vector<std::string> names_in_folder(int fd) {
+  std::vector<std::string> names;
+  int copy = ::dup(fd);
+  DIR* dir = copy >= 0 ? ::fdopendir(copy) : nullptr;
+  if (dir == nullptr) {
+    if (copy >= 0) ::close(copy);
+    return names;
+  }
+  ::rewinddir(dir);
+  while (const dirent* entry = ::readdir(dir))
+    if (std::strcmp(entry->d_name, ".") != 0 && std::strcmp(entry->d_name, "..") != 0) names.emplace_back(entry->d_name);
+  ::closedir(dir);
+  return names;
+}
+
+// Removes the regular files and the folders of them inside the folder open as `fd`, `depth` levels
+// deep, never following a link (a link and anything else stays); true when nothing is left.
+bool empty_folder(int fd, int depth) {
+  bool empty = true;
+  for (const std::string& name : names_in_folder(fd)) {
+    struct stat st {};
+    if (::fstatat(fd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
+      empty = false;
+    } else if (S_ISREG(st.st_mode)) {
+      empty = ::unlinkat(fd, name.c_str(), 0) == 0 && empty;
+    } else if (S_ISDIR(st.st_mode) && depth > 0) {
+      int sub = ::openat(fd, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+      bool emptied = sub >= 0 && empty_folder(sub, depth - 1);
+      if (sub >= 0) ::close(sub);
+      empty = emptied && ::unlinkat(fd, name.c_str(), AT_REMOVEDIR) == 0 && empty;
+    } else {
+      empty = false;
+    }
+  }
+  return empty;
+}
+
+// Removes the working folder `name` (status `named`, `age` seconds old) of a dead process unless a
+// compile still holds its lock (WorkDir in compiler.cpp holds an exclusive flock on the folder).
+void remove_abandoned_work_folder(int dir_fd, const std::string& name, const struct stat& named, double age,
+                                  double compile_timeout) {
+  int fd = ::openat(dir_fd, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) return;
+  struct stat opened {};
+  const bool same = ::fstat(fd, &opened) == 0 && opened.st_dev == named.st_dev && opened.st_ino == named.st_ino;
+  bool unlocked = ::flock(fd, LOCK_EX | LOCK_NB) == 0;
+  // Where flock is not supported (some network file systems) only age says no compile still runs.
+  if (!unlocked && errno != EWOULDBLOCK) unlocked = age > compile_timeout + kGraceSeconds;
+  if (same && unlocked && empty_folder(fd, kMaxFolderDepth)) ::unlinkat(dir_fd, name.c_str(), AT_REMOVEDIR);
+  ::close(fd);
+}
+
+}  // namespace
+
+void remove_stale_compile_files(const std::string& dir, double compile_timeout) {
+  int dir_fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dir_fd < 0) return;
+  const std::time_t now = std::time(nullptr);
+  for (const std::string& name : names_in_folder(dir_fd)) {
+    std::optional<TempName> temp = parse_temp_name(name);
+    struct stat st {};
+    if (!temp || !process_is_gone(temp->pid) || ::fstatat(dir_fd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0 ||
+        st.st_uid != ::geteuid())
+      continue;
+    const double age = std::difftime(now, st.st_mtime);
+    if (age < kGraceSeconds) continue;  // its process may be in another pid namespace, just starting
+    if (temp->work_folder && S_ISDIR(st.st_mode)) remove_abandoned_work_folder(dir_fd, name, st, age, compile_timeout);
+    if (!temp->work_folder && S_ISREG(st.st_mode)) ::unlinkat(dir_fd, name.c_str(), 0);
+  }
+  ::close(dir_fd);
+}
+
+void remove_stale_compile_files_once(const std::string& dir, double compile_timeout) {
+  static std::mutex mutex;
+  static std::unordered_set<std::string> done;  // guarded by mutex
+  {
+    std::lock_guard lock(mutex);
+    if (!done.insert(dir).second) return;
+  }
+  remove_stale_compile_files(dir, compile_timeout);
 }
 
 void reset_cache_warnings_for_testing() {

@@ -43,6 +43,20 @@ void create_private_directories(const std::string& dir, const char* env_name);
 // (e.g. SYMX_CACHE_DIR) that moves the files elsewhere.
 std::string describe_file_error(int err, const char* env_name);
 
+// Removes what compiles of processes that died mid-compile (SIGKILL, out of memory, power loss)
+// left in the cache folder `dir`: working folders "<key>.tmp.<pid>.<n>" (with the plain files and
+// folders in them) and compiler-version memos "compiler-<hash>.version.tmp.<pid>.<n>", and only
+// entries named exactly so. An entry is removed only when no process has its pid, it is owned by
+// the user and over a minute old, and, for a working folder, no compile holds its flock (checked
+// without following links); a link, and anything but plain files and folders, is never followed
+// or removed. Best effort: failures are ignored. `compile_timeout` (seconds) is the age after
+// which a working folder on a file system without flock counts as abandoned.
+void remove_stale_compile_files(const std::string& dir, double compile_timeout);
+
+// remove_stale_compile_files(dir, ...) the first time this process uses `dir`; later calls cost a
+// set lookup, so the warm-cache lookup stays one readdir per process and folder, not per kernel.
+void remove_stale_compile_files_once(const std::string& dir, double compile_timeout);
+
 // Test-only: the next refusal warns again.
 void reset_cache_warnings_for_testing();
 

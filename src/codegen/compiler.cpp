@@ -6,6 +6,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -201,24 +202,31 @@ class TempFiles {
 };
 
 // A compile's working folder (mode 0700) in the cache folder: the source, the compiler's output and
-// the compiler's own temporary files. Removed with everything in it on every path out.
+// the compiler's own temporary files. Removed with everything in it on every path out. While it
+// exists this process holds an exclusive flock on it, which tells remove_stale_compile_files
+// (cache_dir.hpp) that the compile is alive even when its pid is not visible (another pid
+// namespace); if this process is killed, the lock goes with it and a later process removes it.
 class WorkDir {
  public:
   explicit WorkDir(std::string path) : path_(std::move(path)) {
     if (::mkdir(path_.c_str(), 0700) != 0)
       throw_io("cannot create the folder '" + path_ + "' (" + describe_file_error(errno, "SYMX_CACHE_DIR") + ")");
+    lock_fd_ = ::open(path_.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (lock_fd_ >= 0) ::flock(lock_fd_, LOCK_EX | LOCK_NB);  // best effort: without it the sweep relies on pid and age
   }
   WorkDir(const WorkDir&) = delete;
   WorkDir& operator=(const WorkDir&) = delete;
   ~WorkDir() {
     std::error_code ec;
     fs::remove_all(path_, ec);
+    if (lock_fd_ >= 0) ::close(lock_fd_);
   }
   std::string file(const char* name) const { return path_ + "/" + name; }
   const std::string& path() const { return path_; }
 
  private:
   std::string path_;
+  int lock_fd_ = -1;
 };
 
 [[noreturn]] void throw_write_error(const std::string& path, int err, const char* env_name) {
@@ -812,6 +820,7 @@ std::shared_ptr<Library> compile_and_load(const std::string& source, const Compi
   for (auto& flag : split_whitespace(options.extra_flags)) command.push_back(std::move(flag));
   const std::string dir = trusted_cache_dir();
   const double timeout = compile_timeout_seconds();
+  remove_stale_compile_files_once(dir, timeout);
   const std::string key = cache_key(command, compiler_version(words, dir, timeout), source);
 
   Registry& reg = registry();

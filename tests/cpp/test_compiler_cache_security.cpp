@@ -2,8 +2,11 @@
 // write, no HOME, a missing, hanging, crashing or lying host compiler, a full disk.
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <spawn.h>
+#include <sys/file.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -123,6 +126,41 @@ class CompilerSurroundings : public ::testing::Test {
   mode_t saved_umask_ = 022;
   std::vector<std::pair<std::string, std::optional<std::string>>> saved_;
 };
+
+// Starts `argv` (searched on PATH); returns its pid.
+pid_t spawn(std::vector<const char*> argv) {
+  argv.push_back(nullptr);
+  pid_t pid = 0;
+  EXPECT_EQ(::posix_spawnp(&pid, argv[0], nullptr, nullptr, const_cast<char* const*>(argv.data()), environ), 0) << argv[0];
+  return pid;
+}
+
+// The pid of a process that has exited and been reaped: no process has it (until it is reused).
+pid_t dead_pid() {
+  pid_t pid = spawn({"true"});
+  ::waitpid(pid, nullptr, 0);
+  return pid;
+}
+
+// Sets the modification time of `path` (not of a link's target) an hour back: older than any
+// grace period for a compile that has just started.
+void make_old(const fs::path& path) {
+  struct timespec times[2] = {{0, UTIME_OMIT}, {::time(nullptr) - 3600, 0}};
+  EXPECT_EQ(::utimensat(AT_FDCWD, path.c_str(), times, AT_SYMLINK_NOFOLLOW), 0) << path;
+}
+
+// A folder named like the working folder of a compile of process `pid`, with files like a
+// compile's (and a subfolder like the compiler's own temporary files), made an hour old.
+fs::path make_work_folder(const fs::path& cache, const std::string& seed, pid_t pid) {
+  fs::path folder = cache / (cg::sha256_hex(seed) + ".tmp." + std::to_string(pid) + ".0");
+  fs::create_directories(folder / "cc-temp");
+  ::chmod(folder.c_str(), 0700);
+  write_file(folder / "source.cpp", "int x;\n");
+  write_file(folder / "kernel.so", "partial");
+  write_file(folder / "cc-temp" / "ccA1b2.s", "partial");
+  make_old(folder);
+  return folder;
+}
 
 std::string joined(const std::vector<std::string>& names) {
   std::string out;
@@ -465,6 +503,92 @@ TEST_F(CompilerSurroundings, FailedCompilesLeaveNoTemporaryFiles) {
   EXPECT_THROW(cg::compile_and_load("extern \"C\" int f( { }\n"), symx::InternalError);
   EXPECT_TRUE(kernel_files().empty()) << joined(kernel_files());
   EXPECT_TRUE(names_in(tmp_).empty()) << joined(names_in(tmp_));
+}
+
+// A process killed mid-compile (SIGKILL, out of memory, power loss) cannot remove its working
+// folder; the next process that uses the cache folder does.
+TEST_F(CompilerSurroundings, WorkFoldersOfDeadProcessesAreRemoved) {
+  fs::create_directories(cache_);
+  ::chmod(cache_.c_str(), 0700);
+  const pid_t dead = dead_pid();
+  fs::path folder = make_work_folder(cache_, "dead-compile", dead);
+  // Left by an earlier process that had this process's pid (before a reboot): this process's own
+  // compiles are recent and locked, so an old unlocked folder with its pid is not one of them.
+  fs::path earlier = make_work_folder(cache_, "before-a-reboot", ::getpid());
+  // A compiler-version memo that a dead process was writing when it was killed.
+  fs::path memo = cache_ / ("compiler-0123456789abcdef.version.tmp." + std::to_string(dead) + ".3");
+  write_file(memo, "partial");
+  make_old(memo);
+  auto library = cg::compile_and_load(add_source("after-a-killed-compile"));
+  EXPECT_EQ(call_add_one(*library, 1), 2);
+  EXPECT_FALSE(fs::exists(fs::symlink_status(folder))) << joined(names_in(cache_));
+  EXPECT_FALSE(fs::exists(fs::symlink_status(earlier))) << joined(names_in(cache_));
+  EXPECT_FALSE(fs::exists(fs::symlink_status(memo))) << joined(names_in(cache_));
+}
+
+TEST_F(CompilerSurroundings, LiveCompilesOtherNamesAndLinksAreKept) {
+  fs::create_directories(cache_);
+  ::chmod(cache_.c_str(), 0700);
+  const pid_t dead = dead_pid();
+  const std::string dead_text = std::to_string(dead);
+  const std::string key = cg::sha256_hex("kept");
+  // A live process's folder (its pid exists), although old and not locked.
+  const pid_t sleeper = spawn({"sleep", "60"});
+  fs::path live = make_work_folder(cache_, "live-compile", sleeper);
+  // A folder locked as a compiling process locks it, under a pid this process cannot see (as from
+  // another pid namespace sharing the cache folder).
+  fs::path locked = make_work_folder(cache_, "locked-compile", dead);
+  int lock_fd = ::open(locked.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  ASSERT_GE(lock_fd, 0);
+  ASSERT_EQ(::flock(lock_fd, LOCK_EX), 0);
+  // A folder of a dead pid made just now: a compile that has not taken its lock yet may own it.
+  fs::path recent = cache_ / (cg::sha256_hex("recent") + ".tmp." + dead_text + ".0");
+  fs::create_directories(recent);
+  // Names that are not symx's working folders exactly.
+  std::vector<fs::path> others;
+  for (const std::string& name : {"notes.tmp." + dead_text + ".0", key + ".tmp." + dead_text, key + ".tmp." + dead_text + ".0.bak",
+                                  key.substr(1) + ".tmp." + dead_text + ".0", "X" + key.substr(1) + ".tmp." + dead_text + ".0"}) {
+    others.push_back(cache_ / name);
+    fs::create_directories(others.back());
+    write_file(others.back() / "file", "mine");
+    make_old(others.back());
+  }
+  // A link named like a dead process's working folder, and a dead process's working folder that
+  // holds a link: neither link's target is touched.
+  fs::path outside = root_ / "outside";
+  fs::create_directories(outside);
+  write_file(outside / "precious", "keep me");
+  fs::path link = cache_ / (cg::sha256_hex("link") + ".tmp." + dead_text + ".0");
+  fs::create_directory_symlink(outside, link);
+  make_old(link);
+  fs::path holder = make_work_folder(cache_, "holds-a-link", dead);
+  fs::create_directory_symlink(outside, holder / "link");
+  make_old(holder);
+
+  auto library = cg::compile_and_load(add_source("beside-live-compiles"));
+  EXPECT_EQ(call_add_one(*library, 1), 2);
+  ::kill(sleeper, SIGKILL);
+  ::waitpid(sleeper, nullptr, 0);
+  ::close(lock_fd);
+  for (const fs::path& kept : {live, locked})
+    EXPECT_TRUE(fs::exists(kept / "source.cpp") && fs::exists(kept / "cc-temp" / "ccA1b2.s")) << kept;
+  EXPECT_TRUE(fs::is_directory(recent));
+  for (const fs::path& other : others) EXPECT_EQ(read_file(other / "file"), "mine") << other;
+  EXPECT_TRUE(fs::is_symlink(link));
+  EXPECT_TRUE(fs::is_symlink(holder / "link"));
+  EXPECT_EQ(read_file(outside / "precious"), "keep me");
+  EXPECT_EQ(names_in(outside).size(), 1u) << joined(names_in(outside));
+}
+
+// The folder is looked through once per process, not on every lookup of a cached kernel.
+TEST_F(CompilerSurroundings, StaleWorkFoldersAreLookedForOncePerProcess) {
+  auto library = cg::compile_and_load(add_source("first-use"));
+  fs::path later = make_work_folder(cache_, "killed-later", dead_pid());
+  cg::clear_memory_cache_for_testing();
+  const cg::CompilerStats before = cg::compiler_stats();
+  auto again = cg::compile_and_load(add_source("first-use"));
+  EXPECT_EQ(cg::compiler_stats().disk_hits, before.disk_hits + 1) << "not a warm lookup";
+  EXPECT_TRUE(fs::is_directory(later));
 }
 
 TEST_F(CompilerSurroundings, OutputThatDoesNotLoadIsNotPublished) {
