@@ -234,9 +234,22 @@ int axis_from_python(nb::handle src) {
   return narrow_axis(nb::cast<std::int64_t>(index));
 }
 
+// A value given as Python numbers or (nested) lists/tuples of them: NumPy would make float64 of
+// the floats, symx makes its default float, float32, as for every other number it meets.
+// NumPy arrays and scalars keep their dtype.
+symx::Array array_from_python_values(nb::handle src) {
+  if (PyList_Check(src.ptr()) || PyTuple_Check(src.ptr()) || PyFloat_CheckExact(src.ptr())) {
+    nb::object arr = numpy().attr("asarray")(src);
+    if (nb::cast<std::string>(arr.attr("dtype").attr("name")) == "float64")
+      arr = arr.attr("astype")(numpy().attr("float32"));
+    return array_from_python(arr);
+  }
+  return array_from_python(src);
+}
+
 symx::Tensor tensor_from_python(nb::handle src) {
   if (nb::isinstance<symx::Tensor>(src)) return nb::cast<symx::Tensor>(src);
-  symx::Array a = array_from_python(src);
+  symx::Array a = array_from_python_values(src);
   PyLocation here;
   return symx::constant(a);
 }
@@ -607,15 +620,19 @@ template <> struct type_caster<symx::Operand> : deferred_error_value<symx::Opera
 };
 
 template <> struct type_caster<symx::nn::Padding> {
-  NB_TYPE_CASTER(symx::nn::Padding, const_name("str | Sequence[tuple[int, int]]"))
+  NB_TYPE_CASTER(symx::nn::Padding, const_name("str | int | Sequence[int | tuple[int, int]]"))
   bool from_python(handle src, uint32_t, cleanup_list*) noexcept {
     try {
       if (PyUnicode_Check(src.ptr())) {
         value = symx::nn::Padding(nb::cast<std::string>(src));
+      } else if (PyIndex_Check(src.ptr())) {
+        value = symx::nn::Padding(nb::cast<std::int64_t>(src));  // PyTorch's padding=1
       } else {
+        // Per spatial axis: a (low, high) pair, or one number for both sides (PyTorch's (1, 2)).
         std::vector<std::pair<std::int64_t, std::int64_t>> pads;
         for (nb::handle item : src) {
           auto p = int_list(item);
+          if (p.size() == 1) p.push_back(p[0]);
           if (p.size() != 2) return false;
           pads.emplace_back(p[0], p[1]);
         }
@@ -715,7 +732,7 @@ NB_MODULE(_symx, m) {
         auto index = index_from_python(key);
         PyLocation here;
         return symx::slice(t, index);
-      })
+      }, nb::arg("key").none())  // x[None] adds an axis, as in NumPy
       .def("__len__", [](const Tensor& t) -> std::int64_t {
         if (t.ndim() == 0) throw nb::type_error("len() of a 0-d tensor");
         return t.shape()[0];
@@ -731,6 +748,14 @@ NB_MODULE(_symx, m) {
         return !(nb::isinstance<Tensor>(b) && nb::cast<const Tensor&>(b) == a);
       })
       .def("__repr__", [](const Tensor& t) { return python_text(tensor_repr(t)); })
+      .def("__array__", [](const Tensor& t, nb::args, nb::kwargs) -> nb::object {
+        // Without this, numpy.asarray(t) would iterate the tensor into an object array of nodes.
+        std::string message = tensor_repr(t) + " is symbolic: it has no values to convert to a NumPy array. "
+                              "Evaluate it with t.eval({placeholder: array, ...}), or compile it with "
+                              "sx.function(inputs, [t]) and call that.";
+        set_error(PyExc_TypeError, message.c_str());
+        throw nb::python_error();
+      }, "Raises TypeError: a symbolic tensor has no values (use eval() or a function).")
       .def("__neg__", [](const Tensor& a) { PyLocation here; return symx::negative(a); })
       .def("__abs__", [](const Tensor& a) { PyLocation here; return symx::abs(a); });
   tensor.attr("__array_ufunc__") = nb::none();  // NumPy defers to Tensor's reflected operators
@@ -755,14 +780,19 @@ NB_MODULE(_symx, m) {
   // ---- leaves and collections ----
   m.def("placeholder", LOC(symx::placeholder), "shape"_a, "dtype"_a = symx::DType::f32, "name"_a = "",
         "An input of a function; its value comes from the feed.");
-  m.def("variable", LOC(symx::variable), "value"_a, "name"_a = "", "trainable"_a = true,
-        "State that persists across calls (the value is copied).");
+  m.def("variable", [](nb::handle value, std::string name, bool trainable, nb::handle dtype) {
+    symx::Array a = dtype.is_none() ? array_from_python_values(value)
+                                    : array_from_python(numpy().attr("asarray")(value, "dtype"_a = dtype));
+    PyLocation here;
+    return symx::variable(a, name, trainable);
+  }, "value"_a, "name"_a = "", "trainable"_a = true, "dtype"_a = nb::none(),
+        "State that persists across calls (the value is copied). Python numbers and lists become float32 (symx's default float) unless `dtype` says otherwise; NumPy arrays keep their dtype.");
   m.def("constant", [](nb::handle value, nb::handle dtype) {
-    symx::Array a = dtype.is_none() ? array_from_python(value)
+    symx::Array a = dtype.is_none() ? array_from_python_values(value)
                                     : array_from_python(numpy().attr("asarray")(value, "dtype"_a = dtype));
     PyLocation here;
     return symx::constant(a);
-  }, "value"_a, "dtype"_a = nb::none(), "A fixed value baked into the graph (converted with numpy.asarray).");
+  }, "value"_a, "dtype"_a = nb::none(), "A fixed value baked into the graph (converted with numpy.asarray; Python floats and lists of them become float32 unless `dtype` is given).");
   m.def("variables", &symx::variables, "pattern"_a = "", "trainable"_a = nb::none(),
         "Variables of the default graph whose scoped name matches the glob `pattern`.");
   m.def("placeholders", &symx::placeholders);
@@ -839,7 +869,7 @@ NB_MODULE(_symx, m) {
     auto index = index_from_python(key);
     PyLocation here;
     return symx::slice(x.t, index);
-  }, "a"_a, "index"_a, "Basic indexing, as a[index]: ints, slice objects, None, Ellipsis or a tuple of them.");
+  }, "a"_a, nb::arg("index").none(), "Basic indexing, as a[index]: ints, slice objects, None, Ellipsis or a tuple of them.");
   m.def("take", LOC(symx::take), "a"_a, "indices"_a, "axis"_a = nb::none());
   m.def("take_along_axis", LOC(symx::take_along_axis), "arr"_a, "indices"_a, "axis"_a);
   m.def("pad", LOC(symx::pad), "array"_a, "pad_width"_a, "constant_values"_a = 0.0);
@@ -910,7 +940,14 @@ NB_MODULE(_symx, m) {
   random.def("permutation", LOC(rnd::permutation), "n"_a);
 
   // ---- autodiff ----
-  m.def("grad", LOC(symx::grad), "cost"_a, "wrt"_a, "d cost / d x for each x in the list `wrt` (cost must be a scalar).");
+  m.def("grad", [](TensorArg cost, nb::handle wrt) -> nb::object {
+    bool single = nb::isinstance<Tensor>(wrt);
+    std::vector<Tensor> list = single ? std::vector<Tensor>{nb::cast<Tensor>(wrt)} : tensor_list(wrt);
+    PyLocation here;
+    std::vector<Tensor> grads = symx::grad(cost.t, list);
+    return single ? nb::cast(grads[0]) : nb::cast(grads);
+  }, "cost"_a, "wrt"_a,
+     "d cost / d x (cost must be a scalar): one gradient for one tensor `wrt`, a list for a list, as jax.grad.");
   m.def("vjp", LOC(symx::vjp), "outputs"_a, "wrt"_a, "cotangents"_a);
   m.def("jacobian", LOC(symx::jacobian), "y"_a, "x"_a);
   m.def("hessian", LOC(symx::hessian), "cost"_a, "x"_a);
@@ -942,8 +979,20 @@ NB_MODULE(_symx, m) {
       .def_prop_ro("inputs", &symx::Function::inputs)
       .def_prop_ro("outputs", &symx::Function::outputs)
       .def_prop_ro("updates", &symx::Function::updates)
-      .def_prop_ro("compile_count", &symx::Function::compile_count,
-                   "How many times this function compiled a program (once per input signature).")
+      .def("compile_count", &symx::Function::compile_count,
+           "How many times this function compiled a program (once per input signature); a method, as in C++.")
+      .def("__repr__", [](const symx::Function& f) {
+        auto names = [](const std::vector<Tensor>& ts) {
+          std::string out;
+          for (const auto& t : ts) out += (out.empty() ? "" : ", ") + t.label();
+          return "[" + out + "]";
+        };
+        std::string updates;
+        for (const auto& [var, value] : f.updates()) updates += (updates.empty() ? "" : ", ") + var.label();
+        return python_text("Function(inputs=" + names(f.inputs()) + ", outputs=" + names(f.outputs()) + ", updates=[" +
+                           updates + "], backend='" + (f.backend() == symx::Backend::reference ? "reference" : "compiled") +
+                           "', compiles=" + std::to_string(f.compile_count()) + ")");
+      })
       .def("describe", &symx::Function::describe, nb::call_guard<nb::gil_scoped_release>(),
            "The graph after rewrites and the kernels holding each node (compiles if needed).")
       .def_prop_ro("backend", [](const symx::Function& f) {

@@ -196,13 +196,17 @@ Tensor triangular_solve(const Tensor& a, const Tensor& b, bool lower = true, boo
 
 // ---- neural-network ops ----
 namespace nn {
-// Padding of a convolution or pooling: "VALID", "SAME", or explicit (low, high) per spatial axis.
+// Padding of a convolution or pooling: "VALID", "SAME", explicit (low, high) per spatial axis,
+// or one number for both sides of every spatial axis (PyTorch's `padding=1`).
 struct Padding {
   std::string mode = "VALID";
   std::vector<std::pair<std::int64_t, std::int64_t>> explicit_pads;
+  std::int64_t uniform = 0;  // mode "UNIFORM": this many cells on both sides of every spatial axis
   Padding() = default;
   Padding(const char* m) : mode(m) {}  // NOLINT
   Padding(std::string m) : mode(std::move(m)) {}  // NOLINT
+  Padding(int cells) : mode("UNIFORM"), uniform(cells) {}  // NOLINT
+  Padding(std::int64_t cells) : mode("UNIFORM"), uniform(cells) {}  // NOLINT
   Padding(std::vector<std::pair<std::int64_t, std::int64_t>> pads) : mode("EXPLICIT"), explicit_pads(std::move(pads)) {}  // NOLINT
 };
 
@@ -223,6 +227,8 @@ Tensor log_softmax(const Tensor& x, int axis = -1, Loc loc = Loc::current());
 // -sum(labels * log_softmax(logits)) and -sum(labels * log(softmax(logits))) into it, and the
 // gradient autodiff builds from the log_softmax form into the gradient op.
 Tensor softmax_cross_entropy(const Tensor& logits, const Tensor& labels, int axis = -1, Loc loc = Loc::current());
+// In conv2d, conv2d_transpose and the pooling ops, a single value for strides, dilation, window or
+// output_padding applies to every spatial axis (`strides = {2}` is `{2, 2}`), as in PyTorch.
 // x: (N, C, W), w: (O, C/groups, K).
 Tensor conv1d(const Tensor& x, const Tensor& w, std::int64_t stride = 1, const Padding& padding = {},
               std::int64_t dilation = 1, std::int64_t groups = 1, Loc loc = Loc::current());

@@ -70,4 +70,63 @@ def _iter(self):
 
 Tensor.__iter__ = _iter
 
+
+# Tensor methods: NumPy's ndarray method names, each the free function of the same name.
+def _reduction(fn):
+    def method(self, axis=None, keepdims=False):
+        return fn(self, axis, keepdims)
+
+    method.__name__ = fn.__name__
+    method.__doc__ = "``x.%s(axis=None, keepdims=False)`` is ``symx.%s(x, axis, keepdims)``." % (
+        fn.__name__, fn.__name__)
+    return method
+
+
+for _fn in (sum, mean, max, min, prod, std, var, argmax, argmin):  # noqa: F405
+    setattr(Tensor, _fn.__name__, _reduction(_fn))
+
+
+def _transpose(self, *axes):
+    """``x.transpose()``, ``x.transpose(1, 0)`` or ``x.transpose((1, 0))``, as ndarray.transpose."""
+    if len(axes) == 1 and not isinstance(axes[0], int):
+        axes = axes[0]
+    return transpose(self, axes or None)  # noqa: F405
+
+
+def _flatten(self):
+    """A 1-D copy of the tensor's elements in row-major order, as ndarray.flatten."""
+    return reshape(self, (-1,))  # noqa: F405
+
+
+def _squeeze(self, axis=None):
+    """``symx.squeeze(x, axis)``: removes the listed size-1 axes, or all of them."""
+    return squeeze(self, axis)  # noqa: F405
+
+
+def _clip(self, min=None, max=None):  # noqa: A002 - ndarray.clip's argument names
+    """``symx.clip(x, min, max)``; either bound may be None (unbounded on that side)."""
+    if min is None and max is None:
+        raise ValueError("Tensor.clip: give min, max or both (both are None)")
+    if min is None:
+        return minimum(self, max)  # noqa: F405
+    if max is None:
+        return maximum(self, min)  # noqa: F405
+    return clip(self, min, max)  # noqa: F405
+
+
+def _round(self, decimals=0):
+    """Rounds half to even, as ndarray.round (``decimals`` other than 0 is not supported)."""
+    if decimals != 0:
+        raise ValueError("Tensor.round: decimals=%r is not supported; use decimals=0, or scale first: "
+                         "sx.round(x * 100) / 100" % (decimals,))
+    return round(self)  # noqa: F405
+
+
+Tensor.transpose = _transpose
+Tensor.flatten = _flatten
+Tensor.squeeze = _squeeze
+Tensor.clip = _clip
+Tensor.round = _round
+Tensor.__round__ = _round
+
 __version__ = "0.1.0"

@@ -838,7 +838,7 @@ def test_compiled_batches_run_whole(forward_batches, gradient_batches):
         for batch in (compiled, reference):
             assert batch.whole is None, f"the {batch.backend} function over all rows failed: {batch.whole!r}"
         assert len(compiled.functions) == 1 and compiled.functions[0].backend == "compiled"
-        assert compiled.functions[0].compile_count == 1
+        assert compiled.functions[0].compile_count() == 1
 
 
 @pytest.mark.parametrize("r", ROWS, ids=ROW_NAMES)

@@ -1,0 +1,142 @@
+"""What a new user meets first (issue 8): NumPy conversion, default dtypes, int arguments of the
+convolution and pooling ops, tensor methods, grad of one tensor, and Function's inspection."""
+import numpy as np
+import pytest
+
+import symx as sx
+
+RNG = np.random.default_rng(8)
+
+
+def test_numpy_conversion_of_a_symbolic_tensor_is_a_type_error():
+    x = sx.placeholder((4, 80), "float32", name="images")
+    for convert in (np.asarray, np.array, lambda t: np.array([t, t])):
+        with pytest.raises(TypeError, match=r"images.*symbolic.*eval\(") as err:
+            convert(x)
+        assert "sx.function" in str(err.value)
+
+
+def test_python_numbers_and_lists_make_float32_variables_and_constants():
+    assert sx.variable(0.0).dtype == np.float32
+    assert sx.variable([1.0, 2.0]).dtype == np.float32
+    assert sx.variable([[1, 2.5]]).dtype == np.float32
+    assert sx.constant((0.5, 1.5)).dtype == np.float32
+    assert sx.variable(0.0, dtype="float64").dtype == np.float64
+    assert sx.variable(np.zeros(3)).dtype == np.float64  # a NumPy array keeps its dtype
+    assert sx.variable(3).dtype == np.int64  # integers stay integers, as in NumPy
+    x = sx.placeholder((2, 3), "float32")
+    w = sx.variable(np.ones((3, 1), np.float32))
+    b = sx.variable([0.5])
+    y = x @ w + b + [1.0]
+    assert y.dtype == np.float32
+    np.testing.assert_allclose(y.eval({x: np.ones((2, 3), np.float32)}), np.full((2, 1), 4.5))
+
+
+def numpy_conv2d(x, w, stride, pad):
+    x = np.pad(x, ((0, 0), (0, 0), pad[0], pad[1]))
+    n, c, h, wd = x.shape
+    o, _, kh, kw = w.shape
+    oh, ow = (h - kh) // stride[0] + 1, (wd - kw) // stride[1] + 1
+    out = np.zeros((n, o, oh, ow))
+    for i in range(oh):
+        for j in range(ow):
+            patch = x[:, :, i * stride[0]:i * stride[0] + kh, j * stride[1]:j * stride[1] + kw]
+            out[:, :, i, j] = np.einsum("nchw,ochw->no", patch, w)
+    return out
+
+
+@pytest.mark.parametrize("strides,padding,stride,pad", [
+    (2, 1, (2, 2), ((1, 1), (1, 1))),
+    ((1, 2), (1, 2), (1, 2), ((1, 1), (2, 2))),
+    (1, ((0, 1), (2, 0)), (1, 1), ((0, 1), (2, 0))),
+    ([3], 0, (3, 3), ((0, 0), (0, 0))),
+])
+def test_conv2d_takes_an_int_for_strides_and_padding(strides, padding, stride, pad):
+    xv = RNG.standard_normal((2, 3, 7, 8)).astype(np.float32)
+    wv = RNG.standard_normal((4, 3, 3, 3)).astype(np.float32)
+    y = sx.nn.conv2d(sx.constant(xv), sx.constant(wv), strides=strides, padding=padding)
+    np.testing.assert_allclose(y.eval(), numpy_conv2d(xv.astype(np.float64), wv, stride, pad), rtol=1e-4, atol=1e-4)
+
+
+def test_pooling_takes_an_int_window():
+    xv = RNG.standard_normal((2, 3, 6, 8)).astype(np.float32)
+    blocks = xv.reshape(2, 3, 3, 2, 4, 2)
+    np.testing.assert_array_equal(sx.nn.max_pool2d(sx.constant(xv), 2).eval(), blocks.max(axis=(3, 5)))
+    np.testing.assert_allclose(sx.nn.avg_pool2d(sx.constant(xv), 2).eval(), blocks.mean(axis=(3, 5)), rtol=1e-6)
+    np.testing.assert_array_equal(sx.nn.max_pool2d(sx.constant(xv), 2, strides=2).eval(), blocks.max(axis=(3, 5)))
+
+
+def test_bad_padding_and_stride_counts_say_what_to_pass():
+    x = sx.placeholder((1, 1, 5, 5), "float32")
+    w = sx.placeholder((1, 1, 3, 3), "float32")
+    with pytest.raises(ValueError, match="padding must be non-negative"):
+        sx.nn.conv2d(x, w, padding=-1)
+    with pytest.raises(ValueError, match="strides has 3 entries.*single value"):
+        sx.nn.conv2d(x, w, strides=(1, 1, 1))
+
+
+def test_newaxis_indexing():
+    x = sx.placeholder((3, 4), "float32")
+    assert x[None].shape == (1, 3, 4)
+    assert x[sx.newaxis, :, None].shape == (1, 3, 1, 4)
+
+
+@pytest.mark.parametrize("name", ["sum", "mean", "max", "min", "prod", "std", "var"])
+def test_reduction_methods_match_numpy(name):
+    xv = RNG.standard_normal((3, 4, 5)).astype(np.float32)
+    x = sx.constant(xv)
+    ref = getattr(np, name)
+    np.testing.assert_allclose(getattr(x, name)().eval(), ref(xv), rtol=1e-5)
+    np.testing.assert_allclose(getattr(x, name)(1).eval(), ref(xv, axis=1), rtol=1e-5)
+    np.testing.assert_allclose(getattr(x, name)(axis=(0, 2), keepdims=True).eval(), ref(xv, axis=(0, 2), keepdims=True),
+                               rtol=1e-5)
+
+
+def test_shape_and_value_methods_match_numpy():
+    xv = RNG.standard_normal((2, 1, 3)).astype(np.float32) * 3
+    x = sx.constant(xv)
+    np.testing.assert_array_equal(x.argmax().eval(), xv.argmax())
+    np.testing.assert_array_equal(x.argmin(axis=2).eval(), xv.argmin(axis=2))
+    np.testing.assert_array_equal(x.transpose().eval(), xv.transpose())
+    np.testing.assert_array_equal(x.transpose(2, 0, 1).eval(), xv.transpose(2, 0, 1))
+    np.testing.assert_array_equal(x.transpose((1, 0, 2)).eval(), xv.transpose((1, 0, 2)))
+    np.testing.assert_array_equal(x.flatten().eval(), xv.flatten())
+    np.testing.assert_array_equal(x.squeeze().eval(), xv.squeeze())
+    np.testing.assert_array_equal(x.squeeze(1).eval(), xv.squeeze(1))
+    np.testing.assert_array_equal(x.clip(-1, 1).eval(), xv.clip(-1, 1))
+    np.testing.assert_array_equal(x.clip(max=0.5).eval(), xv.clip(max=0.5))
+    np.testing.assert_array_equal(x.clip(min=0.5).eval(), xv.clip(min=0.5))
+    np.testing.assert_array_equal(x.round().eval(), xv.round())
+    np.testing.assert_array_equal(round(x).eval(), xv.round())
+    np.testing.assert_array_equal(x.T.eval(), xv.T)
+    np.testing.assert_array_equal(x.astype("int32").eval(), xv.astype(np.int32))
+    np.testing.assert_array_equal(x.reshape(3, 2).eval(), xv.reshape(3, 2))
+    with pytest.raises(ValueError, match="give min, max or both"):
+        x.clip()
+    with pytest.raises(ValueError, match="decimals"):
+        x.round(2)
+
+
+def test_grad_of_one_tensor_is_one_gradient():
+    w = sx.variable(np.array([1.0, -2.0, 3.0], np.float32))
+    v = sx.variable(np.float32(2.0))
+    loss = sx.sum(sx.square(w)) * v
+    g = sx.grad(loss, w)
+    assert isinstance(g, sx.Tensor)
+    np.testing.assert_allclose(g.eval(), [4.0, -8.0, 12.0])
+    gw, gv = sx.grad(loss, [w, v])
+    np.testing.assert_allclose(gv.eval(), 14.0)
+    (only,) = sx.grad(loss, (v,))
+    np.testing.assert_allclose(only.eval(), 14.0)
+
+
+def test_function_compile_count_is_a_method_and_repr_names_the_parts():
+    x = sx.placeholder((3,), "float32", name="x")
+    w = sx.variable(np.zeros(3, np.float32), name="w")
+    f = sx.function([x], [sx.sum(x * w)], updates={w: w + x})
+    assert f.compile_count() == 0
+    f(np.ones(3, np.float32))
+    assert f.compile_count() == 1
+    text = repr(f)
+    assert text.startswith("Function(inputs=[x], outputs=[") and "updates=[w]" in text
+    assert "backend='compiled'" in text and "compiles=1" in text
