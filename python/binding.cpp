@@ -757,7 +757,8 @@ NB_MODULE(_symx, m) {
         throw nb::python_error();
       }, "Raises TypeError: a symbolic tensor has no values (use eval() or a function).")
       .def("__neg__", [](const Tensor& a) { PyLocation here; return symx::negative(a); })
-      .def("__abs__", [](const Tensor& a) { PyLocation here; return symx::abs(a); });
+      .def("__abs__", [](const Tensor& a) { PyLocation here; return symx::abs(a); })
+      .def("__invert__", [](const Tensor& a) { PyLocation here; return symx::bitwise_not(a); });
   tensor.attr("__array_ufunc__") = nb::none();  // NumPy defers to Tensor's reflected operators
 
 #define SYMX_BINARY_OPERATOR(name, rname, fn)                                                       \
@@ -769,6 +770,12 @@ NB_MODULE(_symx, m) {
   SYMX_BINARY_OPERATOR("__truediv__", "__rtruediv__", symx::divide)
   SYMX_BINARY_OPERATOR("__mod__", "__rmod__", symx::mod)
   SYMX_BINARY_OPERATOR("__pow__", "__rpow__", symx::power)
+  SYMX_BINARY_OPERATOR("__floordiv__", "__rfloordiv__", symx::floor_divide)
+  SYMX_BINARY_OPERATOR("__and__", "__rand__", symx::bitwise_and)
+  SYMX_BINARY_OPERATOR("__or__", "__ror__", symx::bitwise_or)
+  SYMX_BINARY_OPERATOR("__xor__", "__rxor__", symx::bitwise_xor)
+  SYMX_BINARY_OPERATOR("__lshift__", "__rlshift__", symx::left_shift)
+  SYMX_BINARY_OPERATOR("__rshift__", "__rrshift__", symx::right_shift)
 #undef SYMX_BINARY_OPERATOR
   tensor.def("__lt__", [](const Tensor& a, const symx::Operand& b) { PyLocation here; return symx::less(a, b); });
   tensor.def("__le__", [](const Tensor& a, const symx::Operand& b) { PyLocation here; return symx::less_equal(a, b); });
@@ -823,8 +830,9 @@ NB_MODULE(_symx, m) {
   SYMX_UNARY(reciprocal) SYMX_UNARY(sin) SYMX_UNARY(cos) SYMX_UNARY(tan) SYMX_UNARY(tanh)
   SYMX_UNARY(arctan) SYMX_UNARY(sigmoid) SYMX_UNARY(erf) SYMX_UNARY(floor) SYMX_UNARY(ceil)
   SYMX_UNARY(round) SYMX_UNARY(logical_not) SYMX_UNARY(isnan) SYMX_UNARY(isfinite)
-  SYMX_UNARY(stop_gradient) SYMX_UNARY(zeros_like) SYMX_UNARY(ones_like)
+  SYMX_UNARY(stop_gradient) SYMX_UNARY(zeros_like) SYMX_UNARY(ones_like) SYMX_UNARY(bitwise_not)
 #undef SYMX_UNARY
+  m.attr("invert") = m.attr("bitwise_not");  // NumPy's other name
   m.def("cast", LOC(symx::cast), "x"_a, "dtype"_a);
   m.def("astype", LOC(symx::astype), "x"_a, "dtype"_a);
 
@@ -834,7 +842,8 @@ NB_MODULE(_symx, m) {
   SYMX_BINARY(power) SYMX_BINARY(maximum) SYMX_BINARY(minimum) SYMX_BINARY(mod)
   SYMX_BINARY(arctan2) SYMX_BINARY(equal) SYMX_BINARY(not_equal) SYMX_BINARY(less)
   SYMX_BINARY(less_equal) SYMX_BINARY(greater) SYMX_BINARY(greater_equal)
-  SYMX_BINARY(logical_and) SYMX_BINARY(logical_or)
+  SYMX_BINARY(logical_and) SYMX_BINARY(logical_or) SYMX_BINARY(floor_divide) SYMX_BINARY(bitwise_and)
+  SYMX_BINARY(bitwise_or) SYMX_BINARY(bitwise_xor) SYMX_BINARY(left_shift) SYMX_BINARY(right_shift)
 #undef SYMX_BINARY
   m.def("where", LOC(symx::where), "condition"_a, "x"_a, "y"_a);
   m.def("clip", LOC(symx::clip), "a"_a, "a_min"_a, "a_max"_a);

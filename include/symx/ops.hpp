@@ -96,6 +96,18 @@ Tensor greater(const Operand& a, const Operand& b, Loc loc = Loc::current());
 Tensor greater_equal(const Operand& a, const Operand& b, Loc loc = Loc::current());
 Tensor logical_and(const Operand& a, const Operand& b, Loc loc = Loc::current());
 Tensor logical_or(const Operand& a, const Operand& b, Loc loc = Loc::current());
+// Division rounded toward -inf, as numpy.floor_divide (Python's //): integers stay integers
+// (x // 0 is 0, as NumPy returns); floats follow NumPy's divmod, so 1 // 0.1 is 9.
+Tensor floor_divide(const Operand& a, const Operand& b, Loc loc = Loc::current());
+// Bitwise ops on integer or bool operands (on bools they are the logical ops), as NumPy's.
+Tensor bitwise_and(const Operand& a, const Operand& b, Loc loc = Loc::current());
+Tensor bitwise_or(const Operand& a, const Operand& b, Loc loc = Loc::current());
+Tensor bitwise_xor(const Operand& a, const Operand& b, Loc loc = Loc::current());
+Tensor bitwise_not(const Tensor& x, Loc loc = Loc::current());
+// Shifts of integer operands, as NumPy's: a shift by the type's width or more (or by a negative
+// amount) gives 0, or -1 for a right shift of a negative number.
+Tensor left_shift(const Operand& a, const Operand& b, Loc loc = Loc::current());
+Tensor right_shift(const Operand& a, const Operand& b, Loc loc = Loc::current());
 // Elementwise choice: condition ? a : b (condition is cast to bool).
 Tensor where(const Operand& condition, const Operand& a, const Operand& b, Loc loc = Loc::current());
 Tensor clip(const Tensor& x, const Operand& lo, const Operand& hi, Loc loc = Loc::current());
@@ -289,6 +301,10 @@ Tensor operator>(At a, const Tensor& b);
 Tensor operator>=(At a, const Tensor& b);
 Tensor operator&&(At a, const Tensor& b);
 Tensor operator||(At a, const Tensor& b);
+Tensor operator&(At a, const Tensor& b);
+Tensor operator|(At a, const Tensor& b);
+Tensor operator^(At a, const Tensor& b);
+Tensor operator~(At x);
 // Operators with a plain number on either side (the number is weak, as in NumPy).
 #define SYMX_SCALAR_OPERATOR(op, fn)                                          \
   template <class T> requires std::is_arithmetic_v<T>                         \
@@ -304,6 +320,9 @@ SYMX_SCALAR_OPERATOR(<, less)
 SYMX_SCALAR_OPERATOR(<=, less_equal)
 SYMX_SCALAR_OPERATOR(>, greater)
 SYMX_SCALAR_OPERATOR(>=, greater_equal)
+SYMX_SCALAR_OPERATOR(&, bitwise_and)
+SYMX_SCALAR_OPERATOR(|, bitwise_or)
+SYMX_SCALAR_OPERATOR(^, bitwise_xor)
 #undef SYMX_SCALAR_OPERATOR
 
 }  // namespace symx

@@ -140,3 +140,47 @@ def test_function_compile_count_is_a_method_and_repr_names_the_parts():
     text = repr(f)
     assert text.startswith("Function(inputs=[x], outputs=[") and "updates=[w]" in text
     assert "backend='compiled'" in text and "compiles=1" in text
+
+
+def test_integer_and_bool_operators_match_numpy():
+    a = np.array([-7, 7, -8, 9, 0, 5, -2**31, 3], np.int32)
+    b = np.array([2, -2, 3, 0, -1, -3, -1, 40], np.int32)  # a zero divisor, INT_MIN // -1, a shift >= 32
+    x, y = sx.placeholder(a.shape, "int32"), sx.placeholder(b.shape, "int32")
+    cases = [(x // y, np.floor_divide), (x & y, np.bitwise_and), (x | y, np.bitwise_or), (x ^ y, np.bitwise_xor),
+             (x << y, np.left_shift), (x >> y, np.right_shift), (7 // x, lambda p, q: np.floor_divide(7, p)),
+             (x & 6, lambda p, q: p & 6), (1 << y, lambda p, q: np.left_shift(np.int32(1), q))]
+    f = sx.function([x, y], [c[0] for c in cases])
+    with np.errstate(divide="ignore", over="ignore"):
+        for (t, ref), got in zip(cases, f(a, b)):
+            want = ref(a, b)
+            assert got.dtype == want.dtype == np.int32
+            np.testing.assert_array_equal(got, want)
+            np.testing.assert_array_equal(t.eval({x: a, y: b}), want)
+    np.testing.assert_array_equal((~x).eval({x: a}), ~a)
+    p, q = np.array([True, True, False, False]), np.array([True, False, True, False])
+    u, v = sx.constant(p), sx.constant(q)
+    for got, want in [(u & v, p & q), (u | v, p | q), (u ^ v, p ^ q), (~u, ~p)]:
+        assert got.dtype == np.bool_
+        np.testing.assert_array_equal(got.eval(), want)
+
+
+def test_float_floor_division_matches_numpy():
+    a = np.array([1, -1, 7.5, -7.5, 0, 1, -0.0, 5, -5, 1e30], np.float32)
+    b = np.array([0.1, 0.1, 2, 2, 0, 0, 3, np.inf, np.inf, 3e-10], np.float32)
+    x, y = sx.placeholder(a.shape), sx.placeholder(b.shape)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        want = np.floor_divide(a, b)
+    compiled = sx.function([x, y], [x // y])(a, b)[0]
+    np.testing.assert_array_equal(compiled, want)  # 1 // 0.1 is 9, as in NumPy and Python
+    np.testing.assert_array_equal(np.signbit(compiled), np.signbit(want))
+    np.testing.assert_array_equal((x // y).eval({x: a, y: b}), want)
+
+
+def test_bitwise_ops_on_floats_say_what_to_do():
+    x = sx.placeholder((3,), "float32", name="x")
+    with pytest.raises(sx.DTypeError, match="integer or bool operands.*astype"):
+        x & x
+    with pytest.raises(sx.DTypeError, match="integer operands"):
+        sx.placeholder((3,), "int32") << x
+    with pytest.raises(sx.DTypeError, match="integer or bool operand"):
+        ~x
