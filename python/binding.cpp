@@ -559,10 +559,10 @@ template <> struct type_caster<symx::Array> : deferred_error_value<symx::Array> 
     }                                                                           \
   };
 
-SYMX_WRAPPER_CASTER(TensorArg, "Tensor | ArrayLike", tensor_from_python(src))
-SYMX_WRAPPER_CASTER(TensorList, "Sequence[Tensor | ArrayLike]", tensor_list(src))
-SYMX_WRAPPER_CASTER(TensorPairs, "dict[Tensor, Tensor | ArrayLike]", tensor_pairs(src))
-SYMX_WRAPPER_CASTER(IntList, "int | Sequence[int] | None", int_list(src))
+SYMX_WRAPPER_CASTER(TensorArg, "symx._symx.Tensor | numpy.typing.ArrayLike", tensor_from_python(src))
+SYMX_WRAPPER_CASTER(TensorList, "collections.abc.Sequence[symx._symx.Tensor | numpy.typing.ArrayLike]", tensor_list(src))
+SYMX_WRAPPER_CASTER(TensorPairs, "dict[symx._symx.Tensor, symx._symx.Tensor | numpy.typing.ArrayLike]", tensor_pairs(src))
+SYMX_WRAPPER_CASTER(IntList, "int | collections.abc.Sequence[int] | None", int_list(src))
 SYMX_WRAPPER_CASTER(AxisInt, "int", axis_from_python(src))
 SYMX_WRAPPER_CASTER(OptionalAxisInt, "int | None", src.is_none() ? std::optional<int>() : axis_from_python(src))
 #undef SYMX_WRAPPER_CASTER
@@ -571,7 +571,7 @@ SYMX_WRAPPER_CASTER(OptionalAxisInt, "int | None", src.is_none() ? std::optional
 // be valid for any tensor and is reported (ShapeError, when the call starts) instead of wrapping.
 template <> struct type_caster<AxisList> : deferred_error_value<AxisList> {
   using Value = AxisList;
-  static constexpr auto Name = const_name("int | Sequence[int] | None");
+  static constexpr auto Name = const_name("int | collections.abc.Sequence[int] | None");
   template <typename T_> using Cast = movable_cast_t<T_>;
   template <typename T_> static constexpr bool can_cast() { return true; }
   bool from_python(handle src, uint32_t, cleanup_list*) noexcept {
@@ -585,7 +585,7 @@ template <> struct type_caster<AxisList> : deferred_error_value<AxisList> {
 };
 
 template <> struct type_caster<symx::Axes> {
-  NB_TYPE_CASTER(symx::Axes, const_name("int | Sequence[int] | None"))
+  NB_TYPE_CASTER(symx::Axes, const_name("int | collections.abc.Sequence[int] | None"))
   bool from_python(handle src, uint32_t, cleanup_list*) noexcept {
     try {
       if (src.is_none()) {
@@ -605,7 +605,7 @@ template <> struct type_caster<symx::Axes> {
 
 template <> struct type_caster<symx::Operand> : deferred_error_value<symx::Operand> {
   using Value = symx::Operand;
-  static constexpr auto Name = const_name("Tensor | ArrayLike | int | float | bool");
+  static constexpr auto Name = const_name("symx._symx.Tensor | numpy.typing.ArrayLike | int | float | bool");
   template <typename T_> using Cast = movable_cast_t<T_>;
   template <typename T_> static constexpr bool can_cast() { return true; }
   bool from_python(handle src, uint32_t, cleanup_list*) noexcept {
@@ -620,7 +620,7 @@ template <> struct type_caster<symx::Operand> : deferred_error_value<symx::Opera
 };
 
 template <> struct type_caster<symx::nn::Padding> {
-  NB_TYPE_CASTER(symx::nn::Padding, const_name("str | int | Sequence[int | tuple[int, int]]"))
+  NB_TYPE_CASTER(symx::nn::Padding, const_name("str | int | collections.abc.Sequence[int | tuple[int, int]]"))
   bool from_python(handle src, uint32_t, cleanup_list*) noexcept {
     try {
       if (PyUnicode_Check(src.ptr())) {

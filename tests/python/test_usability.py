@@ -184,3 +184,27 @@ def test_bitwise_ops_on_floats_say_what_to_do():
         sx.placeholder((3,), "int32") << x
     with pytest.raises(sx.DTypeError, match="integer or bool operand"):
         ~x
+
+
+def test_the_package_ships_type_stubs_for_every_public_name():
+    import ast
+    import os
+
+    package = os.path.dirname(os.path.abspath(sx.__file__))
+    assert os.path.exists(os.path.join(package, "py.typed"))
+    for module, names in [("__init__", [n for n in dir(sx._symx) if not n.startswith("_")]),
+                          ("nn", [n for n in dir(sx.nn) if not n.startswith("_")])]:
+        path = os.path.join(package, "_symx", module + ".pyi")
+        with open(path) as f:
+            tree = ast.parse(f.read(), path)
+        defined = {node.name for node in ast.walk(tree) if isinstance(node, (ast.FunctionDef, ast.ClassDef))}
+        defined |= {t.id for node in ast.walk(tree) if isinstance(node, ast.Assign) for t in node.targets
+                    if isinstance(t, ast.Name)}
+        defined |= {a.asname or a.name for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) for a in node.names}
+        assert not set(names) - defined, f"{path} lacks {sorted(set(names) - defined)}"
+        imported = {a.name for node in ast.walk(tree) if isinstance(node, ast.Import) for a in node.names}
+        # Every qualified name in an annotation comes from a module the stub imports.
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Attribute):
+                root = ast.unparse(node.value)
+                assert root in imported or root.split(".")[0] in imported, f"{path}: {root} is not imported"
