@@ -306,8 +306,45 @@ std::vector<std::pair<symx::Tensor, symx::Tensor>> tensor_pairs(nb::handle src) 
 // converted with numpy.asarray to the placeholder's dtype.
 // A symx.Tensor is refused with a message that says so (NumPy would see it as an object array).
 // `where()` names the value in that message, e.g. "function input 0 ('x')".
+// numpy.floating and numpy.integer, looked up once (kept alive for the life of the process).
+PyTypeObject* numpy_scalar_type(const char* name) {
+  return reinterpret_cast<PyTypeObject*>(nb::object(numpy().attr(name)).release().ptr());
+}
+
+// A Python or NumPy number for a 0-d placeholder, converted as numpy.asarray(value, dtype) would
+// but without calling into NumPy, so that f(1.5) costs what f(np.array(1.5)) does. Only exact
+// cases take this path (a number converted to a float, an integer to an integer, a bool to a
+// bool); anything else goes through numpy.asarray.
+std::optional<symx::Array> scalar_input(const symx::Tensor& p, PyObject* value) {
+  static PyTypeObject* floating = numpy_scalar_type("floating");
+  static PyTypeObject* integer = numpy_scalar_type("integer");
+  if (p.ndim() != 0) return std::nullopt;
+  const symx::DType dtype = p.dtype();
+  const bool is_bool = PyBool_Check(value);
+  const bool is_int = !is_bool && (PyLong_Check(value) || PyObject_TypeCheck(value, integer));
+  const bool is_float = PyFloat_Check(value) || PyObject_TypeCheck(value, floating);
+  if (is_bool && dtype == symx::DType::b8) return symx::Array::scalar<bool>(value == Py_True);
+  if (is_float && symx::is_floating(dtype)) {
+    double v = PyFloat_AsDouble(value);
+    if (v == -1.0 && PyErr_Occurred()) throw nb::python_error();
+    return symx::Array::full({}, v, dtype);
+  }
+  if (is_int && (symx::is_floating(dtype) || dtype == symx::DType::i32 || dtype == symx::DType::i64)) {
+    int overflow = 0;
+    long long v = PyLong_AsLongLongAndOverflow(nb::int_(nb::borrow(value)).ptr(), &overflow);
+    // Exact through a double, and within the placeholder's integer range: else NumPy decides.
+    constexpr long long kExact = 1LL << 53;
+    if (overflow != 0 || v <= -kExact || v >= kExact) return std::nullopt;
+    if (dtype == symx::DType::i32 && (v < INT32_MIN || v > INT32_MAX)) return std::nullopt;
+    return symx::Array::full({}, static_cast<double>(v), dtype);
+  }
+  return std::nullopt;
+}
+
 template <class Where> symx::Array input_array(const symx::Tensor* p, nb::handle value, Where&& where) {
-  bool is_ndarray = nb::isinstance(value, numpy().attr("ndarray"));
+  bool is_ndarray = PyObject_TypeCheck(value.ptr(), reinterpret_cast<PyTypeObject*>(ndarray_type()));
+  if (p != nullptr && !is_ndarray)
+    if (auto scalar = scalar_input(*p, value.ptr())) return *scalar;
   if (!is_ndarray && nb::isinstance<symx::Tensor>(value))
     throw nb::type_error((where() + ": got a symx.Tensor (symbolic), not a value; pass a NumPy array, or use "
                           "tensor.eval() to get its value.").c_str());

@@ -208,3 +208,19 @@ def test_the_package_ships_type_stubs_for_every_public_name():
             if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Attribute):
                 root = ast.unparse(node.value)
                 assert root in imported or root.split(".")[0] in imported, f"{path}: {root} is not imported"
+
+
+def test_python_and_numpy_scalars_as_function_inputs_convert_as_numpy_asarray():
+    a, n, flag = sx.placeholder((), "float32"), sx.placeholder((), "int32"), sx.placeholder((), "bool")
+    f = sx.function([a, n, flag], [a * 2, n + 1, sx.logical_not(flag)])
+    for args in [(1.1, 3, True), (np.float32(1.1), np.int64(3), np.bool_(True)), (np.float64(1.1), 3, True),
+                 (3, np.int32(3), np.array(True))]:
+        got = f(*args)
+        want = [np.asarray(args[0], np.float32) * 2, np.asarray(args[1], np.int32) + 1, ~np.asarray(args[2], bool)]
+        for g, w in zip(got, want):
+            assert g.dtype == w.dtype and g.shape == ()
+            np.testing.assert_array_equal(g, w)
+    # Values NumPy refuses or converts with its own rules still go through NumPy.
+    with pytest.raises(OverflowError):
+        f(1.0, 2**40, True)
+    np.testing.assert_array_equal(f(2**60, 2**31 - 1, 0)[0], np.float32(2**60) * 2)
