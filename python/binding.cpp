@@ -29,10 +29,15 @@
 #include <utility>
 #include <vector>
 
+#include "docstrings.hpp"  // generated from the header comments by cmake/docstrings.py
 #include "symx/symx.hpp"
 
 namespace nb = nanobind;
 using namespace nb::literals;
+
+// The docstring of a bound name: its comment in include/symx/*.hpp (qualified names spelled with
+// "_": DOC(nn_conv2d), DOC(Tensor_eval)). The build fails when a comment is missing.
+#define DOC(name) symx::doc::name
 
 namespace {
 
@@ -697,9 +702,9 @@ NB_MODULE(_symx, m) {
   nb::set_leak_warnings(false);
   m.doc() = "symx: symbolic tensors, autodiff and compiled functions (C++ core).";
 
-  shape_error_type = PyErr_NewExceptionWithDoc("symx.ShapeError", "Shapes that do not fit an op (a ValueError).", PyExc_ValueError, nullptr);
-  dtype_error_type = PyErr_NewExceptionWithDoc("symx.DTypeError", "A dtype an op does not accept (a TypeError).", PyExc_TypeError, nullptr);
-  io_error_type = PyErr_NewExceptionWithDoc("symx.IOError", "A file that cannot be read or written, or does not match (a ValueError).", PyExc_ValueError, nullptr);
+  shape_error_type = PyErr_NewExceptionWithDoc("symx.ShapeError", DOC(ShapeError), PyExc_ValueError, nullptr);
+  dtype_error_type = PyErr_NewExceptionWithDoc("symx.DTypeError", DOC(DTypeError), PyExc_TypeError, nullptr);
+  io_error_type = PyErr_NewExceptionWithDoc("symx.IOError", DOC(IOError), PyExc_ValueError, nullptr);
   m.attr("ShapeError") = nb::handle(shape_error_type);
   m.attr("DTypeError") = nb::handle(dtype_error_type);
   m.attr("IOError") = nb::handle(io_error_type);
@@ -714,27 +719,23 @@ NB_MODULE(_symx, m) {
   m.def("_where", [] { return python_where(); }, "The Python location new nodes would record now.");
 
   // ---- Tensor ----
-  nb::class_<Tensor> tensor(m, "Tensor",
-      "A symbolic tensor: a handle to a node of the graph.\n\n"
-      "Tensors compare and hash by identity (t1 == t2 is True only for the same node, as in Theano), so "
-      "they can key dicts such as feeds and updates; use sx.equal for elementwise equality. "
-      "<, <=, > and >= are elementwise and build nodes.");
+  nb::class_<Tensor> tensor(m, "Tensor", DOC(Tensor));
   tensor
       .def_prop_ro("shape", [](const Tensor& t) {
         nb::list dims;
         for (auto d : t.shape()) dims.append(d);
         return nb::tuple(dims);
-      })
-      .def_prop_ro("dtype", [](const Tensor& t) { return dtype_to_python(t.dtype()); })
-      .def_prop_ro("ndim", &Tensor::ndim)
-      .def_prop_ro("size", &Tensor::size)
-      .def_prop_ro("name", [](const Tensor& t) { return python_text(t.name()); })
-      .def_prop_ro("label", [](const Tensor& t) { return python_text(t.label()); })
-      .def_prop_ro("id", &Tensor::id)
-      .def_prop_ro("op", [](const Tensor& t) { return std::string(symx::op_name(t.op())); })
+      }, DOC(Tensor_shape))
+      .def_prop_ro("dtype", [](const Tensor& t) { return dtype_to_python(t.dtype()); }, DOC(Tensor_dtype))
+      .def_prop_ro("ndim", &Tensor::ndim, DOC(Tensor_ndim))
+      .def_prop_ro("size", &Tensor::size, DOC(Tensor_size))
+      .def_prop_ro("name", [](const Tensor& t) { return python_text(t.name()); }, DOC(Tensor_name))
+      .def_prop_ro("label", [](const Tensor& t) { return python_text(t.label()); }, DOC(Tensor_label))
+      .def_prop_ro("id", &Tensor::id, DOC(Tensor_id))
+      .def_prop_ro("op", [](const Tensor& t) { return std::string(symx::op_name(t.op())); }, DOC(Tensor_op))
       .def_prop_ro("where", [](const Tensor& t) { return python_text(t.node().where); },
-                   "file:line where the node was built.")
-      .def_prop_ro("inputs", [](const Tensor& t) { return t.node().inputs; })
+                   DOC(Tensor_where))
+      .def_prop_ro("inputs", [](const Tensor& t) { return t.node().inputs; }, DOC(Tensor_inputs))
       .def("eval", [](const Tensor& t, nb::handle feed) {
         symx::Feed values = feed_from_python(feed);
         symx::Array result;
@@ -747,24 +748,25 @@ NB_MODULE(_symx, m) {
         return result;
       },
            "feed"_a = nb::none(),
-           "Evaluates with the reference evaluator; feed maps placeholders to arrays.")
+           DOC(Tensor_eval))
       .def_prop_rw("value", [](const Tensor& t) { return array_to_python(t.value()); },
                    [](const Tensor& t, nb::handle v) {
                      t.assign(input_array(&t, v, [&] { return "value of '" + t.label() + "'"; }));
                    },
-                   "Variables only: a read-only NumPy view of the current value (no copy); assigning sets it.")
+                   DOC(Tensor_value))
       .def("assign", [](const Tensor& t, nb::handle v) {
         t.assign(input_array(&t, v, [&] { return "assign to '" + t.label() + "'"; }));
-      }, "value"_a)
-      .def_prop_ro("trainable", &Tensor::trainable)
-      .def("astype", [](const Tensor& t, symx::DType d) { PyLocation here; return t.astype(d); }, "dtype"_a)
+      }, "value"_a, DOC(Tensor_assign))
+      .def_prop_ro("trainable", &Tensor::trainable, DOC(Tensor_trainable))
+      .def("astype", [](const Tensor& t, symx::DType d) { PyLocation here; return t.astype(d); }, "dtype"_a,
+           DOC(Tensor_astype))
       .def("reshape", [](const Tensor& t, nb::args shape) {
         nb::handle spec = shape.size() == 1 ? nb::handle(PyTuple_GET_ITEM(shape.ptr(), 0)) : nb::handle(shape);
         auto dims = int_list(spec);
         PyLocation here;
         return t.reshape(dims);
-      }, "Tensor.reshape(2, 3) or Tensor.reshape((2, 3)).")
-      .def_prop_ro("T", [](const Tensor& t) { PyLocation here; return t.T(); })
+      }, DOC(Tensor_reshape))
+      .def_prop_ro("T", [](const Tensor& t) { PyLocation here; return t.T(); }, DOC(Tensor_T))
       .def("__getitem__", [](const Tensor& t, nb::handle key) {
         auto index = index_from_python(key);
         PyLocation here;
@@ -823,26 +825,26 @@ NB_MODULE(_symx, m) {
 
   // ---- leaves and collections ----
   m.def("placeholder", LOC(symx::placeholder), "shape"_a, "dtype"_a = symx::DType::f32, "name"_a = "",
-        "An input of a function; its value comes from the feed.");
+        DOC(placeholder));
   m.def("variable", [](nb::handle value, std::string name, bool trainable, nb::handle dtype) {
     symx::Array a = dtype.is_none() ? array_from_python_values(value)
                                     : array_from_python(numpy().attr("asarray")(value, "dtype"_a = dtype));
     PyLocation here;
     return symx::variable(a, name, trainable);
   }, "value"_a, "name"_a = "", "trainable"_a = true, "dtype"_a = nb::none(),
-        "State that persists across calls (the value is copied). Python numbers and lists become float32 (symx's default float) unless `dtype` says otherwise; NumPy arrays keep their dtype.");
+        DOC(variable));
   m.def("constant", [](nb::handle value, nb::handle dtype) {
     symx::Array a = dtype.is_none() ? array_from_python_values(value)
                                     : array_from_python(numpy().attr("asarray")(value, "dtype"_a = dtype));
     PyLocation here;
     return symx::constant(a);
-  }, "value"_a, "dtype"_a = nb::none(), "A fixed value baked into the graph (converted with numpy.asarray; Python floats and lists of them become float32 unless `dtype` is given).");
+  }, "value"_a, "dtype"_a = nb::none(), DOC(constant));
   m.def("variables", &symx::variables, "pattern"_a = "", "trainable"_a = nb::none(),
-        "Variables of the default graph whose scoped name matches the glob `pattern`.");
-  m.def("placeholders", &symx::placeholders);
-  m.def("reset_default_graph", &symx::reset_default_graph);
-  m.def("current_scope", [] { return symx::default_graph().current_scope(); });
-  nb::class_<PyScope>(m, "Scope", "Name scope: `with sx.Scope(\"layer1\"):` names new variables \"layer1/...\".")
+        DOC(variables));
+  m.def("placeholders", &symx::placeholders, DOC(placeholders));
+  m.def("reset_default_graph", &symx::reset_default_graph, DOC(reset_default_graph));
+  m.def("current_scope", [] { return symx::default_graph().current_scope(); }, DOC(Graph_current_scope));
+  nb::class_<PyScope>(m, "Scope", DOC(Scope))
       .def(nb::init<std::string>(), "name"_a)
       .def("__enter__", [](nb::handle self) {
         PyScope& scope = nb::cast<PyScope&>(self);
@@ -861,7 +863,7 @@ NB_MODULE(_symx, m) {
       });
 
   // ---- unary elementwise ----
-#define SYMX_UNARY(name) m.def(#name, LOC(symx::name), "x"_a);
+#define SYMX_UNARY(name) m.def(#name, LOC(symx::name), "x"_a, DOC(name));
   SYMX_UNARY(negative) SYMX_UNARY(abs) SYMX_UNARY(sign) SYMX_UNARY(exp) SYMX_UNARY(expm1)
   SYMX_UNARY(log) SYMX_UNARY(log1p) SYMX_UNARY(sqrt) SYMX_UNARY(rsqrt) SYMX_UNARY(square)
   SYMX_UNARY(reciprocal) SYMX_UNARY(sin) SYMX_UNARY(cos) SYMX_UNARY(tan) SYMX_UNARY(tanh)
@@ -870,11 +872,11 @@ NB_MODULE(_symx, m) {
   SYMX_UNARY(stop_gradient) SYMX_UNARY(zeros_like) SYMX_UNARY(ones_like) SYMX_UNARY(bitwise_not)
 #undef SYMX_UNARY
   m.attr("invert") = m.attr("bitwise_not");  // NumPy's other name
-  m.def("cast", LOC(symx::cast), "x"_a, "dtype"_a);
-  m.def("astype", LOC(symx::astype), "x"_a, "dtype"_a);
+  m.def("cast", LOC(symx::cast), "x"_a, "dtype"_a, DOC(cast));
+  m.def("astype", LOC(symx::astype), "x"_a, "dtype"_a, DOC(astype));
 
   // ---- binary elementwise ----
-#define SYMX_BINARY(name) m.def(#name, LOC(symx::name), "x1"_a, "x2"_a);
+#define SYMX_BINARY(name) m.def(#name, LOC(symx::name), "x1"_a, "x2"_a, DOC(name));
   SYMX_BINARY(add) SYMX_BINARY(subtract) SYMX_BINARY(multiply) SYMX_BINARY(divide)
   SYMX_BINARY(power) SYMX_BINARY(maximum) SYMX_BINARY(minimum) SYMX_BINARY(mod)
   SYMX_BINARY(arctan2) SYMX_BINARY(equal) SYMX_BINARY(not_equal) SYMX_BINARY(less)
@@ -882,24 +884,25 @@ NB_MODULE(_symx, m) {
   SYMX_BINARY(logical_and) SYMX_BINARY(logical_or) SYMX_BINARY(floor_divide) SYMX_BINARY(bitwise_and)
   SYMX_BINARY(bitwise_or) SYMX_BINARY(bitwise_xor) SYMX_BINARY(left_shift) SYMX_BINARY(right_shift)
 #undef SYMX_BINARY
-  m.def("where", LOC(symx::where), "condition"_a, "x"_a, "y"_a);
-  m.def("clip", LOC(symx::clip), "a"_a, "a_min"_a, "a_max"_a);
+  m.def("where", LOC(symx::where), "condition"_a, "x"_a, "y"_a, DOC(where));
+  m.def("clip", LOC(symx::clip), "a"_a, "a_min"_a, "a_max"_a, DOC(clip));
 
   // ---- reductions ----
-#define SYMX_REDUCE(name) m.def(#name, LOC(symx::name), "a"_a, "axis"_a = nb::none(), "keepdims"_a = false);
+#define SYMX_REDUCE(name) \
+  m.def(#name, LOC(symx::name), "a"_a, "axis"_a = nb::none(), "keepdims"_a = false, DOC(name));
   SYMX_REDUCE(sum) SYMX_REDUCE(mean) SYMX_REDUCE(prod) SYMX_REDUCE(max) SYMX_REDUCE(min)
   SYMX_REDUCE(logsumexp) SYMX_REDUCE(var) SYMX_REDUCE(std) SYMX_REDUCE(argmax) SYMX_REDUCE(argmin)
 #undef SYMX_REDUCE
-  m.def("cumsum", LOC(symx::cumsum), "a"_a, "axis"_a = nb::none());
+  m.def("cumsum", LOC(symx::cumsum), "a"_a, "axis"_a = nb::none(), DOC(cumsum));
 
   // ---- shape and indexing ----
-  m.def("reshape", LOC(symx::reshape), "a"_a, "shape"_a);
-  m.def("transpose", LOC(symx::transpose), "a"_a, "axes"_a = nb::none());
-  m.def("expand_dims", LOC(symx::expand_dims), "a"_a, "axis"_a);
-  m.def("squeeze", LOC(symx::squeeze), "a"_a, "axis"_a = nb::none());
-  m.def("broadcast_to", LOC(symx::broadcast_to), "array"_a, "shape"_a);
-  m.def("concatenate", LOC(symx::concatenate), "arrays"_a, "axis"_a = 0);
-  m.def("stack", LOC(symx::stack), "arrays"_a, "axis"_a = 0);
+  m.def("reshape", LOC(symx::reshape), "a"_a, "shape"_a, DOC(reshape));
+  m.def("transpose", LOC(symx::transpose), "a"_a, "axes"_a = nb::none(), DOC(transpose));
+  m.def("expand_dims", LOC(symx::expand_dims), "a"_a, "axis"_a, DOC(expand_dims));
+  m.def("squeeze", LOC(symx::squeeze), "a"_a, "axis"_a = nb::none(), DOC(squeeze));
+  m.def("broadcast_to", LOC(symx::broadcast_to), "array"_a, "shape"_a, DOC(broadcast_to));
+  m.def("concatenate", LOC(symx::concatenate), "arrays"_a, "axis"_a = 0, DOC(concatenate));
+  m.def("stack", LOC(symx::stack), "arrays"_a, "axis"_a = 0, DOC(stack));
   m.def("split", [](TensorArg x, nb::handle indices_or_sections, AxisInt axis_arg) {
     const int axis = axis_arg.v;
     if (PyIndex_Check(indices_or_sections.ptr())) {
@@ -910,80 +913,87 @@ NB_MODULE(_symx, m) {
     auto indices = int_list(indices_or_sections);
     PyLocation here;
     return symx::split(x.t, indices, axis);
-  }, "ary"_a, "indices_or_sections"_a, "axis"_a = 0);
+  }, "ary"_a, "indices_or_sections"_a, "axis"_a = 0, DOC(split));
   m.def("slice", [](TensorArg x, nb::handle key) {
     auto index = index_from_python(key);
     PyLocation here;
     return symx::slice(x.t, index);
-  }, "a"_a, nb::arg("index").none(), "Basic indexing, as a[index]: ints, slice objects, None, Ellipsis or a tuple of them.");
-  m.def("take", LOC(symx::take), "a"_a, "indices"_a, "axis"_a = nb::none());
-  m.def("take_along_axis", LOC(symx::take_along_axis), "arr"_a, "indices"_a, "axis"_a);
-  m.def("pad", LOC(symx::pad), "array"_a, "pad_width"_a, "constant_values"_a = 0.0);
-  m.def("flip", LOC(symx::flip), "m"_a, "axis"_a = nb::none());
-  m.def("tile", LOC(symx::tile), "A"_a, "reps"_a);
-  m.def("repeat", LOC(symx::repeat), "a"_a, "repeats"_a, "axis"_a = nb::none());
-  m.def("one_hot", LOC(symx::one_hot), "labels"_a, "depth"_a, "dtype"_a = symx::DType::f32);
-  m.def("eye", LOC(symx::eye), "N"_a, "M"_a = nb::none(), "k"_a = 0, "dtype"_a = symx::DType::f32);
+  }, "a"_a, nb::arg("index").none(), DOC(slice));
+  m.def("take", LOC(symx::take), "a"_a, "indices"_a, "axis"_a = nb::none(), DOC(take));
+  m.def("take_along_axis", LOC(symx::take_along_axis), "arr"_a, "indices"_a, "axis"_a, DOC(take_along_axis));
+  m.def("pad", LOC(symx::pad), "array"_a, "pad_width"_a, "constant_values"_a = 0.0, DOC(pad));
+  m.def("flip", LOC(symx::flip), "m"_a, "axis"_a = nb::none(), DOC(flip));
+  m.def("tile", LOC(symx::tile), "A"_a, "reps"_a, DOC(tile));
+  m.def("repeat", LOC(symx::repeat), "a"_a, "repeats"_a, "axis"_a = nb::none(), DOC(repeat));
+  m.def("one_hot", LOC(symx::one_hot), "labels"_a, "depth"_a, "dtype"_a = symx::DType::f32, DOC(one_hot));
+  m.def("eye", LOC(symx::eye), "N"_a, "M"_a = nb::none(), "k"_a = 0, "dtype"_a = symx::DType::f32, DOC(eye));
   m.def("linspace", LOC(symx::linspace), "start"_a, "stop"_a, "num"_a = 50, "endpoint"_a = true,
-        "dtype"_a = symx::DType::f32);
+        "dtype"_a = symx::DType::f32, DOC(linspace));
   m.def("arange", [](double start, std::optional<double> stop, double step, symx::DType dtype) {
     PyLocation here;
     return stop ? symx::arange(start, *stop, step, dtype) : symx::arange(0, start, step, dtype);
   }, "start"_a, "stop"_a = nb::none(), "step"_a = 1.0, "dtype"_a = symx::DType::f32,
-     "arange(stop) or arange(start, stop, step), as numpy.arange (default dtype float32).");
-  m.def("zeros", LOC(symx::zeros), "shape"_a, "dtype"_a = symx::DType::f32);
-  m.def("ones", LOC(symx::ones), "shape"_a, "dtype"_a = symx::DType::f32);
+     DOC(arange));
+  m.def("zeros", LOC(symx::zeros), "shape"_a, "dtype"_a = symx::DType::f32, DOC(zeros));
+  m.def("ones", LOC(symx::ones), "shape"_a, "dtype"_a = symx::DType::f32, DOC(ones));
   m.def("meshgrid", [](nb::args xs, std::string indexing) {
     auto list = tensor_list(xs);
     PyLocation here;
     return symx::meshgrid(list, indexing);
-  }, "xi"_a, "indexing"_a = "xy");
+  }, "xi"_a, "indexing"_a = "xy", DOC(meshgrid));
 
   // ---- linear algebra ----
-  m.def("matmul", LOC(symx::matmul), "x1"_a, "x2"_a);
-  m.def("dot", LOC(symx::dot), "a"_a, "b"_a);
-  m.def("outer", LOC(symx::outer), "a"_a, "b"_a);
+  m.def("matmul", LOC(symx::matmul), "x1"_a, "x2"_a, DOC(matmul));
+  m.def("dot", LOC(symx::dot), "a"_a, "b"_a, DOC(dot));
+  m.def("outer", LOC(symx::outer), "a"_a, "b"_a, DOC(outer));
   nb::module_ linalg = m.def_submodule("linalg", "Linear algebra (numpy.linalg-like).");
-  linalg.def("inv", LOC(lin::inv), "a"_a);
-  linalg.def("det", LOC(lin::det), "a"_a);
-  linalg.def("slogdet", LOC(lin::slogdet), "a"_a, "(sign, logabsdet), each of the batch shape.");
-  linalg.def("cholesky", LOC(lin::cholesky), "a"_a);
-  linalg.def("solve", LOC(lin::solve), "a"_a, "b"_a);
+  linalg.def("inv", LOC(lin::inv), "a"_a, DOC(linalg_inv));
+  linalg.def("det", LOC(lin::det), "a"_a, DOC(linalg_det));
+  linalg.def("slogdet", LOC(lin::slogdet), "a"_a, DOC(linalg_slogdet));
+  linalg.def("cholesky", LOC(lin::cholesky), "a"_a, DOC(linalg_cholesky));
+  linalg.def("solve", LOC(lin::solve), "a"_a, "b"_a, DOC(linalg_solve));
   linalg.def("triangular_solve", LOC(lin::triangular_solve), "a"_a, "b"_a, "lower"_a = true,
-             "transpose_a"_a = false, "unit_diagonal"_a = false);
+             "transpose_a"_a = false, "unit_diagonal"_a = false, DOC(linalg_triangular_solve));
 
   // ---- neural-network ops ----
   nb::module_ nn = m.def_submodule("nn", "Neural-network ops.");
-  nn.def("relu", LOC(snn::relu), "x"_a);
-  nn.def("leaky_relu", LOC(snn::leaky_relu), "x"_a, "negative_slope"_a = 0.01);
-  nn.def("elu", LOC(snn::elu), "x"_a, "alpha"_a = 1.0);
-  nn.def("gelu", LOC(snn::gelu), "x"_a, "approximate"_a = false);
-  nn.def("softplus", LOC(snn::softplus), "x"_a);
-  nn.def("sigmoid", LOC(snn::sigmoid), "x"_a);
-  nn.def("softmax", LOC(snn::softmax), "x"_a, "axis"_a = -1);
-  nn.def("log_softmax", LOC(snn::log_softmax), "x"_a, "axis"_a = -1);
-  nn.def("softmax_cross_entropy", LOC(snn::softmax_cross_entropy), "logits"_a, "labels"_a, "axis"_a = -1);
+  nn.def("relu", LOC(snn::relu), "x"_a, DOC(nn_relu));
+  nn.def("leaky_relu", LOC(snn::leaky_relu), "x"_a, "negative_slope"_a = 0.01, DOC(nn_leaky_relu));
+  nn.def("elu", LOC(snn::elu), "x"_a, "alpha"_a = 1.0, DOC(nn_elu));
+  nn.def("gelu", LOC(snn::gelu), "x"_a, "approximate"_a = false, DOC(nn_gelu));
+  nn.def("softplus", LOC(snn::softplus), "x"_a, DOC(nn_softplus));
+  nn.def("sigmoid", LOC(snn::sigmoid), "x"_a, DOC(nn_sigmoid));
+  nn.def("softmax", LOC(snn::softmax), "x"_a, "axis"_a = -1, DOC(nn_softmax));
+  nn.def("log_softmax", LOC(snn::log_softmax), "x"_a, "axis"_a = -1, DOC(nn_log_softmax));
+  nn.def("softmax_cross_entropy", LOC(snn::softmax_cross_entropy), "logits"_a, "labels"_a, "axis"_a = -1,
+         DOC(nn_softmax_cross_entropy));
   nn.def("conv1d", LOC(snn::conv1d), "x"_a, "w"_a, "stride"_a = 1, "padding"_a = "VALID", "dilation"_a = 1,
-         "groups"_a = 1, "x: (N, C, W), w: (O, C/groups, K).");
+         "groups"_a = 1, DOC(nn_conv1d));
   nn.def("conv2d", LOC(snn::conv2d), "x"_a, "w"_a, "strides"_a = nb::make_tuple(1, 1), "padding"_a = "VALID",
          "dilation"_a = nb::make_tuple(1, 1), "groups"_a = 1,
-         "x: (N, C, H, W), w: (O, C/groups, KH, KW); padding \"VALID\", \"SAME\" or ((lo, hi), (lo, hi)).");
+         DOC(nn_conv2d));
   nn.def("conv2d_transpose", LOC(snn::conv2d_transpose), "x"_a, "w"_a, "strides"_a = nb::make_tuple(1, 1),
          "padding"_a = "VALID", "output_padding"_a = nb::make_tuple(0, 0), "dilation"_a = nb::make_tuple(1, 1),
-         "groups"_a = 1, "The transpose of conv2d; w: (C, O/groups, KH, KW) as in PyTorch's ConvTranspose2d.");
-  nn.def("max_pool2d", LOC(snn::max_pool2d), "x"_a, "window"_a, "strides"_a = nb::none(), "padding"_a = "VALID");
-  nn.def("avg_pool2d", LOC(snn::avg_pool2d), "x"_a, "window"_a, "strides"_a = nb::none(), "padding"_a = "VALID");
+         "groups"_a = 1, DOC(nn_conv2d_transpose));
+  nn.def("max_pool2d", LOC(snn::max_pool2d), "x"_a, "window"_a, "strides"_a = nb::none(), "padding"_a = "VALID",
+         DOC(nn_max_pool2d));
+  nn.def("avg_pool2d", LOC(snn::avg_pool2d), "x"_a, "window"_a, "strides"_a = nb::none(), "padding"_a = "VALID",
+         DOC(nn_avg_pool2d));
 
   // ---- random draws ----
   nb::module_ random = m.def_submodule("random", "Random draws: fresh on every evaluation, reproducible from seed.");
-  random.def("seed", &rnd::seed, "seed"_a);
-  random.def("uniform", LOC(rnd::uniform), "shape"_a, "low"_a = 0.0, "high"_a = 1.0, "dtype"_a = symx::DType::f32);
-  random.def("normal", LOC(rnd::normal), "shape"_a, "mean"_a = 0.0, "stddev"_a = 1.0, "dtype"_a = symx::DType::f32);
+  random.def("seed", &rnd::seed, "seed"_a, DOC(random_seed));
+  random.def("uniform", LOC(rnd::uniform), "shape"_a, "low"_a = 0.0, "high"_a = 1.0, "dtype"_a = symx::DType::f32,
+             DOC(random_uniform));
+  random.def("normal", LOC(rnd::normal), "shape"_a, "mean"_a = 0.0, "stddev"_a = 1.0, "dtype"_a = symx::DType::f32,
+             DOC(random_normal));
   random.def("truncated_normal", LOC(rnd::truncated_normal), "shape"_a, "mean"_a = 0.0, "stddev"_a = 1.0,
-             "lower"_a = -2.0, "upper"_a = 2.0, "dtype"_a = symx::DType::f32);
-  random.def("bernoulli", LOC(rnd::bernoulli), "shape"_a, "p"_a = 0.5, "dtype"_a = symx::DType::b8);
-  random.def("randint", LOC(rnd::randint), "shape"_a, "low"_a, "high"_a, "dtype"_a = symx::DType::i64);
-  random.def("permutation", LOC(rnd::permutation), "n"_a);
+             "lower"_a = -2.0, "upper"_a = 2.0, "dtype"_a = symx::DType::f32, DOC(random_truncated_normal));
+  random.def("bernoulli", LOC(rnd::bernoulli), "shape"_a, "p"_a = 0.5, "dtype"_a = symx::DType::b8,
+             DOC(random_bernoulli));
+  random.def("randint", LOC(rnd::randint), "shape"_a, "low"_a, "high"_a, "dtype"_a = symx::DType::i64,
+             DOC(random_randint));
+  random.def("permutation", LOC(rnd::permutation), "n"_a, DOC(random_permutation));
 
   // ---- autodiff ----
   m.def("grad", [](TensorArg cost, nb::handle wrt) -> nb::object {
@@ -992,14 +1002,13 @@ NB_MODULE(_symx, m) {
     PyLocation here;
     std::vector<Tensor> grads = symx::grad(cost.t, list);
     return single ? nb::cast(grads[0]) : nb::cast(grads);
-  }, "cost"_a, "wrt"_a,
-     "d cost / d x (cost must be a scalar): one gradient for one tensor `wrt`, a list for a list, as jax.grad.");
-  m.def("vjp", LOC(symx::vjp), "outputs"_a, "wrt"_a, "cotangents"_a);
-  m.def("jacobian", LOC(symx::jacobian), "y"_a, "x"_a);
-  m.def("hessian", LOC(symx::hessian), "cost"_a, "x"_a);
+  }, "cost"_a, "wrt"_a, DOC(grad));
+  m.def("vjp", LOC(symx::vjp), "outputs"_a, "wrt"_a, "cotangents"_a, DOC(vjp));
+  m.def("jacobian", LOC(symx::jacobian), "y"_a, "x"_a, DOC(jacobian));
+  m.def("hessian", LOC(symx::hessian), "cost"_a, "x"_a, DOC(hessian));
 
   // ---- functions and graph tools ----
-  nb::class_<symx::Function>(m, "Function", "A compiled callable made by sx.function.")
+  nb::class_<symx::Function>(m, "Function", DOC(Function))
       .def("__call__", [](const symx::Function& f, nb::args args) {
         std::vector<symx::Array> inputs;
         const auto& placeholders = f.inputs();
@@ -1021,12 +1030,11 @@ NB_MODULE(_symx, m) {
           outputs = f(inputs);
         }
         return outputs;
-      }, "Runs one call; returns a list with one NumPy array per output.")
-      .def_prop_ro("inputs", &symx::Function::inputs)
-      .def_prop_ro("outputs", &symx::Function::outputs)
-      .def_prop_ro("updates", &symx::Function::updates)
-      .def("compile_count", &symx::Function::compile_count,
-           "How many times this function compiled a program (once per input signature); a method, as in C++.")
+      }, DOC(Function_call))
+      .def_prop_ro("inputs", &symx::Function::inputs, DOC(Function_inputs))
+      .def_prop_ro("outputs", &symx::Function::outputs, DOC(Function_outputs))
+      .def_prop_ro("updates", &symx::Function::updates, DOC(Function_updates))
+      .def("compile_count", &symx::Function::compile_count, DOC(Function_compile_count))
       .def("__repr__", [](const symx::Function& f) {
         auto names = [](const std::vector<Tensor>& ts) {
           std::string out;
@@ -1039,11 +1047,10 @@ NB_MODULE(_symx, m) {
                            updates + "], backend='" + (f.backend() == symx::Backend::reference ? "reference" : "compiled") +
                            "', compiles=" + std::to_string(f.compile_count()) + ")");
       })
-      .def("describe", &symx::Function::describe, nb::call_guard<nb::gil_scoped_release>(),
-           "The graph after rewrites and the kernels holding each node (compiles if needed).")
+      .def("describe", &symx::Function::describe, nb::call_guard<nb::gil_scoped_release>(), DOC(Function_describe))
       .def_prop_ro("backend", [](const symx::Function& f) {
         return f.backend() == symx::Backend::reference ? "reference" : "compiled";
-      });
+      }, DOC(Function_backend));
   m.def("function", [](TensorList inputs, TensorList outputs, TensorPairs updates, std::optional<std::string> backend) {
     symx::FunctionOptions options;
     if (backend) {
@@ -1053,30 +1060,28 @@ NB_MODULE(_symx, m) {
     }
     PyLocation here;
     return symx::function(inputs.v, outputs.v, updates.v, options);
-  }, "inputs"_a, "outputs"_a, "updates"_a = nb::none(), "backend"_a = nb::none(),
-     "A callable f(*inputs) -> [outputs]; updates {variable: new_value} are written after each call, "
-     "all computed from the values at the start of the call.");
+  }, "inputs"_a, "outputs"_a, "updates"_a = nb::none(), "backend"_a = nb::none(), DOC(function));
   m.def("clone", [](TensorList outputs, TensorPairs replace) {
     PyLocation here;
     return symx::clone(outputs.v, replace.v);
-  }, "outputs"_a, "replace"_a, "Copies of outputs with nodes substituted ({old: new}).");
+  }, "outputs"_a, "replace"_a, DOC(clone));
   auto as_list = [](nb::handle outputs) {
     return nb::isinstance<Tensor>(outputs) ? std::vector<Tensor>{nb::cast<Tensor>(outputs)} : tensor_list(outputs);
   };
   m.def("debugprint", [as_list](nb::handle outputs) { return symx::debugprint(as_list(outputs)); }, "outputs"_a,
-        "The graph as an indented tree (a string; print it).");
+        DOC(debugprint));
   m.def("to_dot", [as_list](nb::handle outputs) { return symx::to_dot(as_list(outputs)); }, "outputs"_a,
-        "The graph in Graphviz dot syntax.");
+        DOC(to_dot));
   m.def("topological_order", [as_list](nb::handle outputs) { return symx::topological_order(as_list(outputs)); },
-        "outputs"_a);
+        "outputs"_a, DOC(topological_order));
 
   // ---- io ----
   m.def("save_variables", [](const std::filesystem::path& path, std::optional<std::vector<Tensor>> vars) {
     symx::save_variables(path.string(), vars.value_or(std::vector<Tensor>{}));
-  }, "path"_a, "variables"_a = nb::none(), "Writes variables (default: all) to a safetensors file.");
+  }, "path"_a, "variables"_a = nb::none(), DOC(save_variables));
   m.def("load_variables", [](const std::filesystem::path& path, std::optional<std::vector<Tensor>> vars) {
     symx::load_variables(path.string(), vars.value_or(std::vector<Tensor>{}));
-  }, "path"_a, "variables"_a = nb::none(), "Assigns variables (default: all) from a safetensors file; all-or-nothing.");
+  }, "path"_a, "variables"_a = nb::none(), DOC(load_variables));
   m.def("load_npy", [](const std::filesystem::path& path) {
     symx::Array a;
     {
@@ -1097,5 +1102,6 @@ NB_MODULE(_symx, m) {
         "Writes `array` (anything numpy.asarray accepts) to a .npy file that numpy.load reads.\n\n"
         "The write is atomic: the data goes to a temporary file in the same folder, is flushed to disk and "
         "renamed over `path`, so `path` never holds a partial file. Raises symx.IOError when the folder is "
-        "missing or not writable, or the disk is full.");
+        "missing or not writable, or the disk is full.\n\n"
+        "Example::\n\n    sx.save_npy('w.npy', np.eye(3, dtype=np.float32))");
 }
