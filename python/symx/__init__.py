@@ -77,8 +77,9 @@ def _reduction(fn):
         return fn(self, axis, keepdims)
 
     method.__name__ = fn.__name__
-    method.__doc__ = "``x.%s(axis=None, keepdims=False)`` is ``symx.%s(x, axis, keepdims)``." % (
-        fn.__name__, fn.__name__)
+    # The free function's docstring (from the C++ header comment) follows, so the two agree.
+    method.__doc__ = "``x.%s(axis=None, keepdims=False)`` is ``symx.%s(x, axis, keepdims)``.\n\n%s" % (
+        fn.__name__, fn.__name__, fn.__doc__)
     return method
 
 
@@ -87,24 +88,36 @@ for _fn in (sum, mean, max, min, prod, std, var, argmax, argmin):  # noqa: F405
 
 
 def _transpose(self, *axes):
-    """``x.transpose()``, ``x.transpose(1, 0)`` or ``x.transpose((1, 0))``, as ndarray.transpose."""
+    """``x.transpose()``, ``x.transpose(1, 0)`` or ``x.transpose((1, 0))``, as ndarray.transpose.
+
+    Example: x.transpose(1, 0) of x with shape (2, 3) has shape (3, 2)
+    """
     if len(axes) == 1 and not isinstance(axes[0], int):
         axes = axes[0]
     return transpose(self, axes or None)  # noqa: F405
 
 
 def _flatten(self):
-    """A 1-D copy of the tensor's elements in row-major order, as ndarray.flatten."""
+    """A 1-D copy of the tensor's elements in row-major order, as ndarray.flatten.
+
+    Example: x.flatten() of x with shape (2, 3) has shape (6,)
+    """
     return reshape(self, (-1,))  # noqa: F405
 
 
 def _squeeze(self, axis=None):
-    """``symx.squeeze(x, axis)``: removes the listed size-1 axes, or all of them."""
+    """``symx.squeeze(x, axis)``: removes the listed size-1 axes, or all of them.
+
+    Example: x.squeeze() of x with shape (1, 3, 1) has shape (3,)
+    """
     return squeeze(self, axis)  # noqa: F405
 
 
 def _clip(self, min=None, max=None):  # noqa: A002 - ndarray.clip's argument names
-    """``symx.clip(x, min, max)``; either bound may be None (unbounded on that side)."""
+    """``symx.clip(x, min, max)``; either bound may be None (unbounded on that side).
+
+    Example: x.clip(min=0) is symx.maximum(x, 0)
+    """
     if min is None and max is None:
         raise ValueError("Tensor.clip: give min, max or both (both are None)")
     if min is None:
@@ -115,7 +128,10 @@ def _clip(self, min=None, max=None):  # noqa: A002 - ndarray.clip's argument nam
 
 
 def _round(self, decimals=0):
-    """Rounds half to even, as ndarray.round (``decimals`` other than 0 is not supported)."""
+    """Rounds half to even, as ndarray.round (``decimals`` other than 0 is not supported).
+
+    Example: symx.constant([0.5, 1.5]).round().eval() is [0.0, 2.0]
+    """
     if decimals != 0:
         raise ValueError("Tensor.round: decimals=%r is not supported; use decimals=0, or scale first: "
                          "sx.round(x * 100) / 100" % (decimals,))
