@@ -36,7 +36,8 @@ def declared_name(decl):
 def parse_header(path, docs):
     scopes = []  # (kind, name): kind "namespace" or "class"
     block = []
-    lines = open(path, encoding="utf-8").read().split("\n")
+    with open(path, encoding="utf-8") as f:
+        lines = f.read().split("\n")
     i = 0
     while i < len(lines):
         line = lines[i]
@@ -99,7 +100,8 @@ def add(docs, key, block):
 
 def requested_names(binding_path):
     """The names passed to DOC(...) in the binding, also through its one-parameter macros."""
-    source = open(binding_path, encoding="utf-8").read().replace("\\\n", " ")  # join macro lines
+    with open(binding_path, encoding="utf-8") as f:
+        source = f.read().replace("\\\n", " ")  # one line per macro definition
     names = set(re.findall(r"\bDOC\((\w+)\)", source))
     for macro, param, body in re.findall(r"#define\s+(\w+)\((\w+)\)(.*)", source):
         if re.search(r"\bDOC\(" + param + r"\)", body):

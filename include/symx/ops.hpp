@@ -264,43 +264,43 @@ Tensor clip(const Tensor& x, const Operand& lo, const Operand& hi, Loc loc = Loc
 
 // ---- reductions ----
 // Sum of the elements over `axis`, as numpy.sum.
-// a: any shape; axis: int, list of ints or None (all axes); keepdims keeps reduced axes as size 1. Returns a's
-// dtype.
+// a: any shape; axis: int, list of ints or None (all axes); keepdims keeps reduced axes as size 1.
+// Returns a's dtype (bool sums as int64).
 // Example: sum(x, axis=1) of x with shape (2, 3) has shape (2,)
 Tensor sum(const Tensor& x, Axes axis = {}, bool keepdims = false, Loc loc = Loc::current());
 // Arithmetic mean over `axis`, as numpy.mean.
-// a: any shape; axis: int, list of ints or None (all axes); keepdims keeps reduced axes as size 1. Returns a
-// float dtype.
+// a: any shape; axis: int, list of ints or None (all axes); keepdims keeps reduced axes as size 1.
+// Returns a float dtype.
 // Example: mean([[1.0, 2.0], [3.0, 4.0]], axis=0).eval() is [2.0, 3.0]
 Tensor mean(const Tensor& x, Axes axis = {}, bool keepdims = false, Loc loc = Loc::current());
 // Product of the elements over `axis`, as numpy.prod.
-// a: any shape; axis: int, list of ints or None (all axes); keepdims keeps reduced axes as size 1. Returns a's
-// dtype.
+// a: any shape; axis: int, list of ints or None (all axes); keepdims keeps reduced axes as size 1.
+// Returns a's dtype.
 // Example: prod([1, 2, 3, 4]).eval() is 24
 Tensor prod(const Tensor& x, Axes axis = {}, bool keepdims = false, Loc loc = Loc::current());
 // Largest element over `axis`, as numpy.max (NaN propagates).
-// a: any shape; axis: int, list of ints or None (all axes); keepdims keeps reduced axes as size 1. Returns a's
-// dtype.
+// a: any shape; axis: int, list of ints or None (all axes); keepdims keeps reduced axes as size 1.
+// Returns a's dtype.
 // Example: max([[1, 5], [7, 2]], axis=1).eval() is [5, 7]
 Tensor max(const Tensor& x, Axes axis = {}, bool keepdims = false, Loc loc = Loc::current());
 // Smallest element over `axis`, as numpy.min (NaN propagates).
-// a: any shape; axis: int, list of ints or None (all axes); keepdims keeps reduced axes as size 1. Returns a's
-// dtype.
+// a: any shape; axis: int, list of ints or None (all axes); keepdims keeps reduced axes as size 1.
+// Returns a's dtype.
 // Example: min([[1, 5], [7, 2]], axis=1).eval() is [1, 2]
 Tensor min(const Tensor& x, Axes axis = {}, bool keepdims = false, Loc loc = Loc::current());
 // log(sum(exp(a))) over `axis`, computed stably, as scipy.special.logsumexp.
-// a: any shape; axis: int, list of ints or None (all axes); keepdims keeps reduced axes as size 1. a: float;
-// returns a's dtype.
+// a: float, any shape; axis: int, list of ints or None (all axes); keepdims keeps reduced axes as size 1.
+// Returns a's dtype.
 // Example: logsumexp([0.0, 0.0]).eval() is log(2) = 0.693...
 Tensor logsumexp(const Tensor& x, Axes axis = {}, bool keepdims = false, Loc loc = Loc::current());
 // Population variance over `axis` (ddof = 0), as numpy.var.
-// a: any shape; axis: int, list of ints or None (all axes); keepdims keeps reduced axes as size 1. Returns a
-// float dtype.
+// a: any shape; axis: int, list of ints or None (all axes); keepdims keeps reduced axes as size 1.
+// Returns a float dtype.
 // Example: var([1.0, 2.0, 3.0, 4.0]).eval() is 1.25
 Tensor var(const Tensor& x, Axes axis = {}, bool keepdims = false, Loc loc = Loc::current());
 // Population standard deviation over `axis` (ddof = 0), as numpy.std.
-// a: any shape; axis: int, list of ints or None (all axes); keepdims keeps reduced axes as size 1. Returns a
-// float dtype.
+// a: any shape; axis: int, list of ints or None (all axes); keepdims keeps reduced axes as size 1.
+// Returns a float dtype.
 // Example: std([1.0, 3.0]).eval() is 1.0
 Tensor std(const Tensor& x, Axes axis = {}, bool keepdims = false, Loc loc = Loc::current());
 // Index of the largest element along one axis (of the flattened a when axis is None), as numpy.argmax;

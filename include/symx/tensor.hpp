@@ -275,8 +275,8 @@ class DefaultGraph {
   Graph* previous_;
 };
 
-// RAII name scope on the default graph: { Scope s("layer1"); auto w = variable(...); } names w
-// "layer1/w". In Python, a context manager.
+// A name scope on the default graph: variables made while it is active are named "layer1/w". In C++ an
+// RAII guard ({ Scope s("layer1"); auto w = variable(...); }), in Python a context manager.
 // Example: with Scope("layer1"): w = variable(np.zeros(3), name="w")  # named "layer1/w"
 class Scope {
  public:
