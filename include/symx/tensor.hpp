@@ -226,8 +226,8 @@ class Graph {
   // Name scopes: "outer/inner/name".
   void push_scope(const std::string& name);
   void pop_scope();
-  // The current name scope ("outer/inner"); empty outside every scope.
-  // Example: with Scope("layer1"): current_scope() is "layer1"
+  // The current name scope as a prefix of new names ("outer/inner/"); empty outside every scope.
+  // Example: with Scope("layer1"): current_scope() is "layer1/"
   std::string current_scope() const;
   // A unique scoped name for `name` in the current scope ("w", then "w_1", ...).
   std::string unique_name(const std::string& name);
