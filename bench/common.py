@@ -133,3 +133,9 @@ def peak_rss_mb():
 
 def threads():
     return int(os.environ.get("OMP_NUM_THREADS", os.cpu_count() or 1))
+
+
+def compile_count(f):
+    """A symx Function's compile count: a method since symx 0.1 (as in C++), a property before."""
+    count = f.compile_count
+    return count() if callable(count) else count

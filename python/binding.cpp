@@ -29,10 +29,15 @@
 #include <utility>
 #include <vector>
 
+#include "docstrings.hpp"  // generated from the header comments by cmake/docstrings.py
 #include "symx/symx.hpp"
 
 namespace nb = nanobind;
 using namespace nb::literals;
+
+// The docstring of a bound name: its comment in include/symx/*.hpp (qualified names spelled with
+// "_": DOC(nn_conv2d), DOC(Tensor_eval)). The build fails when a comment is missing.
+#define DOC(name) symx::doc::name
 
 namespace {
 
@@ -234,9 +239,22 @@ int axis_from_python(nb::handle src) {
   return narrow_axis(nb::cast<std::int64_t>(index));
 }
 
+// A value given as Python numbers or (nested) lists/tuples of them: NumPy would make float64 of
+// the floats, symx makes its default float, float32, as for every other number it meets.
+// NumPy arrays and scalars keep their dtype.
+symx::Array array_from_python_values(nb::handle src) {
+  if (PyList_Check(src.ptr()) || PyTuple_Check(src.ptr()) || PyFloat_CheckExact(src.ptr())) {
+    nb::object arr = numpy().attr("asarray")(src);
+    if (nb::cast<std::string>(arr.attr("dtype").attr("name")) == "float64")
+      arr = arr.attr("astype")(numpy().attr("float32"));
+    return array_from_python(arr);
+  }
+  return array_from_python(src);
+}
+
 symx::Tensor tensor_from_python(nb::handle src) {
   if (nb::isinstance<symx::Tensor>(src)) return nb::cast<symx::Tensor>(src);
-  symx::Array a = array_from_python(src);
+  symx::Array a = array_from_python_values(src);
   PyLocation here;
   return symx::constant(a);
 }
@@ -293,8 +311,45 @@ std::vector<std::pair<symx::Tensor, symx::Tensor>> tensor_pairs(nb::handle src) 
 // converted with numpy.asarray to the placeholder's dtype.
 // A symx.Tensor is refused with a message that says so (NumPy would see it as an object array).
 // `where()` names the value in that message, e.g. "function input 0 ('x')".
+// numpy.floating and numpy.integer, looked up once (kept alive for the life of the process).
+PyTypeObject* numpy_scalar_type(const char* name) {
+  return reinterpret_cast<PyTypeObject*>(nb::object(numpy().attr(name)).release().ptr());
+}
+
+// A Python or NumPy number for a 0-d placeholder, converted as numpy.asarray(value, dtype) would
+// but without calling into NumPy, so that f(1.5) costs what f(np.array(1.5)) does. Only exact
+// cases take this path (a number converted to a float, an integer to an integer, a bool to a
+// bool); anything else goes through numpy.asarray.
+std::optional<symx::Array> scalar_input(const symx::Tensor& p, PyObject* value) {
+  static PyTypeObject* floating = numpy_scalar_type("floating");
+  static PyTypeObject* integer = numpy_scalar_type("integer");
+  if (p.ndim() != 0) return std::nullopt;
+  const symx::DType dtype = p.dtype();
+  const bool is_bool = PyBool_Check(value);
+  const bool is_int = !is_bool && (PyLong_Check(value) || PyObject_TypeCheck(value, integer));
+  const bool is_float = PyFloat_Check(value) || PyObject_TypeCheck(value, floating);
+  if (is_bool && dtype == symx::DType::b8) return symx::Array::scalar<bool>(value == Py_True);
+  if (is_float && symx::is_floating(dtype)) {
+    double v = PyFloat_AsDouble(value);
+    if (v == -1.0 && PyErr_Occurred()) throw nb::python_error();
+    return symx::Array::full({}, v, dtype);
+  }
+  if (is_int && (symx::is_floating(dtype) || dtype == symx::DType::i32 || dtype == symx::DType::i64)) {
+    int overflow = 0;
+    long long v = PyLong_AsLongLongAndOverflow(nb::int_(nb::borrow(value)).ptr(), &overflow);
+    // Exact through a double, and within the placeholder's integer range: else NumPy decides.
+    constexpr long long kExact = 1LL << 53;
+    if (overflow != 0 || v <= -kExact || v >= kExact) return std::nullopt;
+    if (dtype == symx::DType::i32 && (v < INT32_MIN || v > INT32_MAX)) return std::nullopt;
+    return symx::Array::full({}, static_cast<double>(v), dtype);
+  }
+  return std::nullopt;
+}
+
 template <class Where> symx::Array input_array(const symx::Tensor* p, nb::handle value, Where&& where) {
-  bool is_ndarray = nb::isinstance(value, numpy().attr("ndarray"));
+  bool is_ndarray = PyObject_TypeCheck(value.ptr(), reinterpret_cast<PyTypeObject*>(ndarray_type()));
+  if (p != nullptr && !is_ndarray)
+    if (auto scalar = scalar_input(*p, value.ptr())) return *scalar;
   if (!is_ndarray && nb::isinstance<symx::Tensor>(value))
     throw nb::type_error((where() + ": got a symx.Tensor (symbolic), not a value; pass a NumPy array, or use "
                           "tensor.eval() to get its value.").c_str());
@@ -546,10 +601,10 @@ template <> struct type_caster<symx::Array> : deferred_error_value<symx::Array> 
     }                                                                           \
   };
 
-SYMX_WRAPPER_CASTER(TensorArg, "Tensor | ArrayLike", tensor_from_python(src))
-SYMX_WRAPPER_CASTER(TensorList, "Sequence[Tensor | ArrayLike]", tensor_list(src))
-SYMX_WRAPPER_CASTER(TensorPairs, "dict[Tensor, Tensor | ArrayLike]", tensor_pairs(src))
-SYMX_WRAPPER_CASTER(IntList, "int | Sequence[int] | None", int_list(src))
+SYMX_WRAPPER_CASTER(TensorArg, "symx._symx.Tensor | numpy.typing.ArrayLike", tensor_from_python(src))
+SYMX_WRAPPER_CASTER(TensorList, "collections.abc.Sequence[symx._symx.Tensor | numpy.typing.ArrayLike]", tensor_list(src))
+SYMX_WRAPPER_CASTER(TensorPairs, "dict[symx._symx.Tensor, symx._symx.Tensor | numpy.typing.ArrayLike]", tensor_pairs(src))
+SYMX_WRAPPER_CASTER(IntList, "int | collections.abc.Sequence[int] | None", int_list(src))
 SYMX_WRAPPER_CASTER(AxisInt, "int", axis_from_python(src))
 SYMX_WRAPPER_CASTER(OptionalAxisInt, "int | None", src.is_none() ? std::optional<int>() : axis_from_python(src))
 #undef SYMX_WRAPPER_CASTER
@@ -558,7 +613,7 @@ SYMX_WRAPPER_CASTER(OptionalAxisInt, "int | None", src.is_none() ? std::optional
 // be valid for any tensor and is reported (ShapeError, when the call starts) instead of wrapping.
 template <> struct type_caster<AxisList> : deferred_error_value<AxisList> {
   using Value = AxisList;
-  static constexpr auto Name = const_name("int | Sequence[int] | None");
+  static constexpr auto Name = const_name("int | collections.abc.Sequence[int] | None");
   template <typename T_> using Cast = movable_cast_t<T_>;
   template <typename T_> static constexpr bool can_cast() { return true; }
   bool from_python(handle src, uint32_t, cleanup_list*) noexcept {
@@ -572,7 +627,7 @@ template <> struct type_caster<AxisList> : deferred_error_value<AxisList> {
 };
 
 template <> struct type_caster<symx::Axes> {
-  NB_TYPE_CASTER(symx::Axes, const_name("int | Sequence[int] | None"))
+  NB_TYPE_CASTER(symx::Axes, const_name("int | collections.abc.Sequence[int] | None"))
   bool from_python(handle src, uint32_t, cleanup_list*) noexcept {
     try {
       if (src.is_none()) {
@@ -592,7 +647,7 @@ template <> struct type_caster<symx::Axes> {
 
 template <> struct type_caster<symx::Operand> : deferred_error_value<symx::Operand> {
   using Value = symx::Operand;
-  static constexpr auto Name = const_name("Tensor | ArrayLike | int | float | bool");
+  static constexpr auto Name = const_name("symx._symx.Tensor | numpy.typing.ArrayLike | int | float | bool");
   template <typename T_> using Cast = movable_cast_t<T_>;
   template <typename T_> static constexpr bool can_cast() { return true; }
   bool from_python(handle src, uint32_t, cleanup_list*) noexcept {
@@ -607,15 +662,19 @@ template <> struct type_caster<symx::Operand> : deferred_error_value<symx::Opera
 };
 
 template <> struct type_caster<symx::nn::Padding> {
-  NB_TYPE_CASTER(symx::nn::Padding, const_name("str | Sequence[tuple[int, int]]"))
+  NB_TYPE_CASTER(symx::nn::Padding, const_name("str | int | collections.abc.Sequence[int | tuple[int, int]]"))
   bool from_python(handle src, uint32_t, cleanup_list*) noexcept {
     try {
       if (PyUnicode_Check(src.ptr())) {
         value = symx::nn::Padding(nb::cast<std::string>(src));
+      } else if (PyIndex_Check(src.ptr())) {
+        value = symx::nn::Padding(nb::cast<std::int64_t>(src));  // PyTorch's padding=1
       } else {
+        // Per spatial axis: a (low, high) pair, or one number for both sides (PyTorch's (1, 2)).
         std::vector<std::pair<std::int64_t, std::int64_t>> pads;
         for (nb::handle item : src) {
           auto p = int_list(item);
+          if (p.size() == 1) p.push_back(p[0]);
           if (p.size() != 2) return false;
           pads.emplace_back(p[0], p[1]);
         }
@@ -643,9 +702,9 @@ NB_MODULE(_symx, m) {
   nb::set_leak_warnings(false);
   m.doc() = "symx: symbolic tensors, autodiff and compiled functions (C++ core).";
 
-  shape_error_type = PyErr_NewExceptionWithDoc("symx.ShapeError", "Shapes that do not fit an op (a ValueError).", PyExc_ValueError, nullptr);
-  dtype_error_type = PyErr_NewExceptionWithDoc("symx.DTypeError", "A dtype an op does not accept (a TypeError).", PyExc_TypeError, nullptr);
-  io_error_type = PyErr_NewExceptionWithDoc("symx.IOError", "A file that cannot be read or written, or does not match (a ValueError).", PyExc_ValueError, nullptr);
+  shape_error_type = PyErr_NewExceptionWithDoc("symx.ShapeError", DOC(ShapeError), PyExc_ValueError, nullptr);
+  dtype_error_type = PyErr_NewExceptionWithDoc("symx.DTypeError", DOC(DTypeError), PyExc_TypeError, nullptr);
+  io_error_type = PyErr_NewExceptionWithDoc("symx.IOError", DOC(IOError), PyExc_ValueError, nullptr);
   m.attr("ShapeError") = nb::handle(shape_error_type);
   m.attr("DTypeError") = nb::handle(dtype_error_type);
   m.attr("IOError") = nb::handle(io_error_type);
@@ -660,27 +719,23 @@ NB_MODULE(_symx, m) {
   m.def("_where", [] { return python_where(); }, "The Python location new nodes would record now.");
 
   // ---- Tensor ----
-  nb::class_<Tensor> tensor(m, "Tensor",
-      "A symbolic tensor: a handle to a node of the graph.\n\n"
-      "Tensors compare and hash by identity (t1 == t2 is True only for the same node, as in Theano), so "
-      "they can key dicts such as feeds and updates; use sx.equal for elementwise equality. "
-      "<, <=, > and >= are elementwise and build nodes.");
+  nb::class_<Tensor> tensor(m, "Tensor", DOC(Tensor));
   tensor
       .def_prop_ro("shape", [](const Tensor& t) {
         nb::list dims;
         for (auto d : t.shape()) dims.append(d);
         return nb::tuple(dims);
-      })
-      .def_prop_ro("dtype", [](const Tensor& t) { return dtype_to_python(t.dtype()); })
-      .def_prop_ro("ndim", &Tensor::ndim)
-      .def_prop_ro("size", &Tensor::size)
-      .def_prop_ro("name", [](const Tensor& t) { return python_text(t.name()); })
-      .def_prop_ro("label", [](const Tensor& t) { return python_text(t.label()); })
-      .def_prop_ro("id", &Tensor::id)
-      .def_prop_ro("op", [](const Tensor& t) { return std::string(symx::op_name(t.op())); })
+      }, DOC(Tensor_shape))
+      .def_prop_ro("dtype", [](const Tensor& t) { return dtype_to_python(t.dtype()); }, DOC(Tensor_dtype))
+      .def_prop_ro("ndim", &Tensor::ndim, DOC(Tensor_ndim))
+      .def_prop_ro("size", &Tensor::size, DOC(Tensor_size))
+      .def_prop_ro("name", [](const Tensor& t) { return python_text(t.name()); }, DOC(Tensor_name))
+      .def_prop_ro("label", [](const Tensor& t) { return python_text(t.label()); }, DOC(Tensor_label))
+      .def_prop_ro("id", &Tensor::id, DOC(Tensor_id))
+      .def_prop_ro("op", [](const Tensor& t) { return std::string(symx::op_name(t.op())); }, DOC(Tensor_op))
       .def_prop_ro("where", [](const Tensor& t) { return python_text(t.node().where); },
-                   "file:line where the node was built.")
-      .def_prop_ro("inputs", [](const Tensor& t) { return t.node().inputs; })
+                   DOC(Tensor_where))
+      .def_prop_ro("inputs", [](const Tensor& t) { return t.node().inputs; }, DOC(Tensor_inputs))
       .def("eval", [](const Tensor& t, nb::handle feed) {
         symx::Feed values = feed_from_python(feed);
         symx::Array result;
@@ -693,29 +748,30 @@ NB_MODULE(_symx, m) {
         return result;
       },
            "feed"_a = nb::none(),
-           "Evaluates with the reference evaluator; feed maps placeholders to arrays.")
+           DOC(Tensor_eval))
       .def_prop_rw("value", [](const Tensor& t) { return array_to_python(t.value()); },
                    [](const Tensor& t, nb::handle v) {
                      t.assign(input_array(&t, v, [&] { return "value of '" + t.label() + "'"; }));
                    },
-                   "Variables only: a read-only NumPy view of the current value (no copy); assigning sets it.")
+                   DOC(Tensor_value))
       .def("assign", [](const Tensor& t, nb::handle v) {
         t.assign(input_array(&t, v, [&] { return "assign to '" + t.label() + "'"; }));
-      }, "value"_a)
-      .def_prop_ro("trainable", &Tensor::trainable)
-      .def("astype", [](const Tensor& t, symx::DType d) { PyLocation here; return t.astype(d); }, "dtype"_a)
+      }, "value"_a, DOC(Tensor_assign))
+      .def_prop_ro("trainable", &Tensor::trainable, DOC(Tensor_trainable))
+      .def("astype", [](const Tensor& t, symx::DType d) { PyLocation here; return t.astype(d); }, "dtype"_a,
+           DOC(Tensor_astype))
       .def("reshape", [](const Tensor& t, nb::args shape) {
         nb::handle spec = shape.size() == 1 ? nb::handle(PyTuple_GET_ITEM(shape.ptr(), 0)) : nb::handle(shape);
         auto dims = int_list(spec);
         PyLocation here;
         return t.reshape(dims);
-      }, "Tensor.reshape(2, 3) or Tensor.reshape((2, 3)).")
-      .def_prop_ro("T", [](const Tensor& t) { PyLocation here; return t.T(); })
+      }, DOC(Tensor_reshape))
+      .def_prop_ro("T", [](const Tensor& t) { PyLocation here; return t.T(); }, DOC(Tensor_T))
       .def("__getitem__", [](const Tensor& t, nb::handle key) {
         auto index = index_from_python(key);
         PyLocation here;
         return symx::slice(t, index);
-      })
+      }, nb::arg("key").none())  // x[None] adds an axis, as in NumPy
       .def("__len__", [](const Tensor& t) -> std::int64_t {
         if (t.ndim() == 0) throw nb::type_error("len() of a 0-d tensor");
         return t.shape()[0];
@@ -731,8 +787,17 @@ NB_MODULE(_symx, m) {
         return !(nb::isinstance<Tensor>(b) && nb::cast<const Tensor&>(b) == a);
       })
       .def("__repr__", [](const Tensor& t) { return python_text(tensor_repr(t)); })
+      .def("__array__", [](const Tensor& t, nb::args, nb::kwargs) -> nb::object {
+        // Without this, numpy.asarray(t) would iterate the tensor into an object array of nodes.
+        std::string message = tensor_repr(t) + " is symbolic: it has no values to convert to a NumPy array. "
+                              "Evaluate it with t.eval({placeholder: array, ...}), or compile it with "
+                              "sx.function(inputs, [t]) and call that.";
+        set_error(PyExc_TypeError, message.c_str());
+        throw nb::python_error();
+      }, "Raises TypeError: a symbolic tensor has no values (use eval() or a function).")
       .def("__neg__", [](const Tensor& a) { PyLocation here; return symx::negative(a); })
-      .def("__abs__", [](const Tensor& a) { PyLocation here; return symx::abs(a); });
+      .def("__abs__", [](const Tensor& a) { PyLocation here; return symx::abs(a); })
+      .def("__invert__", [](const Tensor& a) { PyLocation here; return symx::bitwise_not(a); });
   tensor.attr("__array_ufunc__") = nb::none();  // NumPy defers to Tensor's reflected operators
 
 #define SYMX_BINARY_OPERATOR(name, rname, fn)                                                       \
@@ -744,6 +809,12 @@ NB_MODULE(_symx, m) {
   SYMX_BINARY_OPERATOR("__truediv__", "__rtruediv__", symx::divide)
   SYMX_BINARY_OPERATOR("__mod__", "__rmod__", symx::mod)
   SYMX_BINARY_OPERATOR("__pow__", "__rpow__", symx::power)
+  SYMX_BINARY_OPERATOR("__floordiv__", "__rfloordiv__", symx::floor_divide)
+  SYMX_BINARY_OPERATOR("__and__", "__rand__", symx::bitwise_and)
+  SYMX_BINARY_OPERATOR("__or__", "__ror__", symx::bitwise_or)
+  SYMX_BINARY_OPERATOR("__xor__", "__rxor__", symx::bitwise_xor)
+  SYMX_BINARY_OPERATOR("__lshift__", "__rlshift__", symx::left_shift)
+  SYMX_BINARY_OPERATOR("__rshift__", "__rrshift__", symx::right_shift)
 #undef SYMX_BINARY_OPERATOR
   tensor.def("__lt__", [](const Tensor& a, const symx::Operand& b) { PyLocation here; return symx::less(a, b); });
   tensor.def("__le__", [](const Tensor& a, const symx::Operand& b) { PyLocation here; return symx::less_equal(a, b); });
@@ -754,21 +825,26 @@ NB_MODULE(_symx, m) {
 
   // ---- leaves and collections ----
   m.def("placeholder", LOC(symx::placeholder), "shape"_a, "dtype"_a = symx::DType::f32, "name"_a = "",
-        "An input of a function; its value comes from the feed.");
-  m.def("variable", LOC(symx::variable), "value"_a, "name"_a = "", "trainable"_a = true,
-        "State that persists across calls (the value is copied).");
+        DOC(placeholder));
+  m.def("variable", [](nb::handle value, std::string name, bool trainable, nb::handle dtype) {
+    symx::Array a = dtype.is_none() ? array_from_python_values(value)
+                                    : array_from_python(numpy().attr("asarray")(value, "dtype"_a = dtype));
+    PyLocation here;
+    return symx::variable(a, name, trainable);
+  }, "value"_a, "name"_a = "", "trainable"_a = true, "dtype"_a = nb::none(),
+        DOC(variable));
   m.def("constant", [](nb::handle value, nb::handle dtype) {
-    symx::Array a = dtype.is_none() ? array_from_python(value)
+    symx::Array a = dtype.is_none() ? array_from_python_values(value)
                                     : array_from_python(numpy().attr("asarray")(value, "dtype"_a = dtype));
     PyLocation here;
     return symx::constant(a);
-  }, "value"_a, "dtype"_a = nb::none(), "A fixed value baked into the graph (converted with numpy.asarray).");
+  }, "value"_a, "dtype"_a = nb::none(), DOC(constant));
   m.def("variables", &symx::variables, "pattern"_a = "", "trainable"_a = nb::none(),
-        "Variables of the default graph whose scoped name matches the glob `pattern`.");
-  m.def("placeholders", &symx::placeholders);
-  m.def("reset_default_graph", &symx::reset_default_graph);
-  m.def("current_scope", [] { return symx::default_graph().current_scope(); });
-  nb::class_<PyScope>(m, "Scope", "Name scope: `with sx.Scope(\"layer1\"):` names new variables \"layer1/...\".")
+        DOC(variables));
+  m.def("placeholders", &symx::placeholders, DOC(placeholders));
+  m.def("reset_default_graph", &symx::reset_default_graph, DOC(reset_default_graph));
+  m.def("current_scope", [] { return symx::default_graph().current_scope(); }, DOC(Graph_current_scope));
+  nb::class_<PyScope>(m, "Scope", DOC(Scope))
       .def(nb::init<std::string>(), "name"_a)
       .def("__enter__", [](nb::handle self) {
         PyScope& scope = nb::cast<PyScope&>(self);
@@ -787,43 +863,46 @@ NB_MODULE(_symx, m) {
       });
 
   // ---- unary elementwise ----
-#define SYMX_UNARY(name) m.def(#name, LOC(symx::name), "x"_a);
+#define SYMX_UNARY(name) m.def(#name, LOC(symx::name), "x"_a, DOC(name));
   SYMX_UNARY(negative) SYMX_UNARY(abs) SYMX_UNARY(sign) SYMX_UNARY(exp) SYMX_UNARY(expm1)
   SYMX_UNARY(log) SYMX_UNARY(log1p) SYMX_UNARY(sqrt) SYMX_UNARY(rsqrt) SYMX_UNARY(square)
   SYMX_UNARY(reciprocal) SYMX_UNARY(sin) SYMX_UNARY(cos) SYMX_UNARY(tan) SYMX_UNARY(tanh)
   SYMX_UNARY(arctan) SYMX_UNARY(sigmoid) SYMX_UNARY(erf) SYMX_UNARY(floor) SYMX_UNARY(ceil)
   SYMX_UNARY(round) SYMX_UNARY(logical_not) SYMX_UNARY(isnan) SYMX_UNARY(isfinite)
-  SYMX_UNARY(stop_gradient) SYMX_UNARY(zeros_like) SYMX_UNARY(ones_like)
+  SYMX_UNARY(stop_gradient) SYMX_UNARY(zeros_like) SYMX_UNARY(ones_like) SYMX_UNARY(bitwise_not)
 #undef SYMX_UNARY
-  m.def("cast", LOC(symx::cast), "x"_a, "dtype"_a);
-  m.def("astype", LOC(symx::astype), "x"_a, "dtype"_a);
+  m.attr("invert") = m.attr("bitwise_not");  // NumPy's other name
+  m.def("cast", LOC(symx::cast), "x"_a, "dtype"_a, DOC(cast));
+  m.def("astype", LOC(symx::astype), "x"_a, "dtype"_a, DOC(astype));
 
   // ---- binary elementwise ----
-#define SYMX_BINARY(name) m.def(#name, LOC(symx::name), "x1"_a, "x2"_a);
+#define SYMX_BINARY(name) m.def(#name, LOC(symx::name), "x1"_a, "x2"_a, DOC(name));
   SYMX_BINARY(add) SYMX_BINARY(subtract) SYMX_BINARY(multiply) SYMX_BINARY(divide)
   SYMX_BINARY(power) SYMX_BINARY(maximum) SYMX_BINARY(minimum) SYMX_BINARY(mod)
   SYMX_BINARY(arctan2) SYMX_BINARY(equal) SYMX_BINARY(not_equal) SYMX_BINARY(less)
   SYMX_BINARY(less_equal) SYMX_BINARY(greater) SYMX_BINARY(greater_equal)
-  SYMX_BINARY(logical_and) SYMX_BINARY(logical_or)
+  SYMX_BINARY(logical_and) SYMX_BINARY(logical_or) SYMX_BINARY(floor_divide) SYMX_BINARY(bitwise_and)
+  SYMX_BINARY(bitwise_or) SYMX_BINARY(bitwise_xor) SYMX_BINARY(left_shift) SYMX_BINARY(right_shift)
 #undef SYMX_BINARY
-  m.def("where", LOC(symx::where), "condition"_a, "x"_a, "y"_a);
-  m.def("clip", LOC(symx::clip), "a"_a, "a_min"_a, "a_max"_a);
+  m.def("where", LOC(symx::where), "condition"_a, "x"_a, "y"_a, DOC(where));
+  m.def("clip", LOC(symx::clip), "a"_a, "a_min"_a, "a_max"_a, DOC(clip));
 
   // ---- reductions ----
-#define SYMX_REDUCE(name) m.def(#name, LOC(symx::name), "a"_a, "axis"_a = nb::none(), "keepdims"_a = false);
+#define SYMX_REDUCE(name) \
+  m.def(#name, LOC(symx::name), "a"_a, "axis"_a = nb::none(), "keepdims"_a = false, DOC(name));
   SYMX_REDUCE(sum) SYMX_REDUCE(mean) SYMX_REDUCE(prod) SYMX_REDUCE(max) SYMX_REDUCE(min)
   SYMX_REDUCE(logsumexp) SYMX_REDUCE(var) SYMX_REDUCE(std) SYMX_REDUCE(argmax) SYMX_REDUCE(argmin)
 #undef SYMX_REDUCE
-  m.def("cumsum", LOC(symx::cumsum), "a"_a, "axis"_a = nb::none());
+  m.def("cumsum", LOC(symx::cumsum), "a"_a, "axis"_a = nb::none(), DOC(cumsum));
 
   // ---- shape and indexing ----
-  m.def("reshape", LOC(symx::reshape), "a"_a, "shape"_a);
-  m.def("transpose", LOC(symx::transpose), "a"_a, "axes"_a = nb::none());
-  m.def("expand_dims", LOC(symx::expand_dims), "a"_a, "axis"_a);
-  m.def("squeeze", LOC(symx::squeeze), "a"_a, "axis"_a = nb::none());
-  m.def("broadcast_to", LOC(symx::broadcast_to), "array"_a, "shape"_a);
-  m.def("concatenate", LOC(symx::concatenate), "arrays"_a, "axis"_a = 0);
-  m.def("stack", LOC(symx::stack), "arrays"_a, "axis"_a = 0);
+  m.def("reshape", LOC(symx::reshape), "a"_a, "shape"_a, DOC(reshape));
+  m.def("transpose", LOC(symx::transpose), "a"_a, "axes"_a = nb::none(), DOC(transpose));
+  m.def("expand_dims", LOC(symx::expand_dims), "a"_a, "axis"_a, DOC(expand_dims));
+  m.def("squeeze", LOC(symx::squeeze), "a"_a, "axis"_a = nb::none(), DOC(squeeze));
+  m.def("broadcast_to", LOC(symx::broadcast_to), "array"_a, "shape"_a, DOC(broadcast_to));
+  m.def("concatenate", LOC(symx::concatenate), "arrays"_a, "axis"_a = 0, DOC(concatenate));
+  m.def("stack", LOC(symx::stack), "arrays"_a, "axis"_a = 0, DOC(stack));
   m.def("split", [](TensorArg x, nb::handle indices_or_sections, AxisInt axis_arg) {
     const int axis = axis_arg.v;
     if (PyIndex_Check(indices_or_sections.ptr())) {
@@ -834,89 +913,102 @@ NB_MODULE(_symx, m) {
     auto indices = int_list(indices_or_sections);
     PyLocation here;
     return symx::split(x.t, indices, axis);
-  }, "ary"_a, "indices_or_sections"_a, "axis"_a = 0);
+  }, "ary"_a, "indices_or_sections"_a, "axis"_a = 0, DOC(split));
   m.def("slice", [](TensorArg x, nb::handle key) {
     auto index = index_from_python(key);
     PyLocation here;
     return symx::slice(x.t, index);
-  }, "a"_a, "index"_a, "Basic indexing, as a[index]: ints, slice objects, None, Ellipsis or a tuple of them.");
-  m.def("take", LOC(symx::take), "a"_a, "indices"_a, "axis"_a = nb::none());
-  m.def("take_along_axis", LOC(symx::take_along_axis), "arr"_a, "indices"_a, "axis"_a);
-  m.def("pad", LOC(symx::pad), "array"_a, "pad_width"_a, "constant_values"_a = 0.0);
-  m.def("flip", LOC(symx::flip), "m"_a, "axis"_a = nb::none());
-  m.def("tile", LOC(symx::tile), "A"_a, "reps"_a);
-  m.def("repeat", LOC(symx::repeat), "a"_a, "repeats"_a, "axis"_a = nb::none());
-  m.def("one_hot", LOC(symx::one_hot), "labels"_a, "depth"_a, "dtype"_a = symx::DType::f32);
-  m.def("eye", LOC(symx::eye), "N"_a, "M"_a = nb::none(), "k"_a = 0, "dtype"_a = symx::DType::f32);
+  }, "a"_a, nb::arg("index").none(), DOC(slice));
+  m.def("take", LOC(symx::take), "a"_a, "indices"_a, "axis"_a = nb::none(), DOC(take));
+  m.def("take_along_axis", LOC(symx::take_along_axis), "arr"_a, "indices"_a, "axis"_a, DOC(take_along_axis));
+  m.def("pad", LOC(symx::pad), "array"_a, "pad_width"_a, "constant_values"_a = 0.0, DOC(pad));
+  m.def("flip", LOC(symx::flip), "m"_a, "axis"_a = nb::none(), DOC(flip));
+  m.def("tile", LOC(symx::tile), "A"_a, "reps"_a, DOC(tile));
+  m.def("repeat", LOC(symx::repeat), "a"_a, "repeats"_a, "axis"_a = nb::none(), DOC(repeat));
+  m.def("one_hot", LOC(symx::one_hot), "labels"_a, "depth"_a, "dtype"_a = symx::DType::f32, DOC(one_hot));
+  m.def("eye", LOC(symx::eye), "N"_a, "M"_a = nb::none(), "k"_a = 0, "dtype"_a = symx::DType::f32, DOC(eye));
   m.def("linspace", LOC(symx::linspace), "start"_a, "stop"_a, "num"_a = 50, "endpoint"_a = true,
-        "dtype"_a = symx::DType::f32);
+        "dtype"_a = symx::DType::f32, DOC(linspace));
   m.def("arange", [](double start, std::optional<double> stop, double step, symx::DType dtype) {
     PyLocation here;
     return stop ? symx::arange(start, *stop, step, dtype) : symx::arange(0, start, step, dtype);
   }, "start"_a, "stop"_a = nb::none(), "step"_a = 1.0, "dtype"_a = symx::DType::f32,
-     "arange(stop) or arange(start, stop, step), as numpy.arange (default dtype float32).");
-  m.def("zeros", LOC(symx::zeros), "shape"_a, "dtype"_a = symx::DType::f32);
-  m.def("ones", LOC(symx::ones), "shape"_a, "dtype"_a = symx::DType::f32);
+     DOC(arange));
+  m.def("zeros", LOC(symx::zeros), "shape"_a, "dtype"_a = symx::DType::f32, DOC(zeros));
+  m.def("ones", LOC(symx::ones), "shape"_a, "dtype"_a = symx::DType::f32, DOC(ones));
   m.def("meshgrid", [](nb::args xs, std::string indexing) {
     auto list = tensor_list(xs);
     PyLocation here;
     return symx::meshgrid(list, indexing);
-  }, "xi"_a, "indexing"_a = "xy");
+  }, "xi"_a, "indexing"_a = "xy", DOC(meshgrid));
 
   // ---- linear algebra ----
-  m.def("matmul", LOC(symx::matmul), "x1"_a, "x2"_a);
-  m.def("dot", LOC(symx::dot), "a"_a, "b"_a);
-  m.def("outer", LOC(symx::outer), "a"_a, "b"_a);
+  m.def("matmul", LOC(symx::matmul), "x1"_a, "x2"_a, DOC(matmul));
+  m.def("dot", LOC(symx::dot), "a"_a, "b"_a, DOC(dot));
+  m.def("outer", LOC(symx::outer), "a"_a, "b"_a, DOC(outer));
   nb::module_ linalg = m.def_submodule("linalg", "Linear algebra (numpy.linalg-like).");
-  linalg.def("inv", LOC(lin::inv), "a"_a);
-  linalg.def("det", LOC(lin::det), "a"_a);
-  linalg.def("slogdet", LOC(lin::slogdet), "a"_a, "(sign, logabsdet), each of the batch shape.");
-  linalg.def("cholesky", LOC(lin::cholesky), "a"_a);
-  linalg.def("solve", LOC(lin::solve), "a"_a, "b"_a);
+  linalg.def("inv", LOC(lin::inv), "a"_a, DOC(linalg_inv));
+  linalg.def("det", LOC(lin::det), "a"_a, DOC(linalg_det));
+  linalg.def("slogdet", LOC(lin::slogdet), "a"_a, DOC(linalg_slogdet));
+  linalg.def("cholesky", LOC(lin::cholesky), "a"_a, DOC(linalg_cholesky));
+  linalg.def("solve", LOC(lin::solve), "a"_a, "b"_a, DOC(linalg_solve));
   linalg.def("triangular_solve", LOC(lin::triangular_solve), "a"_a, "b"_a, "lower"_a = true,
-             "transpose_a"_a = false, "unit_diagonal"_a = false);
+             "transpose_a"_a = false, "unit_diagonal"_a = false, DOC(linalg_triangular_solve));
 
   // ---- neural-network ops ----
   nb::module_ nn = m.def_submodule("nn", "Neural-network ops.");
-  nn.def("relu", LOC(snn::relu), "x"_a);
-  nn.def("leaky_relu", LOC(snn::leaky_relu), "x"_a, "negative_slope"_a = 0.01);
-  nn.def("elu", LOC(snn::elu), "x"_a, "alpha"_a = 1.0);
-  nn.def("gelu", LOC(snn::gelu), "x"_a, "approximate"_a = false);
-  nn.def("softplus", LOC(snn::softplus), "x"_a);
-  nn.def("sigmoid", LOC(snn::sigmoid), "x"_a);
-  nn.def("softmax", LOC(snn::softmax), "x"_a, "axis"_a = -1);
-  nn.def("log_softmax", LOC(snn::log_softmax), "x"_a, "axis"_a = -1);
-  nn.def("softmax_cross_entropy", LOC(snn::softmax_cross_entropy), "logits"_a, "labels"_a, "axis"_a = -1);
+  nn.def("relu", LOC(snn::relu), "x"_a, DOC(nn_relu));
+  nn.def("leaky_relu", LOC(snn::leaky_relu), "x"_a, "negative_slope"_a = 0.01, DOC(nn_leaky_relu));
+  nn.def("elu", LOC(snn::elu), "x"_a, "alpha"_a = 1.0, DOC(nn_elu));
+  nn.def("gelu", LOC(snn::gelu), "x"_a, "approximate"_a = false, DOC(nn_gelu));
+  nn.def("softplus", LOC(snn::softplus), "x"_a, DOC(nn_softplus));
+  nn.def("sigmoid", LOC(snn::sigmoid), "x"_a, DOC(nn_sigmoid));
+  nn.def("softmax", LOC(snn::softmax), "x"_a, "axis"_a = -1, DOC(nn_softmax));
+  nn.def("log_softmax", LOC(snn::log_softmax), "x"_a, "axis"_a = -1, DOC(nn_log_softmax));
+  nn.def("softmax_cross_entropy", LOC(snn::softmax_cross_entropy), "logits"_a, "labels"_a, "axis"_a = -1,
+         DOC(nn_softmax_cross_entropy));
   nn.def("conv1d", LOC(snn::conv1d), "x"_a, "w"_a, "stride"_a = 1, "padding"_a = "VALID", "dilation"_a = 1,
-         "groups"_a = 1, "x: (N, C, W), w: (O, C/groups, K).");
+         "groups"_a = 1, DOC(nn_conv1d));
   nn.def("conv2d", LOC(snn::conv2d), "x"_a, "w"_a, "strides"_a = nb::make_tuple(1, 1), "padding"_a = "VALID",
          "dilation"_a = nb::make_tuple(1, 1), "groups"_a = 1,
-         "x: (N, C, H, W), w: (O, C/groups, KH, KW); padding \"VALID\", \"SAME\" or ((lo, hi), (lo, hi)).");
+         DOC(nn_conv2d));
   nn.def("conv2d_transpose", LOC(snn::conv2d_transpose), "x"_a, "w"_a, "strides"_a = nb::make_tuple(1, 1),
          "padding"_a = "VALID", "output_padding"_a = nb::make_tuple(0, 0), "dilation"_a = nb::make_tuple(1, 1),
-         "groups"_a = 1, "The transpose of conv2d; w: (C, O/groups, KH, KW) as in PyTorch's ConvTranspose2d.");
-  nn.def("max_pool2d", LOC(snn::max_pool2d), "x"_a, "window"_a, "strides"_a = nb::none(), "padding"_a = "VALID");
-  nn.def("avg_pool2d", LOC(snn::avg_pool2d), "x"_a, "window"_a, "strides"_a = nb::none(), "padding"_a = "VALID");
+         "groups"_a = 1, DOC(nn_conv2d_transpose));
+  nn.def("max_pool2d", LOC(snn::max_pool2d), "x"_a, "window"_a, "strides"_a = nb::none(), "padding"_a = "VALID",
+         DOC(nn_max_pool2d));
+  nn.def("avg_pool2d", LOC(snn::avg_pool2d), "x"_a, "window"_a, "strides"_a = nb::none(), "padding"_a = "VALID",
+         DOC(nn_avg_pool2d));
 
   // ---- random draws ----
   nb::module_ random = m.def_submodule("random", "Random draws: fresh on every evaluation, reproducible from seed.");
-  random.def("seed", &rnd::seed, "seed"_a);
-  random.def("uniform", LOC(rnd::uniform), "shape"_a, "low"_a = 0.0, "high"_a = 1.0, "dtype"_a = symx::DType::f32);
-  random.def("normal", LOC(rnd::normal), "shape"_a, "mean"_a = 0.0, "stddev"_a = 1.0, "dtype"_a = symx::DType::f32);
+  random.def("seed", &rnd::seed, "seed"_a, DOC(random_seed));
+  random.def("uniform", LOC(rnd::uniform), "shape"_a, "low"_a = 0.0, "high"_a = 1.0, "dtype"_a = symx::DType::f32,
+             DOC(random_uniform));
+  random.def("normal", LOC(rnd::normal), "shape"_a, "mean"_a = 0.0, "stddev"_a = 1.0, "dtype"_a = symx::DType::f32,
+             DOC(random_normal));
   random.def("truncated_normal", LOC(rnd::truncated_normal), "shape"_a, "mean"_a = 0.0, "stddev"_a = 1.0,
-             "lower"_a = -2.0, "upper"_a = 2.0, "dtype"_a = symx::DType::f32);
-  random.def("bernoulli", LOC(rnd::bernoulli), "shape"_a, "p"_a = 0.5, "dtype"_a = symx::DType::b8);
-  random.def("randint", LOC(rnd::randint), "shape"_a, "low"_a, "high"_a, "dtype"_a = symx::DType::i64);
-  random.def("permutation", LOC(rnd::permutation), "n"_a);
+             "lower"_a = -2.0, "upper"_a = 2.0, "dtype"_a = symx::DType::f32, DOC(random_truncated_normal));
+  random.def("bernoulli", LOC(rnd::bernoulli), "shape"_a, "p"_a = 0.5, "dtype"_a = symx::DType::b8,
+             DOC(random_bernoulli));
+  random.def("randint", LOC(rnd::randint), "shape"_a, "low"_a, "high"_a, "dtype"_a = symx::DType::i64,
+             DOC(random_randint));
+  random.def("permutation", LOC(rnd::permutation), "n"_a, DOC(random_permutation));
 
   // ---- autodiff ----
-  m.def("grad", LOC(symx::grad), "cost"_a, "wrt"_a, "d cost / d x for each x in the list `wrt` (cost must be a scalar).");
-  m.def("vjp", LOC(symx::vjp), "outputs"_a, "wrt"_a, "cotangents"_a);
-  m.def("jacobian", LOC(symx::jacobian), "y"_a, "x"_a);
-  m.def("hessian", LOC(symx::hessian), "cost"_a, "x"_a);
+  m.def("grad", [](TensorArg cost, nb::handle wrt) -> nb::object {
+    bool single = nb::isinstance<Tensor>(wrt);
+    std::vector<Tensor> list = single ? std::vector<Tensor>{nb::cast<Tensor>(wrt)} : tensor_list(wrt);
+    PyLocation here;
+    std::vector<Tensor> grads = symx::grad(cost.t, list);
+    return single ? nb::cast(grads[0]) : nb::cast(grads);
+  }, "cost"_a, "wrt"_a, DOC(grad));
+  m.def("vjp", LOC(symx::vjp), "outputs"_a, "wrt"_a, "cotangents"_a, DOC(vjp));
+  m.def("jacobian", LOC(symx::jacobian), "y"_a, "x"_a, DOC(jacobian));
+  m.def("hessian", LOC(symx::hessian), "cost"_a, "x"_a, DOC(hessian));
 
   // ---- functions and graph tools ----
-  nb::class_<symx::Function>(m, "Function", "A compiled callable made by sx.function.")
+  nb::class_<symx::Function>(m, "Function", DOC(Function))
       .def("__call__", [](const symx::Function& f, nb::args args) {
         std::vector<symx::Array> inputs;
         const auto& placeholders = f.inputs();
@@ -938,17 +1030,27 @@ NB_MODULE(_symx, m) {
           outputs = f(inputs);
         }
         return outputs;
-      }, "Runs one call; returns a list with one NumPy array per output.")
-      .def_prop_ro("inputs", &symx::Function::inputs)
-      .def_prop_ro("outputs", &symx::Function::outputs)
-      .def_prop_ro("updates", &symx::Function::updates)
-      .def_prop_ro("compile_count", &symx::Function::compile_count,
-                   "How many times this function compiled a program (once per input signature).")
-      .def("describe", &symx::Function::describe, nb::call_guard<nb::gil_scoped_release>(),
-           "The graph after rewrites and the kernels holding each node (compiles if needed).")
+      }, DOC(Function_call))
+      .def_prop_ro("inputs", &symx::Function::inputs, DOC(Function_inputs))
+      .def_prop_ro("outputs", &symx::Function::outputs, DOC(Function_outputs))
+      .def_prop_ro("updates", &symx::Function::updates, DOC(Function_updates))
+      .def("compile_count", &symx::Function::compile_count, DOC(Function_compile_count))
+      .def("__repr__", [](const symx::Function& f) {
+        auto names = [](const std::vector<Tensor>& ts) {
+          std::string out;
+          for (const auto& t : ts) out += (out.empty() ? "" : ", ") + t.label();
+          return "[" + out + "]";
+        };
+        std::string updates;
+        for (const auto& [var, value] : f.updates()) updates += (updates.empty() ? "" : ", ") + var.label();
+        return python_text("Function(inputs=" + names(f.inputs()) + ", outputs=" + names(f.outputs()) + ", updates=[" +
+                           updates + "], backend='" + (f.backend() == symx::Backend::reference ? "reference" : "compiled") +
+                           "', compiles=" + std::to_string(f.compile_count()) + ")");
+      })
+      .def("describe", &symx::Function::describe, nb::call_guard<nb::gil_scoped_release>(), DOC(Function_describe))
       .def_prop_ro("backend", [](const symx::Function& f) {
         return f.backend() == symx::Backend::reference ? "reference" : "compiled";
-      });
+      }, DOC(Function_backend));
   m.def("function", [](TensorList inputs, TensorList outputs, TensorPairs updates, std::optional<std::string> backend) {
     symx::FunctionOptions options;
     if (backend) {
@@ -958,30 +1060,28 @@ NB_MODULE(_symx, m) {
     }
     PyLocation here;
     return symx::function(inputs.v, outputs.v, updates.v, options);
-  }, "inputs"_a, "outputs"_a, "updates"_a = nb::none(), "backend"_a = nb::none(),
-     "A callable f(*inputs) -> [outputs]; updates {variable: new_value} are written after each call, "
-     "all computed from the values at the start of the call.");
+  }, "inputs"_a, "outputs"_a, "updates"_a = nb::none(), "backend"_a = nb::none(), DOC(function));
   m.def("clone", [](TensorList outputs, TensorPairs replace) {
     PyLocation here;
     return symx::clone(outputs.v, replace.v);
-  }, "outputs"_a, "replace"_a, "Copies of outputs with nodes substituted ({old: new}).");
+  }, "outputs"_a, "replace"_a, DOC(clone));
   auto as_list = [](nb::handle outputs) {
     return nb::isinstance<Tensor>(outputs) ? std::vector<Tensor>{nb::cast<Tensor>(outputs)} : tensor_list(outputs);
   };
   m.def("debugprint", [as_list](nb::handle outputs) { return symx::debugprint(as_list(outputs)); }, "outputs"_a,
-        "The graph as an indented tree (a string; print it).");
+        DOC(debugprint));
   m.def("to_dot", [as_list](nb::handle outputs) { return symx::to_dot(as_list(outputs)); }, "outputs"_a,
-        "The graph in Graphviz dot syntax.");
+        DOC(to_dot));
   m.def("topological_order", [as_list](nb::handle outputs) { return symx::topological_order(as_list(outputs)); },
-        "outputs"_a);
+        "outputs"_a, DOC(topological_order));
 
   // ---- io ----
   m.def("save_variables", [](const std::filesystem::path& path, std::optional<std::vector<Tensor>> vars) {
     symx::save_variables(path.string(), vars.value_or(std::vector<Tensor>{}));
-  }, "path"_a, "variables"_a = nb::none(), "Writes variables (default: all) to a safetensors file.");
+  }, "path"_a, "variables"_a = nb::none(), DOC(save_variables));
   m.def("load_variables", [](const std::filesystem::path& path, std::optional<std::vector<Tensor>> vars) {
     symx::load_variables(path.string(), vars.value_or(std::vector<Tensor>{}));
-  }, "path"_a, "variables"_a = nb::none(), "Assigns variables (default: all) from a safetensors file; all-or-nothing.");
+  }, "path"_a, "variables"_a = nb::none(), DOC(load_variables));
   m.def("load_npy", [](const std::filesystem::path& path) {
     symx::Array a;
     {
@@ -1002,5 +1102,6 @@ NB_MODULE(_symx, m) {
         "Writes `array` (anything numpy.asarray accepts) to a .npy file that numpy.load reads.\n\n"
         "The write is atomic: the data goes to a temporary file in the same folder, is flushed to disk and "
         "renamed over `path`, so `path` never holds a partial file. Raises symx.IOError when the folder is "
-        "missing or not writable, or the disk is full.");
+        "missing or not writable, or the disk is full.\n\n"
+        "Example::\n\n    sx.save_npy('w.npy', np.eye(3, dtype=np.float32))");
 }

@@ -17,13 +17,16 @@ class Error : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };
-// Shapes that do not fit an op, or a wrong axis.
+// Shapes that do not fit an op, or a wrong axis (a ValueError in Python).
+// Example: add(placeholder((2,)), placeholder((3,))) raises ShapeError
 class ShapeError : public Error { using Error::Error; };
-// A dtype an op does not accept.
+// A dtype an op does not accept (a TypeError in Python).
+// Example: sqrt(placeholder((2,), int32)) raises DTypeError
 class DTypeError : public Error { using Error::Error; };
 // Any other bad argument: wrong input count, unknown name, bad attribute value.
 class ValueError : public Error { using Error::Error; };
-// A file that cannot be read or written, or whose contents do not match.
+// A file that cannot be read or written, or whose contents do not match (a ValueError in Python).
+// Example: load_variables("missing.safetensors") raises IOError
 class IOError : public Error { using Error::Error; };
 
 // An allocation that passes the size limit but that the system cannot satisfy. It is a

@@ -20,28 +20,43 @@ struct FunctionOptions {
   std::optional<Backend> backend;  // default: SYMX_BACKEND, else compiled
 };
 
+// A compiled callable made by `function`: call it with one array per input.
+// Example: f = function([x], [sum(x)]); f(np.ones(3)) is [3.0]
 class Function {
  public:
   // Runs one call: checks the inputs, computes every output and every update from the variable
-  // values at the start of the call, then writes all updates (none if anything failed).
+  // values at the start of the call, then writes all updates (none if anything failed). In Python,
+  // f(*inputs) takes one NumPy array (or number, or list) per input and returns a list of read-only
+  // NumPy arrays, one per output.
   // Thread-safe: calls from several threads run concurrently (the first compiles once, the others
   // wait for it); calls touching the same variables are linearizable, each holding the variables'
   // locks (shared to read, exclusive to update) for its duration. Inputs may alias variables.
+  // Example: loss, = f(x_batch, y_batch)
   std::vector<Array> operator()(const std::vector<Array>& inputs) const;
   // The same, writing into preallocated `outputs` (of the outputs' shapes and dtypes): with the
   // compiled backend a steady-state call then allocates nothing. Outputs that overlap an input, a
   // variable or each other are computed into temporaries first (correct, but they allocate).
   void call_into(const std::vector<Array>& inputs, std::vector<Array>& outputs) const;
-  // How many times this function compiled a program (once per input signature).
+  // How many times this function compiled a program (once per input signature); a method in Python too.
+  // Example: f.compile_count() is 1 after calls with inputs of one shape and dtype
   std::int64_t compile_count() const;
   // Bytes a call reads or writes in its inputs, outputs and variables: a rough measure of its
   // cost (the Python binding keeps the GIL for calls too small to be worth releasing it).
   std::int64_t bytes_per_call() const;
-  // The graph after rewrites and the kernels holding each node (compiles if needed).
+  // The graph after rewrites and the kernels holding each node (compiles if needed), as a string.
+  // Example: print(f.describe())
   std::string describe() const;
+  // The placeholders the function takes, in call order.
+  // Example: [p.name for p in f.inputs]
   const std::vector<Tensor>& inputs() const;
+  // The tensors each call computes, in the order of the returned list.
+  // Example: f.outputs[0].shape
   const std::vector<Tensor>& outputs() const;
+  // The (variable, new value) pairs written after each call.
+  // Example: [v.name for v, _ in f.updates]
   const Updates& updates() const;
+  // How calls execute: "reference" (the op table's evaluator) or "compiled" (a string in Python).
+  // Example: f.backend is "compiled" unless SYMX_BACKEND=reference or backend="reference"
   Backend backend() const;
 
   struct Impl;
@@ -59,22 +74,29 @@ int num_threads();
 
 // Builds a callable. `inputs` must be placeholders; every placeholder the outputs and updates
 // depend on must be among them. Each update pairs a variable with a new value of the same shape
-// (the dtype is cast when it differs safely, else rejected).
+// (the dtype is cast when it differs safely, else rejected). Python: updates is a dict {variable:
+// new_value} or a list of pairs, all computed from the values at the start of the call; backend is
+// "reference", "compiled" or None.
+// Example: step = function([x, y], [loss], updates={w: w - 0.1 * grad(loss, w)})
 Function function(const std::vector<Tensor>& inputs, const std::vector<Tensor>& outputs,
                   const Updates& updates = {}, FunctionOptions options = {}, Loc loc = Loc::current());
 
 // Copies of `outputs` with every node in `replace` substituted (Theano's givens). Replacements
-// must have the replaced node's shape and dtype.
+// must have the replaced node's shape and dtype. Python: replace is a dict {old: new} or pairs.
+// Example: y2, = clone([y], {x: x_new})
 std::vector<Tensor> clone(const std::vector<Tensor>& outputs,
                           const std::vector<std::pair<Tensor, Tensor>>& replace, Loc loc = Loc::current());
 
 // The graph of `outputs` as an indented tree, one node a line with op, name, shape and dtype;
-// shared nodes are printed once and referred to by id after that.
+// shared nodes are printed once and referred to by id after that. Python: one tensor or a list; a str.
+// Example: print(debugprint(loss))
 std::string debugprint(const std::vector<Tensor>& outputs);
-// The graph in Graphviz dot syntax.
+// The graph of `outputs` in Graphviz dot syntax (a string). Python: one tensor or a list.
+// Example: open("graph.dot", "w").write(to_dot(loss))
 std::string to_dot(const std::vector<Tensor>& outputs);
 
-// Nodes that `outputs` depend on, inputs before users, each once.
+// Nodes that `outputs` depend on, inputs before users, each once. Python: one tensor or a list.
+// Example: [t.op for t in topological_order(y)]
 std::vector<Tensor> topological_order(const std::vector<Tensor>& outputs);
 
 }  // namespace symx

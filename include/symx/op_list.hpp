@@ -34,6 +34,7 @@
   X(Round, "round", 1)                                                     \
   X(LogicalNot, "logical_not", 1)                                          \
   X(IsNan, "isnan", 1)                                                     \
+  X(BitwiseNot, "bitwise_not", 1)                                          \
   X(IsFinite, "isfinite", 1)                                               \
   X(Cast, "cast", 1)                                                       \
   X(StopGradient, "stop_gradient", 1)                                      \
@@ -55,6 +56,12 @@
   X(GreaterEqual, "greater_equal", 2)                                      \
   X(LogicalAnd, "logical_and", 2)                                          \
   X(LogicalOr, "logical_or", 2)                                            \
+  X(FloorDivide, "floor_divide", 2)                                        \
+  X(BitwiseAnd, "bitwise_and", 2)                                          \
+  X(BitwiseOr, "bitwise_or", 2)                                            \
+  X(BitwiseXor, "bitwise_xor", 2)                                          \
+  X(LeftShift, "left_shift", 2)                                            \
+  X(RightShift, "right_shift", 2)                                          \
   X(Where, "where", 3)                                                     \
   /* reductions and scans */                                               \
   X(Sum, "sum", 1)                                                         \

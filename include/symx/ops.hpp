@@ -47,73 +47,273 @@ class Axes {
 };
 
 // ---- unary elementwise ----
+// Elementwise -x, as numpy.negative.
+// x: any signed dtype (not bool or uint8); returns x's shape and dtype.
+// Example: negative([1, -2]).eval() is [-1, 2]
 Tensor negative(const Tensor& x, Loc loc = Loc::current());
+// Elementwise |x|, as numpy.abs.
+// x: any dtype; returns x's shape and dtype.
+// Example: abs([-1.5, 2.0]).eval() is [1.5, 2.0]
 Tensor abs(const Tensor& x, Loc loc = Loc::current());
+// Elementwise sign: -1, 0 or 1, as numpy.sign.
+// x: any signed dtype (not bool or uint8); returns x's shape and dtype.
+// Example: sign([-3.0, 0.0, 2.0]).eval() is [-1, 0, 1]
 Tensor sign(const Tensor& x, Loc loc = Loc::current());
+// Elementwise e**x, as numpy.exp.
+// x: float32 or float64 (cast integers with astype first); returns x's shape and dtype.
+// Example: exp([0.0, 1.0]).eval() is [1.0, 2.718...]
 Tensor exp(const Tensor& x, Loc loc = Loc::current());
+// Elementwise e**x - 1, accurate for small x, as numpy.expm1.
+// x: float32 or float64 (cast integers with astype first); returns x's shape and dtype.
+// Example: expm1([0.0]).eval() is [0.0]
 Tensor expm1(const Tensor& x, Loc loc = Loc::current());
+// Elementwise natural logarithm, as numpy.log.
+// x: float32 or float64 (cast integers with astype first); returns x's shape and dtype.
+// Example: log([1.0, 2.718282]).eval() is about [0.0, 1.0]
 Tensor log(const Tensor& x, Loc loc = Loc::current());
+// Elementwise log(1 + x), accurate for small x, as numpy.log1p.
+// x: float32 or float64 (cast integers with astype first); returns x's shape and dtype.
+// Example: log1p([0.0]).eval() is [0.0]
 Tensor log1p(const Tensor& x, Loc loc = Loc::current());
+// Elementwise square root, as numpy.sqrt.
+// x: float32 or float64 (cast integers with astype first); returns x's shape and dtype.
+// Example: sqrt([4.0, 9.0]).eval() is [2.0, 3.0]
 Tensor sqrt(const Tensor& x, Loc loc = Loc::current());
+// Elementwise 1 / sqrt(x).
+// x: float32 or float64 (cast integers with astype first); returns x's shape and dtype.
+// Example: rsqrt([4.0]).eval() is [0.5]
 Tensor rsqrt(const Tensor& x, Loc loc = Loc::current());
+// Elementwise x * x, as numpy.square.
+// x: any dtype; returns x's shape and dtype.
+// Example: square([3, -2]).eval() is [9, 4]
 Tensor square(const Tensor& x, Loc loc = Loc::current());
+// Elementwise 1 / x, as numpy.reciprocal.
+// x: float32 or float64 (cast integers with astype first); returns x's shape and dtype.
+// Example: reciprocal([2.0, 4.0]).eval() is [0.5, 0.25]
 Tensor reciprocal(const Tensor& x, Loc loc = Loc::current());
+// Elementwise sine (radians), as numpy.sin.
+// x: float32 or float64 (cast integers with astype first); returns x's shape and dtype.
+// Example: sin([0.0]).eval() is [0.0]
 Tensor sin(const Tensor& x, Loc loc = Loc::current());
+// Elementwise cosine (radians), as numpy.cos.
+// x: float32 or float64 (cast integers with astype first); returns x's shape and dtype.
+// Example: cos([0.0]).eval() is [1.0]
 Tensor cos(const Tensor& x, Loc loc = Loc::current());
+// Elementwise tangent (radians), as numpy.tan.
+// x: float32 or float64 (cast integers with astype first); returns x's shape and dtype.
+// Example: tan([0.0]).eval() is [0.0]
 Tensor tan(const Tensor& x, Loc loc = Loc::current());
+// Elementwise hyperbolic tangent, as numpy.tanh.
+// x: float32 or float64 (cast integers with astype first); returns x's shape and dtype.
+// Example: tanh([0.0]).eval() is [0.0]
 Tensor tanh(const Tensor& x, Loc loc = Loc::current());
+// Elementwise inverse tangent (radians), as numpy.arctan.
+// x: float32 or float64 (cast integers with astype first); returns x's shape and dtype.
+// Example: arctan([1.0]).eval() is [0.785398...]
 Tensor arctan(const Tensor& x, Loc loc = Loc::current());
+// Elementwise logistic function 1 / (1 + exp(-x)) (also nn.sigmoid).
+// x: float32 or float64 (cast integers with astype first); returns x's shape and dtype.
+// Example: sigmoid([0.0]).eval() is [0.5]
 Tensor sigmoid(const Tensor& x, Loc loc = Loc::current());
+// Elementwise Gauss error function, as scipy.special.erf.
+// x: float32 or float64 (cast integers with astype first); returns x's shape and dtype.
+// Example: erf([0.0]).eval() is [0.0]
 Tensor erf(const Tensor& x, Loc loc = Loc::current());
+// Elementwise largest integer <= x (as a float), as numpy.floor.
+// x: float32 or float64 (cast integers with astype first); returns x's shape and dtype.
+// Example: floor([1.5, -1.5]).eval() is [1.0, -2.0]
 Tensor floor(const Tensor& x, Loc loc = Loc::current());
+// Elementwise smallest integer >= x (as a float), as numpy.ceil.
+// x: float32 or float64 (cast integers with astype first); returns x's shape and dtype.
+// Example: ceil([1.5, -1.5]).eval() is [2.0, -1.0]
 Tensor ceil(const Tensor& x, Loc loc = Loc::current());
-Tensor round(const Tensor& x, Loc loc = Loc::current());  // half to even, as NumPy
+// Elementwise rounding to the nearest integer, half to even, as numpy.round.
+// x: float32 or float64 (cast integers with astype first); returns x's shape and dtype.
+// Example: round([0.5, 1.5, 2.7]).eval() is [0.0, 2.0, 3.0]
+Tensor round(const Tensor& x, Loc loc = Loc::current());
+// Elementwise not x (nonzero is true), as numpy.logical_not.
+// x: any dtype; returns bool of x's shape.
+// Example: logical_not([True, False]).eval() is [False, True]
 Tensor logical_not(const Tensor& x, Loc loc = Loc::current());
+// Elementwise test for NaN, as numpy.isnan.
+// x: any dtype; returns bool of x's shape.
+// Example: isnan([1.0, float('nan')]).eval() is [False, True]
 Tensor isnan(const Tensor& x, Loc loc = Loc::current());
+// Elementwise test for a finite value (not inf or NaN), as numpy.isfinite.
+// x: any dtype; returns bool of x's shape.
+// Example: isfinite([1.0, float('inf')]).eval() is [True, False]
 Tensor isfinite(const Tensor& x, Loc loc = Loc::current());
+// Converts x to `dtype` (NumPy's astype with casting='unsafe': floats truncate toward zero).
+// x: any shape and dtype; dtype: a symx dtype (Python: anything numpy.dtype accepts). Returns x's shape.
+// Example: cast([1.7, -1.7], int32).eval() is [1, -1]
 Tensor cast(const Tensor& x, DType dtype, Loc loc = Loc::current());
+// The same as cast(x, dtype), under NumPy's method name.
+// Example: astype(x, float64)
 Tensor astype(const Tensor& x, DType dtype, Loc loc = Loc::current());
-// Identity forward; blocks gradients.
+// Identity forward; blocks gradients (its gradient is zero).
+// x: any shape and dtype; returns x unchanged.
+// Example: grad(sum(stop_gradient(x) * x), x) is x, not 2 * x
 Tensor stop_gradient(const Tensor& x, Loc loc = Loc::current());
 
 // ---- binary elementwise (broadcasting, promotion) ----
+// Elementwise x1 + x2, as numpy.add.
+// x1, x2: tensors or numbers (weak), broadcast together; the result has the promoted dtype.
+// Example: add([1, 2], 10).eval() is [11, 12]
 Tensor add(const Operand& a, const Operand& b, Loc loc = Loc::current());
+// Elementwise x1 - x2, as numpy.subtract.
+// x1, x2: tensors or numbers (weak), broadcast together; the result has the promoted dtype.
+// Example: subtract([5, 7], [1, 2]).eval() is [4, 5]
 Tensor subtract(const Operand& a, const Operand& b, Loc loc = Loc::current());
+// Elementwise x1 * x2, as numpy.multiply.
+// x1, x2: tensors or numbers (weak), broadcast together; the result has the promoted dtype.
+// Example: multiply([[1], [2]], [3, 4]) has shape (2, 2)
 Tensor multiply(const Operand& a, const Operand& b, Loc loc = Loc::current());
-// True division: integer operands give float32.
+// True division x1 / x2, as numpy.divide: integer operands give float32.
+// x1, x2: tensors or numbers (weak), broadcast together; the result has the promoted dtype.
+// Example: divide([1, 3], 2).eval() is [0.5, 1.5]
 Tensor divide(const Operand& a, const Operand& b, Loc loc = Loc::current());
+// Elementwise x1 ** x2, as numpy.power.
+// x1, x2: tensors or numbers (weak), broadcast together; the result has the promoted dtype.
+// Example: power([2.0, 3.0], 2).eval() is [4.0, 9.0]
 Tensor power(const Operand& a, const Operand& b, Loc loc = Loc::current());
+// Elementwise larger of x1 and x2 (NaN propagates), as numpy.maximum.
+// x1, x2: tensors or numbers (weak), broadcast together; the result has the promoted dtype.
+// Example: maximum([1, 5], 3).eval() is [3, 5]
 Tensor maximum(const Operand& a, const Operand& b, Loc loc = Loc::current());
+// Elementwise smaller of x1 and x2 (NaN propagates), as numpy.minimum.
+// x1, x2: tensors or numbers (weak), broadcast together; the result has the promoted dtype.
+// Example: minimum([1, 5], 3).eval() is [1, 3]
 Tensor minimum(const Operand& a, const Operand& b, Loc loc = Loc::current());
-// Remainder with the sign of the divisor, as numpy.mod.
+// Remainder with the sign of the divisor, as numpy.mod (Python's %).
+// x1, x2: tensors or numbers (weak), broadcast together; the result has the promoted dtype.
+// Example: mod([-3, 3], 2).eval() is [1, 1]
 Tensor mod(const Operand& a, const Operand& b, Loc loc = Loc::current());
+// Elementwise angle of the point (x2, x1) in radians, as numpy.arctan2.
+// x1, x2: tensors or numbers (weak), broadcast together; the result has the promoted dtype (float operands).
+// Example: arctan2(1.0, [1.0]).eval() is [0.785398...]
 Tensor arctan2(const Operand& a, const Operand& b, Loc loc = Loc::current());
+// Elementwise x1 == x2, as numpy.equal.
+// x1, x2: tensors or numbers (weak), broadcast together; the result has the promoted dtype (bool).
+// Example: equal([1, 2], 2).eval() is [False, True]
 Tensor equal(const Operand& a, const Operand& b, Loc loc = Loc::current());
+// Elementwise x1 != x2, as numpy.not_equal.
+// x1, x2: tensors or numbers (weak), broadcast together; the result has the promoted dtype (bool).
+// Example: not_equal([1, 2], 2).eval() is [True, False]
 Tensor not_equal(const Operand& a, const Operand& b, Loc loc = Loc::current());
+// Elementwise x1 < x2, as numpy.less.
+// x1, x2: tensors or numbers (weak), broadcast together; the result has the promoted dtype (bool).
+// Example: less([1, 2], 2).eval() is [True, False]
 Tensor less(const Operand& a, const Operand& b, Loc loc = Loc::current());
+// Elementwise x1 <= x2, as numpy.less_equal.
+// x1, x2: tensors or numbers (weak), broadcast together; the result has the promoted dtype (bool).
+// Example: less_equal([1, 3], 2).eval() is [True, False]
 Tensor less_equal(const Operand& a, const Operand& b, Loc loc = Loc::current());
+// Elementwise x1 > x2, as numpy.greater.
+// x1, x2: tensors or numbers (weak), broadcast together; the result has the promoted dtype (bool).
+// Example: greater([1, 3], 2).eval() is [False, True]
 Tensor greater(const Operand& a, const Operand& b, Loc loc = Loc::current());
+// Elementwise x1 >= x2, as numpy.greater_equal.
+// x1, x2: tensors or numbers (weak), broadcast together; the result has the promoted dtype (bool).
+// Example: greater_equal([1, 2], 2).eval() is [False, True]
 Tensor greater_equal(const Operand& a, const Operand& b, Loc loc = Loc::current());
+// Elementwise x1 and x2 (nonzero is true), as numpy.logical_and.
+// x1, x2: tensors or numbers (weak), broadcast together; the result has the promoted dtype (bool).
+// Example: logical_and([True, True], [True, False]).eval() is [True, False]
 Tensor logical_and(const Operand& a, const Operand& b, Loc loc = Loc::current());
+// Elementwise x1 or x2 (nonzero is true), as numpy.logical_or.
+// x1, x2: tensors or numbers (weak), broadcast together; the result has the promoted dtype (bool).
+// Example: logical_or([True, False], False).eval() is [True, False]
 Tensor logical_or(const Operand& a, const Operand& b, Loc loc = Loc::current());
-// Elementwise choice: condition ? a : b (condition is cast to bool).
+// Division rounded toward -inf, as numpy.floor_divide (Python's //): integers stay integers
+// (x // 0 is 0, as NumPy returns); floats follow NumPy's divmod, so 1 // 0.1 is 9.
+// x1, x2: tensors or numbers (weak), broadcast together; the result has the promoted dtype.
+// Example: floor_divide([7, -7], 2).eval() is [3, -4]
+Tensor floor_divide(const Operand& a, const Operand& b, Loc loc = Loc::current());
+// Bitwise and of integer or bool operands (on bools, logical and), as numpy.bitwise_and (&).
+// x1, x2: integer or bool tensors or numbers, broadcast together; returns the promoted dtype.
+// Example: bitwise_and([12, 10], 6).eval() is [4, 2]
+Tensor bitwise_and(const Operand& a, const Operand& b, Loc loc = Loc::current());
+// Bitwise or of integer or bool operands (on bools, logical or), as numpy.bitwise_or (|).
+// x1, x2: integer or bool tensors or numbers, broadcast together; returns the promoted dtype.
+// Example: bitwise_or([12, 10], 1).eval() is [13, 11]
+Tensor bitwise_or(const Operand& a, const Operand& b, Loc loc = Loc::current());
+// Bitwise exclusive or of integer or bool operands, as numpy.bitwise_xor (^).
+// x1, x2: integer or bool tensors or numbers, broadcast together; returns the promoted dtype.
+// Example: bitwise_xor([12, 10], 6).eval() is [10, 12]
+Tensor bitwise_xor(const Operand& a, const Operand& b, Loc loc = Loc::current());
+// Bitwise not (~x) of an integer or bool tensor (on bools, logical not), as numpy.bitwise_not
+// (Python also names it invert). x: integer or bool; returns x's shape and dtype.
+// Example: bitwise_not([0, 5]).eval() is [-1, -6]
+Tensor bitwise_not(const Tensor& x, Loc loc = Loc::current());
+// x1 << x2 of integer operands, as numpy.left_shift: a shift by the type's width or more (or by a
+// negative amount) gives 0. x1, x2: integer tensors or numbers; returns the promoted dtype.
+// Example: left_shift([1, 3], 2).eval() is [4, 12]
+Tensor left_shift(const Operand& a, const Operand& b, Loc loc = Loc::current());
+// x1 >> x2 of integer operands, as numpy.right_shift: a shift by the type's width or more (or by
+// a negative amount) gives 0, or -1 for a negative x1. Returns the promoted dtype.
+// Example: right_shift([8, -8], 2).eval() is [2, -2]
+Tensor right_shift(const Operand& a, const Operand& b, Loc loc = Loc::current());
+// Elementwise choice, as numpy.where: x where condition is true, else y.
+// condition (cast to bool), x, y: tensors or numbers, broadcast together; returns x and y's promoted dtype.
+// Example: where([True, False], 1.0, 0.0).eval() is [1.0, 0.0]
 Tensor where(const Operand& condition, const Operand& a, const Operand& b, Loc loc = Loc::current());
+// Limits the values of a to [a_min, a_max], as numpy.clip.
+// a: any dtype; a_min, a_max: tensors or numbers broadcast with a. Returns a's dtype.
+// Example: clip([-2, 0, 5], 0, 3).eval() is [0, 0, 3]
 Tensor clip(const Tensor& x, const Operand& lo, const Operand& hi, Loc loc = Loc::current());
 
 // ---- reductions ----
+// Sum of the elements over `axis`, as numpy.sum.
+// a: any shape; axis: int, list of ints or None (all axes); keepdims keeps reduced axes as size 1.
+// Returns a's dtype (bool sums as int64).
+// Example: sum(x, axis=1) of x with shape (2, 3) has shape (2,)
 Tensor sum(const Tensor& x, Axes axis = {}, bool keepdims = false, Loc loc = Loc::current());
+// Arithmetic mean over `axis`, as numpy.mean.
+// a: any shape; axis: int, list of ints or None (all axes); keepdims keeps reduced axes as size 1.
+// Returns a float dtype.
+// Example: mean([[1.0, 2.0], [3.0, 4.0]], axis=0).eval() is [2.0, 3.0]
 Tensor mean(const Tensor& x, Axes axis = {}, bool keepdims = false, Loc loc = Loc::current());
+// Product of the elements over `axis`, as numpy.prod.
+// a: any shape; axis: int, list of ints or None (all axes); keepdims keeps reduced axes as size 1.
+// Returns a's dtype.
+// Example: prod([1, 2, 3, 4]).eval() is 24
 Tensor prod(const Tensor& x, Axes axis = {}, bool keepdims = false, Loc loc = Loc::current());
+// Largest element over `axis`, as numpy.max (NaN propagates).
+// a: any shape; axis: int, list of ints or None (all axes); keepdims keeps reduced axes as size 1.
+// Returns a's dtype.
+// Example: max([[1, 5], [7, 2]], axis=1).eval() is [5, 7]
 Tensor max(const Tensor& x, Axes axis = {}, bool keepdims = false, Loc loc = Loc::current());
+// Smallest element over `axis`, as numpy.min (NaN propagates).
+// a: any shape; axis: int, list of ints or None (all axes); keepdims keeps reduced axes as size 1.
+// Returns a's dtype.
+// Example: min([[1, 5], [7, 2]], axis=1).eval() is [1, 2]
 Tensor min(const Tensor& x, Axes axis = {}, bool keepdims = false, Loc loc = Loc::current());
+// log(sum(exp(a))) over `axis`, computed stably, as scipy.special.logsumexp.
+// a: float, any shape; axis: int, list of ints or None (all axes); keepdims keeps reduced axes as size 1.
+// Returns a's dtype.
+// Example: logsumexp([0.0, 0.0]).eval() is log(2) = 0.693...
 Tensor logsumexp(const Tensor& x, Axes axis = {}, bool keepdims = false, Loc loc = Loc::current());
-// Population variance and standard deviation (ddof = 0), as NumPy's defaults.
+// Population variance over `axis` (ddof = 0), as numpy.var.
+// a: any shape; axis: int, list of ints or None (all axes); keepdims keeps reduced axes as size 1.
+// Returns a float dtype.
+// Example: var([1.0, 2.0, 3.0, 4.0]).eval() is 1.25
 Tensor var(const Tensor& x, Axes axis = {}, bool keepdims = false, Loc loc = Loc::current());
+// Population standard deviation over `axis` (ddof = 0), as numpy.std.
+// a: any shape; axis: int, list of ints or None (all axes); keepdims keeps reduced axes as size 1.
+// Returns a float dtype.
+// Example: std([1.0, 3.0]).eval() is 1.0
 Tensor std(const Tensor& x, Axes axis = {}, bool keepdims = false, Loc loc = Loc::current());
-// Index of the extreme along one axis (flattened when axis is absent), int64.
+// Index of the largest element along one axis (of the flattened a when axis is None), as numpy.argmax;
+// the first one on ties. a: any shape and dtype; axis: int or None. Returns int64.
+// Example: argmax([[1, 5], [7, 2]], axis=1).eval() is [1, 0]
 Tensor argmax(const Tensor& x, std::optional<int> axis = std::nullopt, bool keepdims = false, Loc loc = Loc::current());
+// Index of the smallest element along one axis (of the flattened a when axis is None), as numpy.argmin;
+// the first one on ties. a: any shape and dtype; axis: int or None. Returns int64.
+// Example: argmin([[1, 5], [7, 2]], axis=1).eval() is [0, 1]
 Tensor argmin(const Tensor& x, std::optional<int> axis = std::nullopt, bool keepdims = false, Loc loc = Loc::current());
-// Running sum along one axis (flattened when absent).
+// Running sum along one axis (of the flattened a when axis is None), as numpy.cumsum.
+// a: any dtype; returns a's dtype, the shape of a (1-D when flattened).
+// Example: cumsum([1, 2, 3]).eval() is [1, 3, 6]
 Tensor cumsum(const Tensor& x, std::optional<int> axis = std::nullopt, Loc loc = Loc::current());
 
 // ---- shape and indexing ----
@@ -134,112 +334,210 @@ struct Index {
   Index() = default;
 };
 
-// Shape with one entry -1 inferred from the others.
+// The elements of a in a new shape, as numpy.reshape; one entry -1 is inferred from the others.
+// a: any shape and dtype; shape: ints with the same element count. Returns a's dtype.
+// Example: reshape(x, (3, -1)) of x with shape (2, 3) has shape (3, 2)
 Tensor reshape(const Tensor& x, Shape shape, Loc loc = Loc::current());
-// Reverses the axes when `axes` is empty.
+// Permutes the axes of a, as numpy.transpose; reverses them when `axes` is empty (None in Python).
+// Example: transpose(x) of x with shape (2, 3) has shape (3, 2)
 Tensor transpose(const Tensor& x, std::vector<int> axes = {}, Loc loc = Loc::current());
+// Inserts a size-1 axis at position `axis`, as numpy.expand_dims.
+// Example: expand_dims(x, 0) of x with shape (3,) has shape (1, 3)
 Tensor expand_dims(const Tensor& x, int axis, Loc loc = Loc::current());
-// Removes the listed size-1 axes, or all size-1 axes when `axes` is empty.
+// Removes the listed size-1 axes, or all size-1 axes when `axis` is empty (None), as numpy.squeeze.
+// Example: squeeze(x) of x with shape (1, 3, 1) has shape (3,)
 Tensor squeeze(const Tensor& x, std::vector<int> axes = {}, Loc loc = Loc::current());
+// a broadcast to `shape`, as numpy.broadcast_to (size-1 axes stretch; new axes go in front).
+// Example: broadcast_to([1, 2], (3, 2)) has shape (3, 2)
 Tensor broadcast_to(const Tensor& x, Shape shape, Loc loc = Loc::current());
+// Joins tensors along an existing axis, as numpy.concatenate; all other axes must match.
+// arrays: a list of tensors of one dtype family (promoted). Returns the promoted dtype.
+// Example: concatenate([x, y], axis=0) of shapes (2, 3) and (4, 3) has shape (6, 3)
 Tensor concatenate(const std::vector<Tensor>& xs, int axis = 0, Loc loc = Loc::current());
+// Joins tensors of one shape along a new axis, as numpy.stack.
+// Example: stack([x, y], axis=0) of two (3,) tensors has shape (2, 3)
 Tensor stack(const std::vector<Tensor>& xs, int axis = 0, Loc loc = Loc::current());
-// Into `sections` equal parts.
+// Splits a into `sections` equal parts along `axis`, as numpy.split with an int (Python:
+// indices_or_sections); returns a list of tensors.
+// Example: split(x, 3) of x with shape (6, 2) gives three tensors of shape (2, 2)
 std::vector<Tensor> split(const Tensor& x, std::int64_t sections, int axis = 0, Loc loc = Loc::current());
-// At the given indices, as numpy.split with a list.
+// Splits a at the given indices along `axis`, as numpy.split with a list.
+// Example: split(arange(5), [1, 3]) gives tensors of 1, 2 and 2 elements
 std::vector<Tensor> split(const Tensor& x, const std::vector<std::int64_t>& indices, int axis = 0, Loc loc = Loc::current());
-// Basic indexing: x[1, 2:5, ::-1, newaxis, ...].
+// Basic indexing, as a[index] (which is the same): ints, slices (start/stop/step, negative steps too),
+// newaxis (None) and an ellipsis; an int removes its axis.
+// Example: slice(x, (1, slice(2, 5), None)) is x[1, 2:5, None]
 Tensor slice(const Tensor& x, const std::vector<Index>& index, Loc loc = Loc::current());
-// Gather along `axis` (numpy.take); indices are an integer tensor; without axis, x is flattened.
+// Gathers elements at integer `indices` along `axis`, as numpy.take; without axis, a is flattened.
+// The result has shape a.shape[:axis] + indices.shape + a.shape[axis+1:].
+// Example: take([10, 20, 30], [2, 0]).eval() is [30, 10]
 Tensor take(const Tensor& x, const Tensor& indices, std::optional<int> axis = std::nullopt, Loc loc = Loc::current());
+// Picks values of arr at `indices` along `axis`, as numpy.take_along_axis; indices is an integer
+// tensor broadcastable with arr except along `axis`.
+// Example: take_along_axis(x, argmax(x, axis=1, keepdims=True), axis=1) is the row maxima
 Tensor take_along_axis(const Tensor& x, const Tensor& indices, int axis, Loc loc = Loc::current());
-// Constant padding with (before, after) per axis.
+// Constant padding with (before, after) cells per axis, as numpy.pad(mode='constant').
+// pad_width: one (before, after) pair per axis; constant_values: the fill value.
+// Example: pad([1, 2], [(1, 2)]).eval() is [0, 1, 2, 0, 0]
 Tensor pad(const Tensor& x, const std::vector<std::pair<std::int64_t, std::int64_t>>& widths,
            double value = 0, Loc loc = Loc::current());
-// Reverses the listed axes (all when empty).
+// Reverses the order of elements along the listed axes (all when empty/None), as numpy.flip.
+// Example: flip([1, 2, 3]).eval() is [3, 2, 1]
 Tensor flip(const Tensor& x, std::vector<int> axes = {}, Loc loc = Loc::current());
+// a repeated `reps` times along each axis, as numpy.tile.
+// Example: tile([1, 2], 2).eval() is [1, 2, 1, 2]
 Tensor tile(const Tensor& x, const std::vector<std::int64_t>& reps, Loc loc = Loc::current());
-// Repeats each element `repeats` times along `axis` (flattened when absent).
+// Repeats each element `repeats` times along `axis` (of the flattened a when None), as numpy.repeat.
+// Example: repeat([1, 2], 2).eval() is [1, 1, 2, 2]
 Tensor repeat(const Tensor& x, std::int64_t repeats, std::optional<int> axis = std::nullopt, Loc loc = Loc::current());
-// One-hot encoding of integer labels along a new last axis.
+// One-hot encoding of integer labels along a new last axis of size `depth` (labels outside
+// [0, depth) give all zeros). labels: integer tensor; returns `dtype` (float32 by default).
+// Example: one_hot([0, 2], 3).eval() is [[1, 0, 0], [0, 0, 1]]
 Tensor one_hot(const Tensor& labels, std::int64_t depth, DType dtype = DType::f32, Loc loc = Loc::current());
+// An N x M matrix with ones on diagonal k (M defaults to N), as numpy.eye; float32 by default.
+// Example: eye(2).eval() is [[1, 0], [0, 1]]
 Tensor eye(std::int64_t n, std::optional<std::int64_t> m = std::nullopt, std::int64_t k = 0, DType dtype = DType::f32, Loc loc = Loc::current());
+// `num` evenly spaced values from start to stop (stop included when endpoint), as numpy.linspace.
+// Example: linspace(0, 1, 5).eval() is [0, 0.25, 0.5, 0.75, 1]
 Tensor linspace(double start, double stop, std::int64_t num, bool endpoint = true, DType dtype = DType::f32, Loc loc = Loc::current());
+// Values from start up to (not including) stop in steps of `step`, as numpy.arange; float32 by
+// default. In Python, arange(stop) counts from 0.
+// Example: arange(0, 5, 2, dtype=int64).eval() is [0, 2, 4]
 Tensor arange(double start, double stop, double step = 1, DType dtype = DType::f32, Loc loc = Loc::current());
+// A tensor of `shape` filled with 0, as numpy.zeros; float32 by default.
+// Example: zeros((2, 3)) has shape (2, 3)
 Tensor zeros(Shape shape, DType dtype = DType::f32, Loc loc = Loc::current());
+// A tensor of `shape` filled with 1, as numpy.ones; float32 by default.
+// Example: ones((2,), dtype=int32).eval() is [1, 1]
 Tensor ones(Shape shape, DType dtype = DType::f32, Loc loc = Loc::current());
+// Zeros of x's shape and dtype, as numpy.zeros_like.
+// Example: zeros_like(x)
 Tensor zeros_like(const Tensor& x, Loc loc = Loc::current());
+// Ones of x's shape and dtype, as numpy.ones_like.
+// Example: ones_like(x)
 Tensor ones_like(const Tensor& x, Loc loc = Loc::current());
-// indexing="xy" (default, as NumPy) or "ij".
+// Coordinate grids from 1-D tensors, as numpy.meshgrid; indexing="xy" (default) or "ij".
+// Example: meshgrid(x, y) of x with 3 and y with 2 elements gives two tensors of shape (2, 3)
 std::vector<Tensor> meshgrid(const std::vector<Tensor>& xs, const std::string& indexing = "xy", Loc loc = Loc::current());
 
 // ---- linear algebra ----
-// Batched, broadcasting matrix product (numpy.matmul; 1-D operands are promoted and squeezed).
+// Batched, broadcasting matrix product, as numpy.matmul (the @ operator); 1-D operands are
+// promoted to matrices and the added axis removed. x1: (..., n, k), x2: (..., k, m) -> (..., n, m).
+// Example: matmul(a, b) of shapes (5, 2, 3) and (3, 4) has shape (5, 2, 4)
 Tensor matmul(const Tensor& a, const Tensor& b, Loc loc = Loc::current());
-// numpy.dot for 1-D and 2-D operands (inner product, matrix-vector, matrix-matrix).
+// numpy.dot for 1-D and 2-D operands: inner product, matrix-vector or matrix-matrix product.
+// Example: dot([1, 2], [3, 4]).eval() is 11
 Tensor dot(const Tensor& a, const Tensor& b, Loc loc = Loc::current());
+// Outer product of two vectors (flattened first), as numpy.outer: shape (a.size, b.size).
+// Example: outer([1, 2], [3, 4, 5]) has shape (2, 3)
 Tensor outer(const Tensor& a, const Tensor& b, Loc loc = Loc::current());
 
 namespace linalg {
+// Inverse of square matrices, as numpy.linalg.inv. a: float (..., n, n); returns a's shape.
+// Example: linalg.inv([[2.0, 0.0], [0.0, 4.0]]).eval() is [[0.5, 0], [0, 0.25]]
 Tensor inv(const Tensor& a, Loc loc = Loc::current());
+// Determinant of square matrices, as numpy.linalg.det. a: float (..., n, n); returns shape (...).
+// Example: linalg.det([[1.0, 2.0], [3.0, 4.0]]).eval() is -2.0
 Tensor det(const Tensor& a, Loc loc = Loc::current());
-// (sign, log|det|), each of the batch shape.
+// (sign, log|det|) of square matrices, each of the batch shape, as numpy.linalg.slogdet.
+// a: float (..., n, n).
+// Example: sign, logabsdet = linalg.slogdet(a); det is sign * exp(logabsdet)
 std::pair<Tensor, Tensor> slogdet(const Tensor& a, Loc loc = Loc::current());
-// Lower-triangular L with a = L L^T.
+// Lower-triangular L with a = L L^T, as numpy.linalg.cholesky. a: float symmetric positive
+// definite (..., n, n); returns a's shape.
+// Example: linalg.cholesky([[4.0, 2.0], [2.0, 2.0]]).eval() is [[2, 0], [1, 1]]
 Tensor cholesky(const Tensor& a, Loc loc = Loc::current());
-// x with a x = b; b is (..., n) or (..., n, k).
+// x with a x = b, as numpy.linalg.solve. a: float (..., n, n); b: (..., n) or (..., n, k).
+// Example: linalg.solve([[2.0, 0.0], [0.0, 4.0]], [2.0, 4.0]).eval() is [1.0, 1.0]
 Tensor solve(const Tensor& a, const Tensor& b, Loc loc = Loc::current());
-// x with op(a) x = b for triangular a, b (..., n, k); op(a) = a or a^T.
+// x with op(a) x = b for triangular a, as scipy.linalg.solve_triangular; op(a) is a, or a^T
+// when transpose_a. a: float (..., n, n), lower or upper triangle used; b: (..., n, k).
+// Example: linalg.triangular_solve(L, b, lower=True)
 Tensor triangular_solve(const Tensor& a, const Tensor& b, bool lower = true, bool transpose_a = false,
                         bool unit_diagonal = false, Loc loc = Loc::current());
 }  // namespace linalg
 
 // ---- neural-network ops ----
 namespace nn {
-// Padding of a convolution or pooling: "VALID", "SAME", or explicit (low, high) per spatial axis.
+// Padding of a convolution or pooling: "VALID", "SAME", explicit (low, high) per spatial axis,
+// or one number for both sides of every spatial axis (PyTorch's `padding=1`).
 struct Padding {
   std::string mode = "VALID";
   std::vector<std::pair<std::int64_t, std::int64_t>> explicit_pads;
+  std::int64_t uniform = 0;  // mode "UNIFORM": this many cells on both sides of every spatial axis
   Padding() = default;
   Padding(const char* m) : mode(m) {}  // NOLINT
   Padding(std::string m) : mode(std::move(m)) {}  // NOLINT
+  Padding(int cells) : mode("UNIFORM"), uniform(cells) {}  // NOLINT
+  Padding(std::int64_t cells) : mode("UNIFORM"), uniform(cells) {}  // NOLINT
   Padding(std::vector<std::pair<std::int64_t, std::int64_t>> pads) : mode("EXPLICIT"), explicit_pads(std::move(pads)) {}  // NOLINT
 };
 
+// Rectified linear unit max(x, 0). x: any numeric dtype; returns x's shape and dtype.
+// Example: nn.relu([-1.0, 2.0]).eval() is [0.0, 2.0]
 Tensor relu(const Tensor& x, Loc loc = Loc::current());
+// x where x > 0, else negative_slope * x. x: float; returns x's shape and dtype.
+// Example: nn.leaky_relu([-1.0, 2.0], 0.1).eval() is [-0.1, 2.0]
 Tensor leaky_relu(const Tensor& x, double negative_slope = 0.01, Loc loc = Loc::current());
+// x where x > 0, else alpha * (exp(x) - 1). x: float; returns x's shape and dtype.
+// Example: nn.elu([0.0, 1.0]).eval() is [0.0, 1.0]
 Tensor elu(const Tensor& x, double alpha = 1.0, Loc loc = Loc::current());
-// Exact (erf) GELU by default; approximate=true uses the tanh form.
+// Gaussian error linear unit: exact (erf) form by default; approximate=True uses the tanh form.
+// x: float; returns x's shape and dtype.
+// Example: nn.gelu([0.0]).eval() is [0.0]
 Tensor gelu(const Tensor& x, bool approximate = false, Loc loc = Loc::current());
+// log(1 + exp(x)), computed stably. x: float; returns x's shape and dtype.
+// Example: nn.softplus([0.0]).eval() is [0.693...]
 Tensor softplus(const Tensor& x, Loc loc = Loc::current());
+// Logistic function 1 / (1 + exp(-x)), the same as sigmoid. x: float; returns x's shape and dtype.
+// Example: nn.sigmoid([0.0]).eval() is [0.5]
 Tensor sigmoid(const Tensor& x, Loc loc = Loc::current());
+// exp(x) normalized to sum to 1 along `axis`, computed stably. x: float; returns x's shape.
+// Example: nn.softmax([[1.0, 1.0]]).eval() is [[0.5, 0.5]]
 Tensor softmax(const Tensor& x, int axis = -1, Loc loc = Loc::current());
+// log(softmax(x)) along `axis`, computed stably. x: float; returns x's shape.
+// Example: nn.log_softmax([[0.0, 0.0]]).eval() is [[-0.693..., -0.693...]]
 Tensor log_softmax(const Tensor& x, int axis = -1, Loc loc = Loc::current());
-// Cross-entropy between softmax(logits) and `labels` (probabilities, e.g. one-hot, of the logits'
-// shape) along `axis`: -sum(labels * log_softmax(logits)), computed in the stable form
-// logsumexp(logits) * sum(labels) - sum(labels * logits); the result drops `axis`. One primitive
+// Cross-entropy between softmax(logits) and `labels` along `axis`: -sum(labels * log_softmax(logits)).
+// logits: float, any shape; labels: probabilities (e.g. one-hot) of the logits' shape and dtype.
+// Returns the logits' dtype and shape without `axis` (one loss per row).
+// Example: nn.softmax_cross_entropy(logits, one_hot(y, 10)) of logits (N, 10) has shape (N,)
+// Computed in the stable form logsumexp(logits) * sum(labels) - sum(labels * logits) by one primitive
 // (one pass over each row when compiled); its gradient with respect to the logits,
 // softmax(logits) * sum(labels) - labels, is another. The compiler rewrites the naive
 // -sum(labels * log_softmax(logits)) and -sum(labels * log(softmax(logits))) into it, and the
 // gradient autodiff builds from the log_softmax form into the gradient op.
 Tensor softmax_cross_entropy(const Tensor& logits, const Tensor& labels, int axis = -1, Loc loc = Loc::current());
-// x: (N, C, W), w: (O, C/groups, K).
+// In conv2d, conv2d_transpose and the pooling ops, a single value for strides, dilation, window or
+// output_padding applies to every spatial axis (`strides = {2}` is `{2, 2}`), as in PyTorch.
+
+// 1-D convolution (cross-correlation, as PyTorch's conv1d). x: float (N, C, W); w: (O, C/groups, K);
+// padding "VALID", "SAME", [(lo, hi)] or one int for both sides. Returns (N, O, W_out) of x's dtype.
+// Example: conv1d(x, w, padding="SAME") of x (8, 3, 100) and w (16, 3, 5) has shape (8, 16, 100)
 Tensor conv1d(const Tensor& x, const Tensor& w, std::int64_t stride = 1, const Padding& padding = {},
               std::int64_t dilation = 1, std::int64_t groups = 1, Loc loc = Loc::current());
-// x: (N, C, H, W), w: (O, C/groups, KH, KW).
+// 2-D convolution (cross-correlation, as PyTorch's conv2d). x: float (N, C, H, W); w: (O, C/groups, KH, KW);
+// strides and dilation: one int or one per spatial axis; padding "VALID", "SAME", ((lo, hi), (lo, hi)) or one
+// int for every side. Returns (N, O, H_out, W_out) of x's dtype.
+// Example: conv2d(x, w, padding=1) of x (8, 3, 32, 32) and w (16, 3, 3, 3) has shape (8, 16, 32, 32)
 Tensor conv2d(const Tensor& x, const Tensor& w, std::vector<std::int64_t> strides = {1, 1},
               const Padding& padding = {}, std::vector<std::int64_t> dilation = {1, 1},
               std::int64_t groups = 1, Loc loc = Loc::current());
 // The transpose (input gradient) of conv2d. x: (N, C, H, W), w: (C, O/groups, KH, KW) as in
-// PyTorch's ConvTranspose2d; output_padding adds rows/columns at the end.
+// PyTorch's ConvTranspose2d; output_padding adds rows/columns at the end. Other arguments as conv2d.
+// Example: conv2d_transpose(x, w, strides=2) of x (1, 16, 8, 8) and w (16, 3, 2, 2) has shape (1, 3, 16, 16)
 Tensor conv2d_transpose(const Tensor& x, const Tensor& w, std::vector<std::int64_t> strides = {1, 1},
                         const Padding& padding = {}, std::vector<std::int64_t> output_padding = {0, 0},
                         std::vector<std::int64_t> dilation = {1, 1}, std::int64_t groups = 1,
                         Loc loc = Loc::current());
-// Pooling over (H, W) of an (N, C, H, W) input; strides default to the window.
+// Maximum over each window of (H, W) of an (N, C, H, W) input; strides default to the window (None).
+// window, strides: one int or (h, w); padding as conv2d (padding cells never win).
+// Example: max_pool2d(x, 2) of x (8, 16, 32, 32) has shape (8, 16, 16, 16)
 Tensor max_pool2d(const Tensor& x, std::vector<std::int64_t> window, std::vector<std::int64_t> strides = {},
                   const Padding& padding = {}, Loc loc = Loc::current());
-// Padding cells are excluded from the average (count_include_pad = false).
+// Mean over each window of (H, W) of an (N, C, H, W) input; arguments as max_pool2d. Padding cells are
+// excluded from the average (count_include_pad = false).
+// Example: avg_pool2d(x, (2, 2)) of x (8, 16, 32, 32) has shape (8, 16, 16, 16)
 Tensor avg_pool2d(const Tensor& x, std::vector<std::int64_t> window, std::vector<std::int64_t> strides = {},
                   const Padding& padding = {}, Loc loc = Loc::current());
 }  // namespace nn
@@ -248,16 +546,28 @@ Tensor avg_pool2d(const Tensor& x, std::vector<std::int64_t> window, std::vector
 namespace random {
 // Resets the default graph's generator: the same seed and the same sequence of calls give the
 // same numbers.
+// Example: random.seed(0)
 void seed(std::uint64_t seed);
+// Uniform draws in [low, high) of `shape`, fresh on every evaluation; float32 by default.
+// Example: random.uniform((2, 3), -1.0, 1.0) has shape (2, 3)
 Tensor uniform(Shape shape, double low = 0, double high = 1, DType dtype = DType::f32, Loc loc = Loc::current());
+// Normal draws with `mean` and standard deviation `stddev` of `shape`, fresh on every evaluation;
+// float32 by default.
+// Example: random.normal((128, 64), stddev=0.1)
 Tensor normal(Shape shape, double mean = 0, double stddev = 1, DType dtype = DType::f32, Loc loc = Loc::current());
-// Normal draws restricted to [lower, upper] standard deviations (default +-2), then scaled.
+// Normal draws restricted to [lower, upper] standard deviations (default +-2), then scaled by `stddev`
+// and shifted by `mean`; float32 by default. The usual initializer of weights.
+// Example: random.truncated_normal((784, 128), stddev=0.05)
 Tensor truncated_normal(Shape shape, double mean = 0, double stddev = 1, double lower = -2, double upper = 2,
                         DType dtype = DType::f32, Loc loc = Loc::current());
+// Draws that are true with probability p, of `shape`; bool by default.
+// Example: random.bernoulli((4,), p=0.9) is a dropout keep-mask
 Tensor bernoulli(Shape shape, double p = 0.5, DType dtype = DType::b8, Loc loc = Loc::current());
-// Integers in [low, high).
+// Uniform integers in [low, high) of `shape`; int64 by default.
+// Example: random.randint((3,), 0, 10) has shape (3,)
 Tensor randint(Shape shape, std::int64_t low, std::int64_t high, DType dtype = DType::i64, Loc loc = Loc::current());
-// A random permutation of 0..n-1 (int64).
+// A random permutation of 0..n-1 (int64), fresh on every evaluation.
+// Example: take(x, random.permutation(len(x)), axis=0) shuffles the rows of x
 Tensor permutation(std::int64_t n, Loc loc = Loc::current());
 }  // namespace random
 
@@ -283,6 +593,10 @@ Tensor operator>(At a, const Tensor& b);
 Tensor operator>=(At a, const Tensor& b);
 Tensor operator&&(At a, const Tensor& b);
 Tensor operator||(At a, const Tensor& b);
+Tensor operator&(At a, const Tensor& b);
+Tensor operator|(At a, const Tensor& b);
+Tensor operator^(At a, const Tensor& b);
+Tensor operator~(At x);
 // Operators with a plain number on either side (the number is weak, as in NumPy).
 #define SYMX_SCALAR_OPERATOR(op, fn)                                          \
   template <class T> requires std::is_arithmetic_v<T>                         \
@@ -298,6 +612,9 @@ SYMX_SCALAR_OPERATOR(<, less)
 SYMX_SCALAR_OPERATOR(<=, less_equal)
 SYMX_SCALAR_OPERATOR(>, greater)
 SYMX_SCALAR_OPERATOR(>=, greater_equal)
+SYMX_SCALAR_OPERATOR(&, bitwise_and)
+SYMX_SCALAR_OPERATOR(|, bitwise_or)
+SYMX_SCALAR_OPERATOR(^, bitwise_xor)
 #undef SYMX_SCALAR_OPERATOR
 
 }  // namespace symx

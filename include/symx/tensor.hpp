@@ -134,7 +134,10 @@ struct Node {
   std::shared_ptr<VariableState> variable;  // only for Variable nodes
 };
 
-// A handle to a node: cheap to copy, compared and hashed by node identity.
+// A symbolic tensor: a handle to a node of the graph, cheap to copy. Tensors compare and hash by
+// node identity (t1 == t2 only for the same node, as in Theano), so they can key dicts such as feeds
+// and updates; use equal() for elementwise equality. <, <=, > and >= are elementwise and build nodes.
+// Example: x = placeholder((2, 3)); y = x * 2 + 1
 class Tensor {
  public:
   Tensor() = default;
@@ -143,31 +146,65 @@ class Tensor {
   bool defined() const { return node_ != nullptr; }
   const Node& node() const;
   const std::shared_ptr<const Node>& node_ptr() const { return node_; }
+  // The op that made the node ("add", "placeholder", ...; a string in Python).
+  // Example: (x + 1).op is "add"
   OpKind op() const { return node().op; }
+  // The static shape, fixed when the node is built (a tuple of ints in Python).
+  // Example: placeholder((2, 3)).shape is (2, 3)
   const Shape& shape() const { return node().type.shape; }
+  // The element type (a numpy.dtype in Python).
+  // Example: placeholder((2,), int32).dtype is numpy.dtype("int32")
   DType dtype() const { return node().type.dtype; }
   const TensorType& type() const { return node().type; }
+  // The number of axes.
+  // Example: placeholder((2, 3)).ndim is 2
   int ndim() const { return static_cast<int>(shape().size()); }
+  // The number of elements (1 for a scalar).
+  // Example: placeholder((2, 3)).size is 6
   std::int64_t size() const { return num_elements(shape()); }
+  // The scoped name ("layer1/w"); empty for anonymous intermediate nodes.
+  // Example: variable(0.0, name="w").name is "w"
   const std::string& name() const { return node().name; }
+  // The node's creation number: later nodes have larger ids.
+  // Example: (x + 1).id > x.id
   std::uint64_t id() const { return node().id; }
   // "name" if named, else "<op>#<id>": how errors and printing refer to a node.
+  // Example: (x + 1).label is like "add#7"
   std::string label() const;
 
+  // Doc Tensor::where: "file:line" where the user built the node (a Python or C++ source line);
+  // empty if unknown.
+  // Example: (x + 1).where is like "train.py:12"
+
+  // Doc Tensor::inputs: The node's operands, a list of tensors (empty for leaves).
+  // Example: (x + y).inputs is [x, y]
+
   // Evaluates this tensor with the reference evaluator, using `feed` for placeholders and the
-  // current values of variables. Random ops draw fresh values on every call.
+  // current values of variables. Random ops draw fresh values on every call. In Python, feed is a
+  // dict {placeholder: array} (or None) and the result is a read-only NumPy array.
+  // Example: (x * 2).eval({x: np.ones(3)}) is [2.0, 2.0, 2.0]
   Array eval(const std::vector<std::pair<Tensor, Array>>& feed = {}) const;
 
-  // Variables only: the current value, and assignment of a new one (shape and dtype must match).
-  // The returned Array shares the variable's storage without copying; later updates never
-  // change it (they write a fresh buffer while it is held). Safe to call from any thread.
+  // Variables only: the current value (in Python a read-only NumPy view, no copy; assigning to the
+  // property sets it). The returned Array shares the variable's storage without copying; later
+  // updates never change it (they write a fresh buffer while it is held). Safe from any thread.
+  // Example: w.value = np.zeros((3,), np.float32)
   Array value() const;
+  // Variables only: sets a new value of the variable's shape and dtype.
+  // Example: w.assign(np.zeros((3,), np.float32))
   void assign(const Array& value) const;
+  // Variables only: whether variables(trainable=True) and optimizers include it.
+  // Example: variable(0.0, trainable=False).trainable is False
   bool trainable() const;
 
-  // Shorthands for the free functions of the same names.
+  // The same as astype(x, dtype).
+  // Example: x.astype(float64)
   Tensor astype(DType dtype, Loc loc = Loc::current()) const;
+  // The same as reshape(x, shape); in Python also x.reshape(2, 3).
+  // Example: x.reshape(3, -1)
   Tensor reshape(Shape shape, Loc loc = Loc::current()) const;
+  // The transpose, reversed axes (a property in Python).
+  // Example: x.T of x with shape (2, 3) has shape (3, 2)
   Tensor T(Loc loc = Loc::current()) const;
   // x[i]: basic integer indexing of the first axis.
   Tensor operator[](std::int64_t index) const;
@@ -189,6 +226,8 @@ class Graph {
   // Name scopes: "outer/inner/name".
   void push_scope(const std::string& name);
   void pop_scope();
+  // The current name scope as a prefix of new names ("outer/inner/"); empty outside every scope.
+  // Example: with Scope("layer1"): current_scope() is "layer1/"
   std::string current_scope() const;
   // A unique scoped name for `name` in the current scope ("w", then "w_1", ...).
   std::string unique_name(const std::string& name);
@@ -220,6 +259,9 @@ class Graph {
 
 // The graph that new nodes join. Replace it with `DefaultGraph guard(g)` or reset_default_graph().
 Graph& default_graph();
+// Replaces the default graph with a new, empty one (variables, placeholders, scopes and the random
+// seed start over). Tensors of the old graph stay valid but belong to no collection.
+// Example: reset_default_graph() between independent experiments
 void reset_default_graph();
 
 // Makes `graph` the default for its lifetime.
@@ -233,8 +275,9 @@ class DefaultGraph {
   Graph* previous_;
 };
 
-// RAII name scope on the default graph: { Scope s("layer1"); auto w = variable(...); } names w
-// "layer1/w".
+// A name scope on the default graph: variables made while it is active are named "layer1/w". In C++ an
+// RAII guard ({ Scope s("layer1"); auto w = variable(...); }), in Python a context manager.
+// Example: with Scope("layer1"): w = variable(np.zeros(3), name="w")  # named "layer1/w"
 class Scope {
  public:
   explicit Scope(const std::string& name);
@@ -245,20 +288,30 @@ class Scope {
 
 // ---- leaves ----
 
-// An input of a function; its value comes from the feed.
+// An input of a function; its value comes from the feed (eval) or the call's arguments (function).
+// shape: ints; dtype: float32 by default; name: shown in errors and printing.
+// Example: x = placeholder((32, 784), name="x")
 Tensor placeholder(Shape shape, DType dtype = DType::f32, const std::string& name = "",
                    Loc loc = Loc::current());
 // State that persists across calls: updated by `function` updates, collected by
-// Graph::variables, saved by save_variables.
+// Graph::variables, saved by save_variables. `value` is copied. Python: numbers and lists become
+// float32 (symx's default float) unless `dtype` says otherwise; NumPy arrays keep their dtype.
+// Example: w = variable(np.zeros((784, 10), np.float32), name="w")
 Tensor variable(const Array& value, const std::string& name = "", bool trainable = true,
                 Loc loc = Loc::current());
-// A fixed value baked into the graph.
+// A fixed value baked into the graph. Python: converted with numpy.asarray; Python floats and lists of
+// them become float32 unless `dtype` is given.
+// Example: c = constant([1.0, 2.0])
 Tensor constant(const Array& value, Loc loc = Loc::current());
 Tensor constant(double value, DType dtype = DType::f32, Loc loc = Loc::current());
 
-// Collections of the default graph.
+// Variables of the default graph whose scoped name matches the glob `pattern` (* and ?; empty
+// matches all), optionally only the trainable (True) or non-trainable (False) ones, in creation order.
+// Example: variables("layer1/*", trainable=True)
 std::vector<Tensor> variables(const std::string& pattern = "",
                               std::optional<bool> trainable = std::nullopt);
+// Placeholders of the default graph, in creation order.
+// Example: placeholders()[0] is the first placeholder made
 std::vector<Tensor> placeholders();
 
 }  // namespace symx

@@ -70,4 +70,79 @@ def _iter(self):
 
 Tensor.__iter__ = _iter
 
+
+# Tensor methods: NumPy's ndarray method names, each the free function of the same name.
+def _reduction(fn):
+    def method(self, axis=None, keepdims=False):
+        return fn(self, axis, keepdims)
+
+    method.__name__ = fn.__name__
+    # The free function's docstring (from the C++ header comment) follows, so the two agree.
+    method.__doc__ = "``x.%s(axis=None, keepdims=False)`` is ``symx.%s(x, axis, keepdims)``.\n\n%s" % (
+        fn.__name__, fn.__name__, fn.__doc__)
+    return method
+
+
+for _fn in (sum, mean, max, min, prod, std, var, argmax, argmin):  # noqa: F405
+    setattr(Tensor, _fn.__name__, _reduction(_fn))
+
+
+def _transpose(self, *axes):
+    """``x.transpose()``, ``x.transpose(1, 0)`` or ``x.transpose((1, 0))``, as ndarray.transpose.
+
+    Example: x.transpose(1, 0) of x with shape (2, 3) has shape (3, 2)
+    """
+    if len(axes) == 1 and not isinstance(axes[0], int):
+        axes = axes[0]
+    return transpose(self, axes or None)  # noqa: F405
+
+
+def _flatten(self):
+    """A 1-D copy of the tensor's elements in row-major order, as ndarray.flatten.
+
+    Example: x.flatten() of x with shape (2, 3) has shape (6,)
+    """
+    return reshape(self, (-1,))  # noqa: F405
+
+
+def _squeeze(self, axis=None):
+    """``symx.squeeze(x, axis)``: removes the listed size-1 axes, or all of them.
+
+    Example: x.squeeze() of x with shape (1, 3, 1) has shape (3,)
+    """
+    return squeeze(self, axis)  # noqa: F405
+
+
+def _clip(self, min=None, max=None):  # noqa: A002 - ndarray.clip's argument names
+    """``symx.clip(x, min, max)``; either bound may be None (unbounded on that side).
+
+    Example: x.clip(min=0) is symx.maximum(x, 0)
+    """
+    if min is None and max is None:
+        raise ValueError("Tensor.clip: give min, max or both (both are None)")
+    if min is None:
+        return minimum(self, max)  # noqa: F405
+    if max is None:
+        return maximum(self, min)  # noqa: F405
+    return clip(self, min, max)  # noqa: F405
+
+
+def _round(self, decimals=0):
+    """Rounds half to even, as ndarray.round (``decimals`` other than 0 is not supported).
+
+    Example: symx.constant([0.5, 1.5]).round().eval() is [0.0, 2.0]
+    """
+    if decimals != 0:
+        raise ValueError("Tensor.round: decimals=%r is not supported; use decimals=0, or scale first: "
+                         "sx.round(x * 100) / 100" % (decimals,))
+    return round(self)  # noqa: F405
+
+
+Tensor.transpose = _transpose
+Tensor.flatten = _flatten
+Tensor.squeeze = _squeeze
+Tensor.clip = _clip
+Tensor.round = _round
+Tensor.__round__ = _round
+
 __version__ = "0.1.0"

@@ -67,6 +67,7 @@ std::string spell(OpKind op, const std::vector<std::string>& a, DType out, DType
     case OpKind::Ceil: return call("ceil", a);
     case OpKind::Round: return call("round", a);
     case OpKind::LogicalNot: return "(!" + a[0] + ")";
+    case OpKind::BitwiseNot: return in == DType::b8 ? "(!" + a[0] + ")" : "static_cast<" + T + ">(~" + a[0] + ")";
     case OpKind::IsNan: return is_floating(in) ? "(" + a[0] + " != " + a[0] + ")" : "false";
     case OpKind::IsFinite: return is_floating(in) ? "(" + a[0] + " - " + a[0] + " == 0)" : "true";
     case OpKind::Cast: return "symx_kernel::convert<" + T + ">(" + a[0] + ")";
@@ -88,6 +89,12 @@ std::string spell(OpKind op, const std::vector<std::string>& a, DType out, DType
     case OpKind::GreaterEqual: return "(" + a[0] + " >= " + a[1] + ")";
     case OpKind::LogicalAnd: return "(static_cast<bool>(" + a[0] + ") && static_cast<bool>(" + a[1] + "))";
     case OpKind::LogicalOr: return "(static_cast<bool>(" + a[0] + ") || static_cast<bool>(" + a[1] + "))";
+    case OpKind::FloorDivide: return call("floor_divide", a);
+    case OpKind::BitwiseAnd: return "static_cast<" + T + ">(" + a[0] + " & " + a[1] + ")";
+    case OpKind::BitwiseOr: return "static_cast<" + T + ">(" + a[0] + " | " + a[1] + ")";
+    case OpKind::BitwiseXor: return "static_cast<" + T + ">(" + a[0] + " ^ " + a[1] + ")";
+    case OpKind::LeftShift: return call("left_shift", a);
+    case OpKind::RightShift: return call("right_shift", a);
     case OpKind::Where: return "symx_kernel::select<" + T + ">(" + a[0] + ", " + a[1] + ", " + a[2] + ")";
     default: throw InternalError(std::string("spell: op ") + op_name(op) + " is not elementwise");
   }

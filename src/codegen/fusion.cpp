@@ -38,6 +38,8 @@ bool fusible(OpKind op) {
     case OpKind::Maximum: case OpKind::Minimum: case OpKind::Mod: case OpKind::Arctan2: case OpKind::Equal:
     case OpKind::NotEqual: case OpKind::Less: case OpKind::LessEqual: case OpKind::Greater:
     case OpKind::GreaterEqual: case OpKind::LogicalAnd: case OpKind::LogicalOr: case OpKind::Where:
+    case OpKind::FloorDivide: case OpKind::BitwiseAnd: case OpKind::BitwiseOr: case OpKind::BitwiseXor:
+    case OpKind::LeftShift: case OpKind::RightShift: case OpKind::BitwiseNot:
     case OpKind::Sum: case OpKind::Prod: case OpKind::Max: case OpKind::Min:
     case OpKind::Transpose: case OpKind::BroadcastTo: case OpKind::Slice:
       return true;

@@ -876,4 +876,45 @@ inline T mod(T x, T y) {
   }
 }
 
+// floor_divide follows numpy.floor_divide: floats through NumPy's divmod (the floor of the exact
+// quotient, so 1 // 0.1 is 9; x // 0 is x / 0), integers toward -inf with x // 0 = 0.
+template <class T>
+  requires(!std::numeric_limits<T>::is_integer)
+inline T floor_divide(T x, T y) {
+  if (y == T(0)) return x / y;
+  const T m = libm::fmod(x, y);
+  T div = (x - m) / y;
+  div = (m != T(0) && ((y < T(0)) != (m < T(0)))) ? div - T(1) : div;
+  if (div == T(0)) return libm::copysign(T(0), x / y);
+  const T fl = __builtin_floor(div);
+  return div - fl > T(0.5) ? fl + T(1) : fl;
+}
+template <class T>
+  requires std::numeric_limits<T>::is_integer
+inline T floor_divide(T x, T y) {
+  if constexpr (std::numeric_limits<T>::is_signed) {
+    const bool special = y == T(0) || y == T(-1);
+    const T ys = special ? T(1) : y;
+    const T q = static_cast<T>(x / ys);
+    const T r = static_cast<T>(x - q * ys);
+    const T floored = (r != T(0) && ((r < T(0)) != (ys < T(0)))) ? static_cast<T>(q - 1) : q;
+    // x // -1 wraps at the minimum (as NumPy's result does); x // 0 is 0.
+    const T negated = static_cast<T>(0ULL - static_cast<unsigned long long>(x));
+    return y == T(0) ? T(0) : y == T(-1) ? negated : floored;
+  } else {
+    return y == T(0) ? T(0) : static_cast<T>(x / (y == T(0) ? T(1) : y));
+  }
+}
+// Shifts as NumPy's: a shift by the width or more (or a negative one) gives 0, or -1 for a right
+// shift of a negative number, where C++ leaves it undefined.
+template <class T> inline T left_shift(T x, T y) {
+  const bool in_range = static_cast<unsigned long long>(static_cast<long long>(y)) < sizeof(T) * 8;
+  return in_range ? static_cast<T>(static_cast<unsigned long long>(x) << (in_range ? y : T(0))) : T(0);
+}
+template <class T> inline T right_shift(T x, T y) {
+  const bool in_range = static_cast<unsigned long long>(static_cast<long long>(y)) < sizeof(T) * 8;
+  const T shifted = static_cast<T>(x >> (in_range ? y : T(0)));
+  return in_range ? shifted : (x < T(0) ? static_cast<T>(-1) : T(0));
+}
+
 }  // namespace symx_kernel

@@ -32,6 +32,19 @@ template <OpKind op> TensorType infer(const std::vector<Tensor>& in, const Attr&
   if constexpr (op == OpKind::Subtract) {
     if (a.dtype() == DType::b8) fail_dtype("subtracting booleans is not defined", "Use logical_and / logical_not, or cast to int32 first.");
   }
+  if constexpr (op == OpKind::FloorDivide) {
+    if (a.dtype() == DType::b8) fail_dtype("floor division of booleans is not defined", "Cast the operands to int32 first.");
+  }
+  if constexpr (op == OpKind::BitwiseAnd || op == OpKind::BitwiseOr || op == OpKind::BitwiseXor) {
+    if (is_floating(a.dtype()))
+      fail_dtype("expects integer or bool operands, got " + std::string(dtype_name(a.dtype())),
+                 "Bitwise ops are defined on integers and bools; cast with astype(int32), or compare first.");
+  }
+  if constexpr (op == OpKind::LeftShift || op == OpKind::RightShift) {
+    if (is_floating(a.dtype()) || a.dtype() == DType::b8)
+      fail_dtype("expects integer operands, got " + std::string(dtype_name(a.dtype())),
+                 "Shifts are defined on integers; cast with astype(int32) first.");
+  }
   return {shape, is_comparison(op) ? DType::b8 : a.dtype()};
 }
 
@@ -54,6 +67,57 @@ template <class T> T mod_value(T a, T b) {
     T r = static_cast<T>(a % b);
     if (r != 0 && ((r < 0) != (b < 0))) r = static_cast<T>(r + b);
     return r;
+  }
+}
+
+// numpy.floor_divide: floats follow NumPy's divmod (the quotient of (a - fmod(a, b)) / b,
+// corrected toward -inf), so the result is the exact floor of the real quotient; integers round
+// toward -inf, x // 0 = 0 and INT_MIN // -1 wraps, as NumPy returns.
+template <class T> T floor_divide_value(T a, T b) {
+  if constexpr (std::is_floating_point_v<T>) {
+    if (b == 0) return a / b;
+    T mod = std::fmod(a, b);
+    T div = (a - mod) / b;
+    if (mod != 0 && ((b < 0) != (mod < 0))) div -= 1;
+    if (div == 0) return std::copysign(T(0), a / b);
+    T floordiv = std::floor(div);
+    return div - floordiv > T(0.5) ? floordiv + 1 : floordiv;
+  } else if constexpr (std::is_same_v<T, bool>) {
+    return a;
+  } else {
+    if (b == 0) return 0;
+    if constexpr (std::is_signed_v<T>) {
+      using U = std::make_unsigned_t<T>;
+      if (b == -1) return static_cast<T>(U(0) - static_cast<U>(a));
+      T q = static_cast<T>(a / b);
+      return (a % b != 0 && ((a < 0) != (b < 0))) ? static_cast<T>(q - 1) : q;
+    } else {
+      return static_cast<T>(a / b);
+    }
+  }
+}
+
+// NumPy's shifts: by the width or more, or by a negative amount, a left shift gives 0 and a right
+// shift gives the sign (0 or -1).
+template <class T> T shift_value(bool left, T a, T b) {
+  if constexpr (std::is_floating_point_v<T> || std::is_same_v<T, bool>) {
+    throw InternalError("shift of a non-integer");
+  } else {
+    constexpr auto width = static_cast<std::uint64_t>(sizeof(T) * 8);
+    const bool in_range = static_cast<std::uint64_t>(static_cast<std::int64_t>(b)) < width;
+    if (left) return in_range ? static_cast<T>(static_cast<std::make_unsigned_t<T>>(a) << b) : T(0);
+    if (in_range) return static_cast<T>(a >> b);
+    return a < 0 ? static_cast<T>(-1) : T(0);
+  }
+}
+
+template <class T> T bitwise_value(OpKind op, T a, T b) {
+  if constexpr (std::is_floating_point_v<T>) {
+    throw InternalError("bitwise op on floats");
+  } else if constexpr (std::is_same_v<T, bool>) {
+    return op == OpKind::BitwiseAnd ? (a && b) : op == OpKind::BitwiseOr ? (a || b) : (a != b);
+  } else {
+    return static_cast<T>(op == OpKind::BitwiseAnd ? (a & b) : op == OpKind::BitwiseOr ? (a | b) : (a ^ b));
   }
 }
 
@@ -89,6 +153,10 @@ template <class T> auto binary_value(OpKind op, T a, T b) {
     case OpKind::Mod: return mod_value(a, b);
     case OpKind::Arctan2:
       if constexpr (std::is_floating_point_v<T>) return std::atan2(a, b); else throw InternalError("integer arctan2");
+    case OpKind::FloorDivide: return floor_divide_value(a, b);
+    case OpKind::BitwiseAnd: case OpKind::BitwiseOr: case OpKind::BitwiseXor: return bitwise_value(op, a, b);
+    case OpKind::LeftShift: return shift_value(true, a, b);
+    case OpKind::RightShift: return shift_value(false, a, b);
     default: throw InternalError("binary_value: not an arithmetic op");
   }
 }
@@ -217,7 +285,8 @@ void register_binary_ops() {
   using K = OpKind;
   register_all<K::Add, K::Subtract, K::Multiply, K::Divide, K::Power, K::Maximum, K::Minimum, K::Mod,
                K::Arctan2, K::Equal, K::NotEqual, K::Less, K::LessEqual, K::Greater, K::GreaterEqual,
-               K::LogicalAnd, K::LogicalOr>();
+               K::LogicalAnd, K::LogicalOr, K::FloorDivide, K::BitwiseAnd, K::BitwiseOr, K::BitwiseXor,
+               K::LeftShift, K::RightShift>();
   mutable_op_def(K::Where) = {infer_where, evaluate_where, vjp_where};
 }
 
@@ -242,6 +311,12 @@ Tensor greater(const Operand& a, const Operand& b, Loc loc) { return binary(OpKi
 Tensor greater_equal(const Operand& a, const Operand& b, Loc loc) { return binary(OpKind::GreaterEqual, a, b, loc); }
 Tensor logical_and(const Operand& a, const Operand& b, Loc loc) { return binary(OpKind::LogicalAnd, a, b, loc); }
 Tensor logical_or(const Operand& a, const Operand& b, Loc loc) { return binary(OpKind::LogicalOr, a, b, loc); }
+Tensor floor_divide(const Operand& a, const Operand& b, Loc loc) { return binary(OpKind::FloorDivide, a, b, loc); }
+Tensor bitwise_and(const Operand& a, const Operand& b, Loc loc) { return binary(OpKind::BitwiseAnd, a, b, loc); }
+Tensor bitwise_or(const Operand& a, const Operand& b, Loc loc) { return binary(OpKind::BitwiseOr, a, b, loc); }
+Tensor bitwise_xor(const Operand& a, const Operand& b, Loc loc) { return binary(OpKind::BitwiseXor, a, b, loc); }
+Tensor left_shift(const Operand& a, const Operand& b, Loc loc) { return binary(OpKind::LeftShift, a, b, loc); }
+Tensor right_shift(const Operand& a, const Operand& b, Loc loc) { return binary(OpKind::RightShift, a, b, loc); }
 
 Tensor where(const Operand& condition, const Operand& a, const Operand& b, Loc loc) {
   DType dtype = ops::common_dtype(a, b);
@@ -264,5 +339,8 @@ Tensor operator>(At a, const Tensor& b) { return greater(a.tensor, b, a.loc); }
 Tensor operator>=(At a, const Tensor& b) { return greater_equal(a.tensor, b, a.loc); }
 Tensor operator&&(At a, const Tensor& b) { return logical_and(a.tensor, b, a.loc); }
 Tensor operator||(At a, const Tensor& b) { return logical_or(a.tensor, b, a.loc); }
+Tensor operator&(At a, const Tensor& b) { return bitwise_and(a.tensor, b, a.loc); }
+Tensor operator|(At a, const Tensor& b) { return bitwise_or(a.tensor, b, a.loc); }
+Tensor operator^(At a, const Tensor& b) { return bitwise_xor(a.tensor, b, a.loc); }
 
 }  // namespace symx

@@ -552,6 +552,12 @@ Pads resolve_padding(const char* name, const std::vector<Tensor>& operands, cons
     return padding.explicit_pads;
   }
   if (mode == "VALID") return Pads(sd, {0, 0});
+  if (mode == "UNIFORM") {
+    if (padding.uniform < 0)
+      fail(name, operands, TypeProblem::Kind::value, "padding must be non-negative, got " + std::to_string(padding.uniform),
+           "Use padding >= 0, \"VALID\" or \"SAME\".", loc);
+    return Pads(sd, {padding.uniform, padding.uniform});
+  }
   if (mode == "SAME" && allow_same) {
     Pads pads;
     for (std::size_t i = 0; i < sd; ++i) {
@@ -564,17 +570,20 @@ Pads resolve_padding(const char* name, const std::vector<Tensor>& operands, cons
   }
   fail(name, operands, TypeProblem::Kind::value,
        "unknown padding \"" + padding.mode + "\"",
-       allow_same ? "Use \"VALID\", \"SAME\" or explicit (low, high) pairs, one per spatial axis."
-                  : "Use \"VALID\" or explicit (low, high) pairs, one per spatial axis.",
+       allow_same ? "Use \"VALID\", \"SAME\", a number of cells, or explicit (low, high) pairs, one per spatial axis."
+                  : "Use \"VALID\", a number of cells, or explicit (low, high) pairs, one per spatial axis.",
        loc);
 }
 
-void check_count(const char* name, const std::vector<Tensor>& operands, const char* what, std::size_t got, std::size_t want,
-                 Loc loc) {
-  if (got != want)
+// Checks that `values` has one entry per spatial axis; a single value is repeated for every axis.
+void check_count(const char* name, const std::vector<Tensor>& operands, const char* what, std::vector<std::int64_t>& values,
+                 std::size_t want, Loc loc) {
+  if (values.size() == 1 && want > 1) values.assign(want, values[0]);
+  if (values.size() != want)
     fail(name, operands, TypeProblem::Kind::value,
-         std::string(what) + " has " + std::to_string(got) + " entries but there are " + std::to_string(want) + " spatial axes",
-         "Give one value per spatial axis.", loc);
+         std::string(what) + " has " + std::to_string(values.size()) + " entries but there are " + std::to_string(want) +
+             " spatial axes",
+         "Give one value per spatial axis, or a single value for all of them.", loc);
 }
 
 // Promotes two floating operands to one dtype; integer operands are rejected.
@@ -604,8 +613,8 @@ Tensor conv_nd(const char* name, const Tensor& x_in, const Tensor& w_in, std::ve
                const char* x_layout, const char* w_layout, Loc loc) {
   auto [x, w] = float_pair(name, x_in, w_in, loc);
   check_rank(name, x_in, w_in, sd + 2, x_layout, w_layout, loc);
-  check_count(name, {x_in, w_in}, "strides", strides.size(), sd, loc);
-  check_count(name, {x_in, w_in}, "dilation", dilation.size(), sd, loc);
+  check_count(name, {x_in, w_in}, "strides", strides, sd, loc);
+  check_count(name, {x_in, w_in}, "dilation", dilation, sd, loc);
   Shape spatial(x.shape().begin() + 2, x.shape().end());
   std::vector<std::int64_t> span;
   for (std::size_t i = 0; i < sd; ++i) span.push_back(dilation[i] * (w.shape()[i + 2] - 1) + 1);
@@ -632,8 +641,8 @@ Tensor pool2d(OpKind op, const char* name, const Tensor& x, std::vector<std::int
     fail(name, {x}, TypeProblem::Kind::shape, "the input must be (N, C, H, W), got shape " + shape_string(x.shape()),
          "Reshape the input to (N, C, H, W).", loc);
   if (strides.empty()) strides = window;
-  check_count(name, {x}, "window", window.size(), 2, loc);
-  check_count(name, {x}, "strides", strides.size(), 2, loc);
+  check_count(name, {x}, "window", window, 2, loc);
+  check_count(name, {x}, "strides", strides, 2, loc);
   Shape spatial(x.shape().end() - 2, x.shape().end());
   Pads pads = resolve_padding(name, {x}, padding, spatial, window, strides, loc);
   PoolAttr attr;
@@ -734,9 +743,9 @@ Tensor conv2d_transpose(const Tensor& x_in, const Tensor& w_in, std::vector<std:
   const char* name = "conv2d_transpose";
   auto [x, w] = float_pair(name, x_in, w_in, loc);
   check_rank(name, x_in, w_in, 4, "(N, C_in, H, W)", "(C_in, C_out/groups, KH, KW)", loc);
-  check_count(name, {x_in, w_in}, "strides", strides.size(), 2, loc);
-  check_count(name, {x_in, w_in}, "dilation", dilation.size(), 2, loc);
-  check_count(name, {x_in, w_in}, "output_padding", output_padding.size(), 2, loc);
+  check_count(name, {x_in, w_in}, "strides", strides, 2, loc);
+  check_count(name, {x_in, w_in}, "dilation", dilation, 2, loc);
+  check_count(name, {x_in, w_in}, "output_padding", output_padding, 2, loc);
   if (groups < 1)
     fail(name, {x_in, w_in}, TypeProblem::Kind::value, "groups must be positive, got " + std::to_string(groups), "Use groups >= 1.", loc);
   if (x.shape()[1] != w.shape()[0])

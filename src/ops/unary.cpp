@@ -8,7 +8,7 @@ namespace symx {
 namespace ops {
 namespace {
 
-enum class Category { floating, numeric, signed_numeric, predicate, passthrough };
+enum class Category { floating, numeric, signed_numeric, integral, predicate, passthrough };
 
 Category category(OpKind op) {
   switch (op) {
@@ -16,6 +16,7 @@ Category category(OpKind op) {
     case OpKind::Sign: return Category::signed_numeric;
     case OpKind::Abs:
     case OpKind::Square: return Category::numeric;
+    case OpKind::BitwiseNot: return Category::integral;
     case OpKind::LogicalNot:
     case OpKind::IsNan:
     case OpKind::IsFinite: return Category::predicate;
@@ -39,6 +40,11 @@ TensorType infer_unary(OpKind op, const std::vector<Tensor>& in, const Attr& att
                    "Cast the operand to a signed type (int32, float32) first.");
       return x.type();
     case Category::numeric: return x.type();
+    case Category::integral:
+      if (is_floating(x.dtype()))
+        fail_dtype(std::string("expects an integer or bool operand, got ") + std::string(dtype_name(x.dtype())),
+                   "Bitwise ops are defined on integers and bools; cast with astype(int32), or use logical_not.");
+      return x.type();
     case Category::predicate: return {x.shape(), DType::b8};
     case Category::passthrough:
       if (op == OpKind::Cast) return {x.shape(), std::get<CastAttr>(attr).dtype};
@@ -117,6 +123,13 @@ template <OpKind op> Array evaluate(const EvalArgs& args) {
     case Category::numeric:
     case Category::signed_numeric:
       return map_unary(x, x.dtype(), [](auto v) { return numeric_value<decltype(v)>(op, v); });
+    case Category::integral:
+      return map_unary(x, x.dtype(), [](auto v) {
+        using T = decltype(v);
+        if constexpr (std::is_same_v<T, bool>) return !v;
+        else if constexpr (std::is_floating_point_v<T>) return v;  // rejected by the type rule
+        else return static_cast<T>(~v);
+      });
     case Category::predicate:
       return map_unary(x, DType::b8, [](auto v) { return predicate_value<decltype(v)>(op, v); });
     case Category::passthrough:
@@ -168,7 +181,7 @@ void register_unary_ops() {
   using K = OpKind;
   register_all<K::Negative, K::Abs, K::Sign, K::Exp, K::Expm1, K::Log, K::Log1p, K::Sqrt, K::Rsqrt,
                K::Square, K::Reciprocal, K::Sin, K::Cos, K::Tan, K::Tanh, K::Arctan, K::Sigmoid,
-               K::Erf, K::Floor, K::Ceil, K::Round, K::LogicalNot, K::IsNan, K::IsFinite, K::Cast,
+               K::Erf, K::Floor, K::Ceil, K::Round, K::LogicalNot, K::BitwiseNot, K::IsNan, K::IsFinite, K::Cast,
                K::StopGradient>();
   mutable_op_def(K::StopGradient).vjp = no_gradient;
 }
@@ -201,6 +214,7 @@ Tensor floor(const Tensor& x, Loc loc) { return is_floating(x.dtype()) ? unary(O
 Tensor ceil(const Tensor& x, Loc loc) { return is_floating(x.dtype()) ? unary(OpKind::Ceil, x, loc) : x; }
 Tensor round(const Tensor& x, Loc loc) { return is_floating(x.dtype()) ? unary(OpKind::Round, x, loc) : x; }
 Tensor logical_not(const Tensor& x, Loc loc) { return unary(OpKind::LogicalNot, x, loc); }
+Tensor bitwise_not(const Tensor& x, Loc loc) { return unary(OpKind::BitwiseNot, x, loc); }
 Tensor isnan(const Tensor& x, Loc loc) { return unary(OpKind::IsNan, x, loc); }
 Tensor isfinite(const Tensor& x, Loc loc) { return unary(OpKind::IsFinite, x, loc); }
 Tensor cast(const Tensor& x, DType dtype, Loc loc) {
@@ -211,5 +225,6 @@ Tensor stop_gradient(const Tensor& x, Loc loc) { return unary(OpKind::StopGradie
 
 Tensor operator-(At x) { return negative(x.tensor, x.loc); }
 Tensor operator!(At x) { return logical_not(x.tensor, x.loc); }
+Tensor operator~(At x) { return bitwise_not(x.tensor, x.loc); }
 
 }  // namespace symx

@@ -150,6 +150,28 @@ TEST(CoreElementwise, ValuesAgainstHandComputed) {
   expect_close(sx::sigmoid(sx::constant(sx::Array({-100.f, 0.f, 100.f}))).eval(), {0, 0.5, 1});
 }
 
+TEST(CoreElementwise, IntegerOperatorsAgainstHandComputed) {
+  // Python's // and NumPy's shifts, worked out by hand; both backends.
+  auto a = sx::constant(sx::Array::from_vector<std::int32_t>({-7, 7, 9, -8, 5}, {5}));
+  auto b = sx::constant(sx::Array::from_vector<std::int32_t>({2, -2, 0, 3, 40}, {5}));
+  auto check = [](const sx::Tensor& t, std::vector<double> want) {
+    expect_close(t.eval(), want);
+    expect_close(sx::function({}, {t})({})[0], want);
+  };
+  check(sx::floor_divide(a, b), {-4, -4, 0, -3, 0});
+  check(a & b, {0, 6, 0, 0, 0});
+  check(a | b, {-5, -1, 9, -5, 45});
+  check(a ^ b, {-5, -7, 9, -5, 45});
+  check(~a, {6, -8, -10, 7, -6});
+  check(sx::left_shift(a, b), {-28, 0, 9, -64, 0});
+  check(sx::right_shift(a, b), {-2, 0, 9, -1, 0});  // a negative shift gives 0 (or -1 for a negative number)
+  check(a & 3, {1, 3, 1, 0, 1});
+  auto f = sx::constant(sx::Array({1.f, -1.f, 7.5f}));
+  // float32(0.1) is 0.100000001490116...: the floor of the exact quotient, as NumPy gives.
+  check(sx::floor_divide(f, 0.1), {9, -10, 74});
+  expect_error<sx::DTypeError>([&] { (void)(f & f); }, {"bitwise_and", "integer or bool operands"});
+}
+
 TEST(CoreErrors, BroadcastErrorNamesOpOperandsLineAndFix) {
   auto a = sx::placeholder({3, 4}, sx::f32, "a");
   auto b = sx::placeholder({5}, sx::f32, "b");

@@ -189,6 +189,23 @@ TEST(NNConv, MatchesNaiveFormula) {
   }
 }
 
+TEST(NNConv, OneValueForEverySpatialAxis) {
+  // strides {2} is {2, 2}, padding 1 is one cell on both sides of both axes (PyTorch's stride=2,
+  // padding=1); checked against the direct formula with the spelled-out parameters.
+  Array x = random_array({2, 3, 7, 6}, -1, 1, 3);
+  Array w = random_array({4, 3, 3, 3}, -1, 1, 4);
+  Conv2dParams p;
+  p.stride = {2, 2};
+  p.pads = {{1, 1}, {1, 1}};
+  expect_close(nn::conv2d(constant(x), constant(w), {2}, 1).eval(), naive_conv2d(x, w, p), 1e-12, 1e-12);
+  p.stride = {1, 1};
+  p.dilation = {2, 2};
+  p.pads = {{0, 0}, {0, 0}};
+  expect_close(nn::conv2d(constant(x), constant(w), {1}, 0, {2}).eval(), naive_conv2d(x, w, p), 1e-12, 1e-12);
+  expect_error<ValueError>([&] { nn::conv2d(constant(x), constant(w), {1, 1, 1}); }, {"strides has 3 entries"});
+  expect_error<ValueError>([&] { nn::conv2d(constant(x), constant(w), {1}, -1); }, {"padding must be non-negative"});
+}
+
 TEST(NNConv, SamePadding) {
   Array x = random_array({1, 1, 5, 4}, -1, 1, 3);
   Array w = random_array({1, 1, 3, 3}, -1, 1, 4);
@@ -315,6 +332,13 @@ TEST(NNPool, HandWorked) {
   expect_close(same.eval(), std::vector<double>{3, 5, 6.5, 13, 15, 16.5, 20.5, 22.5, 24});
 }
 
+TEST(NNPool, OneValueForBothAxes) {
+  Tensor x = constant(Array::arange(0, 16).reshape({1, 1, 4, 4}));
+  expect_close(nn::max_pool2d(x, {2}).eval(), std::vector<double>{5, 7, 13, 15});
+  expect_close(nn::avg_pool2d(x, {3}, {1}).eval(), std::vector<double>{5, 6, 9, 10});
+  expect_close(nn::max_pool2d(x, {2}, {2}, 1).eval(), std::vector<double>{0, 2, 3, 8, 10, 11, 12, 14, 15});
+}
+
 TEST(NNPool, MaxTiesGoToTheFirst) {
   Tensor x = placeholder({1, 1, 2, 2}, f64, "x");
   Tensor g = grad(sum(nn::max_pool2d(x, {2, 2})), {x})[0];
@@ -353,7 +377,7 @@ TEST(NNPool, Errors) {
   expect_error<ValueError>([&] { nn::avg_pool2d(x, {2, 2}, {}, "FULL"); }, {"unknown padding \"FULL\""});
   expect_error<ShapeError>([&] { nn::max_pool2d(placeholder({3, 3}), {2, 2}); }, {"(N, C, H, W)"});
   expect_error<DTypeError>([&] { nn::max_pool2d(placeholder({1, 1, 3, 3}, i32), {2, 2}); }, {"floating-point"});
-  expect_error<ValueError>([&] { nn::max_pool2d(x, {2}); }, {"window has 1 entries but there are 2 spatial axes"});
+  expect_error<ValueError>([&] { nn::max_pool2d(x, {2, 2, 2}); }, {"window has 3 entries but there are 2 spatial axes", "single value"});
 }
 
 }  // namespace
