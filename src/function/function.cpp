@@ -190,10 +190,8 @@ std::vector<Array> Function::operator()(const std::vector<Array>& inputs) const 
     return outputs;
   }
   Feed feed;
-  for (std::size_t i = 0; i < inputs.size(); ++i) {
-    runtime::check_feed_value(f.inputs[i], inputs[i], context.c_str());
-    feed.emplace_back(f.inputs[i], inputs[i]);
-  }
+  for (std::size_t i = 0; i < inputs.size(); ++i)
+    feed.emplace_back(f.inputs[i], runtime::feed_value(f.inputs[i], inputs[i], context.c_str()));
   std::vector<Tensor> roots = f.outputs;
   for (const auto& [var, value] : f.updates) roots.push_back(value);
   runtime::VariableLocks locks(f.accesses);
@@ -215,7 +213,17 @@ void Function::call_into(const std::vector<Array>& inputs, std::vector<Array>& o
     throw ValueError(context + ": call_into got " + std::to_string(inputs.size()) + " inputs and " + std::to_string(outputs.size()) +
                      " outputs but the function has " + std::to_string(f.inputs.size()) + " and " + std::to_string(f.outputs.size()) +
                      ". Pass one array per placeholder and one preallocated array per output.");
-  for (std::size_t i = 0; i < inputs.size(); ++i) runtime::check_feed_value(f.inputs[i], inputs[i], context.c_str());
+  bool exact = true;
+  for (std::size_t i = 0; i < inputs.size(); ++i) exact &= runtime::check_feed_value(f.inputs[i], inputs[i], context.c_str());
+  if (!exact) {
+    // A safe conversion (int32 labels into an int64 placeholder, say): converted copies, then
+    // the call as usual. Only such calls allocate for it.
+    std::vector<Array> converted;
+    converted.reserve(inputs.size());
+    for (std::size_t i = 0; i < inputs.size(); ++i)
+      converted.push_back(runtime::feed_value(f.inputs[i], inputs[i], context.c_str()));
+    return call_into(converted, outputs);
+  }
   for (std::size_t k = 0; k < outputs.size(); ++k)
     if (outputs[k].shape() != f.outputs[k].shape() || outputs[k].dtype() != f.outputs[k].dtype())
       throw ValueError(context + ": output " + std::to_string(k) + " must be " + shape_string(f.outputs[k].shape()) + " " +

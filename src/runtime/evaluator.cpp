@@ -22,15 +22,39 @@ bool is_random(OpKind op) {
   }
 }
 
+// The C++ constant of a dtype, for messages that show a conversion.
+const char* cpp_dtype_name(DType dtype) {
+  switch (dtype) {
+    case DType::b8: return "bool_";
+    case DType::u8: return "u8";
+    case DType::i32: return "i32";
+    case DType::i64: return "i64";
+    case DType::f32: return "f32";
+    case DType::f64: return "f64";
+  }
+  return "f32";
+}
+
 }  // namespace
 
-void check_feed_value(const Tensor& p, const Array& value, const char* context) {
-  if (value.shape() != p.shape() || value.dtype() != p.dtype())
-    throw ValueError(std::string(context) + ": placeholder '" + p.label() + "' expects " +
-                     shape_string(p.shape()) + " " + std::string(dtype_name(p.dtype())) +
-                     " but received " + shape_string(value.shape()) + " " +
-                     std::string(dtype_name(value.dtype())) +
-                     ". Pass an array of that shape and dtype (convert with astype or reshape).");
+bool check_feed_value(const Tensor& p, const Array& value, const char* context) {
+  if (value.shape() == p.shape() && value.dtype() == p.dtype()) return true;  // every call: no message built
+  const std::string expects = std::string(context) + ": placeholder '" + p.label() + "' expects " +
+                              shape_string(p.shape()) + " " + std::string(dtype_name(p.dtype())) + " but received " +
+                              shape_string(value.shape()) + " " + std::string(dtype_name(value.dtype()));
+  if (value.shape() != p.shape())
+    throw ShapeError(expects + ". Pass an array of shape " + shape_string(p.shape()) + " (reshape it, or make the "
+                     "placeholder's shape match the data).");
+  if (promote_types(value.dtype(), p.dtype()) == p.dtype()) return false;
+  const std::string name(dtype_name(p.dtype()));
+  throw DTypeError(expects + ", which does not convert to " + name + " without loss. Convert it yourself if that "
+                   "is what you want: array.astype(numpy." + (p.dtype() == DType::b8 ? "bool_" : name) +
+                   ") in Python, array.astype(symx::" + cpp_dtype_name(p.dtype()) +
+                   ") in C++; or give the placeholder the data's dtype.");
+}
+
+Array feed_value(const Tensor& p, const Array& value, const char* context) {
+  return check_feed_value(p, value, context) ? value : value.astype(p.dtype());
 }
 
 std::vector<Array> evaluate(const std::vector<Tensor>& outputs, const Feed& feed, const char* context) {
@@ -39,8 +63,7 @@ std::vector<Array> evaluate(const std::vector<Tensor>& outputs, const Feed& feed
     if (p.op() != OpKind::Placeholder)
       throw ValueError(std::string(context) + ": the feed gives a value for '" + p.label() + "', a " +
                        op_name(p.op()) + "; only placeholders can be fed. Use clone() to replace other nodes.");
-    check_feed_value(p, value, context);
-    values[&p.node()] = value;
+    values[&p.node()] = feed_value(p, value, context);
   }
   for (const Tensor& t : topological_order(outputs)) {
     const Node& node = t.node();
@@ -49,7 +72,8 @@ std::vector<Array> evaluate(const std::vector<Tensor>& outputs, const Feed& feed
       case OpKind::Placeholder:
         throw ValueError(std::string(context) + ": placeholder '" + t.label() + "' (" +
                          shape_string(t.shape()) + " " + std::string(dtype_name(t.dtype())) +
-                         ") has no value. Add it to the feed, e.g. {" + t.label() + ", array}.");
+                         ") has no value. Add it to the feed: {" + t.label() + ": array} in Python, {{" + t.label() +
+                         ", array}} in C++.");
       case OpKind::Variable: values[&node] = node.variable->value; break;
       default: {
         std::vector<Array> inputs;

@@ -22,7 +22,12 @@ std::vector<Array> evaluate_and_advance(const std::vector<Tensor>& outputs, cons
 // Adds one to each random-state variable (the caller holds their locks exclusively).
 void advance_random_states(const std::vector<Tensor>& states);
 
-// Checks that `value` fits placeholder `p`; throws ValueError naming it otherwise.
-void check_feed_value(const Tensor& p, const Array& value, const char* context);
+// Checks that `value` fits placeholder `p`: true when it does as it is; false when only its dtype
+// differs and converts without loss (NumPy's safe casting: int32 into int64, bool into an
+// integer or a float, ...), for which the caller converts it with feed_value. Throws ShapeError
+// for another shape and DTypeError for a lossy dtype, naming the placeholder and the conversion.
+bool check_feed_value(const Tensor& p, const Array& value, const char* context);
+// `value` as placeholder `p` takes it: the value itself, or its safe conversion (see above).
+Array feed_value(const Tensor& p, const Array& value, const char* context);
 
 }  // namespace symx::runtime

@@ -137,6 +137,7 @@ struct Program::Impl {
   std::vector<Tensor> inputs, outputs;
   std::vector<Tensor> roots;  // optimized outputs then update values
   std::vector<std::shared_ptr<VariableState>> update_targets;
+  std::vector<std::string> update_labels;  // the updated variables' labels, for describe()
   codegen::FusionPlan plan;
   std::shared_ptr<codegen::Library> library;
   std::vector<Buffer> buffers;
@@ -434,6 +435,7 @@ Program::Program(const std::vector<Tensor>& inputs, const std::vector<Tensor>& o
   for (const auto& [var, value] : updates) {
     roots.push_back(value);
     p.update_targets.push_back(var.node().variable);
+    p.update_labels.push_back(var.label());
   }
   p.roots = passes::optimize(roots);
   p.outputs.assign(p.roots.begin(), p.roots.begin() + static_cast<std::ptrdiff_t>(outputs.size()));
@@ -535,7 +537,16 @@ std::string Program::describe() const {
   const Impl& p = *impl_;
   std::lock_guard lock(p.profile_mutex);
   std::ostringstream os;
-  os << "optimized graph:\n" << debugprint(p.roots) << "kernels:\n";
+  os << "optimized graph:\n" << debugprint(p.roots) << "roots:\n";
+  // Which root is which output, and which is the new value of which variable.
+  const std::size_t n_outputs = p.roots.size() - p.update_labels.size();
+  for (std::size_t k = 0; k < p.roots.size(); ++k) {
+    const Tensor& r = p.roots[k];
+    os << "  " << op_name(r.op()) << "#" << r.id() << ": ";
+    if (k < n_outputs) os << "output " << k << "\n";
+    else os << "update of variable '" << p.update_labels[k - n_outputs] << "'\n";
+  }
+  os << "kernels:\n";
   double total = 0;
   for (const ExecStep& e : p.steps) total += e.seconds;
   const std::int64_t calls = std::max<std::int64_t>(p.runs - 1, 0);

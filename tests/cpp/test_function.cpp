@@ -34,7 +34,7 @@ TEST(Function, FailedCallLeavesVariablesUnchanged) {
   auto w = sx::variable(sx::Array({1.f, 2.f}), "w");
   auto x = sx::placeholder({2}, sx::f32, "x");
   auto f = sx::function({x}, {w * x}, {{w, w + x}});
-  expect_error<sx::ValueError>([&] { f({sx::Array({1.f, 2.f, 3.f})}); }, {"placeholder 'x'", "(2,) float32", "(3,) float32"});
+  expect_error<sx::ShapeError>([&] { f({sx::Array({1.f, 2.f, 3.f})}); }, {"placeholder 'x'", "(2,) float32", "(3,) float32"});
   expect_close(w.value(), {1, 2});
 }
 
@@ -44,8 +44,9 @@ TEST(Function, InputChecks) {
   auto y = sx::placeholder({3}, sx::f32, "labels");
   auto f = sx::function({x, y}, {x * 2});
   expect_error<sx::ValueError>([&] { f({sx::Array::zeros({2, 3})}); }, {"called with 1 inputs but it takes 2", "features, labels"});
-  expect_error<sx::ValueError>([&] { f({sx::Array::zeros({2, 3}, sx::f64), sx::Array::zeros({3})}); },
-                               {"placeholder 'features'", "(2, 3) float32", "(2, 3) float64", "astype"});
+  expect_error<sx::DTypeError>([&] { f({sx::Array::zeros({2, 3}, sx::f64), sx::Array::zeros({3})}); },
+                               {"placeholder 'features'", "(2, 3) float32", "(2, 3) float64", "without loss",
+                                "array.astype(symx::f32) in C++"});
   expect_error<sx::ValueError>([&] { sx::function({x}, {x + y}); }, {"placeholder 'labels'", "not among the inputs"});
   expect_error<sx::ValueError>([&] { sx::function({x * 2}, {x}); }, {"not a placeholder"});
   auto w = sx::variable(sx::Array::zeros({3}), "w");
@@ -54,10 +55,26 @@ TEST(Function, InputChecks) {
   expect_error<sx::ValueError>([&] { sx::function({}, {}, {{w, w}, {w, w}}); }, {"'w' is updated twice"});
 }
 
+TEST(Function, InputsThatConvertWithoutLossAreAccepted) {
+  // int32 labels into an int64 placeholder and bools into floats, as NumPy's safe casting; both
+  // backends and eval. A lossy conversion stays a DTypeError (InputChecks).
+  sx::reset_default_graph();
+  auto labels = sx::placeholder({3}, sx::i64, "labels");
+  auto mask = sx::placeholder({3}, sx::f32, "mask");
+  for (auto backend : {sx::Backend::compiled, sx::Backend::reference}) {
+    auto f = sx::function({labels, mask}, {labels * 2, mask + 1}, {}, {backend});
+    auto out = f({sx::Array::from_vector<std::int32_t>({1, -2, 3}, {3}), sx::Array::from_vector<bool>({true, false, true}, {3})});
+    EXPECT_EQ(out[0].dtype(), sx::i64);
+    expect_close(out[0], {2, -4, 6});
+    expect_close(out[1], {2, 1, 2});
+  }
+  expect_close((labels + 1).eval({{labels, sx::Array::from_vector<std::int32_t>({4, 5, 6}, {3})}}), {5, 6, 7});
+}
+
 TEST(Function, EvalNeedsEveryPlaceholder) {
   sx::reset_default_graph();
   auto x = sx::placeholder({2}, sx::f32, "x");
-  expect_error<sx::ValueError>([&] { (x * 2).eval(); }, {"placeholder 'x'", "has no value", "feed"});
+  expect_error<sx::ValueError>([&] { (x * 2).eval(); }, {"placeholder 'x'", "has no value", "{{x, array}} in C++"});
   expect_close((x * 2).eval({{x, sx::Array({1.f, 2.f})}}), {2, 4});
 }
 

@@ -224,3 +224,32 @@ def test_python_and_numpy_scalars_as_function_inputs_convert_as_numpy_asarray():
     with pytest.raises(OverflowError):
         f(1.0, 2**40, True)
     np.testing.assert_array_equal(f(2**60, 2**31 - 1, 0)[0], np.float32(2**60) * 2)
+
+
+@pytest.mark.parametrize("backend", ["compiled", "reference"])
+def test_inputs_that_convert_without_loss_are_accepted(backend):
+    labels = sx.placeholder((4,), "int64", name="labels")
+    scores = sx.placeholder((4,), "float64", name="scores")
+    f = sx.function([labels, scores], [labels * 2, scores + 1], backend=backend)
+    got = f(np.array([1, -2, 3, 4], np.int32), np.array([True, False, True, True]))
+    np.testing.assert_array_equal(got[0], np.array([2, -4, 6, 8], np.int64))
+    assert got[0].dtype == np.int64 and got[1].dtype == np.float64
+    np.testing.assert_array_equal(got[1], [2.0, 1.0, 2.0, 2.0])
+    got = f(np.array([1, 2, 3, 4], np.uint8), np.array([1, 2, 3, 4], np.int32))  # int32 -> float64 is exact
+    np.testing.assert_array_equal(got[1], [2.0, 3.0, 4.0, 5.0])
+    np.testing.assert_array_equal((labels + 1).eval({labels: np.array([1, 2, 3, 4], np.int32)}), [2, 3, 4, 5])
+    # Lossy conversions stay errors that show the conversion to write.
+    with pytest.raises(sx.DTypeError, match=r"'labels' expects \(4,\) int64 but received \(4,\) float32.*"
+                                            r"astype\(numpy\.int64\) in Python, array\.astype\(symx::i64\) in C\+\+"):
+        f(np.zeros(4, np.float32), np.zeros(4))
+    with pytest.raises(sx.ShapeError, match=r"'scores' expects \(4,\) float64 but received \(5,\) float64"):
+        f(np.zeros(4, np.int64), np.zeros(5))
+
+
+def test_describe_says_which_root_is_an_output_and_which_an_update():
+    x = sx.placeholder((3,), "float32", name="x")
+    w = sx.variable(np.zeros(3, np.float32), name="weights")
+    f = sx.function([x], [sx.sum(x * w), x * 2], updates={w: w + x})
+    text = f.describe()
+    roots = text[text.index("roots:"):text.index("kernels:")].splitlines()[1:]
+    assert [line.split(": ", 1)[1] for line in roots] == ["output 0", "output 1", "update of variable 'weights'"]
