@@ -46,7 +46,7 @@ c0, t0 = count, time.perf_counter()
 elapsed, counted = time.perf_counter() - t0, count - c0
 stop = True
 t.join()
-assert f.compile_count == 1
+assert f.compile_count() == 1
 np.testing.assert_allclose(y, np.tanh(np.float32(1)) * 3 + 1, rtol=1e-6)
 print(elapsed, counted, rate)
 """
