@@ -24,6 +24,9 @@ UNITS = {"overhead": ("us", 1e6), "overhead_cpp": ("ns", 1e9)}
 
 def worker(build, case, mode, budget, cache_dir):
     env = dict(os.environ)
+    threads = str(os.cpu_count() or 1)  # as bench/run.py sets them
+    env.update({"OMP_NUM_THREADS": threads, "SYMX_NUM_THREADS": threads, "OPENBLAS_NUM_THREADS": threads})
+    env.pop("SYMX_BACKEND", None)
     env["PYTHONPATH"] = os.path.join(os.path.abspath(build), "python")
     if cache_dir:  # compile mode: a cold cache per measurement unless warm is asked for
         env["SYMX_CACHE_DIR"] = cache_dir

@@ -452,8 +452,13 @@ std::string describe_status(const ProcessResult& r) {
 // -fschedule-insns -fsched-pressure: the pre-register-allocation scheduler interleaves the long,
 // independent dependency chains of fused elementwise math (e.g. tanh, sigmoid and exp of one
 // element), ~6-10% faster for such kernels on Zen 3/4 and no slower elsewhere.
+// -mprefer-vector-width=512: GCC 12 tunes the Intel CPUs it knows (and those it mistakes for
+// them, such as newer Xeons it reads as Rocket Lake) for 256-bit vectors even with AVX-512;
+// the kernels' math is compute-bound, and full-width vectors made the elementwise chain ~20% and
+// the cross-entropy row kernels ~10% faster on such a Xeon. Without AVX-512 it changes nothing.
 const char* const kFixedFlags =
-    "-O3 -march=native -fopenmp -std=c++20 -shared -fPIC -fno-math-errno -fschedule-insns -fsched-pressure";
+    "-O3 -march=native -mprefer-vector-width=512 -fopenmp -std=c++20 -shared -fPIC -fno-math-errno -fschedule-insns "
+    "-fsched-pressure";
 
 constexpr double kDefaultCompileTimeout = 300;
 
