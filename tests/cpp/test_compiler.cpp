@@ -13,6 +13,8 @@
 #include <vector>
 
 #include "codegen/compiler.hpp"
+#include "compiler_test_util.hpp"
+#include "test_util.hpp"
 #include "symx/error.hpp"
 
 namespace cg = symx::codegen;
@@ -20,21 +22,11 @@ namespace fs = std::filesystem;
 
 namespace {
 
-using AddFn = int (*)(int);
+using symx::testing::AddFn;
+using symx::testing::add_source;
+using symx::testing::call_add_one;
 
-// A source with add_one(x) = x + delta; `tag` makes distinct sources (and keys) for the same code.
-std::string add_source(const std::string& tag, int delta = 1) {
-  return "// " + tag + "\nextern \"C\" int add_one(int x) { return x + " + std::to_string(delta) + "; }\n";
-}
-
-int call_add_one(const cg::Library& library, int x) {
-  return reinterpret_cast<AddFn>(library.symbol("add_one"))(x);
-}
-
-std::string read_file(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
+std::string read_file(const fs::path& path) { return symx::testing::read_bytes(path.string()); }
 
 // Each test gets its own SYMX_CACHE_DIR (and a fresh in-process map), removed afterwards.
 class CompilerCache : public ::testing::Test {

@@ -21,6 +21,7 @@
 
 #include "codegen/cache_dir.hpp"
 #include "codegen/compiler.hpp"
+#include "compiler_test_util.hpp"
 #include "symx/error.hpp"
 #include "test_util.hpp"
 
@@ -29,20 +30,11 @@ namespace fs = std::filesystem;
 
 namespace {
 
-using AddFn = int (*)(int);
+using symx::testing::AddFn;
+using symx::testing::add_source;
+using symx::testing::call_add_one;
 
-std::string add_source(const std::string& tag, int delta = 1) {
-  return "// " + tag + "\nextern \"C\" int add_one(int x) { return x + " + std::to_string(delta) + "; }\n";
-}
-
-int call_add_one(const cg::Library& library, int x) {
-  return reinterpret_cast<AddFn>(library.symbol("add_one"))(x);
-}
-
-std::string read_file(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
+std::string read_file(const fs::path& path) { return symx::testing::read_bytes(path.string()); }
 
 void write_file(const fs::path& path, const std::string& text) {
   std::ofstream(path, std::ios::binary | std::ios::trunc) << text;

@@ -25,15 +25,8 @@ std::int64_t env_int(const char* name, std::int64_t fallback) {
   return v && *v ? std::atoll(v) : fallback;
 }
 
-std::string read_bytes(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-}
-
-void write_bytes(const std::string& path, const std::string& bytes) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-}
+using testing::read_bytes;
+using testing::write_bytes;
 
 // The seeds: one file per dtype, plus 0-d, empty and 3-d shapes.
 std::vector<std::string> seed_files(const fs::path& dir) {

@@ -26,15 +26,8 @@ std::uint64_t env_or(const char* name, std::uint64_t fallback) {
   return value && *value ? std::strtoull(value, nullptr, 10) : fallback;
 }
 
-std::string read_file(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-}
-
-void write_file(const fs::path& path, const std::string& bytes) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-}
+using testing::read_bytes;
+using testing::write_bytes;
 
 // Replaces the header of `file` with `header`, updating the length field.
 std::string with_header(const std::string& file, const std::string& header) {
@@ -143,7 +136,7 @@ TEST(FuzzSafetensors, MutatedCheckpointsLoadOrThrowIOError) {
   vars.push_back(variable(Array::from_vector<bool>({true, false, true}, {3}), "mask"));
   vars.push_back(variable(Array::zeros({0, 2}), "empty"));
   save_variables((dir / "good.safetensors").string());
-  const std::string good = read_file(dir / "good.safetensors");
+  const std::string good = read_bytes(dir / "good.safetensors");
 
   // Values different from the file's, so that a load that changed something is visible.
   for (const auto& v : vars) {
@@ -158,7 +151,7 @@ TEST(FuzzSafetensors, MutatedCheckpointsLoadOrThrowIOError) {
   for (std::uint64_t i = 0; i < count; ++i) {
     Mutant m = mutate(good, rng);
     SCOPED_TRACE("mutant " + std::to_string(i) + " (" + m.what + ")");
-    write_file(file, m.bytes);
+    write_bytes(file, m.bytes);
     std::vector<Array> before;
     for (const auto& v : vars) before.push_back(v.value().copy());
     try {

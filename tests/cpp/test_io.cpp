@@ -46,15 +46,8 @@ class IOTest : public ::testing::Test {
   fs::path dir_;
 };
 
-std::string read_bytes(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-}
-
-void write_bytes(const std::string& path, const std::string& bytes) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-}
+using testing::read_bytes;
+using testing::write_bytes;
 
 // A few variables of every dtype and several shapes, two of them in a scope.
 std::vector<Tensor> make_variables() {
