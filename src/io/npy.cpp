@@ -8,15 +8,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <cerrno>
 #include <cstring>
-#include <filesystem>
-#include <random>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "io/files.hpp"
 #include "symx/array.hpp"
 
 namespace symx {
@@ -33,15 +31,6 @@ constexpr std::size_t kMaxDims = 64;
   throw IOError("load_npy: " + path + ": " + problem +
                 ". Write the file with numpy.save from an array of bool, uint8, int32, int64, float32 or float64.");
 }
-
-// An open file descriptor, closed on scope exit.
-struct FileHandle {
-  int fd = -1;
-  explicit FileHandle(int f) : fd(f) {}
-  FileHandle(const FileHandle&) = delete;
-  FileHandle& operator=(const FileHandle&) = delete;
-  ~FileHandle() { if (fd >= 0) ::close(fd); }
-};
 
 // Reads exactly `n` bytes (retrying short reads); false at end of file or on an error.
 bool read_fully(int fd, void* out, std::size_t n) {
@@ -280,38 +269,11 @@ std::string npy_preamble(const Shape& shape, DType dtype) {
   return out + header;
 }
 
-bool write_fully(int fd, const char* p, std::size_t n) {
-  while (n > 0) {
-    ssize_t put = ::write(fd, p, n);
-    if (put < 0 && errno == EINTR) continue;
-    if (put <= 0) return false;
-    p += put;
-    n -= static_cast<std::size_t>(put);
-  }
-  return true;
-}
-
-// A fresh name next to `path` for the temporary file (same folder, so the rename is atomic).
-std::string temporary_name(const std::string& path) {
-  static std::atomic<unsigned> counter{0};
-  std::random_device random;
-  return path + ".tmp-" + std::to_string(::getpid()) + "-" + std::to_string(counter++) + "-" + std::to_string(random());
-}
-
-// Flushes the folder holding `path`, so that a rename into it survives a power loss.
-void sync_folder(const std::string& path) {
-  std::string folder = std::filesystem::path(path).parent_path().string();
-  int fd = ::open(folder.empty() ? "." : folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0) return;  // best effort: the file itself is already complete and renamed
-  ::fsync(fd);
-  ::close(fd);
-}
-
 }  // namespace
 
 Array Array::load_npy(const std::string& path) {
   // O_NONBLOCK: opening a FIFO must not wait for a writer; it is refused below as not a regular file.
-  FileHandle file(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
+  io::FileDescriptor file(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
   if (file.fd < 0)
     throw IOError("load_npy: cannot open '" + path + "' for reading (" + std::strerror(errno) + "). Check the path.");
   struct stat info{};
@@ -344,22 +306,10 @@ Array Array::load_npy(const std::string& path) {
 
 void Array::save_npy(const std::string& path) const {
   const std::string preamble = npy_preamble(shape_, dtype_);
-  const std::string tmp = temporary_name(path);
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-  if (fd < 0)
-    throw IOError("save_npy: cannot create a file next to '" + path + "' (" + std::strerror(errno) +
-                  "). Check that the folder exists and is writable.");
-  bool ok = write_fully(fd, preamble.data(), preamble.size()) &&
-            write_fully(fd, static_cast<const char*>(data_), nbytes()) && ::fsync(fd) == 0;
-  const int error = errno;
-  ok = ::close(fd) == 0 && ok;
-  if (!ok || ::rename(tmp.c_str(), path.c_str()) != 0) {
-    const int why = ok ? errno : error;
-    ::unlink(tmp.c_str());
-    throw IOError("save_npy: writing '" + path + "' failed (" + std::strerror(why) +
-                  "); the file was left as it was. Check free disk space and permissions.");
-  }
-  sync_folder(path);
+  io::write_file_atomically(path, "save_npy", [&](int fd) {
+    io::write_all(fd, preamble.data(), preamble.size());
+    io::write_all(fd, static_cast<const char*>(data_), nbytes());
+  });
 }
 
 }  // namespace symx

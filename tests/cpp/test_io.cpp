@@ -557,6 +557,14 @@ TEST_F(IOTest, NpySaveIsAtomic) {
   Array::from_vector<float>({4, 5}, {2}).save_npy(path("a.npy"));  // replaces the file whole
   EXPECT_EQ(Array::load_npy(path("a.npy")).to_vector(), (std::vector<double>{4, 5}));
   EXPECT_EQ(files(), (std::vector<std::string>{"a.npy"}));  // no temporary file left behind
+  // A temporary file of a writer that died mid-save is removed by the next save, a live one kept.
+  std::string dead = "a.npy.tmp-" + std::to_string(dead_pid()) + "-0";
+  std::string live = "a.npy.tmp-" + std::to_string(::getppid()) + "-0";
+  for (const auto& f : {dead, live}) write_bytes(path(f), "partial");
+  a.save_npy(path("a.npy"));
+  EXPECT_FALSE(fs::exists(path(dead)));
+  EXPECT_TRUE(fs::exists(path(live)));
+  fs::remove(path(live));
   expect_error<IOError>([&] { a.save_npy(path("missing/a.npy")); }, {"save_npy", "missing/a.npy"});
   fs::create_directory(dir_ / "dir.npy");
   expect_error<IOError>([&] { a.save_npy(path("dir.npy")); }, {"save_npy", "dir.npy", "left as it was"});
