@@ -184,27 +184,24 @@ nb::dlpack::dtype dlpack_dtype(symx::DType d) {
   return nb::dtype<float>();
 }
 
-// A read-only NumPy array sharing the Array's storage (the capsule holds a copy of the Array).
-nb::object array_to_python(const symx::Array& a) {
-  auto* keep = new symx::Array(a);
-  nb::capsule owner(keep, [](void* p) noexcept { delete static_cast<symx::Array*>(p); });
-  std::vector<std::size_t> shape(a.shape().begin(), a.shape().end());
-  static char empty_storage[64];
-  const void* data = keep->raw_data() ? keep->raw_data() : empty_storage;
-  nb::ndarray<nb::numpy, nb::ro> out(data, shape.size(), shape.data(), owner, nullptr,
-                                     dlpack_dtype(a.dtype()), nb::device::cpu::value);
-  return out.cast();
-}
-
-// A writable NumPy array that takes over `a`, which nothing else may share (a fresh Array).
-nb::object writable_array_to_python(symx::Array a) {
+// A NumPy array sharing the Array's storage (the capsule holds a handle to it); `Flags` (nb::ro)
+// make it read-only.
+template <class... Flags> nb::object numpy_array_of(symx::Array a) {
   auto* keep = new symx::Array(std::move(a));
   nb::capsule owner(keep, [](void* p) noexcept { delete static_cast<symx::Array*>(p); });
   std::vector<std::size_t> shape(keep->shape().begin(), keep->shape().end());
-  nb::ndarray<nb::numpy> out(keep->raw_data(), shape.size(), shape.data(), owner, nullptr,
-                             dlpack_dtype(keep->dtype()), nb::device::cpu::value);
+  static char empty_storage[64];
+  void* data = keep->raw_data() ? keep->raw_data() : empty_storage;
+  nb::ndarray<nb::numpy, Flags...> out(data, shape.size(), shape.data(), owner, nullptr, dlpack_dtype(keep->dtype()),
+                                       nb::device::cpu::value);
   return out.cast();
 }
+
+// Read-only: the storage may be a variable's, shared with symx.
+nb::object array_to_python(const symx::Array& a) { return numpy_array_of<nb::ro>(a); }
+
+// A writable NumPy array that takes over `a`, which nothing else may share (a fresh Array).
+nb::object writable_array_to_python(symx::Array a) { return numpy_array_of<>(std::move(a)); }
 
 // ---------------------------------------------------------------------------------------------
 // Argument wrappers with their own casters (see the nanobind::detail section below).
@@ -447,14 +444,18 @@ PyObject* io_error_type = nullptr;
 // A C++ string as a Python str. Messages, paths and names may hold bytes from files or paths that
 // are not UTF-8; they are escaped as \xNN (Python's 'backslashreplace') instead of failing with
 // a UnicodeDecodeError that would hide the message.
+PyObject* decode_escaped(std::string_view text) {  // a new reference, or null with the error set
+  return PyUnicode_DecodeUTF8(text.data(), static_cast<Py_ssize_t>(text.size()), "backslashreplace");
+}
+
 nb::str python_text(std::string_view text) {
-  PyObject* str = PyUnicode_DecodeUTF8(text.data(), static_cast<Py_ssize_t>(text.size()), "backslashreplace");
+  PyObject* str = decode_escaped(text);
   if (str == nullptr) throw nb::python_error();
   return nb::steal<nb::str>(str);
 }
 
 void set_error(PyObject* type, const char* message) {
-  PyObject* text = PyUnicode_DecodeUTF8(message, static_cast<Py_ssize_t>(std::strlen(message)), "backslashreplace");
+  PyObject* text = decode_escaped(message);
   if (text == nullptr) return;  // the decode error (MemoryError) stays set
   PyErr_SetObject(type, text);
   Py_DECREF(text);
