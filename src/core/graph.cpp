@@ -182,14 +182,10 @@ Tensor make_leaf(OpKind op, TensorType type, std::string name, Attr attr, Loc lo
   return Tensor(std::move(node));
 }
 
-void check_leaf_shape(const Shape& shape, DType dtype, const char* what, Loc loc) {
-  if (std::string problem = shape_problem(shape, dtype); !problem.empty())
-    ops::raise(what, {}, {ops::TypeProblem::Kind::shape, problem, "Every dimension must be zero or more and the tensor must fit in 2^48 bytes."}, loc);
-}
 }  // namespace
 
 Tensor placeholder(Shape shape, DType dtype, const std::string& name, Loc loc) {
-  check_leaf_shape(shape, dtype, name.empty() ? "placeholder" : ("placeholder '" + name + "'").c_str(), loc);
+  ops::check_user_shape(name.empty() ? "placeholder" : ("placeholder '" + name + "'").c_str(), shape, dtype, loc);
   Graph& g = default_graph();
   Tensor t = make_leaf(OpKind::Placeholder, {std::move(shape), dtype}, g.unique_name(name.empty() ? "placeholder" : name), NoAttr{}, loc);
   g.add_placeholder(t);

@@ -7,16 +7,8 @@
 namespace symx {
 namespace {
 
-void check_shape(const char* name, const Shape& shape, DType dtype, Loc loc) {
-  if (std::string problem = shape_problem(shape, dtype); !problem.empty())
-    ops::raise(name, {},
-               {ops::TypeProblem::Kind::shape, problem,
-                "Every dimension must be zero or more and the tensor must fit in 2^48 bytes."},
-               loc);
-}
-
 Tensor filled(const char* name, const Shape& shape, double value, DType dtype, Loc loc) {
-  check_shape(name, shape, dtype, loc);
+  ops::check_user_shape(name, shape, dtype, loc);
   return broadcast_to(constant(value, dtype, loc), shape, loc);
 }
 
@@ -29,7 +21,7 @@ Tensor ones_like(const Tensor& x, Loc loc) { return filled("ones_like", x.shape(
 
 Tensor eye(std::int64_t n, std::optional<std::int64_t> m, std::int64_t k, DType dtype, Loc loc) {
   std::int64_t cols = m.value_or(n);
-  check_shape("eye", {n, cols}, dtype, loc);
+  ops::check_user_shape("eye", {n, cols}, dtype, loc);
   Array a(Shape{n, cols}, dtype);
   for (std::int64_t i = 0; i < n; ++i)
     if (i + k >= 0 && i + k < cols) a.set_flat(i * cols + i + k, 1);

@@ -88,6 +88,12 @@ detail::UserLocation::~UserLocation() { ops::location_override = std::move(previ
 
 namespace ops {
 
+void check_user_shape(const char* op, const Shape& shape, DType dtype, Loc loc) {
+  if (std::string problem = shape_problem(shape, dtype); !problem.empty())
+    raise(op, {}, {TypeProblem::Kind::shape, problem, "Every dimension must be zero or more and the tensor must fit in 2^48 bytes."},
+          loc);
+}
+
 std::string where_string(Loc loc) {
   if (!location_override.empty()) return location_override;
   if (loc.line() == 0 || loc.file_name() == nullptr || *loc.file_name() == '\0') return "";

@@ -63,6 +63,9 @@ Tensor rebuild_node(const Node& node, std::vector<Tensor> inputs);
 // Throws the user error for a problem found outside an infer rule (e.g. in a composite).
 [[noreturn]] void raise(const char* op, const std::vector<Tensor>& operands, const TypeProblem& problem,
                         Loc loc);
+// Throws the ShapeError of `op` (naming `loc`) unless a shape the user gave (a placeholder's, a
+// creation op's) can hold elements of `dtype`: see shape_problem in symx/array.hpp.
+void check_user_shape(const char* op, const Shape& shape, DType dtype, Loc loc);
 // "at file.cpp:41" for `loc` (or the Python location override), empty if unknown.
 std::string where_string(Loc loc);
 
