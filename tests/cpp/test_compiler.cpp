@@ -36,19 +36,13 @@ class CompilerCache : public ::testing::Test {
     ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
     root_ = pattern;
     cache_ = root_ / "cache";  // does not exist yet: compile_and_load creates it
-    for (const char* name : {"SYMX_CACHE_DIR", "SYMX_DUMP_DIR", "SYMX_CXX"}) {
-      const char* value = std::getenv(name);
-      saved_.emplace_back(name, value ? std::optional<std::string>(value) : std::nullopt);
-    }
+    saved_.emplace(std::initializer_list<const char*>{"SYMX_CACHE_DIR", "SYMX_DUMP_DIR", "SYMX_CXX"});
     ::setenv("SYMX_CACHE_DIR", cache_.c_str(), 1);
     ::unsetenv("SYMX_DUMP_DIR");
     cg::clear_memory_cache_for_testing();
   }
   void TearDown() override {
-    for (const auto& [name, value] : saved_) {
-      if (value) ::setenv(name.c_str(), value->c_str(), 1);
-      else ::unsetenv(name.c_str());
-    }
+    saved_.reset();
     cg::clear_memory_cache_for_testing();
     std::error_code ec;
     fs::remove_all(root_, ec);
@@ -69,7 +63,7 @@ class CompilerCache : public ::testing::Test {
   }
 
   fs::path root_, cache_;
-  std::vector<std::pair<std::string, std::optional<std::string>>> saved_;
+  std::optional<symx::testing::SavedEnvironment> saved_;
 };
 
 }  // namespace

@@ -73,10 +73,8 @@ class CompilerSurroundings : public ::testing::Test {
     cache_ = root_ / "cache";
     tmp_ = root_ / "tmp";
     fs::create_directories(tmp_);
-    for (const char* name : {"SYMX_CACHE_DIR", "SYMX_DUMP_DIR", "SYMX_CXX", "SYMX_COMPILE_TIMEOUT", "HOME", "PATH", "TMPDIR"}) {
-      const char* value = std::getenv(name);
-      saved_.emplace_back(name, value ? std::optional<std::string>(value) : std::nullopt);
-    }
+    saved_.emplace(std::initializer_list<const char*>{"SYMX_CACHE_DIR", "SYMX_DUMP_DIR", "SYMX_CXX", "SYMX_COMPILE_TIMEOUT",
+                                                      "HOME", "PATH", "TMPDIR"});
     ::setenv("SYMX_CACHE_DIR", cache_.c_str(), 1);
     ::unsetenv("SYMX_DUMP_DIR");
     ::unsetenv("SYMX_CXX");
@@ -89,10 +87,7 @@ class CompilerSurroundings : public ::testing::Test {
   void TearDown() override {
     if (mounted_) ::umount2(cache_.parent_path().c_str(), MNT_DETACH);
     ::umask(saved_umask_);
-    for (const auto& [name, value] : saved_) {
-      if (value) ::setenv(name.c_str(), value->c_str(), 1);
-      else ::unsetenv(name.c_str());
-    }
+    saved_.reset();
     cg::clear_memory_cache_for_testing();
     std::error_code ec;
     fs::remove_all(root_, ec);
@@ -116,7 +111,7 @@ class CompilerSurroundings : public ::testing::Test {
   fs::path root_, cache_, tmp_;
   bool mounted_ = false;
   mode_t saved_umask_ = 022;
-  std::vector<std::pair<std::string, std::optional<std::string>>> saved_;
+  std::optional<symx::testing::SavedEnvironment> saved_;
 };
 
 // Starts `argv` (searched on PATH); returns its pid.

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "symx/symx.hpp"
+#include "test_util.hpp"
 
 namespace sx = symx;
 
@@ -156,20 +157,17 @@ TEST(Concurrency, AFailedCompileIsRetriedByTheNextCall) {
   sx::reset_default_graph();
   auto x = sx::placeholder({8}, sx::f32, "x");
   auto f = sx::function({x}, {sx::sin(x) * 0.123f + 4.56f}, {}, {sx::Backend::compiled});
-  const char* cxx = std::getenv("SYMX_CXX");
-  const char* cache = std::getenv("SYMX_CACHE_DIR");
-  std::string saved_cxx = cxx ? cxx : "", saved_cache = cache ? cache : "";
   char dir[] = "/tmp/symx-retry-XXXXXX";
   ASSERT_NE(::mkdtemp(dir), nullptr);
+  sx::testing::SavedEnvironment saved_cache{"SYMX_CACHE_DIR"};
   ::setenv("SYMX_CACHE_DIR", dir, 1);  // empty: the kernel is not in any cache
-  ::setenv("SYMX_CXX", "/nonexistent/symx-test-compiler", 1);
-  EXPECT_THROW(f({sx::Array::zeros({8})}), sx::IOError);
-  EXPECT_EQ(f.compile_count(), 0);
-  if (cxx) ::setenv("SYMX_CXX", saved_cxx.c_str(), 1);
-  else ::unsetenv("SYMX_CXX");
+  {
+    sx::testing::SavedEnvironment saved_cxx{"SYMX_CXX"};
+    ::setenv("SYMX_CXX", "/nonexistent/symx-test-compiler", 1);
+    EXPECT_THROW(f({sx::Array::zeros({8})}), sx::IOError);
+    EXPECT_EQ(f.compile_count(), 0);
+  }
   sx::Array out = f({sx::Array::zeros({8})})[0];
-  if (cache) ::setenv("SYMX_CACHE_DIR", saved_cache.c_str(), 1);
-  else ::unsetenv("SYMX_CACHE_DIR");
   std::filesystem::remove_all(dir);
   EXPECT_EQ(f.compile_count(), 1);
   EXPECT_FLOAT_EQ(out.data<float>()[0], 4.56f);
