@@ -14,8 +14,8 @@
 
 #include "codegen/compiler.hpp"
 #include "compiler_test_util.hpp"
-#include "test_util.hpp"
 #include "symx/error.hpp"
+#include "test_util.hpp"
 
 namespace cg = symx::codegen;
 namespace fs = std::filesystem;

@@ -35,10 +35,7 @@ using symx::testing::add_source;
 using symx::testing::call_add_one;
 
 std::string read_file(const fs::path& path) { return symx::testing::read_bytes(path.string()); }
-
-void write_file(const fs::path& path, const std::string& text) {
-  std::ofstream(path, std::ios::binary | std::ios::trunc) << text;
-}
+void write_file(const fs::path& path, const std::string& text) { symx::testing::write_bytes(path.string(), text); }
 
 // An executable shell script at `path`.
 void write_script(const fs::path& path, const std::string& body) {
