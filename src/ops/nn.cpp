@@ -575,9 +575,10 @@ Pads resolve_padding(const char* name, const std::vector<Tensor>& operands, cons
        loc);
 }
 
-// Checks that `values` has one entry per spatial axis; a single value is repeated for every axis.
-void check_count(const char* name, const std::vector<Tensor>& operands, const char* what, std::vector<std::int64_t>& values,
-                 std::size_t want, Loc loc) {
+// Makes `values` one entry per spatial axis: a single value is repeated for every axis (PyTorch's
+// stride=2); any other count than `want` is a user error.
+void one_per_spatial_axis(const char* name, const std::vector<Tensor>& operands, const char* what,
+                          std::vector<std::int64_t>& values, std::size_t want, Loc loc) {
   if (values.size() == 1 && want > 1) values.assign(want, values[0]);
   if (values.size() != want)
     fail(name, operands, TypeProblem::Kind::value,
@@ -613,8 +614,8 @@ Tensor conv_nd(const char* name, const Tensor& x_in, const Tensor& w_in, std::ve
                const char* x_layout, const char* w_layout, Loc loc) {
   auto [x, w] = float_pair(name, x_in, w_in, loc);
   check_rank(name, x_in, w_in, sd + 2, x_layout, w_layout, loc);
-  check_count(name, {x_in, w_in}, "strides", strides, sd, loc);
-  check_count(name, {x_in, w_in}, "dilation", dilation, sd, loc);
+  one_per_spatial_axis(name, {x_in, w_in}, "strides", strides, sd, loc);
+  one_per_spatial_axis(name, {x_in, w_in}, "dilation", dilation, sd, loc);
   Shape spatial(x.shape().begin() + 2, x.shape().end());
   std::vector<std::int64_t> span;
   for (std::size_t i = 0; i < sd; ++i) span.push_back(dilation[i] * (w.shape()[i + 2] - 1) + 1);
@@ -641,8 +642,8 @@ Tensor pool2d(OpKind op, const char* name, const Tensor& x, std::vector<std::int
     fail(name, {x}, TypeProblem::Kind::shape, "the input must be (N, C, H, W), got shape " + shape_string(x.shape()),
          "Reshape the input to (N, C, H, W).", loc);
   if (strides.empty()) strides = window;
-  check_count(name, {x}, "window", window, 2, loc);
-  check_count(name, {x}, "strides", strides, 2, loc);
+  one_per_spatial_axis(name, {x}, "window", window, 2, loc);
+  one_per_spatial_axis(name, {x}, "strides", strides, 2, loc);
   Shape spatial(x.shape().end() - 2, x.shape().end());
   Pads pads = resolve_padding(name, {x}, padding, spatial, window, strides, loc);
   PoolAttr attr;
@@ -743,9 +744,9 @@ Tensor conv2d_transpose(const Tensor& x_in, const Tensor& w_in, std::vector<std:
   const char* name = "conv2d_transpose";
   auto [x, w] = float_pair(name, x_in, w_in, loc);
   check_rank(name, x_in, w_in, 4, "(N, C_in, H, W)", "(C_in, C_out/groups, KH, KW)", loc);
-  check_count(name, {x_in, w_in}, "strides", strides, 2, loc);
-  check_count(name, {x_in, w_in}, "dilation", dilation, 2, loc);
-  check_count(name, {x_in, w_in}, "output_padding", output_padding, 2, loc);
+  one_per_spatial_axis(name, {x_in, w_in}, "strides", strides, 2, loc);
+  one_per_spatial_axis(name, {x_in, w_in}, "dilation", dilation, 2, loc);
+  one_per_spatial_axis(name, {x_in, w_in}, "output_padding", output_padding, 2, loc);
   if (groups < 1)
     fail(name, {x_in, w_in}, TypeProblem::Kind::value, "groups must be positive, got " + std::to_string(groups), "Use groups >= 1.", loc);
   if (x.shape()[1] != w.shape()[0])
