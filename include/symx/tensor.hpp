@@ -110,12 +110,18 @@ using Attr = std::variant<NoAttr, ReduceAttr, AxisAttr, ShapeAttr, PermAttr, Sli
                           CastAttr, ConstantAttr, ConvAttr, PoolAttr, TriangularSolveAttr,
                           RandomAttr>;
 
+// Draws a value of the given shape and dtype: how a variable made from an initializer gets its first
+// value, and a new one from reset_variables. The named ones are in symx/nn/init.hpp.
+using Initializer = std::function<Array(const Shape& shape, DType dtype)>;
+
 // Where a variable's value lives. Shared by the variable node and every function using it.
 // `mutex` guards `value`: readers of the value hold it shared, writers exclusive (see
-// runtime/variable_locks.hpp for the order in which a call takes several).
+// runtime/variable_locks.hpp for the order in which a call takes several). `initializer` (empty
+// when the variable was made from a value) redraws the value for reset_variables.
 struct VariableState {
   Array value;
   bool trainable = true;
+  Initializer initializer;
   mutable std::shared_mutex mutex;
 };
 
@@ -240,6 +246,11 @@ class Graph {
                                 std::optional<bool> trainable = std::nullopt) const;
   std::vector<Tensor> placeholders() const;
 
+  // The graph's update collection (see add_updates).
+  void add_updates(const std::vector<std::pair<Tensor, Tensor>>& updates, Loc loc = Loc::current());
+  const std::vector<std::pair<Tensor, Tensor>>& updates() const { return updates_; }
+  void clear_updates() { updates_.clear(); }
+
   // The random-state variable threaded through functions (created on first use), and the seed
   // for the next random op's stream.
   Tensor random_state();
@@ -253,6 +264,7 @@ class Graph {
   std::unordered_set<std::string> names_;
   std::unordered_map<std::string, std::int64_t> next_suffix_;
   std::vector<Tensor> variables_, placeholders_;
+  std::vector<std::pair<Tensor, Tensor>> updates_;
   Tensor random_state_;
   std::uint64_t seed_ = 0, random_ops_ = 0, next_id_ = 1;
 };
@@ -299,6 +311,32 @@ Tensor placeholder(Shape shape, DType dtype = DType::f32, const std::string& nam
 // Example: w = variable(np.zeros((784, 10), np.float32), name="w")
 Tensor variable(const Array& value, const std::string& name = "", bool trainable = true,
                 Loc loc = Loc::current());
+// A variable whose value is drawn by `init` (an Initializer: a function of shape and dtype, such
+// as nn::init::glorot_uniform()) for `shape` and `dtype`; reset_variables draws it again. Python:
+// variable(init, shape, dtype=float32, name="", trainable=True), where `init` may also be an array or
+// a number (filled into `shape`).
+// Example: w = variable(nn.init.glorot_uniform(), (784, 100), name="w")
+Tensor variable(const Initializer& init, Shape shape, DType dtype = DType::f32, const std::string& name = "",
+                bool trainable = true, Loc loc = Loc::current());
+// Draws the values of `variables` (default: every variable of the default graph) again: those made
+// from an initializer get a fresh draw, the others their first value again.
+// Example: reset_variables()  # a new random start for the whole model
+void reset_variables(const std::vector<Tensor>& variables = {});
+
+// Adds (variable, new value) pairs to the default graph's update collection, which layers (batch
+// norm's running statistics) and optimizers fill and a training function takes whole:
+// function(..., updates=get_updates()). Nothing is applied implicitly. A variable may have one
+// update in the collection: a second one is a ValueError (clear_updates() starts over).
+// Example: add_updates({running_mean: 0.9 * running_mean + 0.1 * batch_mean})
+void add_updates(const std::vector<std::pair<Tensor, Tensor>>& updates, Loc loc = Loc::current());
+// The default graph's update collection, in the order added; only those whose variable's scoped
+// name matches the glob `pattern` when it is given.
+// Example: train = function([x, y], [loss], updates=get_updates())
+std::vector<std::pair<Tensor, Tensor>> get_updates(const std::string& pattern = "");
+// Empties the default graph's update collection.
+// Example: clear_updates()
+void clear_updates();
+
 // A fixed value baked into the graph. Python: converted with numpy.asarray; Python floats and lists of
 // them become float32 unless `dtype` is given.
 // Example: c = constant([1.0, 2.0])

@@ -81,6 +81,26 @@ std::string Graph::unique_name(const std::string& name) {
 }
 
 void Graph::add_variable(const Tensor& t) { variables_.push_back(t); }
+
+void Graph::add_updates(const std::vector<std::pair<Tensor, Tensor>>& updates, Loc loc) {
+  std::string at = ops::where_string(loc);
+  for (const auto& [var, value] : updates) {
+    if (!var.defined() || var.op() != OpKind::Variable)
+      throw ValueError("add_updates" + (at.empty() ? std::string() : " at " + at) + ": '" +
+                       (var.defined() ? var.label() : std::string("an undefined tensor")) +
+                       "' is not a variable; only variables can be updated. Pair each variable with its new value.");
+    if (!value.defined())
+      throw ValueError("add_updates" + (at.empty() ? std::string() : " at " + at) + ": the update of '" + var.label() +
+                       "' is an undefined tensor. Pair the variable with the tensor of its new value.");
+    for (const auto& [old, _] : updates_)
+      if (old == var)
+        throw ValueError("add_updates" + (at.empty() ? std::string() : " at " + at) + ": variable '" + var.label() +
+                         "' already has an update in the collection (a layer applied in training mode twice, or "
+                         "two optimizers over it?). Each call of a function updates a variable once: keep one, "
+                         "or call clear_updates() to start the collection over.");
+    updates_.emplace_back(var, value);
+  }
+}
 void Graph::add_placeholder(const Tensor& t) { placeholders_.push_back(t); }
 
 std::vector<Tensor> Graph::variables(const std::string& pattern, std::optional<bool> trainable) const {
@@ -194,11 +214,52 @@ Tensor placeholder(Shape shape, DType dtype, const std::string& name, Loc loc) {
 
 Tensor variable(const Array& value, const std::string& name, bool trainable, Loc loc) {
   Graph& g = default_graph();
+  auto state = make_variable_state(value.copy(), trainable);
+  // reset_variables restores the first value; sharing its storage costs one copy on the first update.
+  state->initializer = [first = state->value](const Shape&, DType) { return first; };
   Tensor t = make_leaf(OpKind::Variable, {value.shape(), value.dtype()}, g.unique_name(name.empty() ? "variable" : name), NoAttr{}, loc,
-                       make_variable_state(value.copy(), trainable));
+                       std::move(state));
   g.add_variable(t);
   return t;
 }
+
+Tensor variable(const Initializer& init, Shape shape, DType dtype, const std::string& name, bool trainable, Loc loc) {
+  std::string what = name.empty() ? std::string("variable") : "variable '" + name + "'";
+  if (!init) throw ValueError(what + ": the initializer is empty. Pass a function of (shape, dtype), such as nn::init::zeros().");
+  ops::check_user_shape(what.c_str(), shape, dtype, loc);
+  Array value = init(shape, dtype);
+  if (value.shape() != shape || value.dtype() != dtype)
+    throw ValueError(what + ": the initializer returned a " + shape_string(value.shape()) + " " +
+                     std::string(dtype_name(value.dtype())) + " array for a " + shape_string(shape) + " " +
+                     std::string(dtype_name(dtype)) + " variable. An initializer must return an array of the shape and dtype it is given.");
+  Graph& g = default_graph();
+  auto state = make_variable_state(std::move(value), trainable);
+  state->initializer = init;
+  Tensor t = make_leaf(OpKind::Variable, {std::move(shape), dtype}, g.unique_name(name.empty() ? "variable" : name),
+                       NoAttr{}, loc, std::move(state));
+  g.add_variable(t);
+  return t;
+}
+
+void reset_variables(const std::vector<Tensor>& variables) {
+  for (const Tensor& v : variables.empty() ? default_graph().variables() : variables) {
+    const VariableState& state = state_of(v, "reset_variables");
+    if (state.initializer) v.assign(state.initializer(v.shape(), v.dtype()));  // the random state has none
+  }
+}
+
+void add_updates(const std::vector<std::pair<Tensor, Tensor>>& updates, Loc loc) {
+  default_graph().add_updates(updates, loc);
+}
+
+std::vector<std::pair<Tensor, Tensor>> get_updates(const std::string& pattern) {
+  std::vector<std::pair<Tensor, Tensor>> out;
+  for (const auto& u : default_graph().updates())
+    if (pattern.empty() || glob_match(pattern.c_str(), u.first.name().c_str())) out.push_back(u);
+  return out;
+}
+
+void clear_updates() { default_graph().clear_updates(); }
 
 Tensor constant(const Array& value, Loc loc) {
   return make_leaf(OpKind::Constant, {value.shape(), value.dtype()}, "", ConstantAttr{value.copy()}, loc);
