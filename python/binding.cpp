@@ -44,12 +44,18 @@ NB_MODULE(_symx, m) {
   tensor
       .def_prop_ro("shape", [](const Tensor& t) {
         nb::list dims;
-        for (auto d : t.shape()) dims.append(d);
+        for (auto d : t.shape()) {
+          if (symx::is_symbol(d)) dims.append(nb::none());
+          else dims.append(d);
+        }
         return nb::tuple(dims);
-      }, DOC(Tensor_shape))
+      }, nb::sig("def shape(self) -> tuple[int | None, ...]"), DOC(Tensor_shape))
       .def_prop_ro("dtype", [](const Tensor& t) { return dtype_to_python(t.dtype()); }, DOC(Tensor_dtype))
       .def_prop_ro("ndim", &Tensor::ndim, DOC(Tensor_ndim))
-      .def_prop_ro("size", &Tensor::size, DOC(Tensor_size))
+      .def_prop_ro("size", [](const Tensor& t) -> nb::object {
+        if (t.size() == symx::kDynamic) return nb::none();
+        return nb::int_(t.size());
+      }, nb::sig("def size(self) -> int | None"), DOC(Tensor_size))
       .def_prop_ro("name", [](const Tensor& t) { return python_text(t.name()); }, DOC(Tensor_name))
       .def_prop_ro("label", [](const Tensor& t) { return python_text(t.label()); }, DOC(Tensor_label))
       .def_prop_ro("id", &Tensor::id, DOC(Tensor_id))
@@ -145,7 +151,27 @@ NB_MODULE(_symx, m) {
   tensor.def("__rmatmul__", [](const Tensor& a, TensorArg b) { PyLocation here; return symx::matmul(b.t, a); });
 
   // ---- leaves and collections ----
-  m.def("placeholder", LOC(symx::placeholder), "shape"_a, "dtype"_a = symx::DType::f32, "name"_a = "",
+  m.def("placeholder", [](nb::handle shape, symx::DType dtype, std::string name) {
+    if (shape.is_none())
+      throw symx::ValueError("placeholder" + (name.empty() ? std::string() : " '" + name + "'") +
+                             ": shape None (an unknown number of axes) is not supported. Give one entry per axis, "
+                             "None for a size known only at call time: placeholder((None, 784)).");
+    symx::Shape dims;
+    if (PyIndex_Check(shape.ptr())) {
+      dims = int_list(shape);
+    } else {
+      if (nb::isinstance<Tensor>(shape) || PyUnicode_Check(shape.ptr())) throw nb::type_error("expected a sequence of ints and None");
+      for (nb::handle d : shape) dims.push_back(d.is_none() ? symx::kDynamic : int_list(d).at(0));
+    }
+    for (auto d : dims)  // in Python an unknown size is None; -1 is a mistake, as in NumPy
+      if (d < 0 && !symx::is_symbol(d))
+        throw symx::ShapeError("placeholder" + (name.empty() ? std::string() : " '" + name + "'") + ": negative size " +
+                               std::to_string(d) + " in shape " + symx::shape_string(dims) +
+                               ". Sizes are zero or more; write None for a size known only at call time: placeholder((None, 784)).");
+    PyLocation here;
+    return symx::placeholder(std::move(dims), dtype, name);
+  }, "shape"_a.none(), "dtype"_a = symx::DType::f32, "name"_a = "",
+        nb::sig("def placeholder(shape: int | collections.abc.Sequence[int | None], dtype: numpy.typing.DTypeLike = numpy.float32, name: str = '') -> Tensor"),
         DOC(placeholder));
   m.def("variable", [](nb::handle init, nb::handle shape, nb::handle dtype, std::string name, bool trainable) {
     if (PyCallable_Check(init.ptr()) && !nb::isinstance<Tensor>(init)) {

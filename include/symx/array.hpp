@@ -22,6 +22,23 @@ namespace symx {
 
 using Shape = std::vector<std::int64_t>;
 
+// A size unknown until a function is called, for placeholders: placeholder({kDynamic, 784}) (Python:
+// placeholder((None, 784))) takes batches of any size. Functions compile once per concrete shape.
+inline constexpr std::int64_t kDynamic = -1;
+// In a node's shape, each unknown size is a symbol: a negative multiple of 2^32, one per placeholder
+// axis made with kDynamic (so no arithmetic on a size mistakes it for one, and s - 1 is no symbol).
+// Shape inference carries symbols through (broadcasting, reductions, reshape with -1, matmul);
+// `function` and `eval` substitute the inputs' sizes and infer every node again before running.
+inline constexpr std::int64_t kSymbolUnit = std::int64_t{1} << 32;
+inline bool is_symbol(std::int64_t dim) { return dim < 0 && dim % kSymbolUnit == 0; }
+// Whether any size of `shape` is a symbol (unknown until a call).
+bool has_symbols(const Shape& shape);
+// Whether `a` and `b` can be the same shape once the unknown sizes are known: the same number of
+// axes, each size equal or unknown in either (a call checks it then).
+bool shapes_match(const Shape& a, const Shape& b);
+// A fresh symbol, never returned before in this process.
+std::int64_t new_symbol();
+
 // Number of elements of a shape (1 for a scalar). Requires a shape that check_shape accepts (every
 // Array and every tensor has one); use shape_problem first on a shape from outside.
 std::int64_t num_elements(const Shape& shape);
@@ -38,7 +55,7 @@ inline constexpr std::int64_t kMaxArrayBytes = std::int64_t{1} << 48;
 std::string shape_problem(const Shape& shape, DType dtype);
 // Throws ShapeError("<what>: <problem>. <fix>") when shape_problem(shape, dtype) is not empty.
 void check_shape(const Shape& shape, DType dtype, const char* what);
-// "(2, 3)", "()", "(5,)" as NumPy prints shapes.
+// "(2, 3)", "()", "(5,)" as NumPy prints shapes; a symbol (unknown size) prints as None.
 std::string shape_string(const Shape& shape);
 
 class Array {
