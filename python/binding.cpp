@@ -471,8 +471,8 @@ NB_MODULE(_symx, m) {
     std::map<std::string, symx::Array> converted;
     for (auto [key, value] : arrays) {
       if (!nb::isinstance<nb::str>(key))
-        throw nb::type_error("save_npz: every key of `arrays` must be a str (the entry's name); got " +
-                             nb::cast<std::string>(nb::repr(key)) + ". Use string keys, as numpy.savez does.");
+        throw nb::type_error(("save_npz: every key of `arrays` must be a str (the entry's name); got " +
+                              nb::cast<std::string>(nb::repr(key)) + ". Use string keys, as numpy.savez does.").c_str());
       converted.emplace(nb::cast<std::string>(key), array_from_python(value));
     }
     nb::gil_scoped_release unlocked;  // each Array keeps its NumPy buffer alive
