@@ -483,4 +483,25 @@ NB_MODULE(_symx, m) {
         "renamed over `path`, so `path` never holds a partial file. Raises symx.IOError when the folder is "
         "missing or not writable, or the disk is full.\n\n"
         "Example::\n\n    sx.save_npy('w.npy', np.eye(3, dtype=np.float32))");
+  m.def("load_npz", [](const std::filesystem::path& path) {
+    std::map<std::string, symx::Array> arrays;
+    {
+      nb::gil_scoped_release unlocked;  // file reading needs no Python objects
+      arrays = symx::load_npz(path.string());
+    }
+    nb::dict out;
+    for (auto& [name, array] : arrays) out[nb::str(name.c_str(), name.size())] = writable_array_to_python(std::move(array));
+    return out;
+  }, "path"_a, DOC(load_npz));
+  m.def("save_npz", [](const std::filesystem::path& path, const nb::dict& arrays) {
+    std::map<std::string, symx::Array> converted;
+    for (auto [key, value] : arrays) {
+      if (!nb::isinstance<nb::str>(key))
+        throw nb::type_error(("save_npz: every key of `arrays` must be a str (the entry's name); got " +
+                              nb::cast<std::string>(nb::repr(key)) + ". Use string keys, as numpy.savez does.").c_str());
+      converted.emplace(nb::cast<std::string>(key), array_from_python(value));
+    }
+    nb::gil_scoped_release unlocked;  // each Array keeps its NumPy buffer alive
+    symx::save_npz(path.string(), converted);
+  }, "path"_a, "arrays"_a, DOC(save_npz));
 }

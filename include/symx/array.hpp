@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <initializer_list>
 #include <iosfwd>
+#include <map>
 #include <memory>
 #include <span>
 #include <string>
@@ -149,6 +150,20 @@ class Array {
 };
 
 std::ostream& operator<<(std::ostream& os, const Array& array);
+
+// Reads every array of a NumPy .npz archive (written by numpy.savez or numpy.savez_compressed),
+// keyed by its name without ".npy". Entries may be stored or deflated, with or without ZIP64
+// fields; each entry's CRC-32 is checked and its .npy parsed as Array::load_npy parses a file.
+// The file is untrusted: every problem (truncation, corruption, another compression method, an
+// entry that is not .npy, a repeated name) is an IOError naming the file and the entry.
+// In Python a dict of new, writable NumPy arrays, like dict(numpy.load(path)).
+// Example: auto golden = symx::load_npz("golden.npz"); Array x = golden.at("x");  (Python: sx.load_npz(p)["x"])
+std::map<std::string, Array> load_npz(const std::string& path);
+// Writes `arrays` as an uncompressed .npz that numpy.load reads (entry "<name>.npy" for each
+// key, in the map's sorted order), atomically like Array::save_npy: on failure `path` is
+// unchanged. In Python `arrays` is a dict of str to anything numpy.asarray accepts.
+// Example: symx::save_npz("weights.npz", {{"w", w}, {"b", b}});  (Python: sx.save_npz(p, {"w": w}))
+void save_npz(const std::string& path, const std::map<std::string, Array>& arrays);
 
 // ---- template definitions ----
 

@@ -973,7 +973,7 @@ NOT_OPS = {
     "Tensor", "Function", "Scope", "ShapeError", "DTypeError", "IOError", "placeholder", "variable", "constant",
     "variables", "placeholders", "reset_default_graph", "current_scope", "grad", "vjp", "jacobian", "hessian",
     "function", "clone", "debugprint", "to_dot", "topological_order", "save_variables", "load_variables",
-    "save_npy", "load_npy", "reset_variables", "add_updates", "get_updates", "clear_updates",
+    "save_npy", "load_npy", "save_npz", "load_npz", "reset_variables", "add_updates", "get_updates", "clear_updates",
     "invert",  # NumPy's other name of bitwise_not, the same function object
 }
 
