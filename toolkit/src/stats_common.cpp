@@ -144,7 +144,7 @@ Tensor lbeta(const Tensor& a, const Tensor& b, Loc at) {
 }
 
 namespace {
-constexpr std::int64_t kGammaRounds = 10;
+constexpr std::int64_t kGammaRounds = 8;
 }  // namespace
 
 Tensor log_standard_gamma_sample(const Tensor& alpha, const Shape& shape, Loc at) {
