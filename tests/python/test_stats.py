@@ -3,6 +3,7 @@
 sample moments within 5 standard errors, gradients of log_prob against float64 finite
 differences, and the errors for invalid parameters and shapes."""
 import inspect
+import os
 import re
 
 import numpy as np
@@ -161,6 +162,24 @@ def test_bernoulli_with_certain_outcomes():
     close(d.log_prob(f64([0.0, 1.0])).eval(), [0.0, 0.0])
     assert np.all(np.isneginf(d.log_prob(f64([1.0, 0.0])).eval()))
     close(d.entropy().eval(), [0.0, 0.0])
+
+
+GOLDEN = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "golden")
+
+
+@pytest.mark.parametrize("family", ["normal", "uniform", "gamma", "beta", "bernoulli"])
+def test_golden_files_agree(family):
+    # The golden files that the C++ tests read (tests/golden/golden_stats.py) hold SciPy's values.
+    with np.load(os.path.join(GOLDEN, "stats_%s.npz" % family)) as f:
+        golden = {k: f[k] for k in f.files}
+    cls = {"normal": stats.Normal, "uniform": stats.Uniform, "gamma": stats.Gamma, "beta": stats.Beta,
+           "bernoulli": stats.Bernoulli}[family]
+    params = {k: v for k, v in golden.items() if k not in ("x", "log_prob", "entropy", "mean", "variance")}
+    d = cls(**params)
+    close(d.log_prob(golden["x"]).eval(), golden["log_prob"], atol=1e-9)
+    close(d.entropy().eval(), golden["entropy"], atol=1e-9)
+    close(d.mean().eval(), golden["mean"])
+    close(d.variance().eval(), golden["variance"])
 
 
 # ---- KL divergences ----
