@@ -318,6 +318,19 @@ def test_sample_shapes_and_fresh_draws():
     assert s.dtype == np.float32 and not np.array_equal(s.eval(), s.eval())
 
 
+def test_reparameterized_samples_differentiate():
+    loc, scale = sx.constant(f64(1.0)), sx.constant(f64(2.0))
+    draws = stats.Normal(loc, scale).sample((1000,))
+    g_loc, g_scale = sx.grad(sx.mean(draws), [loc, scale])
+    sx.random.seed(1)
+    value = g_scale.eval()
+    sx.random.seed(1)
+    close(value, np.mean((draws.eval() - 1.0) / 2.0))  # d(loc + scale * eps)/d scale = eps
+    close(g_loc.eval(), 1.0)
+    alpha = sx.constant(f64(2.0))
+    close(sx.grad(sx.sum(stats.Gamma(alpha, 1.0).sample((10,))), [alpha])[0].eval(), 0.0)
+
+
 # ---- gradients of log_prob against finite differences ----
 
 def finite_difference(fn, params, h=1e-6):

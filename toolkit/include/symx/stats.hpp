@@ -11,7 +11,9 @@
 // - log_prob(value) broadcasts `value` against batch_shape + event_shape; values outside the
 //   support give -inf (probability 0), as scipy.stats' logpdf/logpmf do.
 // - sample(shape) returns shape + batch_shape + event_shape, fresh on every evaluation
-//   (reproducible from random::seed). Samples carry no gradient to the parameters.
+//   (reproducible from random::seed). Normal, MultivariateNormal and Uniform samples are
+//   reparameterized (loc + scale * noise), so they differentiate with respect to the parameters;
+//   the samples of the others carry no gradient.
 #pragma once
 
 #include <string>
@@ -33,8 +35,8 @@ class Distribution {
   // The density (or mass) at `value`: exp(log_prob(value)).
   // Example: stats.Uniform(0.0, 2.0).prob(1.0).eval() is 0.5
   Tensor prob(const Operand& value, Loc where = Loc::current()) const;
-  // Draws of shape `shape` + batch_shape + event_shape, fresh on every evaluation. Samples are
-  // not differentiable with respect to the parameters.
+  // Draws of shape `shape` + batch_shape + event_shape, fresh on every evaluation (differentiable
+  // with respect to the parameters for Normal, MultivariateNormal and Uniform only).
   // Example: stats.Normal([0.0, 1.0], 1.0).sample((100,)) has shape (100, 2)
   virtual Tensor sample(const Shape& shape = {}, Loc where = Loc::current()) const = 0;
   // The (differential) entropy in nats, of batch_shape.
