@@ -90,16 +90,19 @@ void bind_scalar_continuous(nb::module_& m) {
 void bind_multivariate_normal(nb::module_& m) {
   using M = st::MultivariateNormal;
   nb::class_<M, st::Distribution>(m, "MultivariateNormal", DOC(stats_MultivariateNormal))
-      .def("__init__", [](M* self, const Operand& mean, std::optional<Operand> covariance, std::optional<Operand> scale_tril) {
+      .def("__init__", [](M* self, const Operand& mean, std::optional<Operand> covariance,
+                          std::optional<Operand> scale_tril) {
         PyLocation here;
         if (covariance.has_value() == scale_tril.has_value())
-          throw symx::ValueError(std::string("stats.MultivariateNormal: give exactly one of covariance and scale_tril (") +
+          throw symx::ValueError(std::string("stats.MultivariateNormal: give exactly one of covariance and ") +
+                                 "scale_tril (" +
                                  (covariance ? "both were" : "neither was") +
                                  " given). Example: stats.MultivariateNormal(mean, cov) or "
                                  "stats.MultivariateNormal(mean, scale_tril=L).");
         if (covariance) new (self) M(mean, *covariance);
         else new (self) M(M::from_scale_tril(mean, *scale_tril));
-      }, "mean"_a, "covariance"_a = nb::none(), "scale_tril"_a = nb::none(), DOC(stats_MultivariateNormal_MultivariateNormal))
+      }, "mean"_a, "covariance"_a = nb::none(), "scale_tril"_a = nb::none(),
+         DOC(stats_MultivariateNormal_MultivariateNormal))
       .def_static("from_scale_tril", [](const Operand& mean, const Operand& scale_tril) {
         PyLocation here;
         return M::from_scale_tril(mean, scale_tril);
@@ -160,7 +163,8 @@ void bind_stats(nb::module_& m) {
   bind_kl<st::Beta>(m);
   // Last, so that it is tried only when no pair of one family matched.
   m.def("kl_divergence", [](nb::handle p, nb::handle q) -> Tensor {
-    std::string pn = nb::cast<std::string>(nb::type_name(p.type())), qn = nb::cast<std::string>(nb::type_name(q.type()));
+    std::string pn = nb::cast<std::string>(nb::type_name(p.type()));
+    std::string qn = nb::cast<std::string>(nb::type_name(q.type()));
     throw symx::ValueError("stats.kl_divergence: there is no closed form between a " + pn + " and a " + qn +
                            "; p and q must be distributions of one family (Normal and Normal, Beta and Beta, ...).");
   }, "p"_a, "q"_a);

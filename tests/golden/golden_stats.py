@@ -27,7 +27,8 @@ def scalar_cases():
     return [
         ("normal", {"loc": normal_loc, "scale": normal_scale}, ss.norm(normal_loc, normal_scale),
          np.array([-2.0, 0.0, 0.7, 1e6 + 1])),
-        ("uniform", {"low": low, "high": high}, ss.uniform(low, high - low), np.array([-1.0, 0.0, 1.5e-9, 0.5, 5.0, 7.0])),
+        ("uniform", {"low": low, "high": high}, ss.uniform(low, high - low),
+         np.array([-1.0, 0.0, 1.5e-9, 0.5, 5.0, 7.0])),
         ("gamma", {"concentration": gamma_a, "rate": gamma_rate}, ss.gamma(gamma_a, scale=1 / gamma_rate),
          np.array([1e-6, 0.01, 0.5, 1.0, 3.0, 40.0])),
         ("beta", {"a": beta_a, "b": beta_b}, ss.beta(beta_a, beta_b), np.array([1e-6, 0.1, 0.5, 0.71, 0.999])),

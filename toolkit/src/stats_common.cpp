@@ -1,4 +1,5 @@
 // The pieces every distribution shares (see stats_internal.hpp).
+#include <algorithm>
 #include <cmath>
 #include <numbers>
 #include <sstream>
@@ -35,6 +36,11 @@ std::string user_where(Loc at) {
   return constant(0.0, DType::f32, at).node().where;
 }
 
+std::string at_user_line(Loc at) {
+  std::string place = user_where(at);
+  return place.empty() ? "" : ", at " + place;
+}
+
 namespace {
 std::string number_text(double v) {
   std::ostringstream s;
@@ -53,9 +59,8 @@ void check_known(const char* cls, const char* arg, const Operand& value, const s
   }
   for (double v : values) {
     if (valid(v)) continue;
-    std::string place = user_where(at);
     throw ValueError(std::string("stats.") + cls + ": " + arg + " must be " + requirement + ", but it holds " +
-                     number_text(v) + (place.empty() ? "" : ", at " + place) + ". Give a valid " + arg + ".");
+                     number_text(v) + at_user_line(at) + ". Give a valid " + arg + ".");
   }
 }
 
@@ -67,10 +72,10 @@ Shape broadcast_shapes(const std::string& what, const std::vector<std::pair<std:
       std::int64_t a = i < out.size() ? out[out.size() - 1 - i] : 1;
       std::int64_t b = i < shape.size() ? shape[shape.size() - 1 - i] : 1;
       if (a != b && a != 1 && b != 1) {
-        std::string listing, place = user_where(at);
+        std::string listing;
         for (const auto& [n, s] : shapes) listing += (listing.empty() ? "" : ", ") + n + " " + shape_string(s);
         throw ShapeError("stats." + what + ": the shapes do not broadcast together (" + listing + ")" +
-                         (place.empty() ? "" : ", at " + place) + ". Give " + name +
+                         at_user_line(at) + ". Give " + name +
                          " a shape that broadcasts with the others (equal trailing axes, or 1).");
       }
       next[next.size() - 1 - i] = a == 1 ? b : a;

@@ -68,9 +68,8 @@ Uniform::Uniform(const Operand& low, const Operand& high, Loc at) {
     Array ordered = less(low_, high_, at).eval();
     for (double ok : ordered.to_vector())
       if (ok == 0) {
-        std::string place = user_where(at);
         throw ValueError("stats.Uniform: low must be less than high in every element, but low " + low_.eval().str() +
-                         " and high " + high_.eval().str() + " are not" + (place.empty() ? "" : ", at " + place) +
+                         " and high " + high_.eval().str() + " are not" + at_user_line(at) +
                          ". Give an interval with low < high.");
       }
   }

@@ -20,15 +20,16 @@ Tensor x_log_x(const Tensor& p, const Tensor& log_p, Loc at) {
 }
 
 // A float copy of `value` for the tests of the support (integers compare exactly as floats up to 2^53).
-Tensor as_float_value(const Tensor& v, DType dtype, Loc at) { return is_floating(v.dtype()) ? v : astype(v, dtype, at); }
+Tensor as_float_value(const Tensor& v, DType dtype, Loc at) {
+  return is_floating(v.dtype()) ? v : astype(v, dtype, at);
+}
 
 // A float tensor of `dtype` for a Categorical parameter; a scalar is refused (it needs a class axis).
 Tensor categorical_param(const Tensor& t, const char* name, Loc at) {
   if (t.ndim() < 1 || t.shape().back() < 1) {
-    std::string place = user_where(at);
-    throw ShapeError(std::string("stats.Categorical: ") + name + " must have a last axis of K >= 1 classes, but it has the shape " +
-                     shape_string(t.shape()) + (place.empty() ? "" : ", at " + place) + ". Give " + name +
-                     " the shape (K,) or (..., K).");
+    throw ShapeError(std::string("stats.Categorical: ") + name +
+                     " must have a last axis of K >= 1 classes, but it has the shape " + shape_string(t.shape()) +
+                     at_user_line(at) + ". Give " + name + " the shape (K,) or (..., K).");
   }
   return is_floating(t.dtype()) ? t : astype(t, DType::f32, at);
 }
@@ -63,7 +64,8 @@ Tensor Categorical::log_prob(const Operand& value, Loc at) const {
   Tensor v = as_float_value(log_prob_value("Categorical", *this, value, at), dtype_, at);
   Shape out = broadcast_shapes("Categorical.log_prob", {{"value", v.shape()}, {"batch_shape", batch_shape_}}, at);
   const auto k = static_cast<double>(num_categories());
-  Tensor valid = logical_and(logical_and(greater_equal(v, 0.0, at), less(v, k, at), at), symx::equal(floor(v, at), v, at), at);
+  Tensor in_range = logical_and(greater_equal(v, 0.0, at), less(v, k, at), at);
+  Tensor valid = logical_and(in_range, symx::equal(floor(v, at), v, at), at);
   Tensor index = astype(where(valid, v, 0.0, at), DType::i64, at);
   if (index.shape() != out) index = broadcast_to(index, out, at);
   Tensor table = logits(at);
@@ -81,25 +83,25 @@ Tensor Categorical::sample(const Shape& shape, Loc at) const {
   return argmax(add(stop_gradient(logits_, at), gumbel, at), -1, false, at);
 }
 
-Tensor Categorical::entropy(Loc at) const { return negative(sum(x_log_x(probs(at), logits(at), at), -1, false, at), at); }
+Tensor Categorical::entropy(Loc at) const {
+  return negative(sum(x_log_x(probs(at), logits(at), at), -1, false, at), at);
+}
 
 Tensor Categorical::mean(Loc at) const {
   throw ValueError("stats.Categorical: a categorical distribution has no mean (its values are class labels)" +
-                   (user_where(at).empty() ? std::string() : ", at " + user_where(at)) +
-                   ". Use probs for the class probabilities.");
+                   at_user_line(at) + ". Use probs for the class probabilities.");
 }
 
 Tensor Categorical::variance(Loc at) const {
   throw ValueError("stats.Categorical: a categorical distribution has no variance (its values are class labels)" +
-                   (user_where(at).empty() ? std::string() : ", at " + user_where(at)) +
-                   ". Use probs for the class probabilities.");
+                   at_user_line(at) + ". Use probs for the class probabilities.");
 }
 
 Tensor kl_divergence(const Categorical& p, const Categorical& q, Loc at) {
   if (p.num_categories() != q.num_categories())
     throw ShapeError("stats.kl_divergence: p and q have different numbers of categories (" +
                      std::to_string(p.num_categories()) + " and " + std::to_string(q.num_categories()) + ")" +
-                     (user_where(at).empty() ? "" : ", at " + user_where(at)) + ". Compare distributions over one set of classes.");
+                     at_user_line(at) + ". Compare distributions over one set of classes.");
   broadcast_shapes("kl_divergence", {{"p.batch_shape", p.batch_shape()}, {"q.batch_shape", q.batch_shape()}}, at);
   Tensor pp = p.probs(at);
   Tensor terms = where(greater(pp, 0.0, at), multiply(pp, subtract(p.logits(at), q.logits(at), at), at), 0.0, at);

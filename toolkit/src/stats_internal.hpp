@@ -26,6 +26,8 @@ Tensor as_value(const Operand& value, DType dtype, Loc where);
 
 // "file:line" of the user's code (from Python, the calling Python line).
 std::string user_where(Loc where);
+// ", at file:line" for an error message, or "" when the line is unknown.
+std::string at_user_line(Loc where);
 // Throws ValueError "stats.<cls>: <arg> must be <requirement> ..." when `value` is a number or a
 // constant and `valid` is false for one of its elements.
 void check_known(const char* cls, const char* arg, const Operand& value, const std::function<bool(double)>& valid,

@@ -10,13 +10,11 @@ using namespace detail;
 namespace {
 
 [[noreturn]] void mvn_error(const std::string& problem, const std::string& fix, Loc at) {
-  std::string place = user_where(at);
-  throw ValueError("stats.MultivariateNormal: " + problem + (place.empty() ? "" : ", at " + place) + ". " + fix);
+  throw ValueError("stats.MultivariateNormal: " + problem + at_user_line(at) + ". " + fix);
 }
 
 [[noreturn]] void mvn_shape_error(const std::string& problem, const std::string& fix, Loc at) {
-  std::string place = user_where(at);
-  throw ShapeError("stats.MultivariateNormal: " + problem + (place.empty() ? "" : ", at " + place) + ". " + fix);
+  throw ShapeError("stats.MultivariateNormal: " + problem + at_user_line(at) + ". " + fix);
 }
 
 Shape drop_last(const Shape& s, std::size_t n) { return Shape(s.begin(), s.end() - static_cast<std::ptrdiff_t>(n)); }
@@ -33,7 +31,8 @@ Shape check_shapes(const Tensor& mean, const Tensor& matrix, const char* name, L
                         " (the length of mean's last axis), but it has the shape " + shape_string(m),
                     std::string("Give ") + name + " one n x n matrix per batch element.", at);
   return broadcast_shapes("MultivariateNormal",
-                          {{"mean's batch axes", drop_last(mean.shape(), 1)}, {std::string(name) + "'s batch axes", drop_last(m, 2)}},
+                          {{"mean's batch axes", drop_last(mean.shape(), 1)},
+                           {std::string(name) + "'s batch axes", drop_last(m, 2)}},
                           at);
 }
 
@@ -53,7 +52,8 @@ Tensor half_logdet(const Tensor& tril, Loc at) {
 
 // Solves L X = B for X with L (..., n, n) lower triangular and B (..., n, k), batch axes broadcast.
 Tensor tril_solve(const Tensor& tril, const Tensor& b, Loc at) {
-  Shape batch = broadcast_shapes("MultivariateNormal", {{"L", drop_last(tril.shape(), 2)}, {"B", drop_last(b.shape(), 2)}}, at);
+  Shape batch = broadcast_shapes("MultivariateNormal",
+                                 {{"L", drop_last(tril.shape(), 2)}, {"B", drop_last(b.shape(), 2)}}, at);
   Shape lb = concat(batch, Shape(tril.shape().end() - 2, tril.shape().end()));
   Shape bb = concat(batch, Shape(b.shape().end() - 2, b.shape().end()));
   Tensor l = tril.shape() == lb ? tril : broadcast_to(tril, lb, at);
@@ -169,7 +169,7 @@ Tensor kl_divergence(const MultivariateNormal& p, const MultivariateNormal& q, L
   if (p.event_shape() != q.event_shape())
     throw ShapeError("stats.kl_divergence: p and q are over vectors of different lengths (event shapes " +
                      shape_string(p.event_shape()) + " and " + shape_string(q.event_shape()) + ")" +
-                     (user_where(at).empty() ? "" : ", at " + user_where(at)) + ". Compare distributions of one length.");
+                     at_user_line(at) + ". Compare distributions of one length.");
   broadcast_shapes("kl_divergence", {{"p.batch_shape", p.batch_shape()}, {"q.batch_shape", q.batch_shape()}}, at);
   const double n = static_cast<double>(p.event_shape()[0]);
   // 0.5 (tr(Sq^-1 Sp) + |Lq^-1 (mq - mp)|^2 - n) + log|Lq| - log|Lp|, with Sq^-1 Sp's trace the
