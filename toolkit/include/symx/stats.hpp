@@ -98,7 +98,8 @@ class Normal : public Distribution {
 // Example: stats.MultivariateNormal(np.zeros(2), np.eye(2)).prob(np.zeros(2)).eval() is 1/(2 pi)
 class MultivariateNormal : public Distribution {
  public:
-  // From the covariance matrix (its Cholesky factor is computed in the graph).
+  // From the covariance matrix (its Cholesky factor is computed in the graph). Python takes either
+  // form: MultivariateNormal(mean, covariance) or MultivariateNormal(mean, scale_tril=L).
   // Example: d = stats.MultivariateNormal(mu, cov)
   MultivariateNormal(const Operand& mean, const Operand& covariance, Loc where = Loc::current());
   // From a lower-triangular factor L with a positive diagonal (covariance = L L^T); only its lower
