@@ -374,6 +374,9 @@ NB_MODULE(_symx, m) {
              DOC(random_randint));
   random.def("permutation", LOC(rnd::permutation), "n"_a, DOC(random_permutation));
 
+  nb::module_ stats = m.def_submodule("stats", "Probability distributions (symx/stats.hpp).");
+  bind_stats(stats);
+
   // ---- autodiff ----
   m.def("grad", [](TensorArg cost, nb::handle wrt) -> nb::object {
     bool single = nb::isinstance<Tensor>(wrt);

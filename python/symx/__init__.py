@@ -46,12 +46,13 @@ from ._symx import (  # noqa: F401
     linalg,
     nn,
     random,
+    stats,
 )
 
 _symx._set_package_dir(_os.path.dirname(_os.path.abspath(__file__)))
 
 # `import symx.nn` / `from symx.linalg import inv` work like ordinary submodules.
-for _name in ("nn", "linalg", "random"):
+for _name in ("nn", "linalg", "random", "stats"):
     _sys.modules[__name__ + "." + _name] = getattr(_symx, _name)
 
 bool_ = _np.dtype("bool")
