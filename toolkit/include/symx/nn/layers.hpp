@@ -129,7 +129,7 @@ struct ConvOptions {
   bool use_bias = true;
   Initializer w_init = init::glorot_uniform();
   Initializer b_init = init::zeros();
-  std::string name;  // default "conv1d" / "conv2d"
+  std::string name = "";  // default "conv1d" / "conv2d"
 };
 
 // 1-D convolution (cross-correlation), as PyTorch's Conv1d. x: (N, C, W) float; w: (filters,
@@ -207,9 +207,9 @@ class Conv2DTranspose : public Layer {
 
 // Options of MaxPool2D and AvgPool2D: strides default to the window (empty).
 struct PoolOptions {
-  std::vector<std::int64_t> strides;
+  std::vector<std::int64_t> strides = {};
   Padding padding = "VALID";
-  std::string name;  // default "max_pool2d" / "avg_pool2d"
+  std::string name = "";  // default "max_pool2d" / "avg_pool2d"
 };
 
 // Maximum over windows of (H, W), as PyTorch's MaxPool2d. x: (N, C, H, W); window: one int or (h, w).
