@@ -58,8 +58,7 @@ template <class F> PyInitializer make(std::string repr, F&& make_fn) {
 std::string number(double v) { return nb::cast<std::string>(nb::repr(nb::float_(v))); }
 
 void bind_init(nb::module_& m) {
-  nb::class_<PyInitializer>(m, "Initializer",
-                            "An initializer: init(shape, dtype=float32) draws a NumPy array (see symx.nn.init).")
+  nb::class_<PyInitializer>(m, "Initializer", DOC(nn_init_Initializer))
       .def("__call__", [](const PyInitializer& self, IntList shape, symx::DType dtype) {
         return writable_array_to_python(self.fn(shape.v, dtype).copy());
       }, "shape"_a, "dtype"_a = symx::DType::f32)

@@ -324,3 +324,25 @@ def test_docstrings_have_examples():
         assert "Example:" in getattr(L, name).__doc__, name
     assert "Example:" in L.Layer.__call__.__doc__
     assert "Example:" in L.Layer.variables.__doc__
+
+
+def test_training_a_small_network_with_batch_norm_updates_reduces_the_loss():
+    """One compiled training function: SGD on the trainable variables plus BatchNorm's updates."""
+    rng = np.random.default_rng(0)
+    xv = rng.standard_normal((64, 4)).astype(np.float32)
+    yv = (xv[:, :1] * xv[:, 1:2] > 0).astype(np.float32)
+    net = L.Sequential([L.Dense(16), L.BatchNorm(), L.Activation("relu"), L.Dropout(0.1), L.Dense(1)])
+    x = sx.placeholder((64, 4), name="x")
+    y = sx.placeholder((64, 1), name="y")
+    loss = sx.mean(sx.square(net(x, training=True) - y))
+    params = net.variables(trainable=True)
+    grads = sx.grad(loss, params)
+    updates = sx.get_updates() + [(p, p - 0.1 * g) for p, g in zip(params, grads)]
+    train = sx.function([x, y], [loss], updates=updates)
+    evaluate = sx.function([x, y], [sx.mean(sx.square(net(x, training=False) - y))])
+    before = evaluate(xv, yv)[0]
+    for _ in range(200):
+        train(xv, yv)
+    assert evaluate(xv, yv)[0] < 0.5 * before
+    running_mean = net.variables(trainable=False)[0]
+    assert np.abs(running_mean.value).max() > 0  # the updates ran

@@ -21,6 +21,10 @@
 
 namespace symx::nn::init {
 
+// Doc nn::init::Initializer: What the functions of nn.init return in Python: init(shape,
+// dtype=float32) draws a NumPy array; pass it to variable(init, shape) or a layer's w_init/b_init.
+// Example: nn.init.he_normal()((16, 3, 3, 3)).shape is (16, 3, 3, 3)
+
 // Restarts the toolkit's initializer generator: the same seed and the same sequence of draws give the
 // same values. The generator starts from seed 0 when the program starts.
 // Example: nn.init.seed(42)
