@@ -21,6 +21,7 @@ Tensor Layer::operator()(const Tensor& x, bool training, Loc loc) {
   std::string own = full.substr(full.rfind('/') + 1);
   Scope scope(own);
   build(x, loc);
+  // Built even if forward fails below: its variables exist, and a second build would duplicate them.
   name_ = full;
   built_ = true;
   return forward(x, training, loc);  // inside the scope, so that a Sequential's layers are named under it

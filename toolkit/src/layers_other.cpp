@@ -253,8 +253,12 @@ void LayerNorm::build(const Tensor& x, Loc loc) {
 }
 
 Tensor LayerNorm::forward(const Tensor& x, bool, Loc loc) {
-  if (x.ndim() <= axes_.back()) fail_shape(x, "has too few axes for the layer", "Give inputs like the first ones.");
-  for (int d : axes_) check_features(x, d, x.ndim() > d ? param_shape_[static_cast<std::size_t>(d - axes_.front())] : 0, "elements");
+  const int built_ndim = axes_.front() + static_cast<int>(param_shape_.size());
+  if (x.ndim() != built_ndim)
+    fail_shape(x, "the input has " + std::to_string(x.ndim()) + " axes but the layer was built for " +
+                      std::to_string(built_ndim) + " at its first application",
+               "Apply it to inputs of the same rank, or make a new layer.");
+  for (int d : axes_) check_features(x, d, param_shape_[static_cast<std::size_t>(d - axes_.front())], "elements");
   std::vector<std::int64_t> reduce(axes_.begin(), axes_.end());
   Tensor mu = mean(x, reduce, true, loc);
   Tensor y = multiply(subtract(x, mu, loc), rsqrt(add(var(x, reduce, true, loc), eps_, loc), loc), loc);

@@ -104,7 +104,8 @@ struct DenseOptions {
 // A fully connected layer: x @ w + b on the last axis, as PyTorch's Linear (whose weight is w's
 // transpose). x: (N, ..., in) float; w: (in, units), glorot_uniform by default; b: (units,), zeros.
 // Returns (N, ..., units). Options: use_bias, w_init, b_init, name.
-// Example: Dense(10)(placeholder((32, 784))) has shape (32, 10)
+// C++ passes the options in DenseOptions (Dense(10, {.use_bias = false})); Python as keywords.
+// Example: Dense(10, w_init=nn.init.he_normal())(placeholder((32, 784))) has shape (32, 10)
 class Dense : public Layer {
  public:
   explicit Dense(std::int64_t units, DenseOptions options = {});
@@ -135,7 +136,9 @@ struct ConvOptions {
 // 1-D convolution (cross-correlation), as PyTorch's Conv1d. x: (N, C, W) float; w: (filters,
 // C / groups, kernel_size); b: (filters,). padding: "VALID", "SAME", [(low, high)] or one int.
 // Returns (N, filters, W_out).
-// Example: Conv1D(16, 5, {.padding = "SAME"})(placeholder((8, 3, 100))) has shape (8, 16, 100)
+// C++ passes stride, padding, dilation, groups, use_bias, w_init, b_init and name in ConvOptions
+// (Conv1D(16, 5, {.padding = "SAME"})); Python as keywords (stride, not strides).
+// Example: Conv1D(16, 5, padding="SAME")(placeholder((8, 3, 100))) has shape (8, 16, 100)
 class Conv1D : public Layer {
  public:
   Conv1D(std::int64_t filters, std::int64_t kernel_size, ConvOptions options = {});
@@ -155,7 +158,8 @@ class Conv1D : public Layer {
 // C / groups, KH, KW) (OIHW); b: (filters,). kernel_size: one int or (KH, KW); strides, dilation: one
 // int or one per axis; padding: "VALID", "SAME", ((low, high), (low, high)) or one int for every side;
 // groups divides C and filters. Returns (N, filters, H_out, W_out).
-// Example: Conv2D(16, {3}, {.padding = 1})(placeholder((8, 3, 32, 32))) has shape (8, 16, 32, 32)
+// C++ passes the other arguments in ConvOptions (Conv2D(16, {3}, {.padding = 1})); Python as keywords.
+// Example: Conv2D(16, 3, padding=1)(placeholder((8, 3, 32, 32))) has shape (8, 16, 32, 32)
 class Conv2D : public Layer {
  public:
   Conv2D(std::int64_t filters, std::vector<std::int64_t> kernel_size, ConvOptions options = {});
@@ -188,7 +192,8 @@ struct ConvTransposeOptions {
 // The transpose of Conv2D (a "deconvolution"), as PyTorch's ConvTranspose2d. x: (N, C, H, W) float;
 // w: (C, filters / groups, KH, KW), PyTorch's layout; b: (filters,). Arguments as Conv2D, and
 // output_padding adds rows and columns at the end. Returns (N, filters, H_out, W_out).
-// Example: Conv2DTranspose(3, {2}, {.strides = {2}})(placeholder((1, 16, 8, 8))) has shape (1, 3, 16, 16)
+// C++ passes the other arguments in ConvTransposeOptions; Python as keywords.
+// Example: Conv2DTranspose(3, 2, strides=2)(placeholder((1, 16, 8, 8))) has shape (1, 3, 16, 16)
 class Conv2DTranspose : public Layer {
  public:
   Conv2DTranspose(std::int64_t filters, std::vector<std::int64_t> kernel_size, ConvTransposeOptions options = {});
@@ -213,7 +218,8 @@ struct PoolOptions {
 };
 
 // Maximum over windows of (H, W), as PyTorch's MaxPool2d. x: (N, C, H, W); window: one int or (h, w).
-// Example: MaxPool2D({2})(placeholder((8, 16, 32, 32))) has shape (8, 16, 16, 16)
+// strides (default: the window), padding and name: PoolOptions in C++, keywords in Python.
+// Example: MaxPool2D(2)(placeholder((8, 16, 32, 32))) has shape (8, 16, 16, 16)
 class MaxPool2D : public Layer {
  public:
   explicit MaxPool2D(std::vector<std::int64_t> window, PoolOptions options = {});
@@ -228,7 +234,8 @@ class MaxPool2D : public Layer {
 
 // Mean over windows of (H, W), as PyTorch's AvgPool2d with count_include_pad=False (padding cells
 // are not counted). x: (N, C, H, W); window: one int or (h, w).
-// Example: AvgPool2D({2})(placeholder((8, 16, 32, 32))) has shape (8, 16, 16, 16)
+// strides (default: the window), padding and name: PoolOptions in C++, keywords in Python.
+// Example: AvgPool2D(2, strides=1, padding="SAME")(placeholder((8, 16, 32, 32))) has shape (8, 16, 32, 32)
 class AvgPool2D : public Layer {
  public:
   explicit AvgPool2D(std::vector<std::int64_t> window, PoolOptions options = {});
@@ -265,7 +272,7 @@ class Flatten : public Layer {
 };
 
 // Reshapes every axis but the batch axis to `shape` (one entry may be -1, inferred).
-// Example: Reshape({1, 28, 28})(placeholder((8, 784))) has shape (8, 1, 28, 28)
+// Example: Reshape((1, 28, 28))(placeholder((8, 784))) has shape (8, 1, 28, 28)
 class Reshape : public Layer {
  public:
   explicit Reshape(Shape shape, std::string name = "reshape");
@@ -321,6 +328,7 @@ struct BatchNormOptions {
 // (running_mean, running_var: non-trainable, zeros and ones) is added to the graph's update collection:
 // running = (1 - momentum) * running + momentum * batch, with the unbiased batch variance. In evaluation
 // the running statistics normalize. y = (x - mean) / sqrt(var + eps) * gamma + beta.
+// Options (BatchNormOptions in C++, keywords in Python): axis, momentum, eps, affine, name.
 // Example: y = BatchNorm()(x, training=True); train = function([x], [loss], updates=get_updates())
 class BatchNorm : public Layer {
  public:
@@ -379,7 +387,7 @@ class Embedding : public Layer {
 // Random crops for data augmentation: in training, each image of (N, C, H, W) is padded with
 // `padding` zeros on every side and a window of `size` (h, w) is cut at a random place (uniform over
 // the places, per image); in evaluation the centre window of the padded image.
-// Example: RandomCrop({32, 32}, 4)(images, training=True)  # CIFAR's augmentation
+// Example: RandomCrop(32, padding=4)(images, training=True)  # CIFAR's augmentation
 class RandomCrop : public Layer {
  public:
   RandomCrop(std::vector<std::int64_t> size, std::int64_t padding = 0, std::string name = "random_crop");
@@ -409,7 +417,7 @@ class RandomFlip : public Layer {
 
 // Upsampling of (N, C, H, W) by integer factors `scale` (one int or (sh, sw)), as PyTorch's Upsample:
 // method "nearest" repeats pixels; "bilinear" interpolates (align_corners=False).
-// Example: Upsample2D({2})(placeholder((1, 3, 8, 8))) has shape (1, 3, 16, 16)
+// Example: Upsample2D(2, method="bilinear")(placeholder((1, 3, 8, 8))) has shape (1, 3, 16, 16)
 class Upsample2D : public Layer {
  public:
   explicit Upsample2D(std::vector<std::int64_t> scale, std::string method = "nearest", std::string name = "upsample2d");
