@@ -366,3 +366,27 @@ TEST_F(NnLayers, BadConfigurationIsAValueErrorAtConstruction) {
   EXPECT_THROW(ly::MaxPool2D({0}), symx::ValueError);
   EXPECT_THROW(ly::Dense(3, {.name = "a/b"}), symx::ValueError);
 }
+
+TEST_F(NnLayers, ReadmeQuickStartTrains) {
+  using std::make_shared;
+  ly::Sequential net({make_shared<ly::Conv2D>(8, 3, ly::ConvOptions{.padding = "SAME"}), make_shared<ly::BatchNorm>(),
+                      make_shared<ly::Activation>("relu"), make_shared<ly::MaxPool2D>(2), make_shared<ly::Flatten>(),
+                      make_shared<ly::Dense>(3)});
+  Tensor x = symx::placeholder({16, 1, 6, 6}, symx::f32, "x");
+  Tensor y = symx::placeholder({16}, symx::i64, "y");
+  Tensor loss = symx::mean(symx::nn::softmax_cross_entropy(net(x, true), symx::one_hot(y, 3)));
+  auto params = net.variables(true);
+  auto grads = symx::grad(loss, params);
+  auto updates = symx::get_updates();
+  for (std::size_t i = 0; i < params.size(); ++i) updates.emplace_back(params[i], params[i] - 0.05 * grads[i]);
+  auto train = symx::function({x, y}, {loss}, updates);
+  // Labels that the images determine: the class is which third of the image is bright.
+  Array images({16, 1, 6, 6}, symx::f32), labels({16}, symx::i64);
+  for (std::int64_t i = 0; i < 16; ++i) {
+    labels.set_flat(i, static_cast<double>(i % 3));
+    for (std::int64_t p = 0; p < 36; ++p) images.set_flat(i * 36 + p, (p % 6) / 2 == i % 3 ? 1.0 : 0.0);
+  }
+  double first = train({images, labels})[0].item<double>(), last = first;
+  for (int step = 0; step < 30; ++step) last = train({images, labels})[0].item<double>();
+  EXPECT_LT(last, 0.5 * first);
+}

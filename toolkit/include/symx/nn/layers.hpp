@@ -163,6 +163,8 @@ class Conv1D : public Layer {
 class Conv2D : public Layer {
  public:
   Conv2D(std::int64_t filters, std::vector<std::int64_t> kernel_size, ConvOptions options = {});
+  Conv2D(std::int64_t filters, std::int64_t kernel_size, ConvOptions options = {})
+      : Conv2D(filters, std::vector<std::int64_t>{kernel_size}, std::move(options)) {}
 
  protected:
   void build(const Tensor& x, Loc loc) override;
@@ -197,6 +199,8 @@ struct ConvTransposeOptions {
 class Conv2DTranspose : public Layer {
  public:
   Conv2DTranspose(std::int64_t filters, std::vector<std::int64_t> kernel_size, ConvTransposeOptions options = {});
+  Conv2DTranspose(std::int64_t filters, std::int64_t kernel_size, ConvTransposeOptions options = {})
+      : Conv2DTranspose(filters, std::vector<std::int64_t>{kernel_size}, std::move(options)) {}
 
  protected:
   void build(const Tensor& x, Loc loc) override;
@@ -223,6 +227,8 @@ struct PoolOptions {
 class MaxPool2D : public Layer {
  public:
   explicit MaxPool2D(std::vector<std::int64_t> window, PoolOptions options = {});
+  explicit MaxPool2D(std::int64_t window, PoolOptions options = {})
+      : MaxPool2D(std::vector<std::int64_t>{window}, std::move(options)) {}
 
  protected:
   Tensor forward(const Tensor& x, bool training, Loc loc) override;
@@ -239,6 +245,8 @@ class MaxPool2D : public Layer {
 class AvgPool2D : public Layer {
  public:
   explicit AvgPool2D(std::vector<std::int64_t> window, PoolOptions options = {});
+  explicit AvgPool2D(std::int64_t window, PoolOptions options = {})
+      : AvgPool2D(std::vector<std::int64_t>{window}, std::move(options)) {}
 
  protected:
   Tensor forward(const Tensor& x, bool training, Loc loc) override;
@@ -391,6 +399,8 @@ class Embedding : public Layer {
 class RandomCrop : public Layer {
  public:
   RandomCrop(std::vector<std::int64_t> size, std::int64_t padding = 0, std::string name = "random_crop");
+  explicit RandomCrop(std::int64_t size, std::int64_t padding = 0, std::string name = "random_crop")
+      : RandomCrop(std::vector<std::int64_t>{size}, padding, std::move(name)) {}
 
  protected:
   Tensor forward(const Tensor& x, bool training, Loc loc) override;
@@ -421,6 +431,8 @@ class RandomFlip : public Layer {
 class Upsample2D : public Layer {
  public:
   explicit Upsample2D(std::vector<std::int64_t> scale, std::string method = "nearest", std::string name = "upsample2d");
+  explicit Upsample2D(std::int64_t scale, std::string method = "nearest", std::string name = "upsample2d")
+      : Upsample2D(std::vector<std::int64_t>{scale}, std::move(method), std::move(name)) {}
 
  protected:
   Tensor forward(const Tensor& x, bool training, Loc loc) override;
