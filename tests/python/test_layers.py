@@ -346,3 +346,19 @@ def test_training_a_small_network_with_batch_norm_updates_reduces_the_loss():
     assert evaluate(xv, yv)[0] < 0.5 * before
     running_mean = net.variables(trainable=False)[0]
     assert np.abs(running_mean.value).max() > 0  # the updates ran
+
+
+def test_batch_norm_features_last_against_numpy():
+    """axis=-1 (NHWC): the statistics are over every other axis; NumPy's formula is the oracle."""
+    rng = np.random.default_rng(3)
+    xv = rng.normal(2.0, 3.0, (4, 3, 2, 5))
+    layer = L.BatchNorm(axis=-1, momentum=0.5)
+    x = sx.placeholder(xv.shape, sx.float64, name="x_nhwc")
+    y = layer(x, training=True)
+    assert [v.shape for v in layer.variables()] == [(5,)] * 4
+    mean, var = xv.mean(axis=(0, 1, 2)), xv.var(axis=(0, 1, 2))
+    close(y.eval({x: xv}), (xv - mean) / np.sqrt(var + 1e-5))
+    sx.function([x], [], updates=sx.get_updates())(xv)
+    running_mean, running_var = layer.variables(trainable=False)
+    close(running_mean.value, 0.5 * mean)
+    close(running_var.value, 0.5 + 0.5 * var * xv[..., 0].size / (xv[..., 0].size - 1))

@@ -335,7 +335,9 @@ struct BatchNormOptions {
 // and (biased) variance over every axis but the feature axis, and the update of the running statistics
 // (running_mean, running_var: non-trainable, zeros and ones) is added to the graph's update collection:
 // running = (1 - momentum) * running + momentum * batch, with the unbiased batch variance. In evaluation
-// the running statistics normalize. y = (x - mean) / sqrt(var + eps) * gamma + beta.
+// the running statistics normalize. y = (x - mean) / sqrt(var + eps) * gamma + beta. A second
+// training-mode application in one graph is a ValueError (one update per variable; clear_updates()
+// starts over).
 // Options (BatchNormOptions in C++, keywords in Python): axis, momentum, eps, affine, name.
 // Example: y = BatchNorm()(x, training=True); train = function([x], [loss], updates=get_updates())
 class BatchNorm : public Layer {
