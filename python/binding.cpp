@@ -336,6 +336,7 @@ NB_MODULE(_symx, m) {
   // ---- neural-network ops ----
   nb::module_ nn = m.def_submodule("nn", "Neural-network ops.");
   bind_nn(nn);
+  bind_layers(nn);
   nn.def("relu", LOC(snn::relu), "x"_a, DOC(nn_relu));
   nn.def("leaky_relu", LOC(snn::leaky_relu), "x"_a, "negative_slope"_a = 0.01, DOC(nn_leaky_relu));
   nn.def("elu", LOC(snn::elu), "x"_a, "alpha"_a = 1.0, DOC(nn_elu));

@@ -692,3 +692,4 @@ template <> struct type_caster<symx::nn::Padding> {
 // NB_MODULE in binding.cpp with the module it fills.
 void bind_nn(nb::module_& nn);  // binding_nn.cpp: activations (symx/nn/*.hpp)
 void bind_stats(nb::module_& stats);  // binding_stats.cpp: distributions (symx/stats.hpp)
+void bind_layers(nb::module_& nn);  // binding_layers.cpp: nn.init and nn.layers (symx/nn/init.hpp, layers.hpp)

@@ -975,6 +975,7 @@ NOT_OPS = {
     "function", "clone", "debugprint", "to_dot", "topological_order", "save_variables", "load_variables",
     "save_npy", "load_npy", "save_npz", "load_npz", "reset_variables", "add_updates", "get_updates", "clear_updates",
     "invert",  # NumPy's other name of bitwise_not, the same function object
+    "nn.init", "nn.layers",  # submodules (initializers and layers), tested in test_init.py and test_layers.py
 }
 
 

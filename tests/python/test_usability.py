@@ -195,6 +195,8 @@ def test_the_package_ships_type_stubs_for_every_public_name():
     for module, names in [("__init__", [n for n in dir(sx._symx) if not n.startswith("_")]),
                           ("nn", [n for n in dir(sx.nn) if not n.startswith("_")])]:
         path = os.path.join(package, "_symx", module + ".pyi")
+        if os.path.exists(os.path.join(package, "_symx", module, "__init__.pyi")):  # a module with submodules
+            path = os.path.join(package, "_symx", module, "__init__.pyi")
         with open(path) as f:
             tree = ast.parse(f.read(), path)
         defined = {node.name for node in ast.walk(tree) if isinstance(node, (ast.FunctionDef, ast.ClassDef))}
