@@ -53,6 +53,9 @@ _symx._set_package_dir(_os.path.dirname(_os.path.abspath(__file__)))
 # `import symx.nn` / `from symx.linalg import inv` work like ordinary submodules.
 for _name in ("nn", "linalg", "random"):
     _sys.modules[__name__ + "." + _name] = getattr(_symx, _name)
+# The optimizers and their schedules: `import symx.optim`, `from symx.optim import schedules`.
+_sys.modules[__name__ + ".optim"] = _symx.optim
+_sys.modules[__name__ + ".optim.schedules"] = _symx.optim.schedules
 
 bool_ = _np.dtype("bool")
 uint8 = _np.dtype("uint8")
