@@ -1,6 +1,7 @@
 #include "symx/optim.hpp"
 
 #include <cmath>
+#include <cstdio>
 #include <string>
 #include <utility>
 
@@ -9,10 +10,9 @@ namespace symx::optim {
 namespace {
 
 std::string number(double v) {
-  std::string s = std::to_string(v);
-  // std::to_string prints 6 decimals; trim the zeros so that 0.5 reads "0.5".
-  while (s.size() > 1 && s.back() == '0' && s[s.size() - 2] != '.') s.pop_back();
-  return s;
+  char text[32];
+  std::snprintf(text, sizeof text, "%.10g", v);
+  return text;
 }
 
 void require(bool ok, const std::string& owner, const std::string& what, const std::string& fix) {
@@ -31,7 +31,7 @@ void require_beta(double v, const std::string& owner, const char* name) {
 
 void require_eps(double v, const std::string& owner) {
   require(v > 0 && std::isfinite(v), owner, "eps is " + number(v),
-          "eps keeps the denominator away from 0: use a small positive value such as 1e-8.");
+          "Use a small positive eps, such as 1e-8: it keeps the denominator away from 0.");
 }
 
 void check_clipping(const Clipping& c, const std::string& owner) {
@@ -45,6 +45,13 @@ void check_clipping(const Clipping& c, const std::string& owner) {
 
 Initializer filled_with(double value) {
   return [value](const Shape& shape, DType dtype) { return Array::full(shape, value, dtype); };
+}
+
+// a + weight * (b - a), rounded as PyTorch's lerp_ for the weights of running averages (< 0.5), so
+// that the ill-conditioned centered variance s - a^2 of RMSprop follows PyTorch's to the last bits.
+Tensor lerp(const Tensor& a, const Tensor& b, double weight, Loc loc) {
+  if (weight < 0.5) return add(a, multiply(subtract(b, a, loc), weight, loc), loc);
+  return subtract(b, multiply(subtract(b, a, loc), 1 - weight, loc), loc);
 }
 
 std::string where_suffix(const Tensor& t) { return t.node().where.empty() ? "" : " (made at " + t.node().where + ")"; }
@@ -240,7 +247,7 @@ Tensor Adam::update(const Tensor& p, const Tensor& grad, const Tensor& lr, const
   if (wd != 0 && !decoupled_) g = add(g, multiply(p, wd, loc), loc);
   if (wd != 0 && decoupled_) start = multiply(p, subtract(1, multiply(lr, wd, loc), loc), loc);
   Tensor m = slot(p, "m"), v = slot(p, "v");
-  Tensor m1 = add(multiply(m, b1, loc), multiply(g, 1 - b1, loc), loc);
+  Tensor m1 = lerp(m, g, 1 - b1, loc);
   Tensor v1 = add(multiply(v, b2, loc), multiply(square(g, loc), 1 - b2, loc), loc);
   state.emplace_back(m, m1);
   state.emplace_back(v, v1);
@@ -283,7 +290,7 @@ Tensor RMSprop::update(const Tensor& p, const Tensor& grad, const Tensor& lr, co
   Tensor variance = s1;
   if (options_.centered) {
     Tensor grad_avg = slot(p, "grad_avg");
-    Tensor a1 = add(multiply(grad_avg, alpha, loc), multiply(g, 1 - alpha, loc), loc);
+    Tensor a1 = lerp(grad_avg, g, 1 - alpha, loc);
     state.emplace_back(grad_avg, a1);
     variance = subtract(s1, square(a1, loc), loc);
   }

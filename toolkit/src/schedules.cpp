@@ -10,7 +10,7 @@ namespace symx::optim::schedules {
 namespace {
 
 void require(bool ok, const std::string& what, const std::string& fix) {
-  if (!ok) throw ValueError("schedules::" + what + ". " + fix);
+  if (!ok) throw ValueError(what + ". " + fix);
 }
 
 void require_increasing(const std::vector<std::int64_t>& boundaries, const char* fn) {
@@ -142,8 +142,10 @@ Schedule cosine_decay_restarts(double initial, std::int64_t first_decay_steps, d
       restart = i;
       within = divide(subtract(fraction, start, loc), power(t_mul, i, loc), loc);
     }
-    Tensor peak = multiply(power(m_mul, restart, loc), initial, loc);
-    return multiply(cosine_factor(within, alpha, loc), peak, loc);
+    // As TensorFlow: m_mul scales the cosine part only, so every period still ends at initial * alpha.
+    Tensor cosine = multiply(add(cos(multiply(within, std::numbers::pi, loc), loc), 1.0, loc), 0.5, loc);
+    Tensor decayed = add(multiply(multiply(power(m_mul, restart, loc), cosine, loc), 1 - alpha, loc), alpha, loc);
+    return multiply(decayed, initial, loc);
   });
 }
 

@@ -61,9 +61,9 @@ Schedule exponential_decay(double initial, std::int64_t decay_steps, double deca
 Schedule cosine_decay(double initial, std::int64_t decay_steps, double alpha = 0);
 
 // Cosine decay with warm restarts (SGDR, Loshchilov and Hutter; TensorFlow's CosineDecayRestarts):
-// the first period lasts first_decay_steps, each next one t_mul times longer, and each restart
-// starts from m_mul times the previous peak; within a period the rate falls as cosine_decay with
-// `alpha`. first_decay_steps > 0, t_mul >= 1, m_mul >= 0.
+// the first period lasts first_decay_steps, each next one t_mul times longer; in period i the rate
+// is initial * ((1 - alpha) * m_mul^i * 0.5 * (1 + cos(pi * f)) + alpha) at fraction f of the period.
+// first_decay_steps > 0, t_mul >= 1, m_mul >= 0.
 // Example: cosine_decay_restarts(1.0, 10)(np.array([0, 5, 10, 20, 30])).eval() is [1.0, 0.5, 1.0, 0.5, 1.0]
 Schedule cosine_decay_restarts(double initial, std::int64_t first_decay_steps, double t_mul = 2, double m_mul = 1,
                                double alpha = 0);
