@@ -58,8 +58,8 @@ std::vector<Tensor> clip_by_value(const std::vector<Tensor>& grads, double clip_
 // global norm (each only when set), as clip_by_value and clip_by_global_norm.
 // Example: SGD(0.1, clip_norm=1.0)
 struct Clipping {
-  std::optional<double> clip_norm;
-  std::optional<double> clip_value;
+  std::optional<double> clip_norm = std::nullopt;
+  std::optional<double> clip_value = std::nullopt;
 };
 
 // The base of the optimizers: gradients, clipping, the step counter and the state variables.
@@ -131,7 +131,7 @@ struct SGDOptions {
   double dampening = 0;
   bool nesterov = false;
   double weight_decay = 0;
-  Clipping clipping;
+  Clipping clipping = {};
   std::string name = "sgd";
 };
 
@@ -159,7 +159,7 @@ struct AdamOptions {
   double eps = 1e-8;
   double weight_decay = 0;
   bool amsgrad = false;
-  Clipping clipping;
+  Clipping clipping = {};
   std::string name = "adam";
 };
 
@@ -188,7 +188,7 @@ struct AdamWOptions {
   double eps = 1e-8;
   double weight_decay = 0.01;
   bool amsgrad = false;
-  Clipping clipping;
+  Clipping clipping = {};
   std::string name = "adamw";
 };
 
@@ -210,7 +210,7 @@ struct RMSpropOptions {
   double momentum = 0;
   bool centered = false;
   double weight_decay = 0;
-  Clipping clipping;
+  Clipping clipping = {};
   std::string name = "rmsprop";
 };
 
@@ -237,7 +237,7 @@ struct AdagradOptions {
   double initial_accumulator_value = 0;
   double eps = 1e-10;
   double weight_decay = 0;
-  Clipping clipping;
+  Clipping clipping = {};
   std::string name = "adagrad";
 };
 
