@@ -36,10 +36,6 @@ so::LearningRate learning_rate_from_python(nb::handle lr) {
                        "callable step -> rate");
 }
 
-std::vector<symx::Tensor> optional_tensors(nb::handle params) {
-  return params.is_none() ? std::vector<symx::Tensor>() : tensor_list(params);
-}
-
 so::Clipping clipping(std::optional<double> clip_norm, std::optional<double> clip_value) {
   return so::Clipping{clip_norm, clip_value};
 }
@@ -69,9 +65,9 @@ void bind_schedules(nb::module_& s) {
 
 void bind_optimizer_base(nb::module_& m) {
   nb::class_<so::Optimizer>(m, "Optimizer", DOC(optim_Optimizer))
-      .def("minimize", [](so::Optimizer& o, TensorArg loss, nb::handle params) {
+      .def("minimize", [](so::Optimizer& o, TensorArg loss, std::optional<TensorList> params) {
              PyLocation here;
-             return o.minimize(loss.t, optional_tensors(params));
+             return o.minimize(loss.t, params ? params->v : std::vector<symx::Tensor>());
            }, "loss"_a, "params"_a = nb::none(), DOC(optim_Optimizer_minimize))
       .def("apply_gradients", [](so::Optimizer& o, TensorList grads, TensorList params) {
              PyLocation here;

@@ -188,13 +188,18 @@ Updates Optimizer::apply_gradients(const std::vector<Tensor>& grads, const std::
   if (clipping_.clip_value) g = clip_by_value(g, *clipping_.clip_value, loc);
   if (clipping_.clip_norm) g = clip_by_global_norm(g, *clipping_.clip_norm, loc);
   Updates out, state;
+  std::map<DType, std::pair<Tensor, Tensor>> rate_and_t;  // one rate and step number per dtype
   {
     Scope scope(scope_);
     for (std::size_t i = 0; i < params.size(); ++i) {
       DType dtype = params[i].dtype();
       Tensor gi = g[i].dtype() == dtype ? g[i] : astype(g[i], dtype, loc);
-      Tensor t = astype(add(step_, 1, loc), dtype, loc);  // 1 for the first update, as PyTorch's step
-      out.emplace_back(params[i], update(params[i], gi, learning_rate_.at(step_, dtype, loc), t, state, loc));
+      auto& [lr, t] = rate_and_t[dtype];
+      if (!lr.defined()) {
+        lr = learning_rate_.at(step_, dtype, loc);
+        t = astype(add(step_, 1, loc), dtype, loc);  // 1 for the first update, as PyTorch's step
+      }
+      out.emplace_back(params[i], update(params[i], gi, lr, t, state, loc));
     }
   }
   out.insert(out.end(), state.begin(), state.end());

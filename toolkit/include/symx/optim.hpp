@@ -92,7 +92,7 @@ class Optimizer {
   // Example: opt.learning_rate().eval()
   Tensor learning_rate(Loc loc = Loc::current()) const;
   // The optimizer's state variables (moments, the step counter), in creation order.
-  // Example: save_variables("opt.safetensors", opt.variables())
+  // Example: save_variables("opt.safetensors", opt.variables)
   const std::vector<Tensor>& variables() const { return variables_; }
   // The scope of the state variables ("adam", or "adam_1" when that name was taken).
   // Example: opt.name is "adam"
