@@ -62,7 +62,8 @@ std::string where_suffix(const Tensor& t) { return t.node().where.empty() ? "" :
 
 Tensor LearningRate::at(const Tensor& step, DType dtype, Loc loc) const {
   if (const double* v = std::get_if<double>(&value_)) return constant(*v, dtype, loc);
-  Tensor rate = std::holds_alternative<Tensor>(value_) ? std::get<Tensor>(value_) : std::get<Schedule>(value_)(step, loc);
+  Tensor rate =
+      std::holds_alternative<Tensor>(value_) ? std::get<Tensor>(value_) : std::get<Schedule>(value_)(step, loc);
   return rate.dtype() == dtype ? rate : astype(rate, dtype, loc);
 }
 
@@ -70,11 +71,13 @@ void LearningRate::check(const std::string& owner) const {
   if (const double* v = std::get_if<double>(&value_))
     require(*v > 0 && std::isfinite(*v), owner, "learning_rate is " + number(*v),
             "The learning rate is the step size: use a positive number such as 0.01, a schedule, or a scalar tensor.");
-  if (const Tensor* t = std::get_if<Tensor>(&value_))
-    require(t->defined() && t->ndim() == 0 && is_floating(t->dtype()), owner,
-            "the learning-rate tensor " + (t->defined() ? "'" + t->label() + "' has shape " + shape_string(t->shape()) +
-                                                              " and dtype " + std::string(dtype_name(t->dtype())) : "is undefined"),
-            "Use a float scalar tensor (shape ()), such as placeholder((), float32) or a variable.");
+  const Tensor* t = std::get_if<Tensor>(&value_);
+  if (t == nullptr || (t->defined() && t->ndim() == 0 && is_floating(t->dtype()))) return;
+  std::string what = t->defined() ? "'" + t->label() + "' has shape " + shape_string(t->shape()) + " and dtype " +
+                                        std::string(dtype_name(t->dtype()))
+                                  : std::string("is undefined");
+  require(false, owner, "the learning-rate tensor " + what,
+          "Use a float scalar tensor (shape ()), such as placeholder((), float32) or a variable.");
 }
 
 // ---- clipping ----
@@ -112,7 +115,8 @@ std::vector<Tensor> clip_by_value(const std::vector<Tensor>& grads, double clip_
 
 Optimizer::Optimizer(std::string kind, LearningRate learning_rate, std::string name, Clipping clipping)
     : kind_(std::move(kind)), learning_rate_(std::move(learning_rate)), name_(std::move(name)), clipping_(clipping) {
-  require(!name_.empty(), kind_, "the name is empty", "Give a name for the scope of its state variables, such as \"adam\".");
+  require(!name_.empty(), kind_, "the name is empty",
+          "Give a name for the scope of its state variables, such as \"adam\".");
   learning_rate_.check(kind_);
   check_clipping(clipping_, kind_);
 }

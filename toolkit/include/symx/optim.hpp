@@ -33,8 +33,10 @@ class LearningRate {
   LearningRate(const Tensor& value) : value_(value) {}        // NOLINT
   LearningRate(const Schedule& schedule) : value_(schedule) {}  // NOLINT
   // The rate for the update that follows `step` updates, as a scalar of `dtype`.
+  // Example: LearningRate(0.1).at(opt.step(), DType::f32, Loc::current()) is constant(0.1f)
   Tensor at(const Tensor& step, DType dtype, Loc loc) const;
   // Throws ValueError naming `owner` when a number is not positive or a tensor is not a float scalar.
+  // Example: LearningRate(-1.0).check("SGD") throws "SGD: learning_rate is -1. ..."
   void check(const std::string& owner) const;
 
  private:
