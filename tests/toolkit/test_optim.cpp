@@ -204,7 +204,7 @@ TEST_F(Optim, EachOptimizerReachesTheMinimumOfRosenbrock) {
       {"rmsprop_centered", [] { return std::make_unique<optim::RMSprop>(1e-4, optim::RMSpropOptions{.momentum = 0.9, .centered = true}); }, 3000},
       {"adagrad", [] { return std::make_unique<optim::Adagrad>(2.0); }, 20000},
       {"sgd_warmup_cosine", [] { return std::make_unique<optim::SGD>(sch::linear_warmup(sch::cosine_decay(1e-3, 4000, 0.5), 50),
-                                                                  optim::SGDOptions{.momentum = 0.9}); }, 4050},
+                                                                  optim::SGDOptions{.momentum = 0.9}); }, 2050},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);
