@@ -189,7 +189,8 @@ def test_default_parameters_are_the_trainable_variables_of_the_loss():
     a = sx.variable(np.array([1.0, 2.0]), name="a")
     frozen = sx.variable(np.array([3.0, 4.0]), name="frozen", trainable=False)
     sx.variable(np.array([5.0]), name="unused")
-    loss = sx.sum(sx.square(a * frozen))
+    counter = sx.variable(np.array([2], np.int64), name="counter")  # trainable, but an integer: no gradient
+    loss = sx.sum(sx.square(a * frozen)) * sx.astype(counter[0], sx.float64) / 2
     updates = optim.SGD(0.01).minimize(loss)
     assert [v.name for v, _ in updates] == ["a", "sgd/step"]
     sx.function([], [loss], sx.get_updates())()

@@ -160,7 +160,7 @@ Updates Optimizer::minimize(const Tensor& loss, const std::vector<Tensor>& param
   std::vector<Tensor> chosen = params;
   if (chosen.empty())
     for (const Tensor& t : topological_order({loss}))
-      if (t.op() == OpKind::Variable && t.trainable()) chosen.push_back(t);
+      if (t.op() == OpKind::Variable && t.trainable() && is_floating(t.dtype())) chosen.push_back(t);
   require(!chosen.empty(), owner,
           "the loss '" + loss.label() + "' depends on no trainable variable" + where_suffix(loss) +
               ", so there is nothing to optimize",

@@ -74,7 +74,7 @@ class Optimizer {
   Optimizer& operator=(const Optimizer&) = delete;
 
   // The updates that take one optimization step on `loss` (a float scalar) over `params`
-  // (variables; default: the trainable variables the loss depends on, in graph order): new values
+  // (variables; default: the trainable float variables the loss depends on, in graph order): new values
   // of the parameters and of the optimizer's state, including the step counter. They are added to
   // the graph's update collection (add_updates) and returned. Errors (ValueError): a loss that is
   // not a float scalar, no trainable variables, a parameter that is not a variable.
