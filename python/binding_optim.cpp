@@ -36,9 +36,33 @@ so::LearningRate learning_rate_from_python(nb::handle lr) {
                        "callable step -> rate");
 }
 
+// The learning_rate argument, with its own caster so that signatures and stubs name what it accepts.
+struct LearningRateArg {
+  so::LearningRate value;
+};
+
 so::Clipping clipping(std::optional<double> clip_norm, std::optional<double> clip_value) {
   return so::Clipping{clip_norm, clip_value};
 }
+
+}  // namespace
+
+namespace nanobind::detail {
+template <> struct type_caster<LearningRateArg> : deferred_error_value<LearningRateArg> {
+  using Value = LearningRateArg;
+  static constexpr auto Name = const_name(
+      "float | symx._symx.Tensor | symx._symx.optim.schedules.Schedule | "
+      "collections.abc.Callable[[symx._symx.Tensor], symx._symx.Tensor | float]");
+  template <typename T_> using Cast = movable_cast_t<T_>;
+  template <typename T_> static constexpr bool can_cast() { return true; }
+  bool from_python(handle src, uint32_t, cleanup_list*) noexcept {
+    return convert([&] { return LearningRateArg{learning_rate_from_python(src)}; });
+  }
+  static handle from_cpp(const LearningRateArg&, rv_policy, cleanup_list*) noexcept { return none().release(); }
+};
+}  // namespace nanobind::detail
+
+namespace {
 
 void bind_schedules(nb::module_& s) {
   nb::class_<ss::Schedule>(s, "Schedule", DOC(optim_schedules_Schedule))
@@ -86,45 +110,45 @@ void bind_optimizer_base(nb::module_& m) {
 
 void bind_optimizers(nb::module_& m) {
   nb::class_<so::SGD, so::Optimizer>(m, "SGD", DOC(optim_SGD))
-      .def("__init__", [](so::SGD* self, nb::handle lr, double momentum, double dampening, bool nesterov,
+      .def("__init__", [](so::SGD* self, LearningRateArg lr, double momentum, double dampening, bool nesterov,
                           double weight_decay, std::optional<double> clip_norm, std::optional<double> clip_value,
                           std::string name) {
-             new (self) so::SGD(learning_rate_from_python(lr), {momentum, dampening, nesterov, weight_decay,
+             new (self) so::SGD(std::move(lr.value), {momentum, dampening, nesterov, weight_decay,
                                                                  clipping(clip_norm, clip_value), std::move(name)});
            }, "learning_rate"_a, "momentum"_a = 0.0, "dampening"_a = 0.0, "nesterov"_a = false, "weight_decay"_a = 0.0,
            "clip_norm"_a = nb::none(), "clip_value"_a = nb::none(), "name"_a = "sgd", DOC(optim_SGDOptions));
   nb::class_<so::Adam, so::Optimizer>(m, "Adam", DOC(optim_Adam))
-      .def("__init__", [](so::Adam* self, nb::handle lr, double beta1, double beta2, double eps, double weight_decay,
+      .def("__init__", [](so::Adam* self, LearningRateArg lr, double beta1, double beta2, double eps, double weight_decay,
                           bool amsgrad, std::optional<double> clip_norm, std::optional<double> clip_value,
                           std::string name) {
-             new (self) so::Adam(learning_rate_from_python(lr), {beta1, beta2, eps, weight_decay, amsgrad,
+             new (self) so::Adam(std::move(lr.value), {beta1, beta2, eps, weight_decay, amsgrad,
                                                                   clipping(clip_norm, clip_value), std::move(name)});
            }, "learning_rate"_a = 1e-3, "beta1"_a = 0.9, "beta2"_a = 0.999, "eps"_a = 1e-8, "weight_decay"_a = 0.0,
            "amsgrad"_a = false, "clip_norm"_a = nb::none(), "clip_value"_a = nb::none(), "name"_a = "adam",
            DOC(optim_AdamOptions));
   nb::class_<so::AdamW, so::Adam>(m, "AdamW", DOC(optim_AdamW))
-      .def("__init__", [](so::AdamW* self, nb::handle lr, double beta1, double beta2, double eps, double weight_decay,
+      .def("__init__", [](so::AdamW* self, LearningRateArg lr, double beta1, double beta2, double eps, double weight_decay,
                           bool amsgrad, std::optional<double> clip_norm, std::optional<double> clip_value,
                           std::string name) {
-             new (self) so::AdamW(learning_rate_from_python(lr), {beta1, beta2, eps, weight_decay, amsgrad,
+             new (self) so::AdamW(std::move(lr.value), {beta1, beta2, eps, weight_decay, amsgrad,
                                                                    clipping(clip_norm, clip_value), std::move(name)});
            }, "learning_rate"_a = 1e-3, "beta1"_a = 0.9, "beta2"_a = 0.999, "eps"_a = 1e-8, "weight_decay"_a = 0.01,
            "amsgrad"_a = false, "clip_norm"_a = nb::none(), "clip_value"_a = nb::none(), "name"_a = "adamw",
            DOC(optim_AdamWOptions));
   nb::class_<so::RMSprop, so::Optimizer>(m, "RMSprop", DOC(optim_RMSprop))
-      .def("__init__", [](so::RMSprop* self, nb::handle lr, double alpha, double eps, double momentum, bool centered,
+      .def("__init__", [](so::RMSprop* self, LearningRateArg lr, double alpha, double eps, double momentum, bool centered,
                           double weight_decay, std::optional<double> clip_norm, std::optional<double> clip_value,
                           std::string name) {
-             new (self) so::RMSprop(learning_rate_from_python(lr), {alpha, eps, momentum, centered, weight_decay,
+             new (self) so::RMSprop(std::move(lr.value), {alpha, eps, momentum, centered, weight_decay,
                                                                      clipping(clip_norm, clip_value), std::move(name)});
            }, "learning_rate"_a = 0.01, "alpha"_a = 0.99, "eps"_a = 1e-8, "momentum"_a = 0.0, "centered"_a = false,
            "weight_decay"_a = 0.0, "clip_norm"_a = nb::none(), "clip_value"_a = nb::none(), "name"_a = "rmsprop",
            DOC(optim_RMSpropOptions));
   nb::class_<so::Adagrad, so::Optimizer>(m, "Adagrad", DOC(optim_Adagrad))
-      .def("__init__", [](so::Adagrad* self, nb::handle lr, double lr_decay, double initial_accumulator_value,
+      .def("__init__", [](so::Adagrad* self, LearningRateArg lr, double lr_decay, double initial_accumulator_value,
                           double eps, double weight_decay, std::optional<double> clip_norm,
                           std::optional<double> clip_value, std::string name) {
-             new (self) so::Adagrad(learning_rate_from_python(lr), {lr_decay, initial_accumulator_value, eps,
+             new (self) so::Adagrad(std::move(lr.value), {lr_decay, initial_accumulator_value, eps,
                                                                      weight_decay, clipping(clip_norm, clip_value),
                                                                      std::move(name)});
            }, "learning_rate"_a = 0.01, "lr_decay"_a = 0.0, "initial_accumulator_value"_a = 0.0, "eps"_a = 1e-10,

@@ -404,3 +404,8 @@ def test_every_public_name_has_a_docstring_with_an_example():
         assert expected in names
     missing = [n for n, obj in found if not re.search(r"^\s*Example", obj.__doc__ or "", re.MULTILINE)]
     assert missing == []
+
+
+def test_learning_rate_of_another_type_is_a_type_error_naming_what_is_accepted():
+    with pytest.raises(TypeError, match=r"learning_rate: float \| symx._symx.Tensor \| symx._symx.optim.schedules.Schedule"):
+        optim.SGD("0.1")
