@@ -360,6 +360,10 @@ NB_MODULE(_symx, m) {
   nn.def("avg_pool2d", LOC(snn::avg_pool2d), "x"_a, "window"_a, "strides"_a = nb::none(), "padding"_a = "VALID",
          DOC(nn_avg_pool2d));
 
+  // ---- optimizers and schedules (the toolkit) ----
+  nb::module_ optim = m.def_submodule("optim", "Optimizers, gradient clipping and learning-rate schedules.");
+  bind_optim(optim);
+
   // ---- random draws ----
   nb::module_ random = m.def_submodule("random", "Random draws: fresh on every evaluation, reproducible from seed.");
   random.def("seed", &rnd::seed, "seed"_a, DOC(random_seed));

@@ -56,6 +56,9 @@ for _name in ("nn", "linalg", "random", "stats"):
     _sys.modules[__name__ + "." + _name] = getattr(_symx, _name)
 for _name in ("init", "layers"):
     _sys.modules[__name__ + ".nn." + _name] = getattr(_symx.nn, _name)
+# The optimizers and their schedules: `import symx.optim`, `from symx.optim import schedules`.
+_sys.modules[__name__ + ".optim"] = _symx.optim
+_sys.modules[__name__ + ".optim.schedules"] = _symx.optim.schedules
 
 bool_ = _np.dtype("bool")
 uint8 = _np.dtype("uint8")
