@@ -505,7 +505,9 @@ Tensor matmul_impl(const Tensor& a, const Tensor& b, Loc loc, const char* name) 
 
 }  // namespace
 
-Tensor matmul(const Tensor& a, const Tensor& b, Loc loc) { return named_composite("matmul", matmul_impl(a, b, loc, "matmul")); }
+Tensor matmul(const Tensor& a, const Tensor& b, Loc loc) {
+  return named_composite("matmul", matmul_impl(a, b, loc, "matmul"));
+}
 
 Tensor dot(const Tensor& a, const Tensor& b, Loc loc) {
   if (a.ndim() == 0 || b.ndim() == 0) return named_composite("dot", multiply(a, b, loc));

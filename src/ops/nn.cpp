@@ -679,7 +679,8 @@ Tensor gelu(const Tensor& x, bool approximate, Loc loc) {
     Tensor inner = multiply(add(f, multiply(multiply(multiply(f, f, loc), f, loc), 0.044715, loc), loc), c, loc);
     return named_composite("gelu", multiply(multiply(f, 0.5, loc), add(tanh(inner, loc), 1, loc), loc));
   }
-  return named_composite("gelu", multiply(multiply(f, 0.5, loc), add(erf(multiply(f, 1 / std::numbers::sqrt2, loc), loc), 1, loc), loc));
+  Tensor phi = add(erf(multiply(f, 1 / std::numbers::sqrt2, loc), loc), 1, loc);
+  return named_composite("gelu", multiply(multiply(f, 0.5, loc), phi, loc));
 }
 
 Tensor softplus(const Tensor& x, Loc loc) {

@@ -723,7 +723,8 @@ std::vector<Tensor> split(const Tensor& x, const std::vector<std::int64_t>& indi
   std::int64_t prev = 0;
   for (std::size_t k = 0; k <= indices.size(); ++k) {
     std::int64_t begin = clamp(prev), end = k < indices.size() ? clamp(indices[k]) : n;
-    out.push_back(named_composite("split", ops::slice_axis(x, ax, begin, std::max<std::int64_t>(0, end - begin), loc, "split")));
+    std::int64_t count = std::max<std::int64_t>(0, end - begin);
+    out.push_back(named_composite("split", ops::slice_axis(x, ax, begin, count, loc, "split")));
     if (k < indices.size()) prev = indices[k];
   }
   return out;
