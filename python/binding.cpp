@@ -60,6 +60,7 @@ NB_MODULE(_symx, m) {
       .def_prop_ro("label", [](const Tensor& t) { return python_text(t.label()); }, DOC(Tensor_label))
       .def_prop_ro("id", &Tensor::id, DOC(Tensor_id))
       .def_prop_ro("op", [](const Tensor& t) { return std::string(symx::op_name(t.op())); }, DOC(Tensor_op))
+      .def_prop_ro("display_op", &Tensor::display_op, DOC(Tensor_display_op))
       .def_prop_ro("where", [](const Tensor& t) { return python_text(t.node().where); },
                    DOC(Tensor_where))
       .def_prop_ro("inputs", [](const Tensor& t) { return t.node().inputs; }, DOC(Tensor_inputs))

@@ -87,8 +87,10 @@ Function function(const std::vector<Tensor>& inputs, const std::vector<Tensor>& 
 std::vector<Tensor> clone(const std::vector<Tensor>& outputs,
                           const std::vector<std::pair<Tensor, Tensor>>& replace, Loc loc = Loc::current());
 
-// The graph of `outputs` as an indented tree, one node a line with op, name, shape and dtype;
-// shared nodes are printed once and referred to by id after that. Python: one tensor or a list; a str.
+// The graph of `outputs` as an indented tree, one node a line: the function that built it with its id
+// (and the primitive op in brackets when it differs: "relu#10 [maximum]"), name, shape, dtype, and
+// the value of a constant of at most 8 elements ("= 0.5"); shared nodes are printed once and referred
+// to by id after that. Python: one tensor or a list; a str.
 // Example: print(debugprint(loss))
 std::string debugprint(const std::vector<Tensor>& outputs);
 // The graph of `outputs` in Graphviz dot syntax (a string). Python: one tensor or a list.

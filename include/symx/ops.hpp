@@ -46,6 +46,15 @@ class Axes {
   std::optional<std::vector<std::int64_t>> axes_;
 };
 
+// ---- composites ----
+// Marks `result`, just built by a function composed of other ops, as that function's result, so that
+// debugprint, to_dot and its label (which messages use) show it as `name` ("relu#10 [maximum]")
+// rather than only as its primitive op. A node that anything else still holds (an argument returned unchanged, a node
+// kept in a local variable) is left as it is. Returns `result`. C++ only, for composites written in
+// C++ (symx's own and the toolkit's); pass the freshly built node itself, not a copy.
+// Example: return named_composite("relu6", clip(x, 0, 6, loc));
+Tensor named_composite(const std::string& name, Tensor result);
+
 // ---- unary elementwise ----
 // Elementwise -x, as numpy.negative.
 // x: any signed dtype (not bool or uint8); returns x's shape and dtype.

@@ -137,6 +137,9 @@ struct Node {
   std::string name;   // scoped name; empty for anonymous intermediate nodes
   std::string where;  // "file.cpp:41" where the user built it; empty if unknown
   std::uint64_t id = 0;  // creation order: decides printing and ordering
+  // The public function that built the node when it is not the op itself ("relu" for the maximum
+  // that nn::relu returns): set once by named_composite, shown by label() and debugprint.
+  std::string display;
   std::shared_ptr<VariableState> variable;  // only for Variable nodes
 };
 
@@ -176,8 +179,12 @@ class Tensor {
   // The node's creation number: later nodes have larger ids.
   // Example: (x + 1).id > x.id
   std::uint64_t id() const { return node().id; }
-  // "name" if named, else "<op>#<id>": how errors and printing refer to a node.
-  // Example: (x + 1).label is like "add#7"
+  // The function the user called to build the node: display_op is "relu" for nn.relu(x), whose op
+  // is "maximum"; for most nodes it is the op. debugprint shows both ("relu#10 [maximum]").
+  // Example: nn.relu(x).display_op is "relu"
+  std::string display_op() const;
+  // "name" if named, else "<display_op>#<id>": how errors and printing refer to a node.
+  // Example: (x + 1).label is like "add#7"; nn.relu(x).label is like "relu#8"
   std::string label() const;
 
   // Doc Tensor::where: "file:line" where the user built the node (a Python or C++ source line);

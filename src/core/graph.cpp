@@ -145,9 +145,13 @@ const Node& Tensor::node() const {
   return *node_;
 }
 
+std::string Tensor::display_op() const {
+  return node().display.empty() ? std::string(op_name(op())) : node().display;
+}
+
 std::string Tensor::label() const {
   if (!name().empty()) return name();
-  return std::string(op_name(op())) + "#" + std::to_string(id());
+  return display_op() + "#" + std::to_string(id());
 }
 
 Array Tensor::eval(const Feed& feed) const {

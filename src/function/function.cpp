@@ -403,7 +403,7 @@ std::vector<Tensor> clone(const std::vector<Tensor>& outputs, const std::vector<
       inputs.push_back(it != mapped.end() ? it->second : in);
       changed = changed || it != mapped.end();
     }
-    mapped[&node] = changed ? ops::make_node(node.op, std::move(inputs), node.attr, loc) : t;
+    mapped[&node] = changed ? named_composite(node.display, ops::make_node(node.op, std::move(inputs), node.attr, loc)) : t;
   }
   std::vector<Tensor> result;
   for (const auto& t : outputs) result.push_back(mapped.at(&t.node()));
@@ -412,10 +412,30 @@ std::vector<Tensor> clone(const std::vector<Tensor>& outputs, const std::vector<
 
 namespace {
 
+// A constant's value on one line, as NumPy's str() writes it ("0.5", "[1 2 3]"), when it is small
+// enough to read at a glance; empty otherwise.
+std::string small_value(const Tensor& t) {
+  if (t.op() != OpKind::Constant || t.size() > 8) return "";
+  std::string text = std::get<ConstantAttr>(t.node().attr).value.str(), line;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text[i] != '\n') {
+      line += text[i];
+      continue;
+    }
+    line += ' ';  // a row break and the indentation after it
+    while (i + 1 < text.size() && (text[i + 1] == ' ' || text[i + 1] == '\n')) ++i;
+  }
+  return line;
+}
+
+// "relu#10 [maximum] 'h' (2, 3) float32": the function the user called, the primitive when it
+// differs, the name, the type, and a small constant's value.
 std::string describe(const Tensor& t) {
-  std::string s = std::string(op_name(t.op())) + "#" + std::to_string(t.id());
+  std::string s = t.display_op() + "#" + std::to_string(t.id());
+  if (t.display_op() != op_name(t.op())) s += " [" + std::string(op_name(t.op())) + "]";
   if (!t.name().empty()) s += " '" + t.name() + "'";
   s += " " + shape_string(t.shape()) + " " + std::string(dtype_name(t.dtype()));
+  if (std::string value = small_value(t); !value.empty()) s += " = " + value;
   return s;
 }
 

@@ -325,7 +325,7 @@ Tensor where(const Operand& condition, const Operand& a, const Operand& b, Loc l
 }
 
 Tensor clip(const Tensor& x, const Operand& lo, const Operand& hi, Loc loc) {
-  return minimum(maximum(x, lo, loc), hi, loc);
+  return named_composite("clip", minimum(maximum(x, lo, loc), hi, loc));
 }
 
 Tensor operator+(At a, const Tensor& b) { return add(a.tensor, b, a.loc); }

@@ -9,7 +9,7 @@ namespace {
 
 Tensor filled(const char* name, const Shape& shape, double value, DType dtype, Loc loc) {
   ops::check_user_shape(name, shape, dtype, loc);
-  return broadcast_to(constant(value, dtype, loc), shape, loc);
+  return named_composite(name, broadcast_to(constant(value, dtype, loc), shape, loc));
 }
 
 }  // namespace
@@ -25,7 +25,7 @@ Tensor eye(std::int64_t n, std::optional<std::int64_t> m, std::int64_t k, DType 
   Array a(Shape{n, cols}, dtype);
   for (std::int64_t i = 0; i < n; ++i)
     if (i + k >= 0 && i + k < cols) a.set_flat(i * cols + i + k, 1);
-  return constant(a, loc);
+  return named_composite("eye", constant(a, loc));
 }
 
 Tensor linspace(double start, double stop, std::int64_t num, bool endpoint, DType dtype, Loc loc) {
@@ -40,7 +40,7 @@ Tensor linspace(double start, double stop, std::int64_t num, bool endpoint, DTyp
     // Integer dtypes round toward -inf, as NumPy (>= 1.20).
     a.set_flat(i, is_floating(dtype) ? v : std::floor(v));
   }
-  return constant(a, loc);
+  return named_composite("linspace", constant(a, loc));
 }
 
 Tensor arange(double start, double stop, double step, DType dtype, Loc loc) {
@@ -51,7 +51,7 @@ Tensor arange(double start, double stop, double step, DType dtype, Loc loc) {
                     std::to_string(stop) + ", " + std::to_string(step) + ")",
                 "Pass finite bounds and a non-zero step."},
                loc);
-  return constant(Array::arange(start, stop, step, dtype), loc);
+  return named_composite("arange", constant(Array::arange(start, stop, step, dtype), loc));
 }
 
 }  // namespace symx

@@ -506,19 +506,21 @@ Tensor matmul_impl(const Tensor& a, const Tensor& b, Loc loc, const char* name) 
 
 }  // namespace
 
-Tensor matmul(const Tensor& a, const Tensor& b, Loc loc) { return matmul_impl(a, b, loc, "matmul"); }
+Tensor matmul(const Tensor& a, const Tensor& b, Loc loc) {
+  return named_composite("matmul", matmul_impl(a, b, loc, "matmul"));
+}
 
 Tensor dot(const Tensor& a, const Tensor& b, Loc loc) {
-  if (a.ndim() == 0 || b.ndim() == 0) return multiply(a, b, loc);
+  if (a.ndim() == 0 || b.ndim() == 0) return named_composite("dot", multiply(a, b, loc));
   if (a.ndim() > 2 || b.ndim() > 2)
     ops::raise("dot", {a, b},
                {ops::TypeProblem::Kind::shape, "dot supports 1-D and 2-D operands only", "Use matmul for batched (N-D) products."},
                loc);
-  return matmul_impl(a, b, loc, "dot");
+  return named_composite("dot", matmul_impl(a, b, loc, "dot"));
 }
 
 Tensor outer(const Tensor& a, const Tensor& b, Loc loc) {
-  return multiply(reshape(a, {-1, 1}, loc), reshape(b, {1, -1}, loc), loc);
+  return named_composite("outer", multiply(reshape(a, {-1, 1}, loc), reshape(b, {1, -1}, loc), loc));
 }
 
 namespace linalg {
@@ -533,7 +535,8 @@ Tensor det(const Tensor& a, Loc loc) { return ops::make_node(OpKind::Det, {as_fl
 
 std::pair<Tensor, Tensor> slogdet(const Tensor& a, Loc loc) {
   Tensor both = ops::make_node(OpKind::Slogdet, {as_float(a, loc)}, NoAttr{}, loc, "slogdet");
-  return {slice(both, {Index::ellipsis(), Index(0)}, loc), slice(both, {Index::ellipsis(), Index(1)}, loc)};
+  return {named_composite("slogdet", slice(both, {Index::ellipsis(), Index(0)}, loc)),
+          named_composite("slogdet", slice(both, {Index::ellipsis(), Index(1)}, loc))};
 }
 
 Tensor cholesky(const Tensor& a, Loc loc) {
@@ -559,7 +562,7 @@ Tensor solve(const Tensor& a, const Tensor& b, Loc loc) {
   bool vector = false;
   auto [x, y] = prepare_solve(a, b, vector, "solve", loc);
   Tensor out = ops::make_node(OpKind::Solve, {x, y}, NoAttr{}, loc, "solve");
-  return vector ? squeeze(out, {-1}, loc) : out;
+  return vector ? named_composite("solve", squeeze(out, {-1}, loc)) : out;
 }
 
 Tensor triangular_solve(const Tensor& a, const Tensor& b, bool lower, bool transpose_a, bool unit_diagonal, Loc loc) {
@@ -567,7 +570,7 @@ Tensor triangular_solve(const Tensor& a, const Tensor& b, bool lower, bool trans
   auto [x, y] = prepare_solve(a, b, vector, "triangular_solve", loc);
   Tensor out = ops::make_node(OpKind::TriangularSolve, {x, y}, TriangularSolveAttr{lower, transpose_a, unit_diagonal},
                               loc, "triangular_solve");
-  return vector ? squeeze(out, {-1}, loc) : out;
+  return vector ? named_composite("triangular_solve", squeeze(out, {-1}, loc)) : out;
 }
 
 }  // namespace linalg

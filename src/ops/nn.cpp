@@ -630,7 +630,7 @@ Tensor conv_nd(const char* name, const Tensor& x_in, const Tensor& w_in, std::ve
   }
   attr.input_shape = x.shape();
   attr.filter_shape = w.shape();
-  return ops::make_node(OpKind::Conv, {x, w}, attr, loc, name);
+  return named_composite(name, ops::make_node(OpKind::Conv, {x, w}, attr, loc, name));
 }
 
 Tensor pool2d(OpKind op, const char* name, const Tensor& x, std::vector<std::int64_t> window, std::vector<std::int64_t> strides,
@@ -654,22 +654,22 @@ Tensor pool2d(OpKind op, const char* name, const Tensor& x, std::vector<std::int
     attr.pad_high.push_back(hi);
   }
   attr.input_shape = x.shape();
-  return ops::make_node(op, {x}, attr, loc, name);
+  return named_composite(name, ops::make_node(op, {x}, attr, loc, name));
 }
 
 }  // namespace
 
-Tensor relu(const Tensor& x, Loc loc) { return maximum(x, 0, loc); }
+Tensor relu(const Tensor& x, Loc loc) { return named_composite("relu", maximum(x, 0, loc)); }
 
 Tensor leaky_relu(const Tensor& x, double negative_slope, Loc loc) {
   Tensor f = as_float(x, loc);
-  return where(greater_equal(f, 0, loc), f, multiply(f, negative_slope, loc), loc);
+  return named_composite("leaky_relu", where(greater_equal(f, 0, loc), f, multiply(f, negative_slope, loc), loc));
 }
 
 Tensor elu(const Tensor& x, double alpha, Loc loc) {
   Tensor f = as_float(x, loc);
   // expm1 of min(x, 0) keeps the unused branch finite, so its gradient is 0 rather than NaN.
-  return where(greater(f, 0, loc), f, multiply(expm1(minimum(f, 0, loc), loc), alpha, loc), loc);
+  return named_composite("elu", where(greater(f, 0, loc), f, multiply(expm1(minimum(f, 0, loc), loc), alpha, loc), loc));
 }
 
 Tensor gelu(const Tensor& x, bool approximate, Loc loc) {
@@ -677,14 +677,15 @@ Tensor gelu(const Tensor& x, bool approximate, Loc loc) {
   if (approximate) {
     double c = std::sqrt(2 / std::numbers::pi);
     Tensor inner = multiply(add(f, multiply(multiply(multiply(f, f, loc), f, loc), 0.044715, loc), loc), c, loc);
-    return multiply(multiply(f, 0.5, loc), add(tanh(inner, loc), 1, loc), loc);
+    return named_composite("gelu", multiply(multiply(f, 0.5, loc), add(tanh(inner, loc), 1, loc), loc));
   }
-  return multiply(multiply(f, 0.5, loc), add(erf(multiply(f, 1 / std::numbers::sqrt2, loc), loc), 1, loc), loc);
+  Tensor phi = add(erf(multiply(f, 1 / std::numbers::sqrt2, loc), loc), 1, loc);
+  return named_composite("gelu", multiply(multiply(f, 0.5, loc), phi, loc));
 }
 
 Tensor softplus(const Tensor& x, Loc loc) {
   Tensor f = as_float(x, loc);
-  return add(maximum(f, 0, loc), log1p(exp(negative(abs(f, loc), loc), loc), loc), loc);
+  return named_composite("softplus", add(maximum(f, 0, loc), log1p(exp(negative(abs(f, loc), loc), loc), loc), loc));
 }
 
 Tensor sigmoid(const Tensor& x, Loc loc) { return symx::sigmoid(x, loc); }
@@ -703,12 +704,12 @@ Tensor shifted(const char* name, const Tensor& x, int axis, Loc loc) {
 
 Tensor softmax(const Tensor& x, int axis, Loc loc) {
   Tensor e = exp(shifted("softmax", as_float(x, loc), axis, loc), loc);
-  return divide(e, sum(e, axis, true, loc), loc);
+  return named_composite("softmax", divide(e, sum(e, axis, true, loc), loc));
 }
 
 Tensor log_softmax(const Tensor& x, int axis, Loc loc) {
   Tensor s = shifted("log_softmax", as_float(x, loc), axis, loc);
-  return subtract(s, log(sum(exp(s, loc), axis, true, loc), loc), loc);
+  return named_composite("log_softmax", subtract(s, log(sum(exp(s, loc), axis, true, loc), loc), loc));
 }
 
 Tensor softmax_cross_entropy(const Tensor& logits, const Tensor& labels, int axis, Loc loc) {
@@ -785,7 +786,7 @@ Tensor conv2d_transpose(const Tensor& x_in, const Tensor& w_in, std::vector<std:
   }
   attr.input_shape = out;
   attr.filter_shape = w.shape();
-  return ops::make_node(OpKind::ConvBackwardInput, {x, w}, attr, loc, name);
+  return named_composite(name, ops::make_node(OpKind::ConvBackwardInput, {x, w}, attr, loc, name));
 }
 
 Tensor max_pool2d(const Tensor& x, std::vector<std::int64_t> window, std::vector<std::int64_t> strides, const Padding& padding,

@@ -253,4 +253,15 @@ Tensor unbroadcast(const Tensor& cotangent, const Shape& shape) {
 }
 
 }  // namespace ops
+
+Tensor named_composite(const std::string& name, Tensor result) {
+  // The caller's handle being the only one means the node was built by this call: an argument, or
+  // any older node, is also held by the caller or by its users' inputs. It also means no one else
+  // can see the write (nodes are shared only through handles). Ids would not tell: they restart
+  // with reset_default_graph. make_node made the node non-const, so the const_cast is sound.
+  if (result.defined() && result.node_ptr().use_count() == 1 && !name.empty() && name != op_name(result.op()))
+    const_cast<Node&>(result.node()).display = name;
+  return result;
+}
+
 }  // namespace symx

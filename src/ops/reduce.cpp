@@ -340,7 +340,7 @@ Tensor arg_reduce(OpKind op, const char* name, const Tensor& x, std::optional<in
   Shape shape = x.shape();
   if (axis) shape[static_cast<std::size_t>(ax)] = 1;
   else std::fill(shape.begin(), shape.end(), 1);
-  return reshape(r, shape, loc);
+  return named_composite(name, reshape(r, shape, loc));
 }
 
 }  // namespace
@@ -362,7 +362,9 @@ Tensor sum(const Tensor& x, Axes axis, bool keepdims, Loc loc) {
   return ops::reduce(OpKind::Sum, "sum", x, axis, keepdims, loc);
 }
 
-Tensor mean(const Tensor& x, Axes axis, bool keepdims, Loc loc) { return ops::mean_impl("mean", x, axis, keepdims, loc); }
+Tensor mean(const Tensor& x, Axes axis, bool keepdims, Loc loc) {
+  return named_composite("mean", ops::mean_impl("mean", x, axis, keepdims, loc));
+}
 
 Tensor prod(const Tensor& x, Axes axis, bool keepdims, Loc loc) {
   return ops::reduce(OpKind::Prod, "prod", x, axis, keepdims, loc);
@@ -384,17 +386,19 @@ Tensor logsumexp(const Tensor& x, Axes axis, bool keepdims, Loc loc) {
   Tensor m = stop_gradient(ops::make_node(OpKind::Max, {xf}, ReduceAttr{axes, true}, loc, "logsumexp"), loc);
   Tensor shift = where(isfinite(m, loc), m, 0, loc);
   Tensor s = log(sum(exp(subtract(xf, shift, loc), loc), Axes(axes), keepdims, loc), loc);
-  return add(s, reshape(shift, s.shape(), loc), loc);
+  return named_composite("logsumexp", add(s, reshape(shift, s.shape(), loc), loc));
 }
 
 Tensor var(const Tensor& x, Axes axis, bool keepdims, Loc loc) {
   Tensor xf = ops::as_float(x, loc);
   std::vector<int> axes = ops::normalize_axes("var", x, axis, loc);
   Tensor centered = subtract(xf, ops::mean_impl("var", xf, Axes(axes), true, loc), loc);
-  return ops::mean_impl("var", square(centered, loc), Axes(axes), keepdims, loc);
+  return named_composite("var", ops::mean_impl("var", square(centered, loc), Axes(axes), keepdims, loc));
 }
 
-Tensor std(const Tensor& x, Axes axis, bool keepdims, Loc loc) { return sqrt(var(x, std::move(axis), keepdims, loc), loc); }
+Tensor std(const Tensor& x, Axes axis, bool keepdims, Loc loc) {
+  return named_composite("std", sqrt(var(x, std::move(axis), keepdims, loc), loc));
+}
 
 Tensor argmax(const Tensor& x, std::optional<int> axis, bool keepdims, Loc loc) {
   return ops::arg_reduce(OpKind::Argmax, "argmax", x, axis, keepdims, loc);

@@ -702,7 +702,7 @@ Tensor expand_dims(const Tensor& x, int axis, Loc loc) {
   int ax = guarded("expand_dims", {x}, loc, [&] { return ops::checked_axis(axis, x.ndim() + 1); });
   Shape shape = x.shape();
   shape.insert(shape.begin() + ax, 1);
-  return reshape(x, shape, loc);
+  return named_composite("expand_dims", reshape(x, shape, loc));
 }
 
 Tensor squeeze(const Tensor& x, std::vector<int> axes, Loc loc) {
@@ -722,7 +722,7 @@ Tensor squeeze(const Tensor& x, std::vector<int> axes, Loc loc) {
   Shape shape;
   for (int d = 0; d < x.ndim(); ++d)
     if (!drop[static_cast<std::size_t>(d)]) shape.push_back(x.shape()[static_cast<std::size_t>(d)]);
-  return reshape(x, shape, loc);
+  return named_composite("squeeze", reshape(x, shape, loc));
 }
 
 Tensor broadcast_to(const Tensor& x, Shape shape, Loc loc) {
@@ -759,7 +759,7 @@ Tensor stack(const std::vector<Tensor>& xs, int axis, Loc loc) {
   int ax = guarded("stack", xs, loc, [&] { return ops::checked_axis(axis, xs[0].ndim() + 1); });
   std::vector<Tensor> expanded;
   for (const auto& x : xs) expanded.push_back(expand_dims(x, ax, loc));
-  return concatenate(expanded, ax, loc);
+  return named_composite("stack", concatenate(expanded, ax, loc));
 }
 
 std::vector<Tensor> split(const Tensor& x, std::int64_t sections, int axis, Loc loc) {
@@ -774,7 +774,8 @@ std::vector<Tensor> split(const Tensor& x, std::int64_t sections, int axis, Loc 
                 "Choose a number of sections that divides the axis size, or pass split indices.", loc);
   std::vector<Tensor> out;
   std::int64_t part = n / sections;
-  for (std::int64_t i = 0; i < sections; ++i) out.push_back(ops::slice_axis(x, ax, i * part, part, loc, "split"));
+  for (std::int64_t i = 0; i < sections; ++i)
+    out.push_back(named_composite("split", ops::slice_axis(x, ax, i * part, part, loc, "split")));
   return out;
 }
 
@@ -787,7 +788,8 @@ std::vector<Tensor> split(const Tensor& x, const std::vector<std::int64_t>& indi
   std::int64_t prev = 0;
   for (std::size_t k = 0; k <= indices.size(); ++k) {
     std::int64_t begin = clamp(prev), end = k < indices.size() ? clamp(indices[k]) : n;
-    out.push_back(ops::slice_axis(x, ax, begin, std::max<std::int64_t>(0, end - begin), loc, "split"));
+    std::int64_t count = std::max<std::int64_t>(0, end - begin);
+    out.push_back(named_composite("split", ops::slice_axis(x, ax, begin, count, loc, "split")));
     if (k < indices.size()) prev = indices[k];
   }
   return out;
@@ -863,7 +865,7 @@ Tensor slice(const Tensor& x, const std::vector<Index>& index, Loc loc) {
   bool identity = a.count == shape;
   for (std::size_t k = 0; identity && k < shape.size(); ++k) identity = a.step[k] == 1;
   Tensor r = identity ? x : ops::make_node(OpKind::Slice, {x}, a, loc, "slice");
-  return reshape(r, result, loc);
+  return named_composite("slice", reshape(r, result, loc));
 }
 
 Tensor take(const Tensor& x, const Tensor& indices, std::optional<int> axis, Loc loc) {
@@ -927,7 +929,7 @@ Tensor flip(const Tensor& x, std::vector<int> axes, Loc loc) {
     s.count.push_back(n);
     s.step.push_back(f ? -1 : 1);
   }
-  return any ? ops::make_node(OpKind::Slice, {x}, s, loc, "flip") : x;
+  return any ? named_composite("flip", ops::make_node(OpKind::Slice, {x}, s, loc, "flip")) : x;
 }
 
 Tensor tile(const Tensor& x, const std::vector<std::int64_t>& reps, Loc loc) {
@@ -944,7 +946,7 @@ Tensor tile(const Tensor& x, const std::vector<std::int64_t>& reps, Loc loc) {
     target.insert(target.end(), {r[d], shape[d]});
     result.push_back(r[d] * shape[d]);
   }
-  return reshape(broadcast_to(reshape(x, interleaved, loc), target, loc), result, loc);
+  return named_composite("tile", reshape(broadcast_to(reshape(x, interleaved, loc), target, loc), result, loc));
 }
 
 Tensor repeat(const Tensor& x, std::int64_t repeats, std::optional<int> axis, Loc loc) {
@@ -957,7 +959,7 @@ Tensor repeat(const Tensor& x, std::int64_t repeats, std::optional<int> axis, Lo
   expanded.insert(expanded.begin() + ax + 1, 1);
   target.insert(target.begin() + ax + 1, repeats);
   result[u] *= repeats;
-  return reshape(broadcast_to(reshape(src, expanded, loc), target, loc), result, loc);
+  return named_composite("repeat", reshape(broadcast_to(reshape(src, expanded, loc), target, loc), result, loc));
 }
 
 Tensor one_hot(const Tensor& labels, std::int64_t depth, DType dtype, Loc loc) {
@@ -970,7 +972,7 @@ Tensor one_hot(const Tensor& labels, std::int64_t depth, DType dtype, Loc loc) {
   // Labels outside [0, depth) give all-zero rows, as JAX.
   Tensor classes = constant(Array::arange(0, static_cast<double>(depth), 1, DType::i64), loc);
   Tensor hit = symx::equal(expand_dims(cast(labels, DType::i64, loc), -1, loc), classes, loc);
-  return cast(hit, dtype, loc);
+  return named_composite("one_hot", cast(hit, dtype, loc));
 }
 
 std::vector<Tensor> meshgrid(const std::vector<Tensor>& xs, const std::string& indexing, Loc loc) {
@@ -986,7 +988,7 @@ std::vector<Tensor> meshgrid(const std::vector<Tensor>& xs, const std::string& i
     std::size_t pos = swap && i < 2 ? 1 - i : i;
     Shape shape(n, 1);
     shape[pos] = xs[i].size();
-    grids.push_back(broadcast_to(reshape(xs[i], shape, loc), out, loc));
+    grids.push_back(named_composite("meshgrid", broadcast_to(reshape(xs[i], shape, loc), out, loc)));
   }
   return grids;
 }

@@ -157,6 +157,91 @@ TEST(Function, DebugprintAndDot) {
   EXPECT_NE(dot.find("n" + std::to_string(x.id()) + " -> n"), std::string::npos) << dot;
 }
 
+// The first line of debugprint: how the tree shows `t` itself.
+std::string head(const sx::Tensor& t) {
+  std::string tree = sx::debugprint({t});
+  return tree.substr(0, tree.find('\n'));
+}
+
+TEST(Function, DebugprintNamesCompositesAsTheUserCalledThem) {
+  sx::reset_default_graph();
+  auto x = sx::placeholder({2, 3}, sx::f32, "x");
+  auto r = sx::nn::relu(x);
+  EXPECT_EQ(r.op(), sx::OpKind::Maximum);  // the primitive is unchanged
+  EXPECT_EQ(head(r), "relu#" + std::to_string(r.id()) + " [maximum] (2, 3) float32");
+  EXPECT_EQ(r.label(), "relu#" + std::to_string(r.id()));
+  EXPECT_NE(sx::to_dot({r}).find("relu#" + std::to_string(r.id()) + " [maximum]"), std::string::npos);
+  // Errors name the node as debugprint does.
+  expect_error<sx::ShapeError>([&] { sx::clone({r + 1}, {{r, sx::placeholder({4}, sx::f32)}}); },
+                               {"replacement for 'relu#" + std::to_string(r.id()) + "'"});
+  auto img = sx::placeholder({1, 2, 4, 4}, sx::f32, "img");
+  auto w = sx::placeholder({3, 2, 3, 3}, sx::f32, "w");
+  auto tw = sx::placeholder({2, 3, 2, 2}, sx::f32, "tw");
+  auto v = sx::placeholder({3}, sx::f32, "v");
+  auto labels = sx::placeholder({2}, sx::i32, "labels");
+  const std::vector<std::pair<std::string, sx::Tensor>> cases = {
+      {"relu", sx::nn::relu(x)}, {"leaky_relu", sx::nn::leaky_relu(x)}, {"elu", sx::nn::elu(x)},
+      {"gelu", sx::nn::gelu(x)}, {"gelu", sx::nn::gelu(x, true)}, {"softplus", sx::nn::softplus(x)},
+      {"softmax", sx::nn::softmax(x)}, {"log_softmax", sx::nn::log_softmax(x)},
+      {"conv1d", sx::nn::conv1d(sx::reshape(img, {1, 2, 16}), sx::reshape(w, {3, 2, 9}))},
+      {"conv2d", sx::nn::conv2d(img, w)}, {"conv2d_transpose", sx::nn::conv2d_transpose(img, tw)},
+      {"max_pool2d", sx::nn::max_pool2d(img, {2})}, {"avg_pool2d", sx::nn::avg_pool2d(img, {2})},
+      {"mean", sx::mean(x)}, {"mean", sx::mean(x, 1)}, {"var", sx::var(x, 0)}, {"std", sx::std(x)},
+      {"logsumexp", sx::logsumexp(x, 1)}, {"clip", sx::clip(x, 0, 1)}, {"argmax", sx::argmax(x, 1, true)},
+      {"expand_dims", sx::expand_dims(x, 0)}, {"squeeze", sx::squeeze(sx::reshape(x, {1, 6}))},
+      {"stack", sx::stack({x, x})}, {"tile", sx::tile(x, {2, 1})}, {"repeat", sx::repeat(x, 2, 0)},
+      {"flip", sx::flip(x)}, {"one_hot", sx::one_hot(labels, 4)}, {"outer", sx::outer(v, v)},
+      {"dot", sx::dot(v, v)}, {"matmul", sx::matmul(x, v)}, {"solve", sx::linalg::solve(sx::reshape(sx::tile(v, {3}), {3, 3}), v)},
+      {"zeros", sx::zeros({2, 2})}, {"ones_like", sx::ones_like(x)}, {"split", sx::split(x, 3, 1)[0]}};
+  for (const auto& [name, t] : cases)
+    EXPECT_EQ(head(t).rfind(name + "#" + std::to_string(t.id()) + " [", 0), 0u) << name << ": " << head(t);
+  // A clone over a new input is still the relu the user wrote.
+  auto c = sx::clone({r}, {{x, sx::placeholder({2, 3}, sx::f32, "x2")}})[0];
+  EXPECT_FALSE(c == r);
+  EXPECT_EQ(head(c), "relu#" + std::to_string(c.id()) + " [maximum] (2, 3) float32");
+  // A function whose op is its own name shows no bracket.
+  EXPECT_EQ(head(sx::exp(x)).find('['), std::string::npos) << head(sx::exp(x));
+}
+
+TEST(Function, CompositesReturningAnExistingNodeDoNotRenameIt) {
+  sx::reset_default_graph();
+  auto x = sx::placeholder({2, 3}, sx::f32, "x");
+  auto e = sx::exp(x);
+  const std::string before = head(e);
+  // Each of these returns its argument unchanged.
+  EXPECT_TRUE(sx::squeeze(e) == e);
+  EXPECT_TRUE(sx::slice(e, {sx::Index::all()}) == e);
+  EXPECT_EQ(head(e), before);
+  auto row = sx::reshape(e, {1, 6});
+  EXPECT_TRUE(sx::flip(row, {0}) == row);
+  EXPECT_EQ(head(row).rfind("reshape#", 0), 0u) << head(row);
+  EXPECT_EQ(e.label(), "exp#" + std::to_string(e.id()));
+  EXPECT_EQ(head(x).rfind("placeholder#", 0), 0u) << head(x);
+  auto i = sx::placeholder({3}, sx::i32, "i");
+  EXPECT_TRUE(sx::floor(i) == i);
+  EXPECT_EQ(head(i).rfind("placeholder#", 0), 0u) << head(i);
+}
+
+TEST(Function, DebugprintShowsTheValuesOfSmallConstants) {
+  sx::reset_default_graph();
+  auto x = sx::placeholder({3}, sx::f32, "x");
+  auto half = (x * 0.5f).node().inputs[1];
+  EXPECT_EQ(head(half), "constant#" + std::to_string(half.id()) + " () float32 = 0.5");
+  auto ints = sx::constant(sx::Array::from_vector<std::int32_t>({1, 2, 3}, {3}));
+  EXPECT_EQ(head(ints), "constant#" + std::to_string(ints.id()) + " (3,) int32 = [1 2 3]");
+  auto flag = sx::constant(sx::Array::scalar(true));
+  EXPECT_NE(head(flag).find("bool = True"), std::string::npos) << head(flag);
+  // A matrix stays on its node's line.
+  auto m = sx::constant(sx::Array::from_vector<double>({1, 2, 3, 4.5}, {2, 2}));
+  EXPECT_EQ(head(m), "constant#" + std::to_string(m.id()) + " (2, 2) float64 = [[1.  2. ] [3.  4.5]]");
+  // Nine or more elements are not dumped.
+  auto big = sx::constant(sx::Array::arange(0, 9, 1, sx::f32));
+  EXPECT_EQ(head(big), "constant#" + std::to_string(big.id()) + " (9,) float32");
+  std::string tree = sx::debugprint({x * 0.5f, big + 1});
+  EXPECT_NE(tree.find("= 0.5"), std::string::npos) << tree;
+  EXPECT_EQ(tree.find("8."), std::string::npos) << tree;
+}
+
 TEST(Examples, PaperSgdCosts) {
   sx::reset_default_graph();
   auto mu = sx::variable(sx::Array::scalar(-1.1842843f), "mu");

@@ -255,3 +255,25 @@ def test_describe_says_which_root_is_an_output_and_which_an_update():
     text = f.describe()
     roots = text[text.index("roots:"):text.index("kernels:")].splitlines()[1:]
     assert [line.split(": ", 1)[1] for line in roots] == ["output 0", "output 1", "update of variable 'weights'"]
+
+
+def test_debugprint_names_ops_as_the_user_called_them():
+    x = sx.placeholder((2, 3), "float32", name="x")
+    h = sx.nn.relu(x)
+    assert h.op == "maximum" and h.display_op == "relu" and h.label == f"relu#{h.id}"
+    assert sx.debugprint(h).startswith(f"relu#{h.id} [maximum] (2, 3) float32\n")
+    m = x.mean(axis=1)  # a method reaches the same composite
+    assert m.display_op == "mean" and f"mean#{m.id} [divide]" in sx.debugprint(m)
+    e = sx.exp(x)
+    assert e.display_op == "exp" and "[" not in sx.debugprint(e).splitlines()[0]
+    # A composite that hands back its argument unchanged does not rename it.
+    assert sx.squeeze(e) == e and e[:] == e and e.display_op == "exp" and e.label == f"exp#{e.id}"
+
+
+def test_debugprint_shows_small_constants_only():
+    x = sx.placeholder((3,), "float32", name="x")
+    text = sx.debugprint(x * 0.5)
+    assert "() float32 = 0.5" in text
+    assert "(3,) int64 = [1 2 3]" in sx.debugprint(x + np.array([1, 2, 3]))
+    big = sx.debugprint(x[:, None] + np.arange(100, dtype=np.float32))
+    assert "(100,) float32\n" in big and "99" not in big
