@@ -170,7 +170,9 @@ Tensor make_node(OpKind op, std::vector<Tensor> inputs, Attr attr, Loc loc, cons
 }
 
 Tensor reinfer_node(const Node& node, std::vector<Tensor> inputs, Attr attr) {
-  return build_node(node.op, std::move(inputs), std::move(attr), node.where, nullptr, node.name);
+  Tensor t = build_node(node.op, std::move(inputs), std::move(attr), node.where, nullptr, node.name);
+  const_cast<Node&>(t.node()).display = node.display;  // fresh: nobody else holds it yet
+  return t;
 }
 
 Tensor rebuild_node(const Node& node, std::vector<Tensor> inputs) {
