@@ -486,3 +486,18 @@ def test_a_variable_from_an_unknown_size_is_a_shape_error_naming_the_layer():
     x = sx.placeholder((4, None), name="x")
     with pytest.raises(sx.ShapeError, match="nn.layers.Dense 'dense'.*unknown"):
         L.Dense(3)(x)
+
+
+@pytest.mark.parametrize("make", [lambda: L.Reshape((-1,)), lambda: L.RandomCrop(2),
+                                  lambda: L.Upsample2D(2, method="bilinear")])
+def test_unknown_sizes_beyond_the_batch_are_shape_errors_where_a_layer_needs_them(make):
+    layer = make()
+    x = sx.placeholder((None, 2, None, 4), name="x_" + layer.name)
+    with pytest.raises(sx.ShapeError, match="'%s'.*unknown until a call" % layer.name):
+        layer(x, training=True)
+
+
+def test_placeholder_takes_none_and_refuses_negative_sizes():
+    assert sx.placeholder((None, 3), name="ok").shape == (None, 3)
+    with pytest.raises(sx.ShapeError, match="negative size"):
+        sx.placeholder((4, -1), name="bad")

@@ -502,3 +502,27 @@ TEST_F(NnLayers, AVariableFromAnUnknownSizeIsAShapeErrorNamingTheLayer) {
     EXPECT_NE(m.find("unknown"), std::string::npos) << m;
   }
 }
+
+// Reshaping and cropping need the sizes of every axis but the batch; an unknown one is a clear error.
+TEST_F(NnLayers, UnknownSizesBeyondTheBatchAreShapeErrorsWhereALayerNeedsThem) {
+  Tensor x = symx::placeholder({symx::kDynamic, 2, symx::kDynamic, 4}, symx::f32, "x");
+  ly::Reshape reshape({-1});
+  ly::RandomCrop crop(2);
+  ly::Upsample2D upsample(2, "bilinear");
+  for (ly::Layer* layer : std::vector<ly::Layer*>{&reshape, &crop, &upsample}) {
+    try {
+      (*layer)(x, true);
+      ADD_FAILURE() << "expected a ShapeError from " << layer->name();
+    } catch (const symx::ShapeError& e) {
+      std::string m = e.what();
+      EXPECT_NE(m.find("'" + layer->name() + "'"), std::string::npos) << m;
+      EXPECT_NE(m.find("unknown until a call"), std::string::npos) << m;
+    }
+  }
+  // Flatten needs no sizes when the batch size is known: (4, 2, ?, 4) -> (4, ?).
+  Array value = random_array({4, 2, 3, 4}, 8);
+  Tensor z = symx::placeholder({4, 2, symx::kDynamic, 4}, symx::f64, "z");
+  Array flat = symx::function({z}, {ly::Flatten()(z)})({value}).at(0);
+  EXPECT_EQ(flat.shape(), (symx::Shape{4, 24}));
+  EXPECT_EQ(flat.to_vector(), value.to_vector());
+}
