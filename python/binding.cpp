@@ -158,17 +158,21 @@ NB_MODULE(_symx, m) {
                              ": shape None (an unknown number of axes) is not supported. Give one entry per axis, "
                              "None for a size known only at call time: placeholder((None, 784)).");
     symx::Shape dims;
+    bool negative = false;  // in Python an unknown size is None; -1 is a mistake, as in NumPy
     if (PyIndex_Check(shape.ptr())) {
       dims = int_list(shape);
+      negative = dims.at(0) < 0;
     } else {
       if (nb::isinstance<Tensor>(shape) || PyUnicode_Check(shape.ptr())) throw nb::type_error("expected a sequence of ints and None");
-      for (nb::handle d : shape) dims.push_back(d.is_none() ? symx::kDynamic : int_list(d).at(0));
+      for (nb::handle d : shape) {
+        dims.push_back(d.is_none() ? symx::kDynamic : int_list(d).at(0));
+        negative = negative || (!d.is_none() && dims.back() < 0);
+      }
     }
-    for (auto d : dims)  // in Python an unknown size is None; -1 is a mistake, as in NumPy
-      if (d < 0 && !symx::is_symbol(d))
-        throw symx::ShapeError("placeholder" + (name.empty() ? std::string() : " '" + name + "'") + ": negative size " +
-                               std::to_string(d) + " in shape " + symx::shape_string(dims) +
-                               ". Sizes are zero or more; write None for a size known only at call time: placeholder((None, 784)).");
+    if (negative)
+      throw symx::ShapeError("placeholder" + (name.empty() ? std::string() : " '" + name + "'") + ": negative size in shape " +
+                             symx::shape_string(dims) +
+                             ". Sizes are zero or more; write None for a size known only at call time: placeholder((None, 784)).");
     PyLocation here;
     return symx::placeholder(std::move(dims), dtype, name);
   }, "shape"_a.none(), "dtype"_a = symx::DType::f32, "name"_a = "",

@@ -362,3 +362,142 @@ def test_batch_norm_features_last_against_numpy():
     running_mean, running_var = layer.variables(trainable=False)
     close(running_mean.value, 0.5 * mean)
     close(running_var.value, 0.5 + 0.5 * var * xv[..., 0].size / (xv[..., 0].size - 1))
+
+
+# ---- an unknown batch size: placeholder((None, ...)) ----
+
+def static_run(layer, value, training=False, name="x_static"):
+    """`layer` on a static-shape placeholder of `value`'s shape over the same variables; in training the
+    updates it makes run once (leaving the collection as it was)."""
+    sx.clear_updates()
+    x = sx.placeholder(value.shape, value.dtype, name=name)
+    out = sx.function([x], [layer(x, training=training)], updates=sx.get_updates())(value)[0]
+    sx.clear_updates()
+    return out
+
+
+def test_network_with_an_unknown_batch_size_matches_static_shapes():
+    """Conv2D -> BatchNorm -> relu -> MaxPool2D -> Flatten -> Dropout -> Dense on batches of 8 and 3: outputs
+    and BatchNorm's running statistics equal static-shape graphs; one compile per batch size."""
+    rng = np.random.default_rng(5)
+    bn = L.BatchNorm()
+    features = L.Sequential([L.Conv2D(3, 3, padding=1), bn, L.Activation("relu"), L.MaxPool2D(2), L.Flatten()],
+                            name="features")
+    head = L.Sequential([L.Dropout(0.5), L.Dense(4)], name="head")
+    net = L.Sequential([features, head])
+    x = sx.placeholder((None, 2, 6, 6), sx.float64, name="x")
+    h_train = features(x, training=True)
+    y_train = head(h_train, training=True)
+    bn_updates = sx.get_updates()
+    assert len(bn_updates) == 2
+    sx.clear_updates()
+    y_eval = net(x, training=False)
+    assert [v.shape for v in net.variables()] == [(3, 2, 3, 3), (3,), (3,), (3,), (3,), (3,), (27, 4), (4,)]
+    train = sx.function([x], [h_train, y_train], updates=bn_updates)
+    evaluate = sx.function([x], [y_eval])
+    a, b = rng.standard_normal((8, 2, 6, 6)), rng.standard_normal((3, 2, 6, 6))
+    for batch in (a, b):
+        close(evaluate(batch)[0], static_run(net, batch), 1e-12)
+    running = bn.variables(trainable=False)
+    start = [v.value.copy() for v in running]
+    h_dynamic = []
+    for batch in (a, b):
+        h, y = train(batch)
+        assert y.shape == (batch.shape[0], 4)
+        h_dynamic.append(h)
+    after = [v.value.copy() for v in running]
+    for v, s in zip(running, start):
+        v.assign(s)
+    close(h_dynamic[0], static_run(features, a, training=True), 1e-12)
+    close(h_dynamic[1], static_run(features, b, training=True), 1e-12)
+    for v, value in zip(running, after):
+        close(value, v.value, 1e-12)
+    assert not np.array_equal(after[0], start[0])  # the running statistics moved
+    assert train.compile_count() == 2
+    assert evaluate.compile_count() == 2
+
+
+def test_other_layers_with_an_unknown_batch_size_match_static_shapes():
+    """Embedding, LayerNorm, Upsample2D, GlobalAvgPool2D, Reshape: variables from the known axes, outputs
+    equal to static graphs."""
+    rng = np.random.default_rng(6)
+    embedding, token_norm = L.Embedding(10, 3, dtype=sx.float64), L.LayerNorm()
+    tokens = L.Sequential([embedding, token_norm], name="tokens")
+    image_norm = L.LayerNorm(axes=[1, 2, 3])
+    images = L.Sequential([L.Upsample2D(2, method="bilinear"), image_norm, L.GlobalAvgPool2D(), L.Reshape((1, -1))],
+                          name="images")
+    idx = sx.placeholder((None, 5), sx.int64, name="idx")
+    x = sx.placeholder((None, 2, 3, 4), sx.float64, name="x")
+    f = sx.function([idx, x], [tokens(idx, training=True), images(x, training=True)])
+    assert embedding.variables()[0].shape == (10, 3)
+    assert token_norm.variables()[0].shape == (3,)
+    assert image_norm.variables()[0].shape == (2, 6, 8)
+    for n in (8, 3):
+        idx_value = rng.integers(0, 10, (n, 5)).astype(np.int64)
+        x_value = rng.standard_normal((n, 2, 3, 4))
+        t, y = f(idx_value, x_value)
+        assert y.shape == (n, 1, 2)
+        close(t, static_run(tokens, idx_value, name="idx_static"), 1e-12)
+        close(y, static_run(images, x_value), 1e-12)
+    assert f.compile_count() == 2
+
+
+def windows(image, padding, size):
+    """Every size x size window of the zero-padded image (C, H, W), flipped horizontally or not."""
+    out = []
+    for im in (image, image[:, :, ::-1]):
+        p = np.pad(im, ((0, 0), (padding, padding), (padding, padding)))
+        for top in range(p.shape[1] - size + 1):
+            for left in range(p.shape[2] - size + 1):
+                out.append(p[:, top:top + size, left:left + size])
+    return out
+
+
+def test_random_augmentation_with_an_unknown_batch_size():
+    """RandomFlip then RandomCrop(padding 1) on batches of 8 and 3: in training each image is a window of its
+    padded (perhaps flipped) self, in evaluation the centre one; one compile per batch size."""
+    rng = np.random.default_rng(7)
+    augment = L.Sequential([L.RandomFlip(), L.RandomCrop(4, padding=1)])
+    x = sx.placeholder((None, 2, 4, 4), sx.float64, name="x")
+    train = sx.function([x], [augment(x, training=True)])
+    evaluate = sx.function([x], [augment(x, training=False)])
+    for n in (8, 3):
+        value = rng.standard_normal((n, 2, 4, 4))
+        np.testing.assert_array_equal(evaluate(value)[0], value)
+        out = train(value)[0]
+        assert out.shape == value.shape
+        for i in range(n):
+            assert any(np.array_equal(out[i], w) for w in windows(value[i], 1, 4)), i
+    assert train.compile_count() == 2
+    assert evaluate.compile_count() == 2
+
+
+def test_dropout_with_an_unknown_batch_size_keeps_or_scales_each_element():
+    x = sx.placeholder((None, 50), sx.float64, name="x")
+    f = sx.function([x], [L.Dropout(0.25)(x, training=True)])
+    for n in (8, 3):
+        out = f(np.ones((n, 50)))[0]
+        assert out.shape == (n, 50)
+        assert set(np.unique(out)) <= {0.0, 1 / 0.75}
+    assert f.compile_count() == 2
+
+
+def test_a_variable_from_an_unknown_size_is_a_shape_error_naming_the_layer():
+    x = sx.placeholder((4, None), name="x")
+    with pytest.raises(sx.ShapeError, match="nn.layers.Dense 'dense'.*unknown"):
+        L.Dense(3)(x)
+
+
+@pytest.mark.parametrize("make", [lambda: L.Reshape((-1,)), lambda: L.RandomCrop(2),
+                                  lambda: L.Upsample2D(2, method="bilinear")])
+def test_unknown_sizes_beyond_the_batch_are_shape_errors_where_a_layer_needs_them(make):
+    layer = make()
+    x = sx.placeholder((None, 2, None, 4), name="x_" + layer.name)
+    with pytest.raises(sx.ShapeError, match="'%s'.*unknown until a call" % layer.name):
+        layer(x, training=True)
+
+
+def test_placeholder_takes_none_and_refuses_negative_sizes():
+    assert sx.placeholder((None, 3), name="ok").shape == (None, 3)
+    with pytest.raises(sx.ShapeError, match="negative size"):
+        sx.placeholder((4, -1), name="bad")

@@ -409,3 +409,36 @@ def test_every_public_name_has_a_docstring_with_an_example():
 def test_learning_rate_of_another_type_is_a_type_error_naming_what_is_accepted():
     with pytest.raises(TypeError, match=r"learning_rate: float \| symx._symx.Tensor \| symx._symx.optim.schedules.Schedule"):
         optim.SGD("0.1")
+
+
+# ---- an unknown batch size ----
+
+@pytest.mark.parametrize("kind", ["sgd", "adam"])
+def test_steps_on_batches_of_an_unknown_size_follow_the_formulas(kind):
+    """Least squares on x placeholder((None, 3)): steps on batches of 5 then 3 through one function follow
+    torch.optim's formulas written in NumPy here; one compile per batch size."""
+    rng = np.random.default_rng(11)
+    w0 = np.array([[0.5], [-1.0], [2.0]])
+    w = sx.variable(w0, name="w")
+    x = sx.placeholder((None, 3), sx.float64, name="x_" + kind)
+    t = sx.placeholder((None, 1), sx.float64, name="t_" + kind)
+    loss = sx.mean(sx.square(x @ w - t))
+    lr, momentum, b1, b2, eps = 0.05, 0.9, 0.8, 0.99, 1e-8
+    if kind == "sgd":
+        optim.SGD(lr, momentum=momentum).minimize(loss, [w])
+    else:
+        optim.Adam(lr, beta1=b1, beta2=b2, eps=eps).minimize(loss, [w])
+    step = sx.function([x, t], [loss], sx.get_updates())
+    expected, buf, m, v = w0.copy(), None, np.zeros_like(w0), np.zeros_like(w0)
+    for k, n in enumerate((5, 3), start=1):
+        xv, tv = rng.standard_normal((n, 3)), rng.standard_normal((n, 1))
+        g = 2.0 / n * xv.T @ (xv @ expected - tv)
+        if kind == "sgd":
+            buf = g if buf is None else momentum * buf + g
+            expected = expected - lr * buf
+        else:
+            m, v = b1 * m + (1 - b1) * g, b2 * v + (1 - b2) * g * g
+            expected = expected - lr * (m / (1 - b1**k)) / (np.sqrt(v / (1 - b2**k)) + eps)
+        step(xv, tv)
+        np.testing.assert_allclose(w.value, expected, rtol=0, atol=1e-12)
+    assert step.compile_count() == 2

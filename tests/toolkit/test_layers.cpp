@@ -6,14 +6,11 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
-#include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <map>
+#include <random>
 #include <set>
-#include <sstream>
-
-#include <unistd.h>
+#include <vector>
 
 #include "symx/nn/layers.hpp"
 
@@ -25,47 +22,11 @@ namespace {
 
 // ---- golden files ----
 
-std::uint64_t little_endian(const std::string& bytes, std::size_t at, int size) {
-  std::uint64_t v = 0;
-  for (int i = size - 1; i >= 0; --i) v = (v << 8) | static_cast<unsigned char>(bytes.at(at + static_cast<std::size_t>(i)));
-  return v;
-}
-
-// The arrays of an uncompressed .npz (a zip of .npy files, as numpy.savez writes it, zip64 sizes
-// included). Each member goes through Array::load_npy via a temporary file.
-// TODO(merge): symx::load_npz replaces this once the io part is merged.
-std::map<std::string, Array> read_npz(const std::string& path) {
-  std::ifstream file(path, std::ios::binary);
-  if (!file) throw std::runtime_error("cannot open golden file " + path + " (set SYMX_GOLDEN_DIR to tests/golden; rerun tests/golden/make_golden.py if it is missing)");
-  std::stringstream buffer;
-  buffer << file.rdbuf();
-  const std::string bytes = buffer.str();
-  std::map<std::string, Array> out;
-  std::size_t pos = 0;
-  while (pos + 30 <= bytes.size() && little_endian(bytes, pos, 4) == 0x04034b50) {
-    if (little_endian(bytes, pos + 8, 2) != 0) throw std::runtime_error(path + ": compressed members are not read");
-    std::uint64_t size = little_endian(bytes, pos + 18, 4);
-    std::size_t name_length = little_endian(bytes, pos + 26, 2), extra_length = little_endian(bytes, pos + 28, 2);
-    std::string name = bytes.substr(pos + 30, name_length);
-    std::size_t extra = pos + 30 + name_length;
-    if (size == 0xFFFFFFFF)  // zip64: the extra field (id 1) holds the uncompressed then the compressed size
-      for (std::size_t e = extra; e + 4 <= extra + extra_length; e += 4 + little_endian(bytes, e + 2, 2))
-        if (little_endian(bytes, e, 2) == 1) size = little_endian(bytes, e + 12, 8);
-    std::size_t start = extra + extra_length;
-    auto tmp = std::filesystem::temp_directory_path() / ("symx_layers_golden_" + std::to_string(::getpid()) + ".npy");
-    std::ofstream(tmp, std::ios::binary).write(bytes.data() + start, static_cast<std::streamsize>(size));
-    out[name.substr(0, name.size() - 4)] = Array::load_npy(tmp.string());
-    std::filesystem::remove(tmp);
-    pos = start + size;
-  }
-  return out;
-}
-
 std::map<std::string, Array> golden(const std::string& name) {
   const char* dir = std::getenv("SYMX_GOLDEN_DIR");
   // ctest sets SYMX_GOLDEN_DIR; run by hand, the files are found beside this source.
   std::string base = dir ? dir : (std::filesystem::path(__FILE__).parent_path().parent_path() / "golden").string();
-  return read_npz(base + "/layers_" + name + ".npz");
+  return symx::load_npz(base + "/layers_" + name + ".npz");
 }
 
 // Within rtol times the expected array's largest magnitude (plus an absolute floor for analytic zeros).
@@ -389,4 +350,179 @@ TEST_F(NnLayers, ReadmeQuickStartTrains) {
   double first = train({images, labels})[0].item<double>(), last = first;
   for (int step = 0; step < 30; ++step) last = train({images, labels})[0].item<double>();
   EXPECT_LT(last, 0.5 * first);
+}
+
+// ---- an unknown batch size (placeholder({kDynamic, ...})) ----
+
+namespace {
+
+Array random_array(const symx::Shape& shape, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::normal_distribution<double> normal(0.0, 1.0);
+  std::vector<double> values(static_cast<std::size_t>(symx::num_elements(shape)));
+  for (double& v : values) v = normal(rng);
+  return Array::from_vector<double>(values, shape);
+}
+
+// `layer` applied to a static-shape placeholder of `value`'s shape over the same variables, evaluated.
+// In training mode, the updates it makes run once (and replace none of the collection's).
+Array static_run(ly::Layer& layer, const Array& value, bool training) {
+  symx::clear_updates();
+  Tensor x = symx::placeholder(value.shape(), value.dtype(), "x_static");
+  Tensor y = layer(x, training);
+  Array out = symx::function({x}, {y}, symx::get_updates())({value}).at(0);
+  symx::clear_updates();
+  return out;
+}
+
+std::vector<Array> values_of(const std::vector<Tensor>& vars) {
+  std::vector<Array> out;
+  for (const Tensor& v : vars) out.push_back(v.value());
+  return out;
+}
+
+}  // namespace
+
+// Conv2D -> BatchNorm -> relu -> MaxPool2D -> Flatten -> Dropout -> Dense on batches of 8 and 3 through
+// one function each for training and evaluation: the outputs and BatchNorm's running statistics equal
+// those of static-shape graphs over the same variables, and each function compiles once per batch size.
+TEST_F(NnLayers, NetworkWithAnUnknownBatchSizeMatchesStaticShapes) {
+  auto bn = std::make_shared<ly::BatchNorm>();
+  auto features = std::make_shared<ly::Sequential>(std::vector<std::shared_ptr<ly::Layer>>{
+      std::make_shared<ly::Conv2D>(3, 3, ly::ConvOptions{.padding = 1}), bn, std::make_shared<ly::Activation>("relu"),
+      std::make_shared<ly::MaxPool2D>(std::vector<std::int64_t>{2}), std::make_shared<ly::Flatten>()}, "features");
+  auto head = std::make_shared<ly::Sequential>(
+      std::vector<std::shared_ptr<ly::Layer>>{std::make_shared<ly::Dropout>(0.5), std::make_shared<ly::Dense>(4)}, "head");
+  ly::Sequential net({features, head});
+  Tensor x = symx::placeholder({symx::kDynamic, 2, 6, 6}, symx::f64, "x");
+  Tensor h_train = (*features)(x, true);
+  Tensor y_train = (*head)(h_train, true);
+  symx::Updates bn_updates = symx::get_updates();
+  ASSERT_EQ(bn_updates.size(), 2u);
+  symx::clear_updates();
+  Tensor y_eval = net(x, false);
+  std::vector<symx::Shape> shapes;
+  for (const Tensor& v : net.variables()) shapes.push_back(v.shape());
+  EXPECT_EQ(shapes, (std::vector<symx::Shape>{{3, 2, 3, 3}, {3}, {3}, {3}, {3}, {3}, {27, 4}, {4}}));
+  symx::Function train = symx::function({x}, {h_train, y_train}, bn_updates);
+  symx::Function evaluate = symx::function({x}, {y_eval});
+
+  const Array a = random_array({8, 2, 6, 6}, 1), b = random_array({3, 2, 6, 6}, 2);
+  for (const Array* batch : {&a, &b})  // evaluation: the same graph as a static one of each size
+    expect_close(evaluate({*batch}).at(0), static_run(net, *batch, false), "eval", 1e-12);
+  auto running = bn->variables(false);
+  const std::vector<Array> start = values_of(running);
+  std::vector<Array> h_dynamic;
+  for (const Array* batch : {&a, &b}) {
+    auto out = train({*batch});
+    EXPECT_EQ(out.at(1).shape(), (symx::Shape{batch->shape()[0], 4}));
+    h_dynamic.push_back(out.at(0));
+  }
+  const std::vector<Array> after = values_of(running);
+  for (std::size_t i = 0; i < running.size(); ++i) running[i].assign(start[i]);
+  expect_close(h_dynamic[0], static_run(*features, a, true), "training features, batch 8", 1e-12);
+  expect_close(h_dynamic[1], static_run(*features, b, true), "training features, batch 3", 1e-12);
+  for (std::size_t i = 0; i < running.size(); ++i) expect_close(after[i], running[i].value(), running[i].name(), 1e-12);
+  EXPECT_NE(after[0].to_vector(), start[0].to_vector());  // the running statistics moved
+  EXPECT_EQ(train.compile_count(), 2);
+  EXPECT_EQ(evaluate.compile_count(), 2);
+}
+
+// Embedding, LayerNorm, Upsample2D, GlobalAvgPool2D and Reshape with an unknown batch size: variables
+// from the known axes, outputs equal to static graphs, one compile per batch size.
+TEST_F(NnLayers, OtherLayersWithAnUnknownBatchSizeMatchStaticShapes) {
+  ly::Embedding embedding(10, 3, symx::nn::init::normal(0, 1), symx::f64);
+  ly::LayerNorm token_norm;
+  ly::Sequential tokens({std::shared_ptr<ly::Layer>(&embedding, [](ly::Layer*) {}),
+                         std::shared_ptr<ly::Layer>(&token_norm, [](ly::Layer*) {})});
+  Tensor idx = symx::placeholder({symx::kDynamic, 5}, symx::i64, "idx");
+  auto image_norm = std::make_shared<ly::LayerNorm>(std::vector<int>{1, 2, 3});
+  ly::Sequential images({std::make_shared<ly::Upsample2D>(2, "bilinear"), image_norm,
+                         std::make_shared<ly::GlobalAvgPool2D>(), std::make_shared<ly::Reshape>(symx::Shape{1, -1})});
+  Tensor x = symx::placeholder({symx::kDynamic, 2, 3, 4}, symx::f64, "x");
+  symx::Function f = symx::function({idx, x}, {tokens(idx, true), images(x, true)});
+  EXPECT_EQ(embedding.variables().at(0).shape(), (symx::Shape{10, 3}));
+  EXPECT_EQ(token_norm.variables().at(0).shape(), (symx::Shape{3}));
+  EXPECT_EQ(image_norm->variables().at(0).shape(), (symx::Shape{2, 6, 8}));
+  for (std::int64_t n : {8, 3}) {
+    std::vector<std::int64_t> ids;
+    for (std::int64_t i = 0; i < n * 5; ++i) ids.push_back((i * 7 + n) % 10);
+    Array idx_value = Array::from_vector<std::int64_t>(ids, {n, 5}), x_value = random_array({n, 2, 3, 4}, 3);
+    auto out = f({idx_value, x_value});
+    EXPECT_EQ(out.at(1).shape(), (symx::Shape{n, 1, 2}));
+    expect_close(out.at(0), static_run(tokens, idx_value, false), "tokens", 1e-12);
+    expect_close(out.at(1), static_run(images, x_value, false), "images", 1e-12);
+  }
+  EXPECT_EQ(f.compile_count(), 2);
+}
+
+// RandomFlip then RandomCrop (padding 1) on batches of 8 and 3: in training each image is a window of
+// its padded (perhaps flipped) self, in evaluation the centre window; one compile per batch size.
+TEST_F(NnLayers, RandomAugmentationWithAnUnknownBatchSize) {
+  ly::Sequential augment({std::make_shared<ly::RandomFlip>(), std::make_shared<ly::RandomCrop>(4, 1)});
+  Tensor x = symx::placeholder({symx::kDynamic, 2, 4, 4}, symx::f64, "x");
+  symx::Function train = symx::function({x}, {augment(x, true)});
+  symx::Function evaluate = symx::function({x}, {augment(x, false)});
+  for (std::int64_t n : {8, 3}) {
+    Array value = random_array({n, 2, 4, 4}, 4);
+    expect_close(evaluate({value}).at(0), value, "evaluation is the centre crop of the padded image", 0);
+    auto in = value.to_vector(), out = train({value}).at(0).to_vector();
+    ASSERT_EQ(out.size(), in.size());
+    // Padded pixel (c, r, k) of image i, flipped or not; 0 outside the image.
+    auto pixel = [&](std::int64_t i, std::int64_t c, std::int64_t r, std::int64_t k, bool flipped) {
+      if (r < 0 || r >= 4 || k < 0 || k >= 4) return 0.0;
+      return in[static_cast<std::size_t>(((i * 2 + c) * 4 + r) * 4 + (flipped ? 3 - k : k))];
+    };
+    for (std::int64_t i = 0; i < n; ++i) {
+      bool found = false;
+      for (int flipped = 0; flipped < 2 && !found; ++flipped)
+        for (std::int64_t top = -1; top <= 1 && !found; ++top)
+          for (std::int64_t left = -1; left <= 1 && !found; ++left) {
+            bool same = true;
+            for (std::int64_t e = 0; e < 32 && same; ++e)
+              same = out[static_cast<std::size_t>(i * 32 + e)] == pixel(i, e / 16, top + e / 4 % 4, left + e % 4, flipped);
+            found = same;
+          }
+      EXPECT_TRUE(found) << "image " << i << " of a batch of " << n << " is no window of its padded image";
+    }
+  }
+  EXPECT_EQ(train.compile_count(), 2);
+  EXPECT_EQ(evaluate.compile_count(), 2);
+}
+
+TEST_F(NnLayers, AVariableFromAnUnknownSizeIsAShapeErrorNamingTheLayer) {
+  ly::Dense dense(3);
+  Tensor x = symx::placeholder({4, symx::kDynamic}, symx::f32, "x");
+  try {
+    dense(x);
+    FAIL() << "expected a ShapeError";
+  } catch (const symx::ShapeError& e) {
+    std::string m = e.what();
+    EXPECT_NE(m.find("nn.layers.Dense 'dense'"), std::string::npos) << m;
+    EXPECT_NE(m.find("unknown"), std::string::npos) << m;
+  }
+}
+
+// Reshaping and cropping need the sizes of every axis but the batch; an unknown one is a clear error.
+TEST_F(NnLayers, UnknownSizesBeyondTheBatchAreShapeErrorsWhereALayerNeedsThem) {
+  Tensor x = symx::placeholder({symx::kDynamic, 2, symx::kDynamic, 4}, symx::f32, "x");
+  ly::Reshape reshape({-1});
+  ly::RandomCrop crop(2);
+  ly::Upsample2D upsample(2, "bilinear");
+  for (ly::Layer* layer : std::vector<ly::Layer*>{&reshape, &crop, &upsample}) {
+    try {
+      (*layer)(x, true);
+      ADD_FAILURE() << "expected a ShapeError from " << layer->name();
+    } catch (const symx::ShapeError& e) {
+      std::string m = e.what();
+      EXPECT_NE(m.find("'" + layer->name() + "'"), std::string::npos) << m;
+      EXPECT_NE(m.find("unknown until a call"), std::string::npos) << m;
+    }
+  }
+  // Flatten needs no sizes when the batch size is known: (4, 2, ?, 4) -> (4, ?).
+  Array value = random_array({4, 2, 3, 4}, 8);
+  Tensor z = symx::placeholder({4, 2, symx::kDynamic, 4}, symx::f64, "z");
+  Array flat = symx::function({z}, {ly::Flatten()(z)})({value}).at(0);
+  EXPECT_EQ(flat.shape(), (symx::Shape{4, 24}));
+  EXPECT_EQ(flat.to_vector(), value.to_vector());
 }

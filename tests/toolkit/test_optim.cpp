@@ -6,13 +6,10 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
-#include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <functional>
 #include <map>
 #include <memory>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -35,48 +32,6 @@ fs::path golden_dir() {
   fs::path path = dir ? fs::path(dir) : fs::path(__FILE__).parent_path().parent_path() / "golden";
   if (!fs::is_directory(path)) ADD_FAILURE() << "no golden files in " << path << ": set SYMX_GOLDEN_DIR=tests/golden";
   return path;
-}
-
-std::uint32_t le32(const std::string& s, std::size_t at) {
-  std::uint32_t v = 0;
-  for (int i = 3; i >= 0; --i) v = (v << 8) | static_cast<unsigned char>(s[at + i]);
-  return v;
-}
-
-// One float64 .npy member stored at `at` in the archive: its shape from the header, then the data.
-sx::Array read_npy_f64(const std::string& s, std::size_t at, std::size_t& end) {
-  EXPECT_EQ(s.compare(at, 6, "\x93NUMPY"), 0);
-  std::size_t header_len = static_cast<unsigned char>(s[at + 8]) | (static_cast<unsigned char>(s[at + 9]) << 8);
-  std::string header = s.substr(at + 10, header_len);
-  EXPECT_NE(header.find("'<f8'"), std::string::npos) << header;
-  EXPECT_NE(header.find("'fortran_order': False"), std::string::npos) << header;
-  sx::Shape shape;
-  std::istringstream dims(header.substr(header.find('(') + 1, header.find(')') - header.find('(') - 1));
-  for (std::string item; std::getline(dims, item, ',');)
-    if (item.find_first_not_of(' ') != std::string::npos) shape.push_back(std::stoll(item));
-  std::size_t data = at + 10 + header_len;
-  end = data + static_cast<std::size_t>(sx::num_elements(shape)) * 8;
-  return sx::Array::from_buffer(s.data() + data, shape, sx::DType::f64);
-}
-
-// The arrays of an uncompressed .npz (numpy.savez): a zip of .npy members, walked by local header.
-// (symx::load_npz will replace this once it is in main.)
-std::map<std::string, sx::Array> read_npz(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::string s((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  std::map<std::string, sx::Array> out;
-  std::size_t at = 0;
-  while (at + 30 <= s.size() && le32(s, at) == 0x04034b50) {
-    EXPECT_EQ(s[at + 8] | s[at + 9], 0) << "compressed member in " << path;  // method 0: stored
-    std::size_t name_len = static_cast<unsigned char>(s[at + 26]) | (static_cast<unsigned char>(s[at + 27]) << 8);
-    std::size_t extra_len = static_cast<unsigned char>(s[at + 28]) | (static_cast<unsigned char>(s[at + 29]) << 8);
-    std::string name = s.substr(at + 30, name_len);
-    std::size_t end = 0;
-    out[name.substr(0, name.size() - 4)] = read_npy_f64(s, at + 30 + name_len + extra_len, end);
-    at = s.find("PK\x03\x04", end);  // skips a data descriptor, if any
-    if (at == std::string::npos) break;
-  }
-  return out;
 }
 
 struct Problem {
@@ -166,7 +121,7 @@ TEST_F(Optim, MatchesTorchOptimStepForStep) {
     std::string kind = name.substr(0, name.find('_'));
     SCOPED_TRACE(name);
     sx::reset_default_graph();
-    auto data = read_npz(entry.path());
+    auto data = sx::load_npz(entry.path().string());
     Problem p = build_problem(data);
     auto opt = optimizer_for(kind, data);
     ASSERT_TRUE(opt);
@@ -220,7 +175,7 @@ TEST_F(Optim, EachOptimizerReachesTheMinimumOfRosenbrock) {
 }
 
 TEST_F(Optim, SavedStateContinuesIdentically) {
-  auto data = read_npz(golden_dir() / "optim_adam_amsgrad.npz");
+  auto data = sx::load_npz((golden_dir() / "optim_adam_amsgrad.npz").string());
   fs::path path = fs::temp_directory_path() / ("symx_optim_state_" + std::to_string(::getpid()) + ".safetensors");
   auto run = [](sx::Function& train, int steps, const Problem& p) {
     std::vector<double> out;
@@ -337,4 +292,72 @@ TEST_F(Optim, LossMustBeAScalarOfTrainableVariables) {
   EXPECT_NE(nothing.find("pass the variables to optimize as params"), std::string::npos) << nothing;
   std::string not_variable = error_of([&] { optim::SGD(0.1).minimize(sx::sum(w), {w * 2.0}); });
   EXPECT_NE(not_variable.find("is not a variable"), std::string::npos) << not_variable;
+}
+
+// ---- an unknown batch size ----
+
+namespace {
+
+// Least squares mean((x w - t)^2) on batches of x (n, 3) and t (n, 1), with its gradient
+// 2/n x^T (x w - t) spelled out in plain C++ as the oracle.
+std::vector<double> least_squares_grad(const std::vector<double>& w, const std::vector<double>& x,
+                                       const std::vector<double>& t) {
+  const std::size_t n = t.size();
+  std::vector<double> g(3, 0.0);
+  for (std::size_t i = 0; i < n; ++i) {
+    double r = x[3 * i] * w[0] + x[3 * i + 1] * w[1] + x[3 * i + 2] * w[2] - t[i];
+    for (std::size_t j = 0; j < 3; ++j) g[j] += 2.0 / static_cast<double>(n) * x[3 * i + j] * r;
+  }
+  return g;
+}
+
+std::vector<double> batch_values(std::size_t count, double scale, double offset) {
+  std::vector<double> v;
+  for (std::size_t i = 0; i < count; ++i) v.push_back(scale * std::sin(static_cast<double>(i) * 1.7 + offset));
+  return v;
+}
+
+}  // namespace
+
+// SGD with momentum and Adam on x placeholder({kDynamic, 3}): steps on batches of 5 then 3 through one
+// function follow torch.optim's formulas written out here, with one compile per batch size.
+TEST_F(Optim, StepsOnBatchesOfAnUnknownSizeFollowTheFormulas) {
+  for (const std::string kind : {"sgd", "adam"}) {
+    SCOPED_TRACE(kind);
+    sx::reset_default_graph();
+    const std::vector<double> w0 = {0.5, -1.0, 2.0};
+    sx::Tensor w = sx::variable(sx::Array::from_vector<double>(w0, {3, 1}), "w");
+    sx::Tensor x = sx::placeholder({sx::kDynamic, 3}, sx::DType::f64, "x");
+    sx::Tensor t = sx::placeholder({sx::kDynamic, 1}, sx::DType::f64, "t");
+    sx::Tensor loss = sx::mean(sx::square(sx::matmul(x, w) - t));
+    const double lr = 0.05, momentum = 0.9, b1 = 0.8, b2 = 0.99, eps = 1e-8;
+    std::unique_ptr<optim::Optimizer> opt;
+    if (kind == "sgd") opt = std::make_unique<optim::SGD>(lr, optim::SGDOptions{.momentum = momentum});
+    else opt = std::make_unique<optim::Adam>(lr, optim::AdamOptions{.beta1 = b1, .beta2 = b2, .eps = eps});
+    opt->minimize(loss, {w});
+    sx::Function step = sx::function({x, t}, {loss}, sx::get_updates());
+    std::vector<double> expected = w0, buf(3, 0.0), m(3, 0.0), v(3, 0.0);
+    int k = 0;
+    for (std::size_t n : {5u, 3u}) {
+      ++k;
+      auto xs = batch_values(3 * n, 1.5, static_cast<double>(n)), ts = batch_values(n, 2.0, 0.3);
+      auto g = least_squares_grad(expected, xs, ts);
+      for (std::size_t j = 0; j < 3; ++j) {
+        if (kind == "sgd") {
+          buf[j] = k == 1 ? g[j] : momentum * buf[j] + g[j];  // torch: the first step's buffer is the gradient
+          expected[j] -= lr * buf[j];
+        } else {
+          m[j] = b1 * m[j] + (1 - b1) * g[j];
+          v[j] = b2 * v[j] + (1 - b2) * g[j] * g[j];
+          double m_hat = m[j] / (1 - std::pow(b1, k)), v_hat = v[j] / (1 - std::pow(b2, k));
+          expected[j] -= lr * m_hat / (std::sqrt(v_hat) + eps);
+        }
+      }
+      auto n64 = static_cast<std::int64_t>(n);
+      step({sx::Array::from_vector<double>(xs, {n64, 3}), sx::Array::from_vector<double>(ts, {n64, 1})});
+      auto got = w.value().to_vector();
+      for (std::size_t j = 0; j < 3; ++j) EXPECT_NEAR(got[j], expected[j], 1e-12) << "step " << k << ", w[" << j << "]";
+    }
+    EXPECT_EQ(step.compile_count(), 2);
+  }
 }

@@ -1,11 +1,18 @@
 // symx::stats from C++: densities, entropies, moments and KL divergences against closed forms
 // computed here with <cmath> (std::lgamma; digamma as a central difference of std::lgamma), sample
 // moments within 5 standard errors, a gradient against finite differences, and the errors.
-// (tests/python/test_stats.py checks the same against SciPy over many more parameter values.)
+// (tests/python/test_stats.py checks the same against SciPy over many more parameter values.) The
+// golden files of tests/golden/golden_stats.py bring SciPy's values (densities, entropies, moments, KL
+// by quadrature) to C++ as well.
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <map>
+#include <memory>
 #include <numbers>
+#include <string>
 #include <vector>
 
 #include <symx/stats.hpp>
@@ -38,6 +45,35 @@ double digamma(double x) {
 }
 
 double lbeta(double a, double b) { return std::lgamma(a) + std::lgamma(b) - std::lgamma(a + b); }
+
+// ---- golden files (SciPy) ----
+
+std::map<std::string, sx::Array> golden(const std::string& name) {
+  const char* dir = std::getenv("SYMX_GOLDEN_DIR");
+  // ctest sets SYMX_GOLDEN_DIR; run by hand, the files are found beside this source.
+  auto base = dir ? std::filesystem::path(dir) : std::filesystem::path(__FILE__).parent_path().parent_path() / "golden";
+  return sx::load_npz((base / ("stats_" + name + ".npz")).string());
+}
+
+// Like expect_close, and equal infinities (log 0 of an impossible outcome) also match.
+void expect_golden(const sx::Tensor& actual, const sx::Array& expected, double rtol, double atol,
+                   const std::string& what) {
+  SCOPED_TRACE(what);
+  sx::Array a = actual.eval();
+  ASSERT_EQ(a.shape(), expected.shape());
+  std::vector<double> got = a.to_vector(), want = expected.to_vector();
+  for (std::size_t i = 0; i < want.size(); ++i) {
+    if (std::isinf(want[i])) EXPECT_EQ(got[i], want[i]) << "element " << i;
+    else EXPECT_NEAR(got[i], want[i], atol + rtol * std::abs(want[i])) << "element " << i;
+  }
+}
+
+// Column `j` of a 2-D golden array (one parameter of each KL case), as a 1-D constant.
+sx::Tensor column(const sx::Array& a, std::int64_t j) {
+  std::vector<double> all = a.to_vector(), out;
+  for (std::int64_t i = 0; i < a.shape()[0]; ++i) out.push_back(all[static_cast<std::size_t>(i * a.shape()[1] + j)]);
+  return vec(out);
+}
 
 }  // namespace
 
@@ -198,4 +234,47 @@ TEST(StatsErrors, InvalidParametersAndShapesAreReported) {
   }
   EXPECT_THROW(st::MultivariateNormal(vec({0.0, 0.0, 0.0}), sx::eye(2, std::nullopt, 0, sx::f64)), sx::ShapeError);
   EXPECT_THROW(st::Normal(vec({0.0, 1.0}), 1.0).log_prob(vec({1.0, 2.0, 3.0})), sx::ShapeError);
+}
+
+// ---- against SciPy (golden files) ----
+
+TEST(StatsGolden, ScalarFamiliesMatchScipy) {
+  for (const std::string family : {"normal", "uniform", "gamma", "beta", "bernoulli"}) {
+    SCOPED_TRACE(family);
+    auto g = golden(family);
+    auto p = [&](const char* key) { return sx::constant(g.at(key)); };
+    std::unique_ptr<st::Distribution> d;
+    if (family == "normal") d = std::make_unique<st::Normal>(p("loc"), p("scale"));
+    if (family == "uniform") d = std::make_unique<st::Uniform>(p("low"), p("high"));
+    if (family == "gamma") d = std::make_unique<st::Gamma>(p("concentration"), p("rate"));
+    if (family == "beta") d = std::make_unique<st::Beta>(p("a"), p("b"));
+    if (family == "bernoulli") d = std::make_unique<st::Bernoulli>(st::Bernoulli::from_probs(p("probs")));
+    expect_golden(d->log_prob(p("x")), g.at("log_prob"), 1e-10, 1e-9, "log_prob");
+    expect_golden(d->entropy(), g.at("entropy"), 1e-10, 1e-9, "entropy");
+    expect_golden(d->mean(), g.at("mean"), 1e-10, 1e-10, "mean");
+    expect_golden(d->variance(), g.at("variance"), 1e-10, 1e-10, "variance");
+  }
+}
+
+TEST(StatsGolden, MultivariateNormalMatchesScipy) {
+  auto g = golden("mvn");
+  st::MultivariateNormal d(sx::constant(g.at("mean")), sx::constant(g.at("covariance")));
+  expect_golden(d.log_prob(sx::constant(g.at("x"))), g.at("log_prob"), 1e-10, 1e-10, "log_prob");
+  expect_golden(d.entropy(), g.at("entropy"), 1e-10, 1e-10, "entropy");
+  expect_golden(d.mean(), g.at("mean"), 0, 0, "mean");
+  expect_golden(d.variance(), g.at("variance"), 1e-12, 1e-12, "variance");
+}
+
+TEST(StatsGolden, KlDivergencesMatchClosedFormsAndQuadrature) {
+  auto g = golden("kl");
+  const sx::Array &n = g.at("normal"), &b = g.at("bernoulli"), &ga = g.at("gamma"), &be = g.at("beta");
+  expect_golden(st::kl_divergence(st::Normal(column(n, 0), column(n, 1)), st::Normal(column(n, 2), column(n, 3))),
+                g.at("normal_kl"), 1e-10, 1e-12, "normal");
+  expect_golden(st::kl_divergence(st::Bernoulli::from_probs(column(b, 0)), st::Bernoulli::from_probs(column(b, 1))),
+                g.at("bernoulli_kl"), 1e-10, 1e-12, "bernoulli");
+  // Quadrature is good to about 1e-9 (epsrel 1e-12 in golden_stats.py, plus SciPy's logpdf rounding).
+  expect_golden(st::kl_divergence(st::Gamma(column(ga, 0), column(ga, 1)), st::Gamma(column(ga, 2), column(ga, 3))),
+                g.at("gamma_kl"), 1e-7, 1e-9, "gamma");
+  expect_golden(st::kl_divergence(st::Beta(column(be, 0), column(be, 1)), st::Beta(column(be, 2), column(be, 3))),
+                g.at("beta_kl"), 1e-7, 1e-9, "beta");
 }

@@ -38,6 +38,11 @@ void Layer::build(const Tensor&, Loc) {}
 
 Tensor Layer::add_variable(const std::string& name, const Initializer& init, Shape shape, DType dtype,
                            bool trainable, Loc loc) {
+  // Parameter sizes come from the input's known axes; a size known only at a call cannot shape one.
+  if (has_symbols(shape))
+    throw ShapeError(describe() + ": its variable '" + name + "' would take a size from an axis of the input that is " +
+                     "unknown until a call (shape " + shape_string(shape) + "). Give the input placeholder a known " +
+                     "size on the axes the layer learns over (only the batch axis may be None/kDynamic).");
   Tensor v = variable(init, std::move(shape), dtype, name, trainable, loc);
   variables_.push_back(v);
   return v;

@@ -10,9 +10,8 @@
 namespace symx::nn::layers {
 namespace {
 
-// The shape (N, 1, ..., 1) of per-sample random draws (or x's whole shape when `whole`). The random
-// ops take a static shape, so this is the one place that reads the batch size: it changes when
-// random draws accept an unknown batch size.
+// The shape (N, 1, ..., 1) of per-sample random draws (or x's whole shape when `whole`). N may be
+// the symbol of an unknown batch size: random draws take it and draw as many as each call needs.
 Shape random_shape(const Tensor& x, bool whole) {
   if (whole) return x.shape();
   Shape shape(static_cast<std::size_t>(x.ndim()), 1);
@@ -102,9 +101,13 @@ Flatten::Flatten(std::string name) : Layer(std::move(name)) { kind_ = "Flatten";
 
 Tensor Flatten::forward(const Tensor& x, bool, Loc loc) {
   if (x.ndim() < 1) fail_shape(x, "needs a batch axis", "Give it inputs of shape (N, ...).");
-  std::int64_t features = 1;
-  for (int d = 1; d < x.ndim(); ++d) features *= x.shape()[static_cast<std::size_t>(d)];
-  return reshape(x, {-1, features}, loc);
+  Shape sample(x.shape().begin() + 1, x.shape().end());
+  // A known batch size with unknown sample sizes leaves the sample's -1 to the call.
+  if (has_symbols(sample) && !is_symbol(x.shape()[0])) return reshape(x, {x.shape()[0], -1}, loc);
+  if (has_symbols(sample))
+    fail_shape(x, "has sizes unknown until a call on axes other than the batch axis",
+               "Give the input placeholder known sizes on every axis but the first.");
+  return reshape(x, {-1, num_elements(sample)}, loc);
 }
 
 Reshape::Reshape(Shape shape, std::string name) : Layer(std::move(name)), shape_(std::move(shape)) {
@@ -117,6 +120,9 @@ Reshape::Reshape(Shape shape, std::string name) : Layer(std::move(name)), shape_
 
 Tensor Reshape::forward(const Tensor& x, bool, Loc loc) {
   if (x.ndim() < 1) fail_shape(x, "needs a batch axis", "Give it inputs of shape (N, ...).");
+  if (has_symbols(Shape(x.shape().begin() + 1, x.shape().end())))
+    fail_shape(x, "has sizes unknown until a call on axes other than the batch axis",
+               "Give the input placeholder known sizes on every axis but the first.");
   std::int64_t have = 1, want = 1;
   for (int d = 1; d < x.ndim(); ++d) have *= x.shape()[static_cast<std::size_t>(d)];
   for (std::int64_t d : shape_) want *= d == -1 ? 1 : d;
@@ -298,6 +304,8 @@ RandomCrop::RandomCrop(std::vector<std::int64_t> size, std::int64_t padding, std
 
 Tensor RandomCrop::forward(const Tensor& x, bool training, Loc loc) {
   check_rank(x, 4, "(N, C, H, W)");
+  if (is_symbol(x.shape()[2]) || is_symbol(x.shape()[3]))
+    fail_shape(x, "the image size is unknown until a call", "Give the input placeholder known H and W.");
   const std::int64_t p = padding_, h = size_[0], w = size_[1];
   const std::int64_t hp = x.shape()[2] + 2 * p, wp = x.shape()[3] + 2 * p;
   if (hp < h || wp < w)
@@ -343,6 +351,8 @@ Tensor Upsample2D::forward(const Tensor& x, bool, Loc loc) {
   check_rank(x, 4, "(N, C, H, W)");
   if (method_ == "nearest") return repeat(repeat(x, scale_[0], 2, loc), scale_[1], 3, loc);
   if (!is_floating(x.dtype())) throw DTypeError(describe() + ": bilinear upsampling needs a float input.");
+  if (is_symbol(x.shape()[2]) || is_symbol(x.shape()[3]))
+    fail_shape(x, "bilinear weights need the image size, unknown until a call", "Give the input placeholder known H and W.");
   // Separable: rows by a (H_out, H) matrix from the left, columns by a (W, W_out) one from the right.
   Tensor rows = constant(bilinear_matrix(x.shape()[2], scale_[0], x.dtype()), loc);
   Tensor cols = constant(bilinear_matrix(x.shape()[3], scale_[1], x.dtype()), loc);
