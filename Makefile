@@ -59,9 +59,11 @@ demo: build
 	$(BUILD)/bin/mvn_pdf
 	$(BUILD)/bin/sgd
 	$(BUILD)/bin/quickstart
+	$(BUILD)/bin/network
 	PYTHONPATH=$(BUILD)/python $(PYTHON) examples/mvn_pdf.py
 	PYTHONPATH=$(BUILD)/python $(PYTHON) examples/sgd.py
 	PYTHONPATH=$(BUILD)/python $(PYTHON) examples/quickstart.py
+	PYTHONPATH=$(BUILD)/python $(PYTHON) examples/network.py
 
 # Benchmarks against JAX, PyTorch (eager, torch.compile) and the machine's memory bandwidth;
 # installs the peers if missing (tools/install_bench_deps.sh). Never part of `make test`.

@@ -45,7 +45,8 @@ def readme_block(title, language):
 
 
 @pytest.mark.parametrize("title,language,path", [("Quick start, C++", "cpp", "examples/quickstart.cpp"),
-                                                 ("Quick start, Python", "python", "examples/quickstart.py")])
+                                                 ("Quick start, Python", "python", "examples/quickstart.py"),
+                                                 ("Quick start, a network", "python", "examples/network.py")])
 def test_readme_quick_starts_are_the_example_files(title, language, path):
     # The README shows the files that the tests compile and run, so it cannot drift from them.
     with open(os.path.join(ROOT, path)) as f:
@@ -58,3 +59,16 @@ def test_python_quick_start_loss_falls():
     checker = os.path.join(ROOT, "tests", "package", "check_quickstart.py")
     check = subprocess.run([sys.executable, checker], input=result.stdout, capture_output=True, text=True)
     assert check.returncode == 0, check.stdout + check.stderr
+
+
+def test_network_quick_start_learns_the_circle():
+    # Ten epochs of batches of 64 and a last batch of 40 (the batch size is None): the loss falls and
+    # the accuracy on all 1000 points ends far above chance (about 0.5 for the two classes).
+    result = run_example("network.py")
+    assert result.returncode == 0, result.stdout + result.stderr
+    epochs = [line.split() for line in result.stdout.splitlines() if line.startswith("epoch")]
+    assert len(epochs) == 10, result.stdout
+    losses = [float(e[3].rstrip(",")) for e in epochs]
+    accuracy = float(epochs[-1][5])
+    assert losses[-1] < 0.5 * losses[0], result.stdout
+    assert accuracy > 0.9, result.stdout
