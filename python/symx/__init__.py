@@ -17,6 +17,7 @@ Notes on Tensor semantics:
   ``symx.IOError`` (a ValueError); other bad arguments raise ValueError. Messages name the
   Python file and line that built the offending node.
 """
+import operator as _operator
 import os as _os
 import sys as _sys
 
@@ -51,8 +52,9 @@ from ._symx import (  # noqa: F401
 _symx._set_package_dir(_os.path.dirname(_os.path.abspath(__file__)))
 
 # `import symx.nn` / `from symx.linalg import inv` work like ordinary submodules.
-for _name in ("nn", "linalg", "random"):
-    _sys.modules[__name__ + "." + _name] = getattr(_symx, _name)
+# Nested ones ("nn.losses") are looked up attribute by attribute.
+for _name in ("nn", "nn.losses", "linalg", "random"):
+    _sys.modules[__name__ + "." + _name] = _operator.attrgetter(_name)(_symx)
 
 bool_ = _np.dtype("bool")
 uint8 = _np.dtype("uint8")
