@@ -179,8 +179,10 @@ Tensor huber_loss(const Tensor& predictions, const Tensor& targets, double delta
 Tensor hinge_loss(const Tensor& scores, const Tensor& labels, const std::string& reduction, Loc loc) {
   const char* fn = "hinge_loss";
   const Tensor& s = float_argument(fn, "scores", scores, loc);
-  Tensor y = where(greater(same_shape_as(fn, "scores", s, "labels", labels, loc), 0, loc), 1, -1, loc);
-  return reduce(fn, maximum(subtract(1, multiply(y, s, loc), loc), 0, loc), reduction, loc);
+  // y * scores with y = +1 for labels > 0 and -1 otherwise, as a choice (no product, no dtype change).
+  Tensor positive = greater(same_shape_as(fn, "scores", s, "labels", labels, loc), 0, loc);
+  Tensor signed_scores = where(positive, s, negative(s, loc), loc);
+  return reduce(fn, maximum(subtract(1, signed_scores, loc), 0, loc), reduction, loc);
 }
 
 Tensor multiclass_hinge_loss(const Tensor& logits, const Tensor& labels, double margin, int p,
