@@ -193,8 +193,12 @@ def test_the_package_ships_type_stubs_for_every_public_name():
     package = os.path.dirname(os.path.abspath(sx.__file__))
     assert os.path.exists(os.path.join(package, "py.typed"))
     for module, names in [("__init__", [n for n in dir(sx._symx) if not n.startswith("_")]),
-                          ("nn", [n for n in dir(sx.nn) if not n.startswith("_")])]:
+                          ("nn", [n for n in dir(sx.nn) if not n.startswith("_")]),
+                          ("nn/losses", [n for n in dir(sx.nn.losses) if not n.startswith("_")])]:
+        # A module with submodules (nn) has its stub in a folder: nn/__init__.pyi.
         path = os.path.join(package, "_symx", module + ".pyi")
+        if not os.path.exists(path):
+            path = os.path.join(package, "_symx", module, "__init__.pyi")
         with open(path) as f:
             tree = ast.parse(f.read(), path)
         defined = {node.name for node in ast.walk(tree) if isinstance(node, (ast.FunctionDef, ast.ClassDef))}

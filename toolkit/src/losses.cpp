@@ -18,6 +18,17 @@ bool dims_match(const Shape& a, const Shape& b) {
   return true;
 }
 
+// Whether `small` broadcasts to `big` without changing it (NumPy's rule; unknown dimensions fit).
+bool broadcasts_to(const Shape& small, const Shape& big) {
+  if (small.size() > big.size()) return false;
+  std::size_t offset = big.size() - small.size();
+  for (std::size_t i = 0; i < small.size(); ++i) {
+    std::int64_t s = small[i], b = big[offset + i];
+    if (s != 1 && s != b && s >= 0 && b >= 0) return false;
+  }
+  return true;
+}
+
 // Throws ShapeError "<fn>: <problem> (<operands>), at <line>. <fix>".
 [[noreturn]] void shape_error(const char* fn, const std::string& problem, const std::string& operands,
                               const std::string& fix, Loc loc) {
@@ -123,22 +134,16 @@ Tensor sigmoid_binary_cross_entropy_loss(const Tensor& logits, const Tensor& lab
   const char* fn = "sigmoid_binary_cross_entropy_loss";
   const Tensor& x = float_argument(fn, "logits", logits, loc);
   Tensor y = same_shape_as(fn, "logits", x, "labels", labels, loc);
-  // -log(1 - sigmoid(x)) = x + softplus(-x) and -log(sigmoid(x)) = softplus(-x), both finite for any x.
-  Tensor log_weight = y;
+  Tensor log_weight = y;  // the weight of -log(sigmoid(x)): y, or pos_weight * y
   if (pos_weight.defined()) {
-    const Shape& w = pos_weight.shape();
-    bool fits = w.size() <= x.shape().size();
-    for (std::size_t i = 0; fits && i < w.size(); ++i) {
-      std::int64_t d = x.shape()[x.shape().size() - w.size() + i];
-      fits = w[i] == 1 || w[i] == d || w[i] < 0 || d < 0;
-    }
-    if (!fits)
+    if (!broadcasts_to(pos_weight.shape(), x.shape()))
       shape_error(fn, "pos_weight does not broadcast against the logits",
                   describe("logits", x) + ", " + describe("pos_weight", pos_weight),
                   "Give one weight per class (the logits' last axis) or a single number.", loc);
     Tensor weight = pos_weight.dtype() == x.dtype() ? pos_weight : astype(pos_weight, x.dtype(), loc);
     log_weight = multiply(y, weight, loc);
   }
+  // -log(sigmoid(x)) = softplus(-x) and -log(1 - sigmoid(x)) = x + softplus(-x): finite for any x.
   Tensor negative_log_p = softplus(negative(x, loc), loc);
   Tensor per_element = add(multiply(subtract(1, y, loc), add(x, negative_log_p, loc), loc),
                            multiply(log_weight, negative_log_p, loc), loc);
