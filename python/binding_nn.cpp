@@ -13,7 +13,8 @@ void bind_losses(nb::module_& m) {
   m.def("sigmoid_binary_cross_entropy_loss", [](TensorArg logits, TensorArg labels, std::optional<TensorArg> pos_weight,
                                                 const std::string& reduction) {
     PyLocation here;
-    return sl::sigmoid_binary_cross_entropy_loss(logits.t, labels.t, pos_weight ? pos_weight->t : symx::Tensor(), reduction);
+    symx::Tensor weight = pos_weight ? pos_weight->t : symx::Tensor();  // None: no weight
+    return sl::sigmoid_binary_cross_entropy_loss(logits.t, labels.t, weight, reduction);
   }, "logits"_a, "labels"_a, "pos_weight"_a = nb::none(), "reduction"_a = "mean",
         DOC(nn_losses_sigmoid_binary_cross_entropy_loss));
   m.def("mean_squared_error_loss", LOC(sl::mean_squared_error_loss), "predictions"_a, "targets"_a,

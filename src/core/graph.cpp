@@ -250,7 +250,8 @@ void reset_variables(const std::vector<Tensor>& variables) {
       throw ValueError("reset_variables: the initializer of variable '" + v.label() + "' returned a " +
                        shape_string(value.shape()) + " " + std::string(dtype_name(value.dtype())) + " array for its " +
                        shape_string(v.shape()) + " " + std::string(dtype_name(v.dtype())) +
-                       " value; the variable keeps its value. An initializer must return an array of the shape and dtype it is given.");
+                       " value; the variable keeps its value. An initializer must return an array of the shape "
+                       "and dtype it is given.");
     v.assign(value);
   }
 }
