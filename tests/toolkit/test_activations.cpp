@@ -1,9 +1,11 @@
 // symx::nn activations (issue 9): values against their defining formulas evaluated in double here,
-// gradients against float64 finite differences, finiteness at +-1e4 in float32, and errors.
-// (The PyTorch golden comparisons are in tests/python/test_nn_activations.py.)
+// gradients against float64 finite differences, finiteness at +-1e4 in float32, errors, and values
+// and gradients against PyTorch's (golden files, also read by tests/python/test_nn_activations.py).
 #include <cmath>
+#include <cstdlib>
 #include <functional>
 #include <limits>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -165,4 +167,49 @@ TEST(NnActivations, ErrorsNameTheFunctionAndTheArgument) {
   expect_error<sx::ShapeError>([&] { sx::nn::normalize(x, 2, -3); }, {"normalize: axis -3 is out of range"});
   expect_error<sx::ValueError>([&] { sx::nn::normalize(x, 0.5); }, {"normalize: ord is 0.5", "at least 1"});
   expect_error<sx::ValueError>([&] { sx::nn::celu(x, -1); }, {"celu: alpha is -1", "positive"});
+}
+
+// ---- against PyTorch: the golden files of tests/golden/golden_activations.py (float64) ----
+
+namespace {
+
+using Golden = std::map<std::string, sx::Array>;
+
+// tests/golden/<file>: from SYMX_GOLDEN_DIR (set by ctest), else relative to the repository root.
+Golden read_activation_golden(const std::string& file) {
+  const char* dir = std::getenv("SYMX_GOLDEN_DIR");
+  return sx::load_npz((dir ? std::string(dir) : std::string("tests/golden")) + "/" + file);
+}
+
+double parameter(const Golden& g, const char* key) { return g.at(key).astype(sx::f64).get_flat(0); }
+
+// The symx function of a golden case, with the parameters stored in its file.
+sx::Tensor apply_case(const std::string& name, const sx::Tensor& x, const Golden& g) {
+  if (name.rfind("celu", 0) == 0) return sx::nn::celu(x, parameter(g, "alpha"));
+  if (name.rfind("glu", 0) == 0) return sx::nn::glu(x, static_cast<int>(parameter(g, "axis")));
+  if (name.rfind("normalize", 0) == 0)
+    return sx::nn::normalize(x, parameter(g, "ord"), static_cast<int>(parameter(g, "axis")), parameter(g, "eps"));
+  for (const auto& c : elementwise_cases())
+    if (name == c.name) return c.op(x);
+  ADD_FAILURE() << "no symx function for the golden case " << name;
+  return x;
+}
+
+}  // namespace
+
+TEST(NnActivations, ValuesAndGradientsMatchPyTorch) {
+  const std::vector<std::string> cases = {
+      "relu6", "silu", "hard_tanh", "selu", "celu", "celu_alpha0.5", "hard_sigmoid", "hard_silu", "soft_sign",
+      "log_sigmoid", "glu", "glu_axis0", "normalize", "normalize_ord1", "normalize_ord3_axis0", "normalize_inf",
+      "normalize_zero_rows"};
+  for (const auto& name : cases) {
+    SCOPED_TRACE(name);
+    sx::reset_default_graph();
+    Golden g = read_activation_golden("activations_" + name + ".npz");
+    sx::Tensor x = sx::placeholder(g.at("x").shape(), sx::f64, "x");
+    sx::Tensor y = apply_case(name, x, g);
+    sx::Tensor dx = sx::grad(sx::sum(y * sx::constant(g.at("r"))), {x})[0];
+    expect_close(y.eval({{x, g.at("x")}}), g.at("y"), 1e-10, 1e-300);
+    expect_close(dx.eval({{x, g.at("x")}}), g.at("dx"), 1e-10, 1e-12);
+  }
 }

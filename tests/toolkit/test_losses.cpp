@@ -1,10 +1,12 @@
 // symx::nn::losses (issue 9): values against the losses' formulas evaluated in double here (for every
 // reduction), gradients against float64 finite differences, finiteness for logits of +-1e4 in
-// float32, metrics against a direct count, and errors. (The PyTorch golden comparisons are in
-// tests/python/test_nn_losses.py.)
+// float32, metrics against a direct count, errors, and values and gradients against PyTorch's (golden
+// files, also read by tests/python/test_nn_losses.py).
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -271,4 +273,101 @@ TEST(NnLosses, ErrorsNameTheArgument) {
   expect_error<sx::ValueError>([&] { losses::huber_loss(logits, logits, 0); }, {"huber_loss: delta is 0"});
   expect_error<sx::ValueError>([&] { losses::top_k_accuracy(logits, labels, 0); }, {"top_k_accuracy: k is 0"});
   expect_error<sx::ShapeError>([&] { losses::accuracy(sx::placeholder({}), labels); }, {"logits is a scalar"});
+}
+
+// ---- against PyTorch: the golden files of tests/golden/golden_losses.py (float64) ----
+
+namespace {
+
+using Golden = std::map<std::string, sx::Array>;
+using Args = std::map<std::string, sx::Tensor>;
+
+// tests/golden/<file>: from SYMX_GOLDEN_DIR (set by ctest), else relative to the repository root.
+Golden read_loss_golden(const std::string& file) {
+  const char* dir = std::getenv("SYMX_GOLDEN_DIR");
+  return sx::load_npz((dir ? std::string(dir) : std::string("tests/golden")) + "/" + file);
+}
+
+double parameter(const Golden& g, const char* key) { return g.at(key).astype(sx::f64).get_flat(0); }
+
+struct GoldenCase {
+  std::string name;
+  std::vector<std::string> arguments;  // the tensors the loss takes, by their names in the file
+  std::function<sx::Tensor(const Args&, const Golden&, const std::string&)> loss;
+};
+
+std::vector<GoldenCase> golden_loss_cases() {
+  auto ce = [](const Args& a, const Golden& g, const std::string& r) {
+    return losses::softmax_cross_entropy_loss(a.at("logits"), a.at("labels"), parameter(g, "label_smoothing"), r);
+  };
+  auto bce = [](const Args& a, const Golden&, const std::string& r) {
+    return losses::sigmoid_binary_cross_entropy_loss(a.at("logits"), a.at("labels"),
+                                                     a.count("pos_weight") ? a.at("pos_weight") : sx::Tensor(), r);
+  };
+  auto huber = [](const Args& a, const Golden& g, const std::string& r) {
+    return losses::huber_loss(a.at("predictions"), a.at("targets"), parameter(g, "delta"), r);
+  };
+  auto hinge = [](const Args& a, const Golden&, const std::string& r) {
+    return losses::hinge_loss(a.at("scores"), a.at("labels"), r);
+  };
+  auto margin = [](const Args& a, const Golden& g, const std::string& r) {
+    return losses::multiclass_hinge_loss(a.at("logits"), a.at("labels"), parameter(g, "margin"),
+                                         static_cast<int>(parameter(g, "p")), r);
+  };
+  auto kl = [](const Args& a, const Golden& g, const std::string& r) {
+    return losses::kl_divergence_loss(a.at("log_predictions"), a.at("targets"), parameter(g, "log_target") != 0, r);
+  };
+  const std::vector<std::string> classes = {"logits", "labels"}, regression = {"predictions", "targets"};
+  return {
+      {"ce_sparse", classes, ce}, {"ce_sparse_smooth", classes, ce}, {"ce_soft", classes, ce},
+      {"ce_soft_smooth", classes, ce}, {"ce_3d", classes, ce}, {"bce", classes, bce},
+      {"bce_pos_weight", {"logits", "labels", "pos_weight"}, bce},
+      {"mse", regression, [](const Args& a, const Golden&, const std::string& r) {
+         return losses::mean_squared_error_loss(a.at("predictions"), a.at("targets"), r);
+       }},
+      {"mae", regression, [](const Args& a, const Golden&, const std::string& r) {
+         return losses::mean_absolute_error_loss(a.at("predictions"), a.at("targets"), r);
+       }},
+      {"huber", regression, huber}, {"huber_delta0.5", regression, huber},
+      {"hinge_pm1", {"scores", "labels"}, hinge}, {"hinge_01", {"scores", "labels"}, hinge},
+      {"multi_margin", classes, margin}, {"multi_margin_p2", classes, margin},
+      {"kl", {"log_predictions", "targets"}, kl}, {"kl_log_target", {"log_predictions", "targets"}, kl},
+  };
+}
+
+}  // namespace
+
+TEST(NnLosses, ValuesAndGradientsMatchPyTorch) {
+  for (const auto& c : golden_loss_cases()) {
+    SCOPED_TRACE(c.name);
+    sx::reset_default_graph();
+    Golden g = read_loss_golden("losses_" + c.name + ".npz");
+    Args args;
+    sx::Feed feed;
+    for (const auto& name : c.arguments) {
+      args[name] = sx::placeholder(g.at(name).shape(), g.at(name).dtype(), name);
+      feed.emplace_back(args[name], g.at(name));
+    }
+    for (const char* reduction : {"mean", "sum", "none", "batchmean"}) {
+      if (!g.count(std::string("value_") + reduction)) continue;
+      SCOPED_TRACE(reduction);
+      expect_close(c.loss(args, g, reduction).eval(feed), g.at(std::string("value_") + reduction), 1e-10, 1e-300);
+    }
+    sx::Tensor weighted = sx::sum(c.loss(args, g, "none") * sx::constant(g.at("r")));
+    sx::Tensor mean = c.loss(args, g, "mean");
+    for (const auto& name : c.arguments) {
+      if (!g.count("d" + name)) continue;
+      SCOPED_TRACE("gradient with respect to " + name);
+      expect_close(sx::grad(weighted, {args[name]})[0].eval(feed), g.at("d" + name), 1e-10, 1e-14);
+      expect_close(sx::grad(mean, {args[name]})[0].eval(feed), g.at("d" + name + "_mean"), 1e-10, 1e-14);
+    }
+  }
+}
+
+TEST(NnLosses, MetricsMatchTorchTopk) {
+  Golden g = read_loss_golden("losses_metrics.npz");
+  sx::Tensor logits = sx::constant(g.at("logits")), labels = sx::constant(g.at("labels"));
+  expect_close(losses::accuracy(logits, labels).eval(), g.at("accuracy"), 0, 0);
+  for (std::int64_t k : {1, 2, 3, 6})
+    expect_close(losses::top_k_accuracy(logits, labels, k).eval(), g.at("top_" + std::to_string(k) + "_accuracy"), 0, 0);
 }
