@@ -1,21 +1,15 @@
-// The SymJAX paper's first example: the density of a multivariate normal, written as a graph,
-// evaluated lazily and through a compiled function, on the 5x5 grid of linspace(-5, 5, 5)^2.
+// The SymJAX paper's first example: the density of a multivariate normal, written with the
+// distribution stats::MultivariateNormal (whose log_prob goes through the Cholesky factor of the
+// covariance), evaluated lazily and through a compiled function, on the 5x5 grid of
+// linspace(-5, 5, 5)^2.
 #include <cmath>
 #include <cstdio>
 #include <numbers>
 
+#include <symx/stats.hpp>
 #include <symx/symx.hpp>
 
 namespace sx = symx;
-
-// log N(x; mu, cov) for each row of x (shape (n, k)).
-sx::Tensor mvn_log_pdf(const sx::Tensor& x, const sx::Tensor& mu, const sx::Tensor& cov) {
-  auto k = static_cast<double>(mu.shape()[0]);
-  sx::Tensor centered = x - mu;
-  sx::Tensor mahalanobis = sx::sum(sx::matmul(centered, sx::linalg::inv(cov)) * centered, 1);
-  sx::Tensor logdet = sx::linalg::slogdet(cov).second;
-  return -0.5 * (mahalanobis + logdet + k * std::log(2 * std::numbers::pi));
-}
 
 int main() {
   sx::Tensor axis = sx::linspace(-5, 5, 5);
@@ -23,7 +17,7 @@ int main() {
   sx::Tensor points = sx::stack({sx::reshape(grid[0], {25}), sx::reshape(grid[1], {25})}, 1);
   sx::Tensor mu = sx::placeholder({2}, sx::f32, "mu");
   sx::Tensor cov = sx::placeholder({2, 2}, sx::f32, "cov");
-  sx::Tensor pdf = sx::reshape(sx::exp(mvn_log_pdf(points, mu, cov)), {5, 5});
+  sx::Tensor pdf = sx::reshape(sx::stats::MultivariateNormal(mu, cov).prob(points), {5, 5});
 
   sx::Array mean = sx::Array::zeros({2});
   sx::Array identity = sx::Array({{1, 0}, {0, 1}});

@@ -2,7 +2,8 @@
 
     p(x) = exp(-(x - mu)^T S^-1 (x - mu) / 2) / sqrt((2 pi)^d det S)
 
-evaluated with zero mean and identity covariance on the 5x5 grid of
+written with the distribution sx.stats.MultivariateNormal (its log_prob goes through the
+Cholesky factor of S) and evaluated with zero mean and identity covariance on the 5x5 grid of
 meshgrid(linspace(-5, 5, 5), linspace(-5, 5, 5)): first lazily with .eval(), then through a
 compiled sx.function whose inputs are the mean and the covariance. Prints the values rounded to
 two decimals and exits non-zero unless they equal exp(-|x|^2 / 2) / (2 pi) to 1e-6.
@@ -12,15 +13,7 @@ import sys
 import numpy as np
 
 import symx as sx
-
-
-def mvn_pdf(points, mean, cov):
-    """Density of N(mean, cov) at each row of `points` (n, d)."""
-    d = points.shape[-1]
-    diff = points - mean                                    # (n, d)
-    mahalanobis = sx.sum((diff @ sx.linalg.inv(cov)) * diff, axis=-1)  # (n,)
-    _, logdet = sx.linalg.slogdet(cov)
-    return sx.exp(-0.5 * (mahalanobis + logdet + d * np.log(2 * np.pi)))
+from symx import stats
 
 
 def main():
@@ -28,12 +21,12 @@ def main():
     points = sx.stack([sx.reshape(xs, (-1,)), sx.reshape(ys, (-1,))], axis=1)  # (25, 2)
 
     # Lazy evaluation with constant parameters.
-    lazy = sx.reshape(mvn_pdf(points, sx.zeros((2,), "float64"), sx.eye(2, dtype="float64")), (5, 5)).eval()
+    lazy = sx.reshape(stats.MultivariateNormal(np.zeros(2), np.eye(2)).prob(points), (5, 5)).eval()
 
     # The same graph as a function of the parameters.
     mean = sx.placeholder((2,), "float64", name="mean")
     cov = sx.placeholder((2, 2), "float64", name="cov")
-    f = sx.function([mean, cov], [sx.reshape(mvn_pdf(points, mean, cov), (5, 5))])
+    f = sx.function([mean, cov], [sx.reshape(stats.MultivariateNormal(mean, cov).prob(points), (5, 5))])
     (compiled,) = f(np.zeros(2), np.eye(2))
 
     print(np.round(compiled, 2))

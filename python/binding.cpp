@@ -44,12 +44,18 @@ NB_MODULE(_symx, m) {
   tensor
       .def_prop_ro("shape", [](const Tensor& t) {
         nb::list dims;
-        for (auto d : t.shape()) dims.append(d);
+        for (auto d : t.shape()) {
+          if (symx::is_symbol(d)) dims.append(nb::none());
+          else dims.append(d);
+        }
         return nb::tuple(dims);
-      }, DOC(Tensor_shape))
+      }, nb::sig("def shape(self) -> tuple[int | None, ...]"), DOC(Tensor_shape))
       .def_prop_ro("dtype", [](const Tensor& t) { return dtype_to_python(t.dtype()); }, DOC(Tensor_dtype))
       .def_prop_ro("ndim", &Tensor::ndim, DOC(Tensor_ndim))
-      .def_prop_ro("size", &Tensor::size, DOC(Tensor_size))
+      .def_prop_ro("size", [](const Tensor& t) -> nb::object {
+        if (t.size() == symx::kDynamic) return nb::none();
+        return nb::int_(t.size());
+      }, nb::sig("def size(self) -> int | None"), DOC(Tensor_size))
       .def_prop_ro("name", [](const Tensor& t) { return python_text(t.name()); }, DOC(Tensor_name))
       .def_prop_ro("label", [](const Tensor& t) { return python_text(t.label()); }, DOC(Tensor_label))
       .def_prop_ro("id", &Tensor::id, DOC(Tensor_id))
@@ -145,7 +151,31 @@ NB_MODULE(_symx, m) {
   tensor.def("__rmatmul__", [](const Tensor& a, TensorArg b) { PyLocation here; return symx::matmul(b.t, a); });
 
   // ---- leaves and collections ----
-  m.def("placeholder", LOC(symx::placeholder), "shape"_a, "dtype"_a = symx::DType::f32, "name"_a = "",
+  m.def("placeholder", [](nb::handle shape, symx::DType dtype, std::string name) {
+    if (shape.is_none())
+      throw symx::ValueError("placeholder" + (name.empty() ? std::string() : " '" + name + "'") +
+                             ": shape None (an unknown number of axes) is not supported. Give one entry per axis, "
+                             "None for a size known only at call time: placeholder((None, 784)).");
+    // In Python an unknown size is None (kDynamic below); -1 is a mistake, as in NumPy, so the sizes given as
+    // ints are checked as they are read (after reading, None's kDynamic is -1 too).
+    auto known = [&](std::int64_t d) {
+      if (d < 0)
+        throw symx::ShapeError("placeholder" + (name.empty() ? std::string() : " '" + name + "'") + ": negative size " +
+                               std::to_string(d) + " in shape " + nb::cast<std::string>(nb::repr(shape)) +
+                               ". Sizes are zero or more; write None for a size known only at call time: placeholder((None, 784)).");
+      return d;
+    };
+    symx::Shape dims;
+    if (PyIndex_Check(shape.ptr())) {
+      for (auto d : int_list(shape)) dims.push_back(known(d));
+    } else {
+      if (nb::isinstance<Tensor>(shape) || PyUnicode_Check(shape.ptr())) throw nb::type_error("expected a sequence of ints and None");
+      for (nb::handle d : shape) dims.push_back(d.is_none() ? symx::kDynamic : known(int_list(d).at(0)));
+    }
+    PyLocation here;
+    return symx::placeholder(std::move(dims), dtype, name);
+  }, "shape"_a.none(), "dtype"_a = symx::DType::f32, "name"_a = "",
+        nb::sig("def placeholder(shape: int | collections.abc.Sequence[int | None], dtype: numpy.typing.DTypeLike = numpy.float32, name: str = '') -> Tensor"),
         DOC(placeholder));
   m.def("variable", [](nb::handle init, nb::handle shape, nb::handle dtype, std::string name, bool trainable) {
     if (PyCallable_Check(init.ptr()) && !nb::isinstance<Tensor>(init)) {
@@ -310,6 +340,7 @@ NB_MODULE(_symx, m) {
   // ---- neural-network ops ----
   nb::module_ nn = m.def_submodule("nn", "Neural-network ops.");
   bind_nn(nn);
+  bind_layers(nn);
   nn.def("relu", LOC(snn::relu), "x"_a, DOC(nn_relu));
   nn.def("leaky_relu", LOC(snn::leaky_relu), "x"_a, "negative_slope"_a = 0.01, DOC(nn_leaky_relu));
   nn.def("elu", LOC(snn::elu), "x"_a, "alpha"_a = 1.0, DOC(nn_elu));
@@ -333,6 +364,10 @@ NB_MODULE(_symx, m) {
   nn.def("avg_pool2d", LOC(snn::avg_pool2d), "x"_a, "window"_a, "strides"_a = nb::none(), "padding"_a = "VALID",
          DOC(nn_avg_pool2d));
 
+  // ---- optimizers and schedules (the toolkit) ----
+  nb::module_ optim = m.def_submodule("optim", "Optimizers, gradient clipping and learning-rate schedules.");
+  bind_optim(optim);
+
   // ---- random draws ----
   nb::module_ random = m.def_submodule("random", "Random draws: fresh on every evaluation, reproducible from seed.");
   random.def("seed", &rnd::seed, "seed"_a, DOC(random_seed));
@@ -347,6 +382,9 @@ NB_MODULE(_symx, m) {
   random.def("randint", LOC(rnd::randint), "shape"_a, "low"_a, "high"_a, "dtype"_a = symx::DType::i64,
              DOC(random_randint));
   random.def("permutation", LOC(rnd::permutation), "n"_a, DOC(random_permutation));
+
+  nb::module_ stats = m.def_submodule("stats", "Probability distributions (symx/stats.hpp).");
+  bind_stats(stats);
 
   // ---- autodiff ----
   m.def("grad", [](TensorArg cost, nb::handle wrt) -> nb::object {
@@ -457,4 +495,25 @@ NB_MODULE(_symx, m) {
         "renamed over `path`, so `path` never holds a partial file. Raises symx.IOError when the folder is "
         "missing or not writable, or the disk is full.\n\n"
         "Example::\n\n    sx.save_npy('w.npy', np.eye(3, dtype=np.float32))");
+  m.def("load_npz", [](const std::filesystem::path& path) {
+    std::map<std::string, symx::Array> arrays;
+    {
+      nb::gil_scoped_release unlocked;  // file reading needs no Python objects
+      arrays = symx::load_npz(path.string());
+    }
+    nb::dict out;
+    for (auto& [name, array] : arrays) out[nb::str(name.c_str(), name.size())] = writable_array_to_python(std::move(array));
+    return out;
+  }, "path"_a, DOC(load_npz));
+  m.def("save_npz", [](const std::filesystem::path& path, const nb::dict& arrays) {
+    std::map<std::string, symx::Array> converted;
+    for (auto [key, value] : arrays) {
+      if (!nb::isinstance<nb::str>(key))
+        throw nb::type_error(("save_npz: every key of `arrays` must be a str (the entry's name); got " +
+                              nb::cast<std::string>(nb::repr(key)) + ". Use string keys, as numpy.savez does.").c_str());
+      converted.emplace(nb::cast<std::string>(key), array_from_python(value));
+    }
+    nb::gil_scoped_release unlocked;  // each Array keeps its NumPy buffer alive
+    symx::save_npz(path.string(), converted);
+  }, "path"_a, "arrays"_a, DOC(save_npz));
 }

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <initializer_list>
 #include <iosfwd>
+#include <map>
 #include <memory>
 #include <span>
 #include <string>
@@ -21,6 +22,23 @@
 namespace symx {
 
 using Shape = std::vector<std::int64_t>;
+
+// A size unknown until a function is called, for placeholders: placeholder({kDynamic, 784}) (Python:
+// placeholder((None, 784))) takes batches of any size. Functions compile once per concrete shape.
+inline constexpr std::int64_t kDynamic = -1;
+// In a node's shape, each unknown size is a symbol: a negative multiple of 2^32, one per placeholder
+// axis made with kDynamic (so no arithmetic on a size mistakes it for one, and s - 1 is no symbol).
+// Shape inference carries symbols through (broadcasting, reductions, reshape with -1, matmul);
+// `function` and `eval` substitute the inputs' sizes and infer every node again before running.
+inline constexpr std::int64_t kSymbolUnit = std::int64_t{1} << 32;
+inline bool is_symbol(std::int64_t dim) { return dim < 0 && dim % kSymbolUnit == 0; }
+// Whether any size of `shape` is a symbol (unknown until a call).
+bool has_symbols(const Shape& shape);
+// Whether `a` and `b` can be the same shape once the unknown sizes are known: the same number of
+// axes, each size equal or unknown in either (a call checks it then).
+bool shapes_match(const Shape& a, const Shape& b);
+// A fresh symbol, never returned before in this process.
+std::int64_t new_symbol();
 
 // Number of elements of a shape (1 for a scalar). Requires a shape that check_shape accepts (every
 // Array and every tensor has one); use shape_problem first on a shape from outside.
@@ -38,7 +56,7 @@ inline constexpr std::int64_t kMaxArrayBytes = std::int64_t{1} << 48;
 std::string shape_problem(const Shape& shape, DType dtype);
 // Throws ShapeError("<what>: <problem>. <fix>") when shape_problem(shape, dtype) is not empty.
 void check_shape(const Shape& shape, DType dtype, const char* what);
-// "(2, 3)", "()", "(5,)" as NumPy prints shapes.
+// "(2, 3)", "()", "(5,)" as NumPy prints shapes; a symbol (unknown size) prints as None.
 std::string shape_string(const Shape& shape);
 
 class Array {
@@ -132,6 +150,20 @@ class Array {
 };
 
 std::ostream& operator<<(std::ostream& os, const Array& array);
+
+// Reads every array of a NumPy .npz archive (written by numpy.savez or numpy.savez_compressed),
+// keyed by its name without ".npy". Entries may be stored or deflated, with or without ZIP64
+// fields; each entry's CRC-32 is checked and its .npy parsed as Array::load_npy parses a file.
+// The file is untrusted: every problem (truncation, corruption, another compression method, an
+// entry that is not .npy, a repeated name) is an IOError naming the file and the entry.
+// In Python a dict of new, writable NumPy arrays, like dict(numpy.load(path)).
+// Example: auto golden = symx::load_npz("golden.npz"); Array x = golden.at("x");  (Python: sx.load_npz(p)["x"])
+std::map<std::string, Array> load_npz(const std::string& path);
+// Writes `arrays` as an uncompressed .npz that numpy.load reads (entry "<name>.npy" for each
+// key, in the map's sorted order), atomically like Array::save_npy: on failure `path` is
+// unchanged. In Python `arrays` is a dict of str to anything numpy.asarray accepts.
+// Example: symx::save_npz("weights.npz", {{"w", w}, {"b", b}});  (Python: sx.save_npz(p, {"w": w}))
+void save_npz(const std::string& path, const std::map<std::string, Array>& arrays);
 
 // ---- template definitions ----
 

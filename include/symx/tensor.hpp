@@ -155,8 +155,10 @@ class Tensor {
   // The op that made the node ("add", "placeholder", ...; a string in Python).
   // Example: (x + 1).op is "add"
   OpKind op() const { return node().op; }
-  // The static shape, fixed when the node is built (a tuple of ints in Python).
-  // Example: placeholder((2, 3)).shape is (2, 3)
+  // The static shape, fixed when the node is built (a tuple of ints in Python). A size unknown until a
+  // call (from a placeholder made with kDynamic / None) is a symbol (see is_symbol in symx/array.hpp),
+  // None in Python.
+  // Example: placeholder((None, 3)).shape is (None, 3)
   const Shape& shape() const { return node().type.shape; }
   // The element type (a numpy.dtype in Python).
   // Example: placeholder((2,), int32).dtype is numpy.dtype("int32")
@@ -165,9 +167,9 @@ class Tensor {
   // The number of axes.
   // Example: placeholder((2, 3)).ndim is 2
   int ndim() const { return static_cast<int>(shape().size()); }
-  // The number of elements (1 for a scalar).
+  // The number of elements (1 for a scalar); kDynamic (-1; None in Python) when a size is unknown.
   // Example: placeholder((2, 3)).size is 6
-  std::int64_t size() const { return num_elements(shape()); }
+  std::int64_t size() const { return has_symbols(shape()) ? kDynamic : num_elements(shape()); }
   // The scoped name ("layer1/w"); empty for anonymous intermediate nodes.
   // Example: variable(0.0, name="w").name is "w"
   const std::string& name() const { return node().name; }
@@ -301,13 +303,20 @@ class Scope {
 // ---- leaves ----
 
 // An input of a function; its value comes from the feed (eval) or the call's arguments (function).
-// shape: ints; dtype: float32 by default; name: shown in errors and printing.
-// Example: x = placeholder((32, 784), name="x")
+// shape: ints; dtype: float32 by default; name: shown in errors and printing. A size given as
+// kDynamic (Python: None) is unknown until a call: placeholder((None, 784)) takes a batch of any size.
+// Shape inference keeps such a size symbolic and checks every known one when nodes are built; a
+// function (and eval) specializes the graph to each new input shape it meets and compiles it once
+// per shape (compile_count counts them). Each None is its own size; where two meet (x and its
+// labels in a loss) a call checks that they are equal. Ops that need an unknown size at build time
+// (slicing that axis other than whole, a reshape not using -1 for it) say so.
+// Example: x = placeholder((None, 784), name="x")
 Tensor placeholder(Shape shape, DType dtype = DType::f32, const std::string& name = "",
                    Loc loc = Loc::current());
 // State that persists across calls: updated by `function` updates, collected by
 // Graph::variables, saved by save_variables. `value` is copied. Python: numbers and lists become
-// float32 (symx's default float) unless `dtype` says otherwise; NumPy arrays keep their dtype.
+// float32 (symx's default float) unless `dtype` says otherwise; NumPy arrays keep their dtype. The
+// first value is kept for reset_variables (sharing storage with the variable until its first update).
 // Example: w = variable(np.zeros((784, 10), np.float32), name="w")
 Tensor variable(const Array& value, const std::string& name = "", bool trainable = true,
                 Loc loc = Loc::current());

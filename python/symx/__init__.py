@@ -17,7 +17,6 @@ Notes on Tensor semantics:
   ``symx.IOError`` (a ValueError); other bad arguments raise ValueError. Messages name the
   Python file and line that built the offending node.
 """
-import operator as _operator
 import os as _os
 import sys as _sys
 
@@ -47,14 +46,19 @@ from ._symx import (  # noqa: F401
     linalg,
     nn,
     random,
+    stats,
 )
 
 _symx._set_package_dir(_os.path.dirname(_os.path.abspath(__file__)))
 
 # `import symx.nn` / `from symx.linalg import inv` work like ordinary submodules.
-# Nested ones ("nn.losses") are looked up attribute by attribute.
-for _name in ("nn", "nn.losses", "linalg", "random"):
-    _sys.modules[__name__ + "." + _name] = _operator.attrgetter(_name)(_symx)
+for _name in ("nn", "linalg", "random", "stats"):
+    _sys.modules[__name__ + "." + _name] = getattr(_symx, _name)
+for _name in ("init", "layers", "losses"):
+    _sys.modules[__name__ + ".nn." + _name] = getattr(_symx.nn, _name)
+# The optimizers and their schedules: `import symx.optim`, `from symx.optim import schedules`.
+_sys.modules[__name__ + ".optim"] = _symx.optim
+_sys.modules[__name__ + ".optim.schedules"] = _symx.optim.schedules
 
 bool_ = _np.dtype("bool")
 uint8 = _np.dtype("uint8")

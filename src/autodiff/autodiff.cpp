@@ -22,7 +22,7 @@ std::vector<Tensor> vjp(const std::vector<Tensor>& outputs, const std::vector<Te
   for (std::size_t i = 0; i < outputs.size(); ++i) {
     const Tensor& y = outputs[i];
     const Tensor& c = cotangents[i];
-    if (c.shape() != y.shape())
+    if (!shapes_match(c.shape(), y.shape()))
       ops::raise("vjp", {y, c}, {ops::TypeProblem::Kind::shape, "cotangent " + std::to_string(i) + " has shape " + shape_string(c.shape()) + " but its output has shape " + shape_string(y.shape()), "Give each cotangent its output's shape."}, loc);
     if (!differentiable(y.dtype())) continue;
     Tensor ct = c.dtype() == y.dtype() ? c : cast(c, y.dtype());
@@ -42,7 +42,7 @@ std::vector<Tensor> vjp(const std::vector<Tensor>& outputs, const std::vector<Te
       const Tensor& in = inputs[k];
       Tensor g = input_cotangents[k];
       if (!g.defined() || !differentiable(in.dtype())) continue;
-      check_internal(g.shape() == in.shape(), "vjp rule returned a cotangent of the wrong shape");
+      check_internal(shapes_match(g.shape(), in.shape()), "vjp rule returned a cotangent of the wrong shape");
       if (g.dtype() != in.dtype()) g = cast(g, in.dtype());
       auto [slot, inserted] = adjoint.emplace(&in.node(), g);
       if (!inserted) slot->second = slot->second + g;

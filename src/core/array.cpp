@@ -79,6 +79,22 @@ std::string format_float(double v, int precision) {
 
 }  // namespace
 
+bool has_symbols(const Shape& shape) {
+  return std::any_of(shape.begin(), shape.end(), is_symbol);
+}
+
+bool shapes_match(const Shape& a, const Shape& b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i)
+    if (a[i] != b[i] && !is_symbol(a[i]) && !is_symbol(b[i])) return false;
+  return true;
+}
+
+std::int64_t new_symbol() {
+  static std::atomic<std::int64_t> next{1};
+  return -kSymbolUnit * next.fetch_add(1, std::memory_order_relaxed);
+}
+
 std::int64_t num_elements(const Shape& shape) {
   std::int64_t n = 1;
   for (auto d : shape) n *= d;
@@ -115,7 +131,7 @@ std::string shape_string(const Shape& shape) {
   std::string s = "(";
   for (std::size_t i = 0; i < shape.size(); ++i) {
     if (i) s += ", ";
-    s += std::to_string(shape[i]);
+    s += is_symbol(shape[i]) ? std::string("None") : std::to_string(shape[i]);
   }
   if (shape.size() == 1) s += ",";
   return s + ")";

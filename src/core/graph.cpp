@@ -7,6 +7,8 @@
 #include "symx/ops.hpp"
 #include "symx/tensor.hpp"
 
+#include "function/specialize.hpp"
+
 namespace symx {
 namespace {
 
@@ -148,7 +150,20 @@ std::string Tensor::label() const {
   return std::string(op_name(op())) + "#" + std::to_string(id());
 }
 
-Array Tensor::eval(const Feed& feed) const { return runtime::evaluate_and_advance({*this}, feed)[0]; }
+Array Tensor::eval(const Feed& feed) const {
+  bool dynamic = std::any_of(feed.begin(), feed.end(), [](const auto& f) { return detail::is_dynamic(f.first); });
+  if (!dynamic) return runtime::evaluate_and_advance({*this}, feed)[0];
+  // Placeholders of unknown sizes: the graph specialized to the fed shapes, as a function call does.
+  std::vector<std::pair<Tensor, Shape>> given;
+  for (const auto& [p, value] : feed) {
+    if (detail::is_dynamic(p)) detail::check_dynamic_input(p, value.shape(), "eval");
+    given.emplace_back(p, value.shape());
+  }
+  detail::Specialization s = detail::specialize({*this}, given);
+  Feed fixed;
+  for (std::size_t i = 0; i < given.size(); ++i) fixed.emplace_back(s.placeholders[i], feed[i].second);
+  return runtime::evaluate_and_advance(s.roots, fixed)[0];
+}
 
 namespace {
 VariableState& state_of(const Tensor& t, const char* what) {
@@ -205,6 +220,8 @@ Tensor make_leaf(OpKind op, TensorType type, std::string name, Attr attr, Loc lo
 }  // namespace
 
 Tensor placeholder(Shape shape, DType dtype, const std::string& name, Loc loc) {
+  for (auto& d : shape)
+    if (d == kDynamic) d = new_symbol();  // each unknown size its own symbol
   ops::check_user_shape(name.empty() ? "placeholder" : ("placeholder '" + name + "'").c_str(), shape, dtype, loc);
   Graph& g = default_graph();
   Tensor t = make_leaf(OpKind::Placeholder, {std::move(shape), dtype}, g.unique_name(name.empty() ? "placeholder" : name), NoAttr{}, loc);

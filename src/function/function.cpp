@@ -5,12 +5,14 @@
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
+#include <shared_mutex>
 
 #include <omp.h>
 #include <sstream>
 #include <unordered_map>
 #include <unordered_set>
 
+#include "function/specialize.hpp"
 #include "ops/op_table.hpp"
 #include "runtime/evaluator.hpp"
 #include "runtime/program.hpp"
@@ -65,8 +67,21 @@ struct Function::Impl {
   std::vector<std::vector<Array>> recycled;
   std::mutex recycled_mutex;
 
+  // With inputs of unknown sizes (placeholder((None, 784))), calls run a function specialized to
+  // their inputs' shapes: made on the first call with those shapes (compiling once, as jax.jit
+  // does), kept in `specializations` (guarded by `specializations_mutex`, shared for lookups).
+  bool dynamic = false;
+  FunctionOptions options;
+  struct Specialized {
+    std::vector<Shape> shapes;  // of the dynamic inputs, in input order
+    Function function;
+  };
+  std::vector<std::unique_ptr<Specialized>> specializations;
+  mutable std::shared_mutex specializations_mutex;
+
   runtime::Program& compiled_program();
   std::vector<Array> result_arrays();
+  Function specialized(const std::vector<Array>& inputs);
 };
 
 namespace {
@@ -162,13 +177,17 @@ Function function(const std::vector<Tensor>& inputs, const std::vector<Tensor>& 
   std::vector<Tensor> roots = outputs;
   for (const auto& [var, value] : impl->updates) roots.push_back(value);
   check_placeholders_given(inputs, roots, loc);
+  impl->dynamic = std::any_of(inputs.begin(), inputs.end(), detail::is_dynamic);
+  impl->options = options;
   impl->random_states = runtime::random_states(roots);
   std::vector<Tensor> written = impl->random_states;
   for (const auto& [var, value] : impl->updates) written.push_back(var);
   impl->accesses = runtime::variable_accesses(roots, written);
-  for (const Tensor& t : topological_order(roots))
-    if (t.op() == OpKind::Variable || t.op() == OpKind::Placeholder) impl->bytes_per_call += t.size() * static_cast<std::int64_t>(itemsize(t.dtype()));
-  for (const Tensor& t : outputs) impl->bytes_per_call += t.size() * static_cast<std::int64_t>(itemsize(t.dtype()));
+  if (!impl->dynamic) {
+    for (const Tensor& t : topological_order(roots))
+      if (t.op() == OpKind::Variable || t.op() == OpKind::Placeholder) impl->bytes_per_call += t.size() * static_cast<std::int64_t>(itemsize(t.dtype()));
+    for (const Tensor& t : outputs) impl->bytes_per_call += t.size() * static_cast<std::int64_t>(itemsize(t.dtype()));
+  }
   impl->backend = options.backend ? *options.backend : default_backend();
   impl->where = ops::where_string(loc);
   impl->context = "function" + (impl->where.empty() ? std::string() : " (made at " + impl->where + ")");
@@ -184,6 +203,7 @@ std::vector<Array> Function::operator()(const std::vector<Array>& inputs) const 
     throw ValueError(context + ": called with " + std::to_string(inputs.size()) + " inputs but it takes " +
                      std::to_string(f.inputs.size()) + " (" + names + "). Pass one array per placeholder, in order.");
   }
+  if (f.dynamic) return impl_->specialized(inputs)(inputs);
   if (f.backend == Backend::compiled) {
     std::vector<Array> outputs = impl_->result_arrays();
     call_into(inputs, outputs);
@@ -213,6 +233,7 @@ void Function::call_into(const std::vector<Array>& inputs, std::vector<Array>& o
     throw ValueError(context + ": call_into got " + std::to_string(inputs.size()) + " inputs and " + std::to_string(outputs.size()) +
                      " outputs but the function has " + std::to_string(f.inputs.size()) + " and " + std::to_string(f.outputs.size()) +
                      ". Pass one array per placeholder and one preallocated array per output.");
+  if (f.dynamic) return f.specialized(inputs).call_into(inputs, outputs);
   bool exact = true;
   for (std::size_t i = 0; i < inputs.size(); ++i) exact &= runtime::check_feed_value(f.inputs[i], inputs[i], context.c_str());
   if (!exact) {
@@ -254,6 +275,46 @@ runtime::Program& Function::Impl::compiled_program() {
   return *program;
 }
 
+Function Function::Impl::specialized(const std::vector<Array>& inputs) {
+  std::vector<Shape> shapes;
+  for (std::size_t i = 0; i < inputs.size(); ++i)
+    if (detail::is_dynamic(this->inputs[i])) {
+      detail::check_dynamic_input(this->inputs[i], inputs[i].shape(), context);
+      shapes.push_back(inputs[i].shape());
+    }
+  auto find = [&]() -> const Function* {
+    for (const auto& s : specializations)
+      if (s->shapes == shapes) return &s->function;
+    return nullptr;
+  };
+  {
+    std::shared_lock lock(specializations_mutex);
+    if (const Function* f = find()) return *f;
+  }
+  std::unique_lock lock(specializations_mutex);
+  if (const Function* f = find()) return *f;
+  std::vector<std::pair<Tensor, Shape>> given;
+  for (std::size_t i = 0; i < inputs.size(); ++i) given.emplace_back(this->inputs[i], inputs[i].shape());
+  std::vector<Tensor> roots = outputs;
+  for (const auto& [var, value] : updates) roots.push_back(value);
+  detail::Specialization s;
+  try {
+    s = detail::specialize(roots, given);
+  } catch (const ShapeError& e) {
+    std::string what;
+    for (std::size_t i = 0; i < inputs.size(); ++i)
+      what += (i ? ", " : "") + this->inputs[i].label() + " " + shape_string(inputs[i].shape());
+    throw ShapeError(context + ", called with " + what + ": " + e.what());
+  }
+  Updates fixed;
+  for (std::size_t k = 0; k < updates.size(); ++k) fixed.emplace_back(updates[k].first, s.roots[outputs.size() + k]);
+  s.roots.resize(outputs.size());
+  Function made = function(s.placeholders, s.roots, fixed, options);
+  made.impl_->context = context;  // errors name the function the user made
+  specializations.push_back(std::make_unique<Specialized>(Specialized{std::move(shapes), made}));
+  return made;
+}
+
 std::vector<Array> Function::Impl::result_arrays() {
   std::vector<Array> arrays;
   arrays.reserve(outputs.size());
@@ -284,10 +345,38 @@ int num_threads() {
   return n > 0 ? n : omp_get_max_threads();
 }
 
-std::int64_t Function::compile_count() const { return impl_->compiles.load(); }
-std::int64_t Function::bytes_per_call() const { return impl_->bytes_per_call; }
+std::int64_t Function::compile_count() const {
+  std::int64_t n = impl_->compiles.load();
+  std::shared_lock lock(impl_->specializations_mutex);
+  for (const auto& s : impl_->specializations) n += s->function.compile_count();
+  return n;
+}
+
+std::int64_t Function::bytes_per_call() const {
+  if (!impl_->dynamic) return impl_->bytes_per_call;
+  // Unknown until a call: the largest specialization so far, or "large" (worth releasing the GIL).
+  std::int64_t n = 0;
+  std::shared_lock lock(impl_->specializations_mutex);
+  for (const auto& s : impl_->specializations) n = std::max(n, s->function.bytes_per_call());
+  return impl_->specializations.empty() ? kMaxArrayBytes : n;
+}
 
 std::string Function::describe() const {
+  if (impl_->dynamic) {
+    std::shared_lock lock(impl_->specializations_mutex);
+    if (impl_->specializations.empty())
+      return "a function of inputs with unknown sizes (None), not specialized yet: call it once, then describe() "
+             "shows the program made for each input shape met.\n" + debugprint(impl_->outputs);
+    std::string text;
+    for (const auto& s : impl_->specializations) {
+      text += "specialized to";
+      std::size_t k = 0;
+      for (const Tensor& p : impl_->inputs)
+        if (detail::is_dynamic(p)) text += " " + p.label() + " " + shape_string(s->shapes[k++]);
+      text += ":\n" + s->function.describe();
+    }
+    return text;
+  }
   if (impl_->backend == Backend::reference) return "reference backend\n" + debugprint(impl_->outputs);
   return impl_->compiled_program().describe();
 }

@@ -10,11 +10,13 @@
 
 #include <cerrno>
 #include <cstring>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "io/files.hpp"
+#include "io/npy.hpp"
 #include "symx/array.hpp"
 
 namespace symx {
@@ -27,9 +29,10 @@ constexpr std::size_t kMaxHeaderBytes = 1 << 20;
 // NumPy's limit on the number of dimensions (NPY_MAXDIMS).
 constexpr std::size_t kMaxDims = 64;
 
-[[noreturn]] void npy_fail(const std::string& path, const std::string& problem) {
-  throw IOError("load_npy: " + path + ": " + problem +
-                ". Write the file with numpy.save from an array of bool, uint8, int32, int64, float32 or float64.");
+using io::NpyOrigin;
+
+[[noreturn]] void npy_fail(const NpyOrigin& origin, const std::string& problem) {
+  throw IOError(origin.where + ": " + problem + ". " + origin.fix);
 }
 
 // Reads exactly `n` bytes (retrying short reads); false at end of file or on an error.
@@ -96,10 +99,10 @@ struct HeaderCursor {
 
 // Splits the dict literal into its three values; anything else (a missing, extra or repeated key,
 // junk after the closing brace) is an error, as in numpy.lib.format.
-RawHeader split_header(const std::string& path, std::string_view text) {
+RawHeader split_header(const NpyOrigin& origin, std::string_view text) {
   const std::string expected = "; expected a dict such as {'descr': '<f4', 'fortran_order': False, 'shape': (3, 4), }";
   HeaderCursor c{text};
-  if (!c.take('{')) npy_fail(path, "the header does not start with '{'" + expected);
+  if (!c.take('{')) npy_fail(origin, "the header does not start with '{'" + expected);
   RawHeader raw;
   std::string* slots[] = {&raw.descr, &raw.fortran_order, &raw.shape};
   const char* names[] = {"'descr'", "'fortran_order'", "'shape'"};
@@ -107,26 +110,26 @@ RawHeader split_header(const std::string& path, std::string_view text) {
   while (!c.take('}')) {
     std::string key, value;
     if (!c.take_string(key) || !c.take(':') || !c.take_value(value))
-      npy_fail(path, "the header is not a well-formed dict after byte " + std::to_string(c.at) + expected);
+      npy_fail(origin, "the header is not a well-formed dict after byte " + std::to_string(c.at) + expected);
     if (key.front() == '"') key = "'" + key.substr(1, key.size() - 2) + "'";
     int slot = -1;
     for (int i = 0; i < 3; ++i) if (key == names[i]) slot = i;
-    if (slot < 0) npy_fail(path, "the header has an unexpected key " + key + expected);
-    if (seen & (1 << slot)) npy_fail(path, "the header repeats the key " + key + expected);
+    if (slot < 0) npy_fail(origin, "the header has an unexpected key " + key + expected);
+    if (seen & (1 << slot)) npy_fail(origin, "the header repeats the key " + key + expected);
     seen |= 1 << slot;
     *slots[slot] = value;
     if (!c.take(',')) {
-      if (!c.take('}')) npy_fail(path, "the header's entries are not separated by commas" + expected);
+      if (!c.take('}')) npy_fail(origin, "the header's entries are not separated by commas" + expected);
       break;
     }
   }
-  if (!c.done()) npy_fail(path, "the header has text after its closing '}'" + expected);
+  if (!c.done()) npy_fail(origin, "the header has text after its closing '}'" + expected);
   for (int i = 0; i < 3; ++i)
-    if (!(seen & (1 << i))) npy_fail(path, std::string("the header has no key ") + names[i] + expected);
+    if (!(seen & (1 << i))) npy_fail(origin, std::string("the header has no key ") + names[i] + expected);
   return raw;
 }
 
-DType parse_descr(const std::string& path, const std::string& descr) {
+DType parse_descr(const NpyOrigin& origin, const std::string& descr) {
   struct Known { const char* text; DType dtype; };
   // '|' (no byte order) and '<' (little-endian) are both what NumPy writes on these machines.
   static constexpr Known known[] = {
@@ -136,15 +139,15 @@ DType parse_descr(const std::string& path, const std::string& descr) {
   if (d.size() >= 2 && d.front() == '"' && d.back() == '"') d = "'" + d.substr(1, d.size() - 2) + "'";
   for (const auto& k : known)
     if (d == k.text) return k.dtype;
-  npy_fail(path, "the header's 'descr' is " + descr +
+  npy_fail(origin, "the header's 'descr' is " + descr +
                      "; expected one of '|b1', '|u1', '<i4', '<i8', '<f4', '<f8' (little-endian bool, uint8, "
                      "int32, int64, float32, float64)");
 }
 
-bool parse_fortran_order(const std::string& path, const std::string& value) {
+bool parse_fortran_order(const NpyOrigin& origin, const std::string& value) {
   if (value == "False") return false;
   if (value == "True") return true;
-  npy_fail(path, "the header's 'fortran_order' is '" + value + "'; expected True or False");
+  npy_fail(origin, "the header's 'fortran_order' is '" + value + "'; expected True or False");
 }
 
 // One dimension: decimal digits without sign or leading zeros; false when malformed or over int64.
@@ -165,9 +168,9 @@ std::string_view trim(std::string_view s) {
 }
 
 // A Python tuple of non-negative ints: "()", "(3,)", "(3, 4)" or "(3, 4,)"; "(3)" is an int, not a tuple.
-Shape parse_shape(const std::string& path, const std::string& text) {
+Shape parse_shape(const NpyOrigin& origin, const std::string& text) {
   auto fail = [&] {
-    npy_fail(path, "the header's 'shape' is '" + text +
+    npy_fail(origin, "the header's 'shape' is '" + text +
                        "'; expected a tuple of non-negative integers such as (3, 4), (3,) or ()");
   };
   if (text.size() < 2 || text.front() != '(' || text.back() != ')') fail();
@@ -193,24 +196,27 @@ struct Preamble {
   std::size_t header_len = 0, data_offset = 0;
 };
 
-Preamble read_preamble(const std::string& path, int fd, std::uint64_t file_size) {
+// Reads the next `n` bytes of the .npy (from a file or from memory); false when they are not there.
+using ReadBytes = std::function<bool(void* out, std::size_t n)>;
+
+Preamble read_preamble(const NpyOrigin& origin, const ReadBytes& read, std::uint64_t file_size) {
   unsigned char head[12] = {};
-  if (file_size < 10 || !read_fully(fd, head, 10) || std::memcmp(head, kMagic, 6) != 0)
-    npy_fail(path, "not a .npy file (it does not start with \\x93NUMPY)");
+  if (file_size < 10 || !read(head, 10) || std::memcmp(head, kMagic, 6) != 0)
+    npy_fail(origin, "not a .npy file (it does not start with \\x93NUMPY)");
   Preamble p;
   p.major = head[6];
   if (head[7] != 0 || p.major < 1 || p.major > 3)
-    npy_fail(path, "unsupported format version " + std::to_string(head[6]) + "." + std::to_string(head[7]) +
+    npy_fail(origin, "unsupported format version " + std::to_string(head[6]) + "." + std::to_string(head[7]) +
                        "; symx reads versions 1.0, 2.0 and 3.0");
   p.header_len = head[8] | (head[9] << 8);
   p.data_offset = 10;
   if (p.major >= 2) {
-    if (file_size < 12 || !read_fully(fd, head + 10, 2)) npy_fail(path, "truncated header length");
+    if (file_size < 12 || !read(head + 10, 2)) npy_fail(origin, "truncated header length");
     p.header_len |= static_cast<std::size_t>(head[10]) << 16 | static_cast<std::size_t>(head[11]) << 24;
     p.data_offset = 12;
   }
   if (p.header_len > kMaxHeaderBytes || p.header_len > file_size - p.data_offset)
-    npy_fail(path, "truncated header: its length field says " + std::to_string(p.header_len) + " bytes but " +
+    npy_fail(origin, "truncated header: its length field says " + std::to_string(p.header_len) + " bytes but " +
                        std::to_string(file_size - p.data_offset) + " follow it" +
                        (p.header_len > kMaxHeaderBytes ? " (and symx reads at most 1 MiB of header)" : ""));
   p.data_offset += p.header_len;
@@ -253,8 +259,9 @@ std::string npy_descr(DType dtype) {
   return "";
 }
 
-// The preamble and header NumPy writes, padded so that the data starts on a 64-byte boundary.
-std::string npy_preamble(const Shape& shape, DType dtype) {
+}  // namespace
+
+std::string io::npy_preamble(const Shape& shape, DType dtype) {
   std::string shape_text = "(";
   for (std::size_t i = 0; i < shape.size(); ++i) shape_text += (i ? ", " : "") + std::to_string(shape[i]);
   shape_text += shape.size() == 1 ? ",)" : ")";
@@ -269,33 +276,26 @@ std::string npy_preamble(const Shape& shape, DType dtype) {
   return out + header;
 }
 
-}  // namespace
+namespace {
 
-Array Array::load_npy(const std::string& path) {
-  // O_NONBLOCK: opening a FIFO must not wait for a writer; it is refused below as not a regular file.
-  io::FileDescriptor file(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
-  if (file.fd < 0)
-    throw IOError("load_npy: cannot open '" + path + "' for reading (" + std::strerror(errno) + "). Check the path.");
-  struct stat info{};
-  if (::fstat(file.fd, &info) != 0 || !S_ISREG(info.st_mode))
-    npy_fail(path, "not a regular file");
-  const auto file_size = static_cast<std::uint64_t>(info.st_size);
-  const Preamble pre = read_preamble(path, file.fd, file_size);
+// The whole .npy: preamble, header fields, then the data, each checked against `file_size`.
+Array read_npy(const NpyOrigin& origin, const ReadBytes& read, std::uint64_t file_size) {
+  const Preamble pre = read_preamble(origin, read, file_size);
   std::string header(pre.header_len, '\0');
-  if (!read_fully(file.fd, header.data(), header.size())) npy_fail(path, "truncated header");
-  RawHeader raw = split_header(path, header);
-  const DType dtype = parse_descr(path, raw.descr);
-  const bool fortran = parse_fortran_order(path, raw.fortran_order);
-  Shape shape = parse_shape(path, raw.shape);
+  if (!read(header.data(), header.size())) npy_fail(origin, "truncated header");
+  RawHeader raw = split_header(origin, header);
+  const DType dtype = parse_descr(origin, raw.descr);
+  const bool fortran = parse_fortran_order(origin, raw.fortran_order);
+  Shape shape = parse_shape(origin, raw.shape);
   if (std::string problem = shape_problem(shape, dtype); !problem.empty())
-    npy_fail(path, "the header's 'shape' is not a valid array shape: " + problem);
+    npy_fail(origin, "the header's 'shape' is not a valid array shape: " + problem);
   const auto bytes = static_cast<std::uint64_t>(num_elements(shape)) * itemsize(dtype);
   if (bytes > file_size - pre.data_offset)
-    npy_fail(path, "truncated data: the header's 'shape' " + shape_string(shape) + " of " + std::string(dtype_name(dtype)) +
+    npy_fail(origin, "truncated data: the header's 'shape' " + shape_string(shape) + " of " + std::string(dtype_name(dtype)) +
                        " needs " + std::to_string(bytes) + " bytes but the file has " +
                        std::to_string(file_size - pre.data_offset) + " after the header");
-  Array out = empty(shape, dtype);
-  if (bytes && !read_fully(file.fd, out.raw_data(), bytes)) npy_fail(path, "truncated data (the file shrank while read)");
+  Array out = Array::empty(shape, dtype);
+  if (bytes && !read(out.raw_data(), bytes)) npy_fail(origin, "truncated data (the file shrank while read)");
   // A bool byte other than 0 or 1 would be undefined behaviour in C++; NumPy reads it as True.
   if (dtype == DType::b8) {
     auto* p = static_cast<unsigned char*>(out.raw_data());
@@ -304,8 +304,33 @@ Array Array::load_npy(const std::string& path) {
   return fortran && shape.size() > 1 ? fortran_to_c(out) : out;
 }
 
+}  // namespace
+
+Array io::parse_npy(const NpyOrigin& origin, const unsigned char* data, std::size_t size) {
+  std::size_t at = 0;
+  return read_npy(origin, [&](void* out, std::size_t n) {
+    if (n > size - at) return false;
+    std::memcpy(out, data + at, n);
+    at += n;
+    return true;
+  }, size);
+}
+
+Array Array::load_npy(const std::string& path) {
+  // O_NONBLOCK: opening a FIFO must not wait for a writer; it is refused below as not a regular file.
+  io::FileDescriptor file(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
+  if (file.fd < 0)
+    throw IOError("load_npy: cannot open '" + path + "' for reading (" + std::strerror(errno) + "). Check the path.");
+  const NpyOrigin origin{"load_npy: " + path,
+                         "Write the file with numpy.save from an array of bool, uint8, int32, int64, float32 or float64."};
+  struct stat info{};
+  if (::fstat(file.fd, &info) != 0 || !S_ISREG(info.st_mode)) npy_fail(origin, "not a regular file");
+  return read_npy(origin, [&](void* out, std::size_t n) { return read_fully(file.fd, out, n); },
+                  static_cast<std::uint64_t>(info.st_size));
+}
+
 void Array::save_npy(const std::string& path) const {
-  const std::string preamble = npy_preamble(shape_, dtype_);
+  const std::string preamble = io::npy_preamble(shape_, dtype_);
   io::write_file_atomically(path, "save_npy", [&](int fd) {
     io::write_all(fd, preamble.data(), preamble.size());
     io::write_all(fd, static_cast<const char*>(data_), nbytes());

@@ -96,7 +96,8 @@ void check_matmul_shapes(const Shape& a, const Shape& b) {
                "Use multiply (or the * operator) to scale by a scalar.");
   std::int64_t ka = a.back();
   std::int64_t kb = b.size() == 1 ? b[0] : b[b.size() - 2];
-  if (ka != kb)
+  // An unknown contracted size (x^T x over a batch of None) is checked when a call specializes.
+  if (ka != kb && !is_symbol(ka) && !is_symbol(kb))
     fail_shape("operand shapes " + shape_string(a) + " and " + shape_string(b) +
                    " do not match on the contracted axis (" + dims(ka, kb) + ")",
                "Transpose the second operand or check the layer sizes.");

@@ -411,13 +411,13 @@ int xent_axis(const Attr& attr) { return std::get<AxisAttr>(attr).axis; }
 TensorType infer_softmax_xent(const std::vector<Tensor>& in, const Attr& attr) {
   require_float_operands(in);
   const Shape& x = in[0].shape();
-  if (in[1].shape() != x)
+  if (!shapes_match(in[1].shape(), x))
     fail_shape("logits " + shape_string(x) + " and labels " + shape_string(in[1].shape()) + " differ in shape",
                "Give labels the logits' shape, e.g. one_hot(classes, num_classes).");
   int axis = normalize_axis(xent_axis(attr), static_cast<int>(x.size()));
   Shape out = x;
   out.erase(out.begin() + axis);
-  if (in.size() == 3 && in[2].shape() != out)
+  if (in.size() == 3 && !shapes_match(in[2].shape(), out))
     fail_shape("the cotangent has shape " + shape_string(in[2].shape()) + " but the loss has shape " + shape_string(out),
                "Pass a cotangent of the loss's shape.");
   return {in.size() == 3 ? x : out, in[0].dtype()};
@@ -712,7 +712,7 @@ Tensor log_softmax(const Tensor& x, int axis, Loc loc) {
 }
 
 Tensor softmax_cross_entropy(const Tensor& logits, const Tensor& labels, int axis, Loc loc) {
-  if (logits.shape() != labels.shape())
+  if (!shapes_match(logits.shape(), labels.shape()))
     ops::raise("softmax_cross_entropy", {logits, labels},
                {ops::TypeProblem::Kind::shape, "logits and labels have different shapes",
                 "Give labels the logits' shape, e.g. one_hot(classes, num_classes)."}, loc);

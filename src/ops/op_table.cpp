@@ -88,8 +88,15 @@ detail::UserLocation::~UserLocation() { ops::location_override = std::move(previ
 
 namespace ops {
 
+Shape known_sizes(const Shape& shape) {
+  Shape known = shape;
+  for (auto& d : known)
+    if (is_symbol(d)) d = 1;
+  return known;
+}
+
 void check_user_shape(const char* op, const Shape& shape, DType dtype, Loc loc) {
-  if (std::string problem = shape_problem(shape, dtype); !problem.empty())
+  if (std::string problem = shape_problem(known_sizes(shape), dtype); !problem.empty())
     raise(op, {}, {TypeProblem::Kind::shape, problem, "Every dimension must be zero or more and the tensor must fit in 2^48 bytes."},
           loc);
 }
@@ -100,10 +107,9 @@ std::string where_string(Loc loc) {
   return std::filesystem::path(loc.file_name()).filename().string() + ":" + std::to_string(loc.line());
 }
 
-void raise(const char* op, const std::vector<Tensor>& operands, const TypeProblem& problem, Loc loc) {
+void raise_at(const char* op, const std::vector<Tensor>& operands, const TypeProblem& problem, const std::string& where) {
   std::string message = std::string(op) + ": " + problem.problem;
   if (!operands.empty()) message += " (operands: " + operand_list(operands) + ")";
-  std::string where = where_string(loc);
   if (!where.empty()) message += ", at " + where;
   message += ".";
   if (!problem.fix.empty()) message += " " + problem.fix;
@@ -115,30 +121,56 @@ void raise(const char* op, const std::vector<Tensor>& operands, const TypeProble
   throw ValueError(message);
 }
 
-Tensor make_node(OpKind op, std::vector<Tensor> inputs, Attr attr, Loc loc, const char* name) {
+void raise(const char* op, const std::vector<Tensor>& operands, const TypeProblem& problem, Loc loc) {
+  raise_at(op, operands, problem, where_string(loc));
+}
+
+namespace {
+// make_node and reinfer_node: infer and check the type, then build the node.
+Tensor build_node(OpKind op, std::vector<Tensor> inputs, Attr attr, const std::string& where, const char* name,
+                  std::string node_name = {}) {
   const OpDef& def = op_def(op);
   for (const auto& in : inputs)
     check_internal(in.defined(), "make_node: undefined input");
+  const char* shown = name ? name : op_name(op);
   TensorType type;
   try {
     type = def.infer(inputs, attr);
   } catch (const TypeProblem& problem) {
-    raise(name ? name : op_name(op), inputs, problem, loc);
+    raise_at(shown, inputs, problem, where);
   }
+  // A size computed from an unknown one (x[1:] of a None axis: None - 1) is neither a size nor a
+  // symbol: the op needs a size that only a call will tell.
+  for (std::size_t i = 0; i < type.shape.size(); ++i)
+    if (type.shape[i] < 0 && !is_symbol(type.shape[i]))
+      raise_at(shown, inputs,
+               {TypeProblem::Kind::shape, "the size of axis " + std::to_string(i) + " of the result depends on a size that is unknown (None) until the function is called",
+                "This op needs that size at build time: give the placeholder a fixed size on that axis, or reshape/slice only the known axes."},
+               where);
   // Every op's result passes here, so no rule can build a tensor whose size overflows.
-  if (std::string problem = shape_problem(type.shape, type.dtype); !problem.empty())
-    raise(name ? name : op_name(op), inputs,
-          {TypeProblem::Kind::shape, "the result " + problem,
-           "Every tensor must fit in 2^48 bytes; check the operands' shapes for a wrong or overflowed dimension."},
-          loc);
+  if (std::string problem = shape_problem(known_sizes(type.shape), type.dtype); !problem.empty())
+    raise_at(shown, inputs,
+             {TypeProblem::Kind::shape, "the result " + problem,
+              "Every tensor must fit in 2^48 bytes; check the operands' shapes for a wrong or overflowed dimension."},
+             where);
   auto node = std::make_shared<Node>();
   node->op = op;
   node->inputs = std::move(inputs);
   node->attr = std::move(attr);
   node->type = std::move(type);
-  node->where = where_string(loc);
+  node->where = where;
+  node->name = std::move(node_name);
   node->id = default_graph().next_node_id();
   return Tensor(std::move(node));
+}
+}  // namespace
+
+Tensor make_node(OpKind op, std::vector<Tensor> inputs, Attr attr, Loc loc, const char* name) {
+  return build_node(op, std::move(inputs), std::move(attr), where_string(loc), name);
+}
+
+Tensor reinfer_node(const Node& node, std::vector<Tensor> inputs, Attr attr) {
+  return build_node(node.op, std::move(inputs), std::move(attr), node.where, nullptr, node.name);
 }
 
 Tensor rebuild_node(const Node& node, std::vector<Tensor> inputs) {
@@ -168,6 +200,12 @@ Shape broadcast_shapes(const Shape& a, const Shape& b) {
   for (std::size_t i = 0; i < n; ++i) {
     std::int64_t da = i < n - a.size() ? 1 : a[i - (n - a.size())];
     std::int64_t db = i < n - b.size() ? 1 : b[i - (n - b.size())];
+    // An unknown size (symbol) meets 1 or itself, or is taken to equal the other size: a call checks
+    // it when the function specializes to the inputs' sizes.
+    if (da != db && (is_symbol(da) || is_symbol(db))) {
+      out[i] = da == 1 ? db : db == 1 ? da : is_symbol(da) ? db : da;
+      continue;
+    }
     if (da != db && da != 1 && db != 1)
       fail_shape("shapes " + shape_string(a) + " and " + shape_string(b) +
                      " cannot be broadcast together (axis " + std::to_string(i) + ": " +

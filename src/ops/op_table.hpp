@@ -57,15 +57,24 @@ struct TypeProblem {
 Tensor make_node(OpKind op, std::vector<Tensor> inputs, Attr attr = NoAttr{}, Loc loc = Loc::current(),
                  const char* name = nullptr);
 
+// A node like `node` (op, name, user location) over new `inputs` and `attr`, its type inferred
+// again: how a graph with unknown sizes is specialized to a call's sizes. Type problems are raised
+// as make_node raises them, naming the node's user location.
+Tensor reinfer_node(const Node& node, std::vector<Tensor> inputs, Attr attr);
 // A node like `node` (op, attribute, name, user location) over new inputs of the same types.
 Tensor rebuild_node(const Node& node, std::vector<Tensor> inputs);
 
 // Throws the user error for a problem found outside an infer rule (e.g. in a composite).
 [[noreturn]] void raise(const char* op, const std::vector<Tensor>& operands, const TypeProblem& problem,
                         Loc loc);
+// The same, at a location already written as "file:line" (empty if unknown).
+[[noreturn]] void raise_at(const char* op, const std::vector<Tensor>& operands, const TypeProblem& problem,
+                           const std::string& where);
 // Throws the ShapeError of `op` (naming `loc`) unless a shape the user gave (a placeholder's, a
 // creation op's) can hold elements of `dtype`: see shape_problem in symx/array.hpp.
 void check_user_shape(const char* op, const Shape& shape, DType dtype, Loc loc);
+// `shape` with every unknown size (symbol) replaced by 1: what size checks look at.
+Shape known_sizes(const Shape& shape);
 // "at file.cpp:41" for `loc` (or the Python location override), empty if unknown.
 std::string where_string(Loc loc);
 

@@ -180,7 +180,7 @@ std::string num(double v) {
 std::optional<TypeProblem> check_params(OpKind op, const RandomAttr& p) {
   using K = TypeProblem::Kind;
   for (auto d : p.shape)
-    if (d < 0)
+    if (d < 0 && !is_symbol(d))  // an unknown size (a batch of None) takes the call's size
       return TypeProblem{K::shape, "negative dimension in shape " + shape_string(p.shape), "Every dimension must be zero or more."};
   switch (op) {
     case OpKind::RandomUniform:

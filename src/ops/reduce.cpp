@@ -292,6 +292,20 @@ Tensor reduce(OpKind op, const char* name, const Tensor& x, const Axes& axes, bo
 
 Tensor as_float(const Tensor& x, Loc loc) { return is_floating(x.dtype()) ? x : cast(x, DType::f32, loc); }
 
+std::vector<int> all_axes(int n) {
+  std::vector<int> axes(static_cast<std::size_t>(n));
+  for (int i = 0; i < n; ++i) axes[static_cast<std::size_t>(i)] = i;
+  return axes;
+}
+
+// The product of the known sizes of `axes` (unknown ones count as 1).
+std::int64_t known_count(const Tensor& x, const std::vector<int>& axes) {
+  std::int64_t n = 1;
+  for (int a : axes)
+    if (!is_symbol(x.shape()[static_cast<std::size_t>(a)])) n *= x.shape()[static_cast<std::size_t>(a)];
+  return n;
+}
+
 std::int64_t reduced_count(const Tensor& x, const std::vector<int>& axes) {
   std::int64_t n = 1;
   for (int a : axes) n *= x.shape()[static_cast<std::size_t>(a)];
@@ -303,14 +317,24 @@ Tensor mean_impl(const char* name, const Tensor& x, const Axes& axes, bool keepd
   Tensor s = make_node(OpKind::Sum, {cast(x, accumulation_dtype(x.dtype()), loc)}, ReduceAttr{normalized, keepdims}, loc, name);
   // Integer means are float32 (symx's default float; NumPy gives float64). An empty group gives
   // 0 / 0 = NaN, as NumPy (which also warns).
-  return divide(as_float(s, loc), static_cast<double>(reduced_count(x, normalized)), loc);
+  Tensor total = as_float(s, loc);
+  Shape unknown;
+  for (int a : normalized)
+    if (is_symbol(x.shape()[static_cast<std::size_t>(a)])) unknown.push_back(x.shape()[static_cast<std::size_t>(a)]);
+  if (unknown.empty()) return divide(total, static_cast<double>(reduced_count(x, normalized)), loc);
+  // A count over axes whose size a call will tell (the batch): the sum of ones over those sizes,
+  // which becomes a constant when the function specializes (compile-time constant folding).
+  Tensor ones = broadcast_to(scalar(1.0, total.dtype()), unknown, loc);
+  Tensor count = multiply(make_node(OpKind::Sum, {ones}, ReduceAttr{all_axes(static_cast<int>(unknown.size())), false}, loc, name),
+                          static_cast<double>(known_count(x, normalized)), loc);
+  return divide(total, count, loc);
 }
 
 Tensor arg_reduce(OpKind op, const char* name, const Tensor& x, std::optional<int> axis, bool keepdims, Loc loc) {
   Tensor src = x;
   int ax = 0;
   if (axis) ax = guarded(name, {x}, loc, [&] { return checked_axis(*axis, x.ndim()); });
-  else src = reshape(x, {x.size()}, loc);
+  else src = reshape(x, {-1}, loc);
   Tensor r = make_node(op, {src}, AxisAttr{ax}, loc, name);
   if (!keepdims) return r;
   Shape shape = x.shape();
@@ -384,7 +408,7 @@ Tensor cumsum(const Tensor& x, std::optional<int> axis, Loc loc) {
   Tensor src = x;
   int ax = 0;
   if (axis) ax = ops::guarded("cumsum", {x}, loc, [&] { return ops::checked_axis(*axis, x.ndim()); });
-  else src = reshape(x, {x.size()}, loc);
+  else src = reshape(x, {-1}, loc);
   return ops::make_node(OpKind::Cumsum, {cast(src, ops::accumulation_dtype(x.dtype()), loc)}, AxisAttr{ax}, loc, "cumsum");
 }
 

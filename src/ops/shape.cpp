@@ -48,7 +48,7 @@ template <class F> auto guarded(const char* name, const std::vector<Tensor>& ope
 // Fails unless `shape` can hold elements of `dtype` (see shape_problem): checked before any rule
 // counts its elements, so that an overflowed count cannot pass for a matching one.
 void check_dims(const Shape& shape, DType dtype) {
-  std::string problem = shape_problem(shape, dtype);
+  std::string problem = shape_problem(known_sizes(shape), dtype);
   if (!problem.empty())
     fail_shape(problem, "Every dimension must be zero or more and the array must fit in 2^48 bytes.");
 }
@@ -117,7 +117,8 @@ void check_index_dtype(const Tensor& indices) {
 TensorType infer_reshape(const std::vector<Tensor>& in, const Attr& attr) {
   const Shape& shape = std::get<ShapeAttr>(attr).shape;
   check_dims(shape, in[0].dtype());
-  if (num_elements(shape) != in[0].size())
+  // With unknown sizes, reshape() checked what it could; a call infers again with the real sizes.
+  if (!has_symbols(shape) && !has_symbols(in[0].shape()) && num_elements(shape) != in[0].size())
     fail_shape("cannot reshape " + std::to_string(in[0].size()) + " elements into shape " + shape_string(shape),
                "Choose a shape with the same number of elements, or use -1 for one axis.");
   return {shape, in[0].dtype()};
@@ -169,7 +170,7 @@ TensorType infer_broadcast_to(const std::vector<Tensor>& in, const Attr& attr) {
   bool ok = from.size() <= to.size();
   for (std::size_t i = 0; ok && i < from.size(); ++i) {
     std::int64_t f = from[i], t = to[to.size() - from.size() + i];
-    ok = f == t || f == 1;
+    ok = f == t || f == 1 || is_symbol(f) || is_symbol(t);  // unknown sizes: checked when a call specializes
   }
   if (!ok)
     fail_shape("cannot broadcast shape " + shape_string(from) + " to " + shape_string(to),
@@ -199,6 +200,9 @@ Shape check_slice(const SliceAttr& a, const Shape& shape) {
                "Give one start, count and step per axis.");
   for (std::size_t d = 0; d < n; ++d) {
     if (a.step[d] == 0) fail_value("slice step is 0 on axis " + std::to_string(d), "Use a non-zero step.");
+    // An axis of unknown size is kept whole (count = its symbol) or indexed by a start alone; the
+    // call's sizes are checked when the function specializes.
+    if (is_symbol(shape[d]) && (a.count[d] == shape[d] || (a.count[d] == 1 && a.start[d] >= 0))) continue;
     if (a.count[d] < 0) fail_value("negative count on axis " + std::to_string(d), "Counts must be zero or more.");
     if (a.count[d] == 0) continue;
     std::int64_t last = a.start[d] + (a.count[d] - 1) * a.step[d];
@@ -279,13 +283,16 @@ TensorType infer_concatenate(const std::vector<Tensor>& in, const Attr& attr) {
                  "Give every input the same number of dimensions (reshape or expand_dims).");
     for (int d = 0; d < first.ndim(); ++d) {
       auto u = static_cast<std::size_t>(d);
-      if (d != axis && t.shape()[u] != first.shape()[u])
+      if (d != axis && t.shape()[u] != first.shape()[u] && !is_symbol(t.shape()[u]) && !is_symbol(first.shape()[u]))
         fail_shape("input " + std::to_string(i) + " has shape " + shape_string(t.shape()) + " but input 0 has " +
                        shape_string(first.shape()) + "; all sizes except along axis " + std::to_string(axis) + " must match",
                    "Make the other axes equal, or concatenate along a different axis.");
     }
     out[static_cast<std::size_t>(axis)] += t.shape()[static_cast<std::size_t>(axis)];
   }
+  // Along an axis of unknown sizes the total is unknown too: a size of its own, which a call learns.
+  bool unknown = std::any_of(in.begin(), in.end(), [&](const Tensor& t) { return is_symbol(t.shape()[static_cast<std::size_t>(axis)]); });
+  if (unknown) out[static_cast<std::size_t>(axis)] = new_symbol();
   return {out, first.dtype()};
 }
 Array evaluate_concatenate(const EvalArgs& args) {
@@ -417,7 +424,7 @@ TensorType infer_scatter_add(const std::vector<Tensor>& in, const Attr& attr) {
   check_index_dtype(in[1]);
   int axis = checked_axis(a.axis, static_cast<int>(a.shape.size()));
   Shape expected = gathered_shape(a.shape, in[1].shape(), axis);
-  if (in[0].shape() != expected)
+  if (!shapes_match(in[0].shape(), expected))
     fail_shape("updates of shape " + shape_string(in[0].shape()) + " do not fit indices of shape " +
                    shape_string(in[1].shape()) + " into shape " + shape_string(a.shape) + " along axis " +
                    std::to_string(axis) + " (expected updates of shape " + shape_string(expected) + ")",
@@ -491,7 +498,7 @@ TensorType infer_scatter_add_along_axis(const std::vector<Tensor>& in, const Att
   check_dims(a.shape, in[0].dtype());
   check_index_dtype(in[1]);
   int axis = checked_axis(a.axis, static_cast<int>(a.shape.size()));
-  if (in[0].shape() != in[1].shape())
+  if (!shapes_match(in[0].shape(), in[1].shape()))
     fail_shape("updates of shape " + shape_string(in[0].shape()) + " differ from indices of shape " +
                    shape_string(in[1].shape()),
                "Pass one update per index.");
@@ -592,15 +599,73 @@ Index Index::ellipsis() {
   return ix;
 }
 
+namespace {
+// The symbols of `shape` in order, and the product of its known sizes.
+std::pair<std::vector<std::int64_t>, std::int64_t> split_sizes(const Shape& shape) {
+  std::vector<std::int64_t> symbols;
+  std::int64_t known = 1;
+  for (auto d : shape) {
+    if (is_symbol(d)) symbols.push_back(d);
+    else if (d != -1) known *= d;
+  }
+  return {symbols, known};
+}
+
+// reshape of a tensor with unknown sizes: the unknown sizes must carry over (each once, to an axis
+// of the target or into its -1), and the known sizes must divide.
+Shape reshape_unknown(const Tensor& x, Shape shape, std::size_t unknown, Loc loc) {
+  auto [in_symbols, in_known] = split_sizes(x.shape());
+  auto [out_symbols, out_known] = split_sizes(shape);
+  std::vector<std::int64_t> rest = in_symbols;
+  for (auto s : out_symbols) {
+    auto it = std::find(rest.begin(), rest.end(), s);
+    // Another unknown size of x stands in for it: broadcasting took two unknown sizes as equal
+    // (gradients reshape to an operand's shape), and a call checks that they are.
+    if (it == rest.end() && !rest.empty()) it = rest.begin();
+    if (it == rest.end())
+      raise_shape("reshape", {x}, "the target shape " + shape_string(shape) + " has an unknown size that is not x's",
+                  "Keep x's unknown (None) axes as they are, or use -1 for the axis that takes them.", loc);
+    rest.erase(it);
+  }
+  bool divides = out_known != 0 && in_known % out_known == 0;
+  if (unknown == shape.size()) {
+    if (!rest.empty() || !divides || in_known != out_known)
+      raise_shape("reshape", {x}, "cannot reshape " + shape_string(x.shape()) + " into " + shape_string(shape) +
+                  ": the sizes unknown until a call (None) must go somewhere",
+                  "Use -1 for the axis that takes them, e.g. reshape(x, (-1, " + std::to_string(in_known) + ")).", loc);
+    return shape;
+  }
+  if (!divides)
+    raise_shape("reshape", {x}, "cannot reshape " + shape_string(x.shape()) + " into " + shape_string(shape),
+                "Choose known sizes whose product divides " + std::to_string(in_known) + ".", loc);
+  // The -1 axis keeps x's symbol when it takes exactly that size; otherwise it gets a fresh one,
+  // which specialization learns from the reshaped result.
+  if (rest.empty()) shape[unknown] = in_known / out_known;
+  else shape[unknown] = rest.size() == 1 && in_known == out_known ? rest[0] : new_symbol();
+  return shape;
+}
+}  // namespace
+
 Tensor reshape(const Tensor& x, Shape shape, Loc loc) {
   std::size_t unknown = shape.size();
-  std::int64_t known = 1;
-  for (std::size_t d = 0; d < shape.size(); ++d) {
+  for (std::size_t d = 0; d < shape.size(); ++d)
     if (shape[d] == -1) {
       if (unknown != shape.size())
         raise_value("reshape", {x}, "shape " + shape_string(shape) + " has more than one -1", "Use -1 for at most one axis.", loc);
       unknown = d;
-    } else if (shape[d] < 0) {
+    }
+  if (has_symbols(x.shape()) || has_symbols(shape)) {
+    if (!has_symbols(x.shape()))
+      raise_shape("reshape", {x}, "cannot reshape " + shape_string(x.shape()) + " into " + shape_string(shape) + ", whose size is unknown",
+                  "Reshape into known sizes.", loc);
+    shape = reshape_unknown(x, std::move(shape), unknown, loc);
+    if (shape == x.shape()) return x;
+    return ops::make_node(OpKind::Reshape, {x}, ShapeAttr{std::move(shape)}, loc, "reshape");
+  }
+  std::int64_t known = 1;
+  for (std::size_t d = 0; d < shape.size(); ++d) {
+    if (d == unknown) continue;
+    if (shape[d] < 0) {
       raise_shape("reshape", {x}, "negative dimension " + std::to_string(shape[d]) + " in shape " + shape_string(shape),
                   "Every dimension must be zero or more, or -1 for one inferred axis.", loc);
     } else if (__builtin_mul_overflow(known, shape[d], &known)) {
@@ -687,7 +752,7 @@ Tensor concatenate(const std::vector<Tensor>& xs, int axis, Loc loc) {
 Tensor stack(const std::vector<Tensor>& xs, int axis, Loc loc) {
   if (xs.empty()) raise_value("stack", {}, "needs at least one tensor", "Pass a non-empty list of tensors.", loc);
   for (std::size_t i = 1; i < xs.size(); ++i)
-    if (xs[i].shape() != xs[0].shape())
+    if (!shapes_match(xs[i].shape(), xs[0].shape()))
       raise_shape("stack", xs, "input " + std::to_string(i) + " has shape " + shape_string(xs[i].shape()) +
                                    " but input 0 has " + shape_string(xs[0].shape()),
                   "Stacked tensors must all have the same shape; reshape or broadcast them first.", loc);
@@ -754,7 +819,11 @@ Tensor slice(const Tensor& x, const std::vector<Index>& index, Loc loc) {
     switch (ix.kind) {
       case Index::Kind::integer: {
         std::int64_t n = shape[d], v = ix.value;
-        if (v < -n || v >= n)
+        if (is_symbol(n) && v < 0)
+          raise_shape("slice", {x}, "index " + std::to_string(v) + " counts from the end of axis " + std::to_string(d) +
+                                        ", whose size is unknown (None) until the function is called",
+                      "Index from the start, or give the placeholder a fixed size on that axis.", loc);
+        if (!is_symbol(n) && (v < -n || v >= n))
           raise_shape("slice", {x}, "index " + std::to_string(v) + " is out of bounds for axis " + std::to_string(d) +
                                         " with size " + std::to_string(n),
                       "Use an index in [" + std::to_string(-n) + ", " + std::to_string(n) + ").", loc);
@@ -768,6 +837,14 @@ Tensor slice(const Tensor& x, const std::vector<Index>& index, Loc loc) {
         if (ix.step && *ix.step == 0)
           raise_value("slice", {x}, "slice step cannot be zero (axis " + std::to_string(d) + ")",
                       "Use a positive or negative step.", loc);
+        if (is_symbol(shape[d])) {
+          bool whole = (!ix.start || *ix.start == 0) && !ix.stop && (!ix.step || *ix.step == 1);
+          if (!whole)
+            raise_shape("slice", {x}, "slicing axis " + std::to_string(d) + " needs its size, which is unknown (None) until the function is called",
+                        "Keep that axis whole (:), or give the placeholder a fixed size on that axis.", loc);
+          keep_axis();
+          break;
+        }
         auto s = ops::resolve_slice(ix, shape[d]);
         a.start.push_back(s.start);
         a.count.push_back(s.count);
@@ -790,7 +867,7 @@ Tensor slice(const Tensor& x, const std::vector<Index>& index, Loc loc) {
 }
 
 Tensor take(const Tensor& x, const Tensor& indices, std::optional<int> axis, Loc loc) {
-  Tensor src = axis ? x : reshape(x, {x.size()}, loc);
+  Tensor src = axis ? x : reshape(x, {-1}, loc);
   int ax = axis ? guarded("take", {x, indices}, loc, [&] { return ops::checked_axis(*axis, x.ndim()); }) : 0;
   return ops::make_node(OpKind::Take, {src, indices}, AxisAttr{ax}, loc, "take");
 }
@@ -873,7 +950,7 @@ Tensor tile(const Tensor& x, const std::vector<std::int64_t>& reps, Loc loc) {
 Tensor repeat(const Tensor& x, std::int64_t repeats, std::optional<int> axis, Loc loc) {
   if (repeats < 0)
     raise_value("repeat", {x}, "negative repeat count " + std::to_string(repeats), "Repeats must be zero or more.", loc);
-  Tensor src = axis ? x : reshape(x, {x.size()}, loc);
+  Tensor src = axis ? x : reshape(x, {-1}, loc);
   int ax = axis ? guarded("repeat", {x}, loc, [&] { return ops::checked_axis(*axis, x.ndim()); }) : 0;
   Shape expanded = src.shape(), target = src.shape(), result = src.shape();
   auto u = static_cast<std::size_t>(ax);

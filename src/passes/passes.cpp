@@ -194,6 +194,14 @@ const Rule algebra_rules[] = {
      return in(t, 0); }},
   {"reshape(x, x.shape)", OpKind::Reshape, [](const Tensor& t) { return in(t, 0).shape() == t.shape() ? in(t, 0) : Tensor(); }},
   {"reshape(reshape(x))", OpKind::Reshape, [](const Tensor& t) { return is(in(t, 0), OpKind::Reshape) ? reshape(in(in(t, 0), 0), t.shape()) : Tensor(); }},
+  // The count of a mean over a size known only at a call (see mean in src/ops/reduce.cpp) is
+  // sum(broadcast_to(1, (n,))): once specialized, a constant however large n is.
+  {"sum(broadcast_to(c))", OpKind::Sum, [](const Tensor& t) {
+     if (!is(in(t, 0), OpKind::BroadcastTo) || t.size() > 4096) return Tensor();
+     auto c = uniform_constant(in(in(t, 0), 0));
+     if (!c) return Tensor();
+     double count = static_cast<double>(in(t, 0).size()) / static_cast<double>(std::max<std::int64_t>(t.size(), 1));
+     return constant(Array::full(t.shape(), *c * count, t.dtype())); }},
   {"broadcast_to(x, x.shape)", OpKind::BroadcastTo, [](const Tensor& t) { return in(t, 0).shape() == t.shape() ? in(t, 0) : Tensor(); }},
   {"broadcast_to(broadcast_to(x))", OpKind::BroadcastTo, [](const Tensor& t) { return is(in(t, 0), OpKind::BroadcastTo) ? broadcast_to(in(in(t, 0), 0), t.shape()) : Tensor(); }},
   {"cast(cast(x))", OpKind::Cast, [](const Tensor& t) {

@@ -1010,9 +1010,10 @@ NOT_OPS = {
     "Tensor", "Function", "Scope", "ShapeError", "DTypeError", "IOError", "placeholder", "variable", "constant",
     "variables", "placeholders", "reset_default_graph", "current_scope", "grad", "vjp", "jacobian", "hessian",
     "function", "clone", "debugprint", "to_dot", "topological_order", "save_variables", "load_variables",
-    "save_npy", "load_npy", "reset_variables", "add_updates", "get_updates", "clear_updates",
-    "nn.losses",  # a submodule, tested against PyTorch in test_nn_losses.py
+    "save_npy", "load_npy", "save_npz", "load_npz", "reset_variables", "add_updates", "get_updates", "clear_updates",
     "invert",  # NumPy's other name of bitwise_not, the same function object
+    "nn.init", "nn.layers",  # submodules (initializers and layers), tested in test_init.py and test_layers.py
+    "nn.losses",  # a submodule, tested against PyTorch in test_nn_losses.py
 }
 
 

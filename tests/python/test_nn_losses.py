@@ -183,33 +183,39 @@ def test_hand_values():
                                                          reduction="batchmean").eval(), np.log(2))
 
 
-def batch_placeholders(n):
-    """Logits (None, 4) and labels (None,) where batch-polymorphic placeholders exist (issue 8), else of
-    batch size n. TODO after that change is merged: keep only the None form."""
-    try:
-        return sx.placeholder((None, 4), "float64"), sx.placeholder((None,), "int64")
-    except (TypeError, ValueError):
-        return sx.placeholder((n, 4), "float64"), sx.placeholder((n,), "int64")
-
-
 def test_mean_divides_by_the_batch_size_of_the_call():
-    """The mean over examples is the graph's (no size is taken from the build-time shape): batches of
-    3 and of 5 examples agree with NumPy, in value and gradient, for the losses averaged per example."""
+    """The mean over examples is the graph's (no size is taken from the build-time shape): one graph over
+    placeholders of unknown batch size, called with batches of 3 and of 5 examples, agrees with NumPy
+    in value and gradient."""
     rng = np.random.default_rng(0)
+    logits, labels = sx.placeholder((None, 4), "float64"), sx.placeholder((None,), "int64")
+    cross_entropy = losses.softmax_cross_entropy_loss(logits, labels)
+    kl = losses.kl_divergence_loss(logits, sx.zeros_like(logits) + 0.25, reduction="batchmean")
+    f = sx.function([logits, labels], [cross_entropy, kl] + sx.grad(cross_entropy, [logits]) + sx.grad(kl, [logits]))
     for n in (3, 5):
-        logits, labels = batch_placeholders(n)
         x, y = rng.normal(size=(n, 4)), rng.integers(0, 4, n)
-        for loss, per_example, gradient in (
-                (losses.softmax_cross_entropy_loss(logits, labels),
-                 np.log(np.exp(x).sum(1)) - x[np.arange(n), y],
-                 np.exp(x) / np.exp(x).sum(1, keepdims=True) - np.eye(4)[y]),
-                (losses.kl_divergence_loss(logits, sx.nn.softmax(logits * 0), reduction="batchmean"),
-                 (np.log(0.25) - x).sum(1) * 0.25,
-                 np.full((n, 4), -0.25))):
-            (d,) = sx.grad(loss, [logits])
-            value, d_value = sx.function([logits, labels], [loss, d], backend="reference")(x, y)
-            np.testing.assert_allclose(value, per_example.mean(), rtol=1e-12)
-            np.testing.assert_allclose(d_value, gradient / n, rtol=1e-12, atol=1e-15)
+        ce_value, kl_value, d_ce, d_kl = f(x, y)
+        np.testing.assert_allclose(ce_value, np.mean(np.log(np.exp(x).sum(1)) - x[np.arange(n), y]), rtol=1e-12)
+        np.testing.assert_allclose(d_ce, (np.exp(x) / np.exp(x).sum(1, keepdims=True) - np.eye(4)[y]) / n,
+                                   rtol=1e-12, atol=1e-15)
+        np.testing.assert_allclose(kl_value, np.sum(0.25 * (np.log(0.25) - x)) / n, rtol=1e-12)
+        np.testing.assert_allclose(d_kl, np.full((n, 4), -0.25 / n), rtol=1e-12)
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_every_loss_takes_an_unknown_batch_size(case):
+    """Each loss built on placeholders whose first axis is None (pos_weight, per class, excepted) matches
+    PyTorch's golden values and gradients when called."""
+    g = golden(case)
+    args = {name: sx.placeholder((None,) + g[name].shape[1:] if name != "pos_weight" else g[name].shape,
+                                 g[name].dtype, name=name) for name in CASES[case][1]}
+    loss = CASES[case][0](args, g, "mean")
+    names = [name for name in args if "d" + name + "_mean" in g]
+    f = sx.function(list(args.values()), [loss] + sx.grad(loss, [args[name] for name in names]), backend="reference")
+    results = f(*[g[name] for name in args])
+    np.testing.assert_allclose(results[0], g["value_mean"], rtol=1e-10)
+    for name, value in zip(names, results[1:]):
+        np.testing.assert_allclose(value, g["d" + name + "_mean"], rtol=1e-10, atol=1e-14, err_msg=name)
 
 
 def test_out_of_range_labels_are_not_checked_and_read_nothing():

@@ -195,9 +195,8 @@ def test_the_package_ships_type_stubs_for_every_public_name():
     for module, names in [("__init__", [n for n in dir(sx._symx) if not n.startswith("_")]),
                           ("nn", [n for n in dir(sx.nn) if not n.startswith("_")]),
                           ("nn/losses", [n for n in dir(sx.nn.losses) if not n.startswith("_")])]:
-        # A module with submodules (nn) has its stub in a folder: nn/__init__.pyi.
         path = os.path.join(package, "_symx", module + ".pyi")
-        if not os.path.exists(path):
+        if os.path.exists(os.path.join(package, "_symx", module, "__init__.pyi")):  # a module with submodules
             path = os.path.join(package, "_symx", module, "__init__.pyi")
         with open(path) as f:
             tree = ast.parse(f.read(), path)

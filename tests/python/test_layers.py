@@ -1,0 +1,364 @@
+"""symx.nn.layers: forward passes and gradients against PyTorch (golden files written by
+tests/golden/golden_layers.py, float64, 1e-10 relative), BatchNorm's running statistics, the random
+layers by their statistics and invariants, variable naming and sharing, and the errors."""
+import os
+
+import numpy as np
+import pytest
+
+import symx as sx
+from symx.nn import init
+from symx.nn import layers as L
+
+GOLDEN = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "golden")
+RTOL = 1e-10
+
+
+@pytest.fixture(autouse=True)
+def fresh_graph():
+    sx.reset_default_graph()
+    yield
+    sx.reset_default_graph()
+
+
+def golden(case):
+    with np.load(os.path.join(GOLDEN, "layers_%s.npz" % case)) as f:
+        return {k: f[k] for k in f.files}
+
+
+def close(actual, expected, rtol=RTOL, floor=0.0):
+    """Relative to the largest magnitude of the expected array; `floor` is an absolute tolerance for
+    values that are zero analytically (rounding noise on both sides)."""
+    expected = np.asarray(expected)
+    scale = max(np.abs(expected).max(), 1e-300)
+    np.testing.assert_allclose(actual, expected, rtol=0, atol=max(rtol * scale, floor))
+
+
+def set_weights(layer, data, names=None):
+    """Assigns the golden weights to the layer's trainable variables, matched by the last part of their names."""
+    for v in layer.variables(trainable=True):
+        key = (names or {}).get(v.name, v.name.split("/")[-1])
+        if key in data:
+            v.assign(data[key])
+
+
+def check_golden(layer, case, names=None, training=False):
+    """Builds the layer on the golden input, sets its weights, compares y and every gradient."""
+    data = golden(case)
+    x = sx.placeholder(data["x"].shape, sx.float64, name="x")
+    y = layer(x, training=training)
+    set_weights(layer, data, names)
+    loss = sx.sum(y * sx.constant(data["g"]))
+    variables = layer.variables(trainable=True)
+    grads = sx.grad(loss, [x] + variables)
+    feed = {x: data["x"]}
+    close(y.eval(feed), data["y"])
+    close(grads[0].eval(feed), data["d_x"])
+    for v, gv in zip(variables, grads[1:]):
+        key = (names or {}).get(v.name, v.name.split("/")[-1])
+        close(gv.eval(feed), data["d_" + key])
+    return layer
+
+
+def test_dense_matches_torch_linear():
+    layer = check_golden(L.Dense(3), "dense")
+    assert [v.name for v in layer.variables()] == ["dense/w", "dense/b"]
+    assert layer.variables()[0].shape == (5, 3)
+
+
+def test_conv1d_matches_torch():
+    check_golden(L.Conv1D(4, 3, stride=2, padding=1), "conv1d")
+
+
+def test_conv2d_groups_strides_dilation_explicit_padding_match_torch():
+    check_golden(L.Conv2D(6, (3, 2), strides=(2, 1), padding=((1, 1), (2, 2)), dilation=(1, 2), groups=2), "conv2d")
+
+
+def test_conv2d_same_padding_even_kernel_matches_torch():
+    check_golden(L.Conv2D(4, (3, 4), padding="same", use_bias=False), "conv2d_same")
+
+
+def test_conv2d_transpose_matches_torch():
+    layer = check_golden(L.Conv2DTranspose(6, 3, strides=2, padding=1, output_padding=1, groups=2), "conv2d_transpose")
+    assert layer.variables()[0].shape == (4, 3, 3, 3)
+
+
+def test_pooling_matches_torch():
+    check_golden(L.MaxPool2D(3, strides=2, padding=1), "max_pool2d")
+    check_golden(L.AvgPool2D(3, strides=2, padding=1), "avg_pool2d")
+    check_golden(L.GlobalAvgPool2D(), "global_avg_pool2d")
+
+
+def test_layer_norm_matches_torch():
+    check_golden(L.LayerNorm(), "layer_norm")
+    check_golden(L.LayerNorm(axes=(1, 2)), "layer_norm2")
+
+
+def test_upsample_matches_torch():
+    check_golden(L.Upsample2D((2, 3)), "upsample_nearest")
+    check_golden(L.Upsample2D((2, 3), method="bilinear"), "upsample_bilinear")
+
+
+def test_embedding_matches_torch():
+    data = golden("embedding")
+    idx = sx.constant(data["x"])
+    layer = L.Embedding(10, 5, dtype=sx.float64)
+    y = layer(idx)
+    (w,) = layer.variables()
+    w.assign(data["w"])
+    close(y.eval(), data["y"])
+    (dw,) = sx.grad(sx.sum(y * sx.constant(data["g"])), [w])
+    close(dw.eval(), data["d_w"])
+
+
+@pytest.mark.parametrize("case,options", [("batch_norm2d", {}), ("batch_norm1d", {"momentum": 0.3, "eps": 1e-3})])
+def test_batch_norm_training_running_statistics_and_eval_match_torch(case, options):
+    data = golden(case)
+    layer = L.BatchNorm(**options)
+    x = sx.placeholder(data["x0"].shape, sx.float64, name="x_" + case)
+    g = sx.placeholder(data["x0"].shape, sx.float64, name="g_" + case)
+    y = layer(x, training=True)
+    set_weights(layer, data)
+    gamma, beta = layer.variables(trainable=True)
+    assert [v.name.split("/")[-1] for v in layer.variables(trainable=False)] == ["running_mean", "running_var"]
+    dx, dgamma, dbeta = sx.grad(sx.sum(y * g), [x, gamma, beta])
+    step = sx.function([x, g], [y, dx, dgamma, dbeta], updates=sx.get_updates(), backend="reference")
+    for t in range(3):
+        out = step(data["x%d" % t], data["g%d" % t])
+        close(out[0], data["y%d" % t])
+        if t == 0:
+            close(out[1], data["d_x0"])
+            close(out[2], data["d_gamma"])
+            close(out[3], data["d_beta"])
+    running_mean, running_var = layer.variables(trainable=False)
+    close(running_mean.value, data["running_mean"])
+    close(running_var.value, data["running_var"])
+    x_eval = sx.placeholder(data["x_eval"].shape, sx.float64, name="x_eval_" + case)
+    close(layer(x_eval, training=False).eval({x_eval: data["x_eval"]}), data["y_eval"])
+
+
+def test_small_network_matches_torch_compiled():
+    """Conv2D, BatchNorm (training), relu, MaxPool2D, Flatten, Dense in one compiled function."""
+    data = golden("network")
+    conv, bn, dense = L.Conv2D(3, 3, padding=1), L.BatchNorm(), L.Dense(4)
+    net = L.Sequential([conv, bn, L.Activation("relu"), L.MaxPool2D(2), L.Flatten(), dense])
+    x = sx.placeholder(data["x"].shape, sx.float64, name="x")
+    y = net(x, training=True)
+    names = {"sequential/conv2d/w": "conv_w", "sequential/conv2d/b": "conv_b", "sequential/batch_norm/gamma": "bn_gamma",
+             "sequential/batch_norm/beta": "bn_beta", "sequential/dense/w": "dense_w", "sequential/dense/b": "dense_b"}
+    set_weights(net, data, names)
+    params = net.variables(trainable=True)
+    assert [v.name for v in params] == list(names)
+    grads = sx.grad(sx.sum(y * sx.constant(data["g"])), [x] + params)
+    out = sx.function([x], [y] + grads)(data["x"])
+    close(out[0], data["y"], 1e-9)
+    close(out[1], data["d_x"], 1e-9)
+    for v, gv in zip(params, out[2:]):
+        # The conv bias's gradient is zero (batch norm removes per-channel constants): rounding noise.
+        close(gv, data["d_" + names[v.name]], 1e-9, floor=1e-12)
+
+
+# ---- building, naming, sharing ----
+
+def test_variables_are_built_once_and_shared():
+    layer = L.Dense(4)
+    assert not layer.built and layer.variables() == []
+    a = layer(sx.placeholder((2, 3), name="a"))
+    b = layer(sx.placeholder((5, 3), name="b"))
+    assert layer.built and len(layer.variables()) == 2
+    assert a.shape == (2, 4) and b.shape == (5, 4)
+    assert len(sx.variables()) == 2
+
+
+def test_names_are_unique_per_instance_and_scoped():
+    first, second = L.Dense(2), L.Dense(2)
+    x = sx.placeholder((1, 3))
+    first(x)
+    second(x)
+    with sx.Scope("encoder"):
+        third = L.Dense(2, name="proj")
+        third(x)
+    assert [v.name for v in sx.variables()] == ["dense/w", "dense/b", "dense_1/w", "dense_1/b",
+                                                "encoder/proj/w", "encoder/proj/b"]
+    assert second.name == "dense_1"
+
+
+def test_variables_take_the_input_dtype_and_the_initializers():
+    layer = L.Dense(3, w_init=init.constant(0.5), b_init=1.0)
+    layer(sx.placeholder((2, 4), sx.float64))
+    w, b = layer.variables()
+    assert w.dtype == np.float64
+    np.testing.assert_array_equal(w.value, np.full((4, 3), 0.5))
+    np.testing.assert_array_equal(b.value, np.ones(3))
+    layer2 = L.Dense(3, w_init=lambda shape, dtype: np.arange(np.prod(shape)).reshape(shape))
+    layer2(sx.placeholder((2, 4)))
+    np.testing.assert_array_equal(layer2.variables()[0].value, np.arange(12.0).reshape(4, 3))
+
+
+def test_train_and_eval_graphs_share_variables_and_only_training_adds_updates():
+    net = L.Sequential([L.Dense(4), L.BatchNorm(), L.Dropout(0.5), L.Dense(2)])
+    x = sx.placeholder((8, 3), name="x")
+    net(x, training=False)
+    assert sx.get_updates() == []
+    net(x, training=True)
+    assert [v.name for v, _ in sx.get_updates()] == ["sequential/batch_norm/running_mean",
+                                                    "sequential/batch_norm/running_var"]
+    assert len(net.variables()) == 8 and len(net.variables(trainable=True)) == 6
+
+
+def test_sequential_accepts_python_functions_and_lists_shared_layers_once():
+    dense = L.Dense(3)
+    net = L.Sequential([dense, sx.nn.relu, dense])
+    x = sx.placeholder((2, 3), name="x")
+    y = net(x)
+    xv = np.random.default_rng(0).standard_normal((2, 3)).astype(np.float32)
+    w, b = dense.variables()
+    expected = np.maximum(xv @ w.value + b.value, 0) @ w.value + b.value
+    np.testing.assert_allclose(y.eval({x: xv}), expected, rtol=1e-5, atol=1e-6)
+    assert len(net.variables()) == 2
+    assert len(net.layers) == 3
+
+
+def test_activation_by_name_and_function():
+    x = sx.constant(np.array([[-1.0, 2.0]]))
+    np.testing.assert_array_equal(L.Activation("relu")(x).eval(), [[0.0, 2.0]])
+    np.testing.assert_array_equal(L.Activation(lambda t: t * 2)(x).eval(), [[-2.0, 4.0]])
+    np.testing.assert_allclose(L.Activation("tanh")(x).eval(), np.tanh([[-1.0, 2.0]]))
+
+
+def test_flatten_reshape_identity():
+    xv = np.arange(2 * 3 * 4 * 5, dtype=np.float32).reshape(2, 3, 4, 5)
+    x = sx.constant(xv)
+    np.testing.assert_array_equal(L.Flatten()(x).eval(), xv.reshape(2, -1))
+    np.testing.assert_array_equal(L.Reshape((4, -1))(x).eval(), xv.reshape(2, 4, 15))
+    np.testing.assert_array_equal(L.Identity()(x).eval(), xv)
+
+
+# ---- random layers: statistics and invariants ----
+
+def test_dropout_keep_rate_scaling_and_eval_identity():
+    x = sx.constant(np.ones((200, 500), np.float32))
+    y = L.Dropout(0.3)(x, training=True).eval()
+    kept = y != 0
+    # keep rate 0.7 within 5 standard errors of a proportion over 100,000 draws
+    assert abs(kept.mean() - 0.7) < 5 * np.sqrt(0.7 * 0.3 / kept.size)
+    np.testing.assert_allclose(y[kept], 1 / 0.7, rtol=1e-6)
+    np.testing.assert_array_equal(L.Dropout(0.3)(x, training=False).eval(), np.ones((200, 500)))
+
+
+def test_dropout_draws_fresh_masks():
+    y = L.Dropout(0.5)(sx.constant(np.ones((100,), np.float32)), training=True)
+    assert not np.array_equal(y.eval(), y.eval())
+
+
+def test_random_crop_windows_of_the_padded_image_and_centre_in_eval():
+    rng = np.random.default_rng(1)
+    xv = rng.standard_normal((64, 2, 5, 6)).astype(np.float32)
+    layer = L.RandomCrop((5, 6), padding=2)
+    y = layer(sx.constant(xv), training=True).eval()
+    padded = np.pad(xv, ((0, 0), (0, 0), (2, 2), (2, 2)))
+    offsets = set()
+    for n in range(64):
+        windows = [(i, j) for i in range(5) for j in range(5)
+                   if np.array_equal(padded[n, :, i:i + 5, j:j + 6], y[n])]
+        assert windows, "crop %d is not a window of the padded image" % n
+        offsets.add(windows[0])
+    assert len(offsets) > 5  # per image, not one offset for the batch
+    np.testing.assert_array_equal(layer(sx.constant(xv), training=False).eval(), xv)
+    centre = L.RandomCrop(3, padding=0)(sx.constant(xv), training=False).eval()
+    np.testing.assert_array_equal(centre, xv[:, :, 1:4, 1:4])
+
+
+def test_random_flip_per_image_and_eval_identity():
+    rng = np.random.default_rng(2)
+    xv = rng.standard_normal((400, 1, 2, 3)).astype(np.float32)
+    y = L.RandomFlip()(sx.constant(xv), training=True).eval()
+    same = np.array([np.array_equal(y[n], xv[n]) for n in range(400)])
+    flipped = np.array([np.array_equal(y[n], xv[n, :, :, ::-1]) for n in range(400)])
+    assert np.all(same | flipped)
+    assert abs(flipped.mean() - 0.5) < 5 * np.sqrt(0.25 / 400)
+    np.testing.assert_array_equal(L.RandomFlip()(sx.constant(xv), training=False).eval(), xv)
+
+
+# ---- errors ----
+
+def test_a_different_feature_size_is_a_shape_error_naming_the_layer():
+    layer = L.Dense(4, name="head")
+    layer(sx.placeholder((2, 3)))
+    with pytest.raises(sx.ShapeError, match=r"Dense 'head'.*4 features.*built for 3"):
+        layer(sx.placeholder((2, 4)))
+    conv = L.Conv2D(2, 3)
+    conv(sx.placeholder((1, 3, 8, 8)))
+    with pytest.raises(sx.ShapeError, match=r"Conv2D 'conv2d'.*1 channels.*built for 3"):
+        conv(sx.placeholder((1, 1, 8, 8)))
+    with pytest.raises(sx.ShapeError, match=r"Conv2D 'conv2d'.*4 axes"):
+        conv(sx.placeholder((3, 8, 8)))
+
+
+@pytest.mark.parametrize("make", [
+    lambda: L.Dense(-1), lambda: L.Dense(0), lambda: L.Conv2D(4, 3, padding="FULL"), lambda: L.Conv2D(4, (3, 3, 3)),
+    lambda: L.Conv2D(4, 3, strides=0), lambda: L.Conv2D(4, 3, groups=3), lambda: L.Dropout(1.0),
+    lambda: L.Dropout(-0.1), lambda: L.BatchNorm(momentum=2.0), lambda: L.Activation("nope"),
+    lambda: L.Upsample2D(2, method="cubic"), lambda: L.Reshape((-1, -1)), lambda: L.Dense(3, name="a/b"),
+    lambda: L.MaxPool2D(0), lambda: L.RandomCrop(3, padding=-1),
+])
+def test_bad_configuration_is_a_value_error_at_construction(make):
+    with pytest.raises(ValueError):
+        make()
+
+
+def test_unknown_padding_message():
+    with pytest.raises(ValueError, match=r"Conv2D: padding 'FULL' is unknown.*SAME"):
+        L.Conv2D(4, 3, padding="FULL")
+
+
+def test_embedding_needs_integer_indices():
+    with pytest.raises(sx.DTypeError, match="Embedding 'embedding'.*integers"):
+        L.Embedding(10, 3)(sx.placeholder((2,)))
+
+
+def test_docstrings_have_examples():
+    for name in ["Layer", "Sequential", "Dense", "Conv1D", "Conv2D", "Conv2DTranspose", "MaxPool2D", "AvgPool2D",
+                 "GlobalAvgPool2D", "Flatten", "Reshape", "Activation", "Dropout", "BatchNorm", "LayerNorm",
+                 "Embedding", "RandomCrop", "RandomFlip", "Upsample2D", "Identity"]:
+        assert "Example:" in getattr(L, name).__doc__, name
+    assert "Example:" in L.Layer.__call__.__doc__
+    assert "Example:" in L.Layer.variables.__doc__
+
+
+def test_training_a_small_network_with_batch_norm_updates_reduces_the_loss():
+    """One compiled training function: SGD on the trainable variables plus BatchNorm's updates."""
+    rng = np.random.default_rng(0)
+    xv = rng.standard_normal((64, 4)).astype(np.float32)
+    yv = (xv[:, :1] * xv[:, 1:2] > 0).astype(np.float32)
+    net = L.Sequential([L.Dense(16), L.BatchNorm(), L.Activation("relu"), L.Dropout(0.1), L.Dense(1)])
+    x = sx.placeholder((64, 4), name="x")
+    y = sx.placeholder((64, 1), name="y")
+    loss = sx.mean(sx.square(net(x, training=True) - y))
+    params = net.variables(trainable=True)
+    grads = sx.grad(loss, params)
+    updates = sx.get_updates() + [(p, p - 0.1 * g) for p, g in zip(params, grads)]
+    train = sx.function([x, y], [loss], updates=updates)
+    evaluate = sx.function([x, y], [sx.mean(sx.square(net(x, training=False) - y))])
+    before = evaluate(xv, yv)[0]
+    for _ in range(200):
+        train(xv, yv)
+    assert evaluate(xv, yv)[0] < 0.5 * before
+    running_mean = net.variables(trainable=False)[0]
+    assert np.abs(running_mean.value).max() > 0  # the updates ran
+
+
+def test_batch_norm_features_last_against_numpy():
+    """axis=-1 (NHWC): the statistics are over every other axis; NumPy's formula is the oracle."""
+    rng = np.random.default_rng(3)
+    xv = rng.normal(2.0, 3.0, (4, 3, 2, 5))
+    layer = L.BatchNorm(axis=-1, momentum=0.5)
+    x = sx.placeholder(xv.shape, sx.float64, name="x_nhwc")
+    y = layer(x, training=True)
+    assert [v.shape for v in layer.variables()] == [(5,)] * 4
+    mean, var = xv.mean(axis=(0, 1, 2)), xv.var(axis=(0, 1, 2))
+    close(y.eval({x: xv}), (xv - mean) / np.sqrt(var + 1e-5))
+    sx.function([x], [], updates=sx.get_updates())(xv)
+    running_mean, running_var = layer.variables(trainable=False)
+    close(running_mean.value, 0.5 * mean)
+    close(running_var.value, 0.5 + 0.5 * var * xv[..., 0].size / (xv[..., 0].size - 1))
