@@ -371,3 +371,27 @@ TEST(NnLosses, MetricsMatchTorchTopk) {
   for (std::int64_t k : {1, 2, 3, 6})
     expect_close(losses::top_k_accuracy(logits, labels, k).eval(), g.at("top_" + std::to_string(k) + "_accuracy"), 0, 0);
 }
+
+TEST(NnLosses, MeansDivideByTheBatchSizeOfTheCall) {
+  // One graph over placeholders of unknown batch size, called with 3 and with 5 examples.
+  sx::reset_default_graph();
+  sx::Tensor logits = sx::placeholder({sx::kDynamic, C}, sx::f64, "logits");
+  sx::Tensor labels = sx::placeholder({sx::kDynamic}, sx::i64, "labels");
+  sx::Tensor cross_entropy = losses::softmax_cross_entropy_loss(logits, labels);
+  sx::Tensor margin = losses::multiclass_hinge_loss(logits, labels);
+  auto f = sx::function({logits, labels}, {cross_entropy, margin});
+  for (std::int64_t n : {3, 5}) {
+    SCOPED_TRACE("batch " + std::to_string(n));
+    sx::Array x = random_array({n, C}, -2, 2, static_cast<unsigned>(n));
+    sx::Array y = sx::Array::from_vector<std::int64_t>(std::vector<std::int64_t>(static_cast<std::size_t>(n), 1), {n});
+    double ce = 0, hinge = 0;
+    for (std::int64_t i = 0; i < n; ++i) {
+      ce += (log_sum_exp_row(x, i) - at(x, i, 1)) / static_cast<double>(n);
+      for (std::int64_t j = 0; j < C; ++j)
+        if (j != 1) hinge += std::max(0.0, 1 - at(x, i, 1) + at(x, i, j)) / C / static_cast<double>(n);
+    }
+    auto out = f({x, y});
+    expect_close(out[0], {ce}, 1e-13, 0);
+    expect_close(out[1], {hinge}, 1e-13, 0);
+  }
+}
