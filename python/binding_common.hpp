@@ -690,7 +690,7 @@ template <> struct type_caster<symx::nn::Padding> {
 
 // The toolkit's parts, each bound in its own file (python/binding_<part>.cpp) and called from
 // NB_MODULE in binding.cpp with the module it fills.
-void bind_nn(nb::module_& nn);  // binding_nn.cpp: activations (symx/nn/*.hpp)
+void bind_nn(nb::module_& nn);  // binding_nn.cpp: activations and nn.losses (symx/nn/activations.hpp, losses.hpp)
 void bind_stats(nb::module_& stats);  // binding_stats.cpp: distributions (symx/stats.hpp)
 void bind_layers(nb::module_& nn);  // binding_layers.cpp: nn.init and nn.layers (symx/nn/init.hpp, layers.hpp)
 void bind_optim(nb::module_& optim);  // binding_optim.cpp: optimizers, clipping, schedules (symx/optim.hpp)

@@ -1,6 +1,38 @@
-// python/binding_nn.cpp: the toolkit's symx.nn additions (toolkit/include/symx/nn/).
+// python/binding_nn.cpp: the toolkit's symx.nn additions (toolkit/include/symx/nn/): activations, and
+// the symx.nn.losses submodule.
 #include "binding_common.hpp"
 #include "symx/nn/activations.hpp"
+#include "symx/nn/losses.hpp"
+
+namespace {
+
+void bind_losses(nb::module_& m) {
+  namespace sl = symx::nn::losses;
+  m.def("softmax_cross_entropy_loss", LOC(sl::softmax_cross_entropy_loss), "logits"_a, "labels"_a,
+        "label_smoothing"_a = 0.0, "reduction"_a = "mean", DOC(nn_losses_softmax_cross_entropy_loss));
+  m.def("sigmoid_binary_cross_entropy_loss", [](TensorArg logits, TensorArg labels, std::optional<TensorArg> pos_weight,
+                                                const std::string& reduction) {
+    PyLocation here;
+    symx::Tensor weight = pos_weight ? pos_weight->t : symx::Tensor();  // None: no weight
+    return sl::sigmoid_binary_cross_entropy_loss(logits.t, labels.t, weight, reduction);
+  }, "logits"_a, "labels"_a, "pos_weight"_a = nb::none(), "reduction"_a = "mean",
+        DOC(nn_losses_sigmoid_binary_cross_entropy_loss));
+  m.def("mean_squared_error_loss", LOC(sl::mean_squared_error_loss), "predictions"_a, "targets"_a,
+        "reduction"_a = "mean", DOC(nn_losses_mean_squared_error_loss));
+  m.def("mean_absolute_error_loss", LOC(sl::mean_absolute_error_loss), "predictions"_a, "targets"_a,
+        "reduction"_a = "mean", DOC(nn_losses_mean_absolute_error_loss));
+  m.def("huber_loss", LOC(sl::huber_loss), "predictions"_a, "targets"_a, "delta"_a = 1.0, "reduction"_a = "mean",
+        DOC(nn_losses_huber_loss));
+  m.def("hinge_loss", LOC(sl::hinge_loss), "scores"_a, "labels"_a, "reduction"_a = "mean", DOC(nn_losses_hinge_loss));
+  m.def("multiclass_hinge_loss", LOC(sl::multiclass_hinge_loss), "logits"_a, "labels"_a, "margin"_a = 1.0,
+        "p"_a = 1, "reduction"_a = "mean", DOC(nn_losses_multiclass_hinge_loss));
+  m.def("kl_divergence_loss", LOC(sl::kl_divergence_loss), "log_predictions"_a, "targets"_a,
+        "log_target"_a = false, "reduction"_a = "mean", DOC(nn_losses_kl_divergence_loss));
+  m.def("accuracy", LOC(sl::accuracy), "logits"_a, "labels"_a, DOC(nn_losses_accuracy));
+  m.def("top_k_accuracy", LOC(sl::top_k_accuracy), "logits"_a, "labels"_a, "k"_a = 5, DOC(nn_losses_top_k_accuracy));
+}
+
+}  // namespace
 
 void bind_nn(nb::module_& nn) {
   namespace snn = symx::nn;
@@ -8,4 +40,15 @@ void bind_nn(nb::module_& nn) {
   nn.def("silu", LOC(snn::silu), "x"_a, DOC(nn_silu));
   nn.def("swish", LOC(snn::swish), "x"_a, DOC(nn_swish));
   nn.def("hard_tanh", LOC(snn::hard_tanh), "x"_a, "min_value"_a = -1.0, "max_value"_a = 1.0, DOC(nn_hard_tanh));
+  nn.def("selu", LOC(snn::selu), "x"_a, DOC(nn_selu));
+  nn.def("celu", LOC(snn::celu), "x"_a, "alpha"_a = 1.0, DOC(nn_celu));
+  nn.def("hard_sigmoid", LOC(snn::hard_sigmoid), "x"_a, DOC(nn_hard_sigmoid));
+  nn.def("hard_silu", LOC(snn::hard_silu), "x"_a, DOC(nn_hard_silu));
+  nn.def("hard_swish", LOC(snn::hard_swish), "x"_a, DOC(nn_hard_swish));
+  nn.def("soft_sign", LOC(snn::soft_sign), "x"_a, DOC(nn_soft_sign));
+  nn.def("log_sigmoid", LOC(snn::log_sigmoid), "x"_a, DOC(nn_log_sigmoid));
+  nn.def("glu", LOC(snn::glu), "x"_a, "axis"_a = -1, DOC(nn_glu));
+  nn.def("normalize", LOC(snn::normalize), "x"_a, "ord"_a = 2.0, "axis"_a = -1, "eps"_a = 1e-12, DOC(nn_normalize));
+  nb::module_ losses = nn.def_submodule("losses", "Losses (from logits where it applies) and metrics.");
+  bind_losses(losses);
 }

@@ -54,7 +54,7 @@ _symx._set_package_dir(_os.path.dirname(_os.path.abspath(__file__)))
 # `import symx.nn` / `from symx.linalg import inv` work like ordinary submodules.
 for _name in ("nn", "linalg", "random", "stats"):
     _sys.modules[__name__ + "." + _name] = getattr(_symx, _name)
-for _name in ("init", "layers"):
+for _name in ("init", "layers", "losses"):
     _sys.modules[__name__ + ".nn." + _name] = getattr(_symx.nn, _name)
 # The optimizers and their schedules: `import symx.optim`, `from symx.optim import schedules`.
 _sys.modules[__name__ + ".optim"] = _symx.optim

@@ -265,7 +265,15 @@ Tensor variable(const Initializer& init, Shape shape, DType dtype, const std::st
 void reset_variables(const std::vector<Tensor>& variables) {
   for (const Tensor& v : variables.empty() ? default_graph().variables() : variables) {
     const VariableState& state = state_of(v, "reset_variables");
-    if (state.initializer) v.assign(state.initializer(v.shape(), v.dtype()));  // the random state has none
+    if (!state.initializer) continue;  // the random state has none
+    Array value = state.initializer(v.shape(), v.dtype());
+    if (value.shape() != v.shape() || value.dtype() != v.dtype())
+      throw ValueError("reset_variables: the initializer of variable '" + v.label() + "' returned a " +
+                       shape_string(value.shape()) + " " + std::string(dtype_name(value.dtype())) + " array for its " +
+                       shape_string(v.shape()) + " " + std::string(dtype_name(v.dtype())) +
+                       " value; the variable keeps its value. An initializer must return an array of the shape "
+                       "and dtype it is given.");
+    v.assign(value);
   }
 }
 

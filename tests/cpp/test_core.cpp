@@ -187,3 +187,148 @@ TEST(CoreErrors, BroadcastErrorNamesOpOperandsLineAndFix) {
   expect_error<sx::DTypeError>([&] { return -sx::placeholder({2}, sx::bool_); },
                                {"test_core.cpp:" + std::to_string(scalar_line)});
 }
+
+// ---- variables from initializers, reset_variables, the update collection (dd818dd) ----
+
+namespace {
+// An initializer filling its array with first, first + 1, ... and counting its calls, so that a test
+// knows which draw a value came from.
+sx::Initializer counting_initializer(int* calls, double first = 0) {
+  return [calls, first](const sx::Shape& shape, sx::DType dtype) {
+    double start = first + 100.0 * (*calls)++;
+    sx::Array a(shape, sx::f64);
+    for (std::int64_t i = 0; i < a.size(); ++i) a.set_flat(i, start + static_cast<double>(i));
+    return a.astype(dtype);
+  };
+}
+}  // namespace
+
+TEST(CoreVariables, FromAnInitializerTakeItsDrawOfTheirShapeAndDtype) {
+  sx::reset_default_graph();
+  int calls = 0;
+  auto w = sx::variable(counting_initializer(&calls), {2, 3}, sx::f64, "w", /*trainable=*/false);
+  EXPECT_EQ(calls, 1);
+  EXPECT_EQ(w.shape(), (sx::Shape{2, 3}));
+  EXPECT_EQ(w.dtype(), sx::f64);
+  EXPECT_EQ(w.name(), "w");
+  EXPECT_FALSE(w.trainable());
+  expect_close(w.value(), {0, 1, 2, 3, 4, 5}, 0, 0);
+  auto b = sx::variable(counting_initializer(&calls, 7), {2});  // float32 by default
+  EXPECT_EQ(b.dtype(), sx::f32);
+  EXPECT_TRUE(b.trainable());
+  expect_close(b.value(), {107, 108}, 0, 0);
+  EXPECT_EQ(sx::variables(), (std::vector<sx::Tensor>{w, b}));
+  // The variable is usable like any other: its value flows into graphs.
+  expect_close(sx::sum(w).eval(), {15}, 0, 0);
+}
+
+TEST(CoreVariables, InitializerErrorsNameTheVariableAndTheShapes) {
+  sx::reset_default_graph();
+  expect_error<sx::ValueError>([] { sx::variable(sx::Initializer(), {2}, sx::f32, "w"); },
+                               {"variable 'w'", "initializer is empty"});
+  auto wrong_shape = [](const sx::Shape&, sx::DType dtype) { return sx::Array::zeros({3}, dtype); };
+  expect_error<sx::ValueError>([&] { sx::variable(wrong_shape, {2, 2}, sx::f32, "w"); },
+                               {"variable 'w'", "returned a (3,) float32 array for a (2, 2) float32 variable"});
+  auto wrong_dtype = [](const sx::Shape& shape, sx::DType) { return sx::Array::zeros(shape, sx::f64); };
+  expect_error<sx::ValueError>([&] { sx::variable(wrong_dtype, {2}, sx::f32); },
+                               {"returned a (2,) float64 array for a (2,) float32 variable"});
+  expect_error<sx::ShapeError>([&] { sx::variable(wrong_dtype, {-2}, sx::f32, "neg"); }, {"neg"});
+  EXPECT_TRUE(sx::variables().empty());  // a failed variable joins no collection
+}
+
+TEST(CoreVariables, ResetRedrawsInitializedVariablesAndRestoresTheOthers) {
+  sx::reset_default_graph();
+  int calls = 0;
+  auto drawn = sx::variable(counting_initializer(&calls), {2}, sx::f32, "drawn");
+  auto fixed = sx::variable(sx::Array({1.0f, 2.0f}), "fixed");
+  // Two calls of an update in place: the first value must survive them (copy-on-write).
+  auto step = sx::function({}, {}, {{fixed, fixed * sx::constant(10.0)}, {drawn, drawn + sx::constant(1.0)}});
+  step({});
+  step({});
+  expect_close(fixed.value(), {100, 200}, 0, 0);
+  expect_close(drawn.value(), {2, 3}, 0, 0);
+  sx::reset_variables();
+  expect_close(fixed.value(), {1, 2}, 0, 0);
+  expect_close(drawn.value(), {100, 101}, 0, 0);  // a fresh (second) draw, not the first value
+  EXPECT_EQ(calls, 2);
+  // Only the listed variables are reset.
+  step({});
+  sx::reset_variables({fixed});
+  expect_close(fixed.value(), {1, 2}, 0, 0);
+  expect_close(drawn.value(), {101, 102}, 0, 0);
+  EXPECT_EQ(calls, 2);
+}
+
+TEST(CoreVariables, ResetOfANonVariableOrAWrongDrawIsAnError) {
+  sx::reset_default_graph();
+  auto x = sx::placeholder({2}, sx::f32, "x");
+  expect_error<sx::ValueError>([&] { sx::reset_variables({x}); }, {"reset_variables", "'x'", "not a variable"});
+  int calls = 0;
+  // Right the first time, wrong on the redraw: reset reports it and keeps the value.
+  auto flaky = [&calls](const sx::Shape& shape, sx::DType dtype) {
+    return sx::Array::zeros(calls++ == 0 ? shape : sx::Shape{5}, dtype);
+  };
+  auto w = sx::variable(flaky, {2}, sx::f32, "w");
+  expect_error<sx::ValueError>([&] { sx::reset_variables({w}); },
+                               {"reset_variables: the initializer of variable 'w' returned a (5,) float32 array for "
+                                "its (2,) float32 value"});
+  EXPECT_EQ(w.value().shape(), (sx::Shape{2}));
+  // A graph that drew random numbers has a random-state variable; reset leaves it alone.
+  sx::reset_default_graph();
+  auto v = sx::variable(sx::Array({3.0f}), "v");
+  sx::random::uniform({3}).eval();
+  sx::reset_variables();
+  expect_close(v.value(), {3}, 0, 0);
+}
+
+TEST(CoreUpdates, CollectionKeepsOrderFiltersByGlobAndFeedsAFunction) {
+  sx::reset_default_graph();
+  sx::Tensor mean, var, w;
+  {
+    sx::Scope scope("bn");
+    mean = sx::variable(sx::Array({0.0}), "mean", false);
+    var = sx::variable(sx::Array({1.0}), "var", false);
+  }
+  w = sx::variable(sx::Array({5.0}), "w");
+  EXPECT_TRUE(sx::get_updates().empty());
+  sx::add_updates({{var, var * sx::constant(2.0)}, {mean, mean + sx::constant(1.0)}});
+  sx::add_updates({{w, w - sx::constant(1.0)}});
+  auto all = sx::get_updates();
+  ASSERT_EQ(all.size(), 3u);
+  EXPECT_EQ(all[0].first, var);  // in the order added
+  EXPECT_EQ(all[1].first, mean);
+  EXPECT_EQ(all[2].first, w);
+  auto bn = sx::get_updates("bn/*");
+  ASSERT_EQ(bn.size(), 2u);
+  EXPECT_EQ(bn[0].first, var);
+  EXPECT_EQ(sx::get_updates("bn/m??n").size(), 1u);
+  EXPECT_TRUE(sx::get_updates("nothing*").empty());
+  // Nothing is applied implicitly: values change only when a function runs the updates.
+  expect_close(w.value(), {5}, 0, 0);
+  auto step = sx::function({}, {}, sx::get_updates());
+  step({});
+  expect_close(var.value(), {2}, 0, 0);
+  expect_close(mean.value(), {1}, 0, 0);
+  expect_close(w.value(), {4}, 0, 0);
+  sx::clear_updates();
+  EXPECT_TRUE(sx::get_updates().empty());
+  sx::add_updates({{w, w + sx::constant(1.0)}});  // allowed again after clear_updates
+  EXPECT_EQ(sx::get_updates().size(), 1u);
+  sx::reset_default_graph();
+  EXPECT_TRUE(sx::get_updates().empty());  // the collection belongs to the graph
+}
+
+TEST(CoreUpdates, ErrorsNameTheVariableAndLeaveTheCollection) {
+  sx::reset_default_graph();
+  auto w = sx::variable(sx::Array({1.0f}), "w");
+  auto x = sx::placeholder({1}, sx::f32, "x");
+  int line = __LINE__ + 1;
+  expect_error<sx::ValueError>([&] { sx::add_updates({{x, x + 1.0f}}); },
+                               {"add_updates at test_core.cpp:" + std::to_string(line), "'x' is not a variable"});
+  expect_error<sx::ValueError>([&] { sx::add_updates({{w, sx::Tensor()}}); }, {"'w'", "undefined"});
+  sx::add_updates({{w, w + 1.0f}});
+  expect_error<sx::ValueError>([&] { sx::add_updates({{w, w * 2.0f}}); },
+                               {"variable 'w' already has an update", "clear_updates()"});
+  ASSERT_EQ(sx::get_updates().size(), 1u);
+  expect_close(sx::get_updates()[0].second.eval(), {2}, 0, 0);  // the first update is kept
+}

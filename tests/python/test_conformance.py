@@ -475,6 +475,43 @@ row("nn.softmax_cross_entropy[axis1]", lambda x, y: sx.nn.softmax_cross_entropy(
     kinds=("normal", "pos"), api=())
 
 
+# The toolkit's activations (toolkit/include/symx/nn/activations.hpp): compositions of the ops above,
+# on inputs spread over [-5, 5] so that every piece of the piecewise ones is met.
+def spread(rng, dt):
+    return [[np.asarray(rng.uniform(-5, 5, (3, 4)), dt)], [np.asarray(rng.uniform(-5, 5, (2, 3, 6)), dt)]]
+
+
+def hard_sigmoid_ref(x):
+    return np.clip(x + np.asarray(3, x.dtype), 0, 6) / np.asarray(6, x.dtype)
+
+
+def normalize_ref(x, ord=2, axis=-1):
+    norm = np.linalg.norm(x.astype(np.float64), ord=ord, axis=axis, keepdims=True)
+    return (x / np.maximum(norm, 1e-12)).astype(x.dtype)
+
+
+SELU = (1.6732632423543772848170429916717, 1.0507009873554804934193349852946)
+row("nn.relu6", sx.nn.relu6, lambda x: np.clip(x, 0, 6), gen=spread)
+row("nn.silu", sx.nn.silu, lambda x: x / (1 + np.exp(-x)), gen=spread)
+row("nn.swish", sx.nn.swish, lambda x: x / (1 + np.exp(-x)), gen=spread)
+row("nn.hard_tanh", sx.nn.hard_tanh, lambda x: np.clip(x, -1, 1), gen=spread)
+row("nn.selu", sx.nn.selu, lambda x: np.where(x > 0, x, np.asarray(SELU[0], x.dtype) * np.expm1(x)) *
+    np.asarray(SELU[1], x.dtype), gen=spread)
+row("nn.celu", lambda x: sx.nn.celu(x, alpha=0.5), lambda x: np.where(x > 0, x, np.asarray(0.5, x.dtype) *
+    np.expm1(x / np.asarray(0.5, x.dtype))), gen=spread)
+row("nn.hard_sigmoid", sx.nn.hard_sigmoid, hard_sigmoid_ref, gen=spread)
+row("nn.hard_silu", sx.nn.hard_silu, lambda x: x * hard_sigmoid_ref(x), gen=spread)
+row("nn.hard_swish", sx.nn.hard_swish, lambda x: x * hard_sigmoid_ref(x), gen=spread)
+row("nn.soft_sign", sx.nn.soft_sign, lambda x: x / (1 + np.abs(x)), gen=spread)
+row("nn.log_sigmoid", sx.nn.log_sigmoid, lambda x: -np.logaddexp(np.asarray(0, x.dtype), -x), gen=spread)
+row("nn.glu", sx.nn.glu, lambda x: np.split(x, 2, -1)[0] / (1 + np.exp(-np.split(x, 2, -1)[1])), gen=spread)
+row("nn.normalize", sx.nn.normalize, normalize_ref, gen=spread)
+row("nn.normalize[ord3_axis0]", lambda x: sx.nn.normalize(x, ord=3, axis=0), lambda x: normalize_ref(x, 3, 0),
+    gen=spread, api=())
+row("nn.normalize[inf]", lambda x: sx.nn.normalize(x, ord=np.inf), lambda x: normalize_ref(x, np.inf), gen=spread,
+    api=())
+
+
 def same_pads(size, kernel, stride, dilation=1):
     span = dilation * (kernel - 1) + 1
     out = -(-size // stride)
@@ -976,6 +1013,7 @@ NOT_OPS = {
     "save_npy", "load_npy", "save_npz", "load_npz", "reset_variables", "add_updates", "get_updates", "clear_updates",
     "invert",  # NumPy's other name of bitwise_not, the same function object
     "nn.init", "nn.layers",  # submodules (initializers and layers), tested in test_init.py and test_layers.py
+    "nn.losses",  # a submodule, tested against PyTorch in test_nn_losses.py
 }
 
 

@@ -193,7 +193,8 @@ def test_the_package_ships_type_stubs_for_every_public_name():
     package = os.path.dirname(os.path.abspath(sx.__file__))
     assert os.path.exists(os.path.join(package, "py.typed"))
     for module, names in [("__init__", [n for n in dir(sx._symx) if not n.startswith("_")]),
-                          ("nn", [n for n in dir(sx.nn) if not n.startswith("_")])]:
+                          ("nn", [n for n in dir(sx.nn) if not n.startswith("_")]),
+                          ("nn/losses", [n for n in dir(sx.nn.losses) if not n.startswith("_")])]:
         path = os.path.join(package, "_symx", module + ".pyi")
         if os.path.exists(os.path.join(package, "_symx", module, "__init__.pyi")):  # a module with submodules
             path = os.path.join(package, "_symx", module, "__init__.pyi")
