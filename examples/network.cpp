@@ -18,7 +18,7 @@ int main() {
   const std::int64_t n = 1000;
   std::mt19937 gen(0);
   std::normal_distribution<float> normal;
-  sx::Array data({n, 2}), labels({n}, sx::i64);
+  sx::Array data(sx::Shape{n, 2}, sx::f32), labels(sx::Shape{n}, sx::i64);
   for (std::int64_t i = 0; i < n; ++i) {
     float a = normal(gen), b = normal(gen);
     data.set_flat(2 * i, a);
@@ -30,10 +30,10 @@ int main() {
                      std::make_shared<L::Dropout>(0.1), std::make_shared<L::Dense>(2)});
   auto x = sx::placeholder({sx::kDynamic, 2}, sx::f32, "x");
   auto y = sx::placeholder({sx::kDynamic}, sx::i64, "y");
-  auto loss = sx::mean(sx::nn::softmax_cross_entropy(net(x, true), sx::one_hot(y, 2)));
+  auto loss = sx::nn::losses::softmax_cross_entropy_loss(net(x, true), y);  // integer labels, mean over the batch
   sx::optim::Adam(schedules::linear_warmup(schedules::cosine_decay(0.05, 150), 10)).minimize(loss);
   auto train = sx::function({x, y}, {loss}, sx::get_updates());  // Adam's and batch norm's updates
-  auto accuracy = sx::mean(sx::equal(sx::argmax(net(x, false), 1), y));
+  auto accuracy = sx::nn::losses::accuracy(net(x, false), y);
   auto evaluate = sx::function({x, y}, {accuracy});
 
   std::vector<std::int64_t> order(static_cast<std::size_t>(n));
@@ -44,7 +44,7 @@ int main() {
     int batches = 0;
     for (std::int64_t start = 0; start < n; start += 64, ++batches) {
       std::int64_t size = std::min<std::int64_t>(64, n - start);  // the last batch has 40
-      sx::Array xb({size, 2}), yb({size}, sx::i64);
+      sx::Array xb(sx::Shape{size, 2}, sx::f32), yb(sx::Shape{size}, sx::i64);
       for (std::int64_t i = 0; i < size; ++i) {
         std::int64_t k = order[static_cast<std::size_t>(start + i)];
         xb.set_flat(2 * i, data.get_flat(2 * k));

@@ -3,7 +3,7 @@
 import numpy as np
 import symx as sx
 from symx import optim
-from symx.nn import layers as L
+from symx.nn import layers as L, losses
 from symx.optim import schedules
 
 rng = np.random.default_rng(0)
@@ -13,10 +13,10 @@ labels = (np.hypot(data[:, 0], data[:, 1]) > 1.2).astype(np.int64)  # inside or 
 net = L.Sequential([L.Dense(32), L.BatchNorm(), L.Activation("relu"), L.Dropout(0.1), L.Dense(2)])
 x = sx.placeholder((None, 2), name="x")
 y = sx.placeholder((None,), sx.int64, name="y")
-loss = sx.mean(sx.nn.softmax_cross_entropy(net(x, training=True), sx.one_hot(y, 2)))
+loss = losses.softmax_cross_entropy_loss(net(x, training=True), y)  # integer labels, mean over the batch
 optim.Adam(schedules.linear_warmup(schedules.cosine_decay(0.05, 150), 10)).minimize(loss)
 train = sx.function([x, y], [loss], updates=sx.get_updates())  # Adam's and batch norm's updates
-accuracy = sx.mean(sx.equal(sx.argmax(net(x, training=False), axis=1), y))
+accuracy = losses.accuracy(net(x, training=False), y)
 evaluate = sx.function([x, y], [accuracy])
 
 for epoch in range(10):
