@@ -88,7 +88,7 @@ def test_none_is_an_unknown_size_and_minus_one_a_mistake():
     """None becomes an unknown size, while -1 (which None is turned into inside) stays an error."""
     assert sx.placeholder((None, 4)).shape == (None, 4)
     assert sx.placeholder([None]).shape == (None,)
-    with pytest.raises(sx.ShapeError, match=r"placeholder 'x': negative size -1 in shape \(-1, 4\).*write None"):
+    with pytest.raises(sx.ShapeError, match=r"placeholder 'x': negative size in shape \(-1, 4\).*write None"):
         sx.placeholder((-1, 4), name="x")
-    with pytest.raises(sx.ShapeError, match=r"negative size -3 in shape -3"):
+    with pytest.raises(sx.ShapeError, match=r"negative size in shape \(-3,\)"):
         sx.placeholder(-3)

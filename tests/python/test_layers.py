@@ -1,29 +1,23 @@
 """symx.nn.layers: forward passes and gradients against PyTorch (golden files written by
 tests/golden/golden_layers.py, float64, 1e-10 relative), BatchNorm's running statistics, the random
 layers by their statistics and invariants, variable naming and sharing, and the errors."""
-import os
 
 import numpy as np
 import pytest
 
 import symx as sx
+from goldens import load_golden
 from symx.nn import init
 from symx.nn import layers as L
 
-GOLDEN = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "golden")
 RTOL = 1e-10
 
 
-@pytest.fixture(autouse=True)
-def fresh_graph():
-    sx.reset_default_graph()
-    yield
-    sx.reset_default_graph()
+pytestmark = pytest.mark.usefixtures("fresh_graph")
 
 
 def golden(case):
-    with np.load(os.path.join(GOLDEN, "layers_%s.npz" % case)) as f:
-        return {k: f[k] for k in f.files}
+    return load_golden("layers_" + case)
 
 
 def close(actual, expected, rtol=RTOL, floor=0.0):

@@ -1,26 +1,20 @@
 """symx.nn's activations (issue 9): values and gradients against PyTorch's (golden files written by
 tests/golden/golden_activations.py, float64), gradients also against float64 finite differences,
 finiteness at +-1e4 in float32, the compiled path, and argument errors."""
-import os
 
 import numpy as np
 import pytest
 
 import symx as sx
+from goldens import load_golden
 
-GOLDEN = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "golden")
 
 
-@pytest.fixture(autouse=True)
-def fresh_graph():
-    sx.reset_default_graph()
-    yield
-    sx.reset_default_graph()
+pytestmark = pytest.mark.usefixtures("fresh_graph")
 
 
 def golden(case):
-    with np.load(os.path.join(GOLDEN, "activations_%s.npz" % case)) as f:
-        return {k: f[k] for k in f.files}
+    return load_golden("activations_" + case)
 
 
 # case -> the symx function of x with the case's parameters (g holds the golden arrays).

@@ -3,28 +3,22 @@
 against float64 finite differences, finiteness for logits of +-1e4 in float32, the compiled path,
 metrics against torch.topk, a batch size known only at run time, and argument errors."""
 import inspect
-import os
 import re
 
 import numpy as np
 import pytest
 
 import symx as sx
+from goldens import load_golden
 from symx.nn import losses
 
-GOLDEN = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "golden")
 
 
-@pytest.fixture(autouse=True)
-def fresh_graph():
-    sx.reset_default_graph()
-    yield
-    sx.reset_default_graph()
+pytestmark = pytest.mark.usefixtures("fresh_graph")
 
 
 def golden(case):
-    with np.load(os.path.join(GOLDEN, "losses_%s.npz" % case)) as f:
-        return {k: f[k] for k in f.files}
+    return load_golden("losses_" + case)
 
 
 # case -> (the symx loss of (placeholders by name, golden arrays, reduction), its tensor arguments)

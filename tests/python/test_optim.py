@@ -13,10 +13,10 @@ import numpy as np
 import pytest
 
 import symx as sx
+from goldens import GOLDEN, load_golden
 from symx import optim
 from symx.optim import schedules
 
-GOLDEN = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "golden")
 GOLDEN_CASES = sorted(os.path.basename(p)[len("optim_"):-len(".npz")]
                       for p in glob.glob(os.path.join(GOLDEN, "optim_*.npz")))
 OPTIMIZERS = {"sgd": optim.SGD, "adam": optim.Adam, "adamw": optim.AdamW, "rmsprop": optim.RMSprop,
@@ -24,16 +24,11 @@ OPTIMIZERS = {"sgd": optim.SGD, "adam": optim.Adam, "adamw": optim.AdamW, "rmspr
 FLAGS = ("nesterov", "amsgrad", "centered")
 
 
-@pytest.fixture(autouse=True)
-def fresh_graph():
-    sx.reset_default_graph()
-    yield
-    sx.reset_default_graph()
+pytestmark = pytest.mark.usefixtures("fresh_graph")
 
 
 def load(case):
-    with np.load(os.path.join(GOLDEN, "optim_%s.npz" % case)) as f:
-        return {k: f[k] for k in f.files}
+    return load_golden("optim_" + case)
 
 
 def golden_problem(data):

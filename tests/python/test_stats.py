@@ -3,7 +3,6 @@
 sample moments within 5 standard errors, gradients of log_prob against float64 finite
 differences, and the errors for invalid parameters and shapes."""
 import inspect
-import os
 import re
 
 import numpy as np
@@ -12,6 +11,7 @@ from scipy import integrate, special
 from scipy import stats as ss
 
 import symx as sx
+from goldens import load_golden
 from symx import stats
 
 RTOL = 1e-10
@@ -164,14 +164,10 @@ def test_bernoulli_with_certain_outcomes():
     close(d.entropy().eval(), [0.0, 0.0])
 
 
-GOLDEN = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "golden")
-
-
 @pytest.mark.parametrize("family", ["normal", "uniform", "gamma", "beta", "bernoulli"])
 def test_golden_files_agree(family):
     # The golden files that the C++ tests read (tests/golden/golden_stats.py) hold SciPy's values.
-    with np.load(os.path.join(GOLDEN, "stats_%s.npz" % family)) as f:
-        golden = {k: f[k] for k in f.files}
+    golden = load_golden("stats_" + family)
     cls = {"normal": stats.Normal, "uniform": stats.Uniform, "gamma": stats.Gamma, "beta": stats.Beta,
            "bernoulli": stats.Bernoulli}[family]
     params = {k: v for k, v in golden.items() if k not in ("x", "log_prob", "entropy", "mean", "variance")}
