@@ -65,6 +65,12 @@ std::vector<Tensor> grad(const Tensor& cost, const std::vector<Tensor>& wrt, Loc
 }
 
 Tensor jacobian(const Tensor& y, const Tensor& x, Loc loc) {
+  // One vjp per element of y: the element count must be known when the graph is built.
+  for (const Tensor& t : {y, x})
+    if (has_symbols(t.shape()))
+      ops::raise("jacobian", {y, x}, {ops::TypeProblem::Kind::shape, "'" + t.label() + "' has a size unknown until a call (None)",
+                                      "The Jacobian has one row per element of y, so both shapes must be known: use placeholders "
+                                      "of fixed size, or vjp/grad, which take any batch size."}, loc);
   Tensor flat = reshape(y, {y.size()}, loc);
   std::vector<Tensor> rows;
   rows.reserve(static_cast<std::size_t>(y.size()));

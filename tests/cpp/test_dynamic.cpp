@@ -112,6 +112,7 @@ TEST(Dynamic, OpsThatNeedTheUnknownSizeSaySo) {
   expect_error<sx::ShapeError>([&] { sx::slice(x, {sx::Index::range(1, std::nullopt)}); }, {"slice", "axis 0", "None"});
   expect_error<sx::ShapeError>([&] { x[-1]; }, {"slice", "from the end", "None"});
   expect_error<sx::ShapeError>([&] { sx::reshape(x, {6, -1}); }, {"reshape", "(None, 3)"});
+  expect_error<sx::ShapeError>([&] { sx::jacobian(sx::sum(x, {1}), x); }, {"jacobian", "unknown", "vjp"});
   // Whole axes, indices from the start and -1 reshapes work, with the call's sizes.
   auto f = sx::function({x}, {x[1], sx::reshape(x, {-1}), sx::slice(x, {sx::Index::all(), sx::Index(2)})});
   sx::Array xb = sx::Array::from_vector<float>({0, 1, 2, 3, 4, 5}, {2, 3});
