@@ -51,32 +51,38 @@ Shape solve_reshape(Shape target, const Tensor& input) {
   return target;
 }
 
+// Calls f on every shape an attribute holds (targets, operand shapes kept for gradients, draw
+// shapes): the one list of the places where an attribute can hold an unknown size.
+template <class A, class F> void for_each_shape(A& attr, F f) {  // A: Attr or const Attr
+  if (auto* a = std::get_if<ShapeAttr>(&attr)) {
+    f(a->shape);
+  } else if (auto* s = std::get_if<SliceAttr>(&attr)) {
+    f(s->count);
+    f(s->input_shape);
+  } else if (auto* c = std::get_if<ConvAttr>(&attr)) {
+    f(c->input_shape);
+    f(c->filter_shape);
+  } else if (auto* p = std::get_if<PoolAttr>(&attr)) {
+    f(p->input_shape);
+  } else if (auto* r = std::get_if<RandomAttr>(&attr)) {
+    f(r->shape);
+  }
+}
+
 Attr substitute_attr(const Node& node, const std::vector<Tensor>& inputs, const Sizes& sizes) {
   Attr attr = node.attr;
-  if (auto* a = std::get_if<ShapeAttr>(&attr)) {
-    a->shape = substitute(a->shape, sizes);
-    if (node.op == OpKind::Reshape) a->shape = solve_reshape(a->shape, inputs[0]);
-  } else if (auto* s = std::get_if<SliceAttr>(&attr)) {
-    s->count = substitute(s->count, sizes);
-    s->input_shape = substitute(s->input_shape, sizes);
-  } else if (auto* c = std::get_if<ConvAttr>(&attr)) {
-    c->input_shape = substitute(c->input_shape, sizes);
-    c->filter_shape = substitute(c->filter_shape, sizes);
-  } else if (auto* p = std::get_if<PoolAttr>(&attr)) {
-    p->input_shape = substitute(p->input_shape, sizes);
-  } else if (auto* r = std::get_if<RandomAttr>(&attr)) {
-    r->shape = substitute(r->shape, sizes);
+  for_each_shape(attr, [&](Shape& shape) { shape = substitute(shape, sizes); });
+  if (node.op == OpKind::Reshape) {
+    auto& target = std::get<ShapeAttr>(attr).shape;
+    target = solve_reshape(target, inputs[0]);
   }
   return attr;
 }
 
 bool attr_has_symbols(const Attr& attr) {
-  if (auto* a = std::get_if<ShapeAttr>(&attr)) return has_symbols(a->shape);
-  if (auto* s = std::get_if<SliceAttr>(&attr)) return has_symbols(s->count) || has_symbols(s->input_shape);
-  if (auto* c = std::get_if<ConvAttr>(&attr)) return has_symbols(c->input_shape) || has_symbols(c->filter_shape);
-  if (auto* p = std::get_if<PoolAttr>(&attr)) return has_symbols(p->input_shape);
-  if (auto* r = std::get_if<RandomAttr>(&attr)) return has_symbols(r->shape);
-  return false;
+  bool found = false;
+  for_each_shape(attr, [&](const Shape& shape) { found = found || has_symbols(shape); });
+  return found;
 }
 
 Tensor placeholder_of_shape(const Tensor& p, const Shape& shape) {

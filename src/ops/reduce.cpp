@@ -292,42 +292,25 @@ Tensor reduce(OpKind op, const char* name, const Tensor& x, const Axes& axes, bo
 
 Tensor as_float(const Tensor& x, Loc loc) { return is_floating(x.dtype()) ? x : cast(x, DType::f32, loc); }
 
-std::vector<int> all_axes(int n) {
-  std::vector<int> axes(static_cast<std::size_t>(n));
-  for (int i = 0; i < n; ++i) axes[static_cast<std::size_t>(i)] = i;
-  return axes;
-}
-
-// The product of the known sizes of `axes` (unknown ones count as 1).
-std::int64_t known_count(const Tensor& x, const std::vector<int>& axes) {
-  std::int64_t n = 1;
-  for (int a : axes)
-    if (!is_symbol(x.shape()[static_cast<std::size_t>(a)])) n *= x.shape()[static_cast<std::size_t>(a)];
-  return n;
-}
-
-std::int64_t reduced_count(const Tensor& x, const std::vector<int>& axes) {
-  std::int64_t n = 1;
-  for (int a : axes) n *= x.shape()[static_cast<std::size_t>(a)];
-  return n;
-}
-
 Tensor mean_impl(const char* name, const Tensor& x, const Axes& axes, bool keepdims, Loc loc) {
   std::vector<int> normalized = normalize_axes(name, x, axes, loc);
   Tensor s = make_node(OpKind::Sum, {cast(x, accumulation_dtype(x.dtype()), loc)}, ReduceAttr{normalized, keepdims}, loc, name);
   // Integer means are float32 (symx's default float; NumPy gives float64). An empty group gives
   // 0 / 0 = NaN, as NumPy (which also warns).
   Tensor total = as_float(s, loc);
-  Shape unknown;
-  for (int a : normalized)
-    if (is_symbol(x.shape()[static_cast<std::size_t>(a)])) unknown.push_back(x.shape()[static_cast<std::size_t>(a)]);
-  if (unknown.empty()) return divide(total, static_cast<double>(reduced_count(x, normalized)), loc);
-  // A count over axes whose size a call will tell (the batch): the sum of ones over those sizes,
-  // which becomes a constant when the function specializes (compile-time constant folding).
+  std::int64_t known = 1;  // the product of the reduced sizes known now,
+  Shape unknown;           // and the sizes a call will tell (the batch)
+  for (int a : normalized) {
+    std::int64_t d = x.shape()[static_cast<std::size_t>(a)];
+    if (is_symbol(d)) unknown.push_back(d);
+    else known *= d;
+  }
+  if (unknown.empty()) return divide(total, static_cast<double>(known), loc);
+  // The unknown part of the count is the sum of ones over those sizes, which becomes a constant
+  // when the function specializes (the algebraic rule sum(broadcast_to(c))).
   Tensor ones = broadcast_to(scalar(1.0, total.dtype()), unknown, loc);
-  Tensor count = multiply(make_node(OpKind::Sum, {ones}, ReduceAttr{all_axes(static_cast<int>(unknown.size())), false}, loc, name),
-                          static_cast<double>(known_count(x, normalized)), loc);
-  return divide(total, count, loc);
+  Tensor count = make_node(OpKind::Sum, {ones}, ReduceAttr{normalize_axes(name, ones, Axes(), loc), false}, loc, name);
+  return divide(total, multiply(count, static_cast<double>(known), loc), loc);
 }
 
 Tensor arg_reduce(OpKind op, const char* name, const Tensor& x, std::optional<int> axis, bool keepdims, Loc loc) {

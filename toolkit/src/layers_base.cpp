@@ -55,6 +55,15 @@ void Layer::fail_shape(const Tensor& x, const std::string& problem, const std::s
                    "). " + fix);
 }
 
+std::int64_t Layer::grouped_channels(const Tensor& x, int rank, const char* layout, std::int64_t groups) const {
+  check_rank(x, rank, layout);
+  std::int64_t channels = x.shape()[1];
+  if (channels % groups != 0)
+    fail_shape(x, std::to_string(channels) + " channels do not divide into " + std::to_string(groups) + " groups",
+               "Use a number of groups that divides the input's channels.");
+  return channels;
+}
+
 void Layer::check_rank(const Tensor& x, int rank, const char* layout) const {
   if (x.ndim() != rank)
     fail_shape(x, "expects inputs with " + std::to_string(rank) + " axes " + layout + ", got " + std::to_string(x.ndim()),
@@ -133,11 +142,7 @@ Conv1D::Conv1D(std::int64_t filters, std::int64_t kernel_size, ConvOptions optio
 }
 
 void Conv1D::build(const Tensor& x, Loc loc) {
-  check_rank(x, 3, "(N, C, W)");
-  channels_ = x.shape()[1];
-  if (channels_ % options_.groups != 0)
-    fail_shape(x, std::to_string(channels_) + " channels do not divide into " + std::to_string(options_.groups) + " groups",
-               "Use a number of groups that divides the input's channels.");
+  channels_ = grouped_channels(x, 3, "(N, C, W)", options_.groups);
   DType dtype = detail::param_dtype(x);
   w_ = add_variable("w", options_.w_init, {filters_, channels_ / options_.groups, kernel_size_}, dtype, true, loc);
   if (options_.use_bias) b_ = add_variable("b", options_.b_init, {filters_}, dtype, true, loc);
@@ -163,11 +168,7 @@ Conv2D::Conv2D(std::int64_t filters, std::vector<std::int64_t> kernel_size, Conv
 }
 
 void Conv2D::build(const Tensor& x, Loc loc) {
-  check_rank(x, 4, "(N, C, H, W)");
-  channels_ = x.shape()[1];
-  if (channels_ % options_.groups != 0)
-    fail_shape(x, std::to_string(channels_) + " channels do not divide into " + std::to_string(options_.groups) + " groups",
-               "Use a number of groups that divides the input's channels.");
+  channels_ = grouped_channels(x, 4, "(N, C, H, W)", options_.groups);
   DType dtype = detail::param_dtype(x);
   w_ = add_variable("w", options_.w_init, {filters_, channels_ / options_.groups, kernel_size_[0], kernel_size_[1]},
                     dtype, true, loc);
@@ -195,11 +196,7 @@ Conv2DTranspose::Conv2DTranspose(std::int64_t filters, std::vector<std::int64_t>
 }
 
 void Conv2DTranspose::build(const Tensor& x, Loc loc) {
-  check_rank(x, 4, "(N, C, H, W)");
-  channels_ = x.shape()[1];
-  if (channels_ % options_.groups != 0)
-    fail_shape(x, std::to_string(channels_) + " channels do not divide into " + std::to_string(options_.groups) + " groups",
-               "Use a number of groups that divides the input's channels.");
+  channels_ = grouped_channels(x, 4, "(N, C, H, W)", options_.groups);
   DType dtype = detail::param_dtype(x);
   w_ = add_variable("w", options_.w_init, {channels_, filters_ / options_.groups, kernel_size_[0], kernel_size_[1]},
                     dtype, true, loc);

@@ -67,6 +67,9 @@ class Layer {
   void check_rank(const Tensor& x, int rank, const char* layout) const;
   // Requires x.shape[axis] to be the size seen at the first application.
   void check_features(const Tensor& x, int axis, std::int64_t expected, const char* what) const;
+  // Checks that x has `rank` axes (`layout`, channels on axis 1) whose channels divide into
+  // `groups`, and returns the channel count: the first step of every convolution's build.
+  std::int64_t grouped_channels(const Tensor& x, int rank, const char* layout, std::int64_t groups) const;
   std::string kind_;  // the class name, for messages
 
  private:
