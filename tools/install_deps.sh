@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Installs what symx needs to build and test, if it is missing: Debian packages (compiler,
 # oneDNN, OpenBLAS/LAPACKE, GoogleTest, nlohmann-json, zlib; ccache, which lets the package
-# test reuse the main build's objects) and Python packages (NumPy, nanobind, scikit-build-core,
-# pytest). Safe to run repeatedly; does nothing when all is there.
+# test reuse the main build's objects) and Python packages (NumPy, SciPy (an oracle of the
+# tests), nanobind, scikit-build-core, pytest). Safe to run repeatedly; does nothing when all is there.
 set -euo pipefail
 
 PY=${PYTHON:-python3}
@@ -21,7 +21,7 @@ if ((${#missing[@]})); then
 fi
 
 py_missing=()
-for mod in numpy:numpy nanobind:nanobind scikit_build_core:scikit-build-core pytest:pytest; do
+for mod in numpy:numpy scipy:scipy nanobind:nanobind scikit_build_core:scikit-build-core pytest:pytest; do
   "$PY" -c "import ${mod%%:*}" >/dev/null 2>&1 || py_missing+=("${mod##*:}")
 done
 if ((${#py_missing[@]})); then
