@@ -387,6 +387,14 @@ NB_MODULE(_symx, m) {
   nb::module_ stats = m.def_submodule("stats", "Probability distributions (symx/stats.hpp).");
   bind_stats(stats);
 
+  // ---- data sets, the batch iterator, downloads; the training loop; the `symx` tool ----
+  nb::module_ data = m.def_submodule("data", "Data sets, readers, splits, transforms and the batch iterator (symx/data.hpp).");
+  bind_data(data);
+  bind_download(data);
+  nb::module_ train = m.def_submodule("train", "The training loop, callbacks, checkpoints and models (symx/train.hpp).");
+  bind_train(train);
+  bind_cli(m);
+
   // ---- autodiff ----
   m.def("grad", [](TensorArg cost, nb::handle wrt) -> nb::object {
     bool single = nb::isinstance<Tensor>(wrt);

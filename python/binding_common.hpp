@@ -694,3 +694,7 @@ void bind_nn(nb::module_& nn);  // binding_nn.cpp: activations and nn.losses (sy
 void bind_stats(nb::module_& stats);  // binding_stats.cpp: distributions (symx/stats.hpp)
 void bind_layers(nb::module_& nn);  // binding_layers.cpp: nn.init and nn.layers (symx/nn/init.hpp, layers.hpp)
 void bind_optim(nb::module_& optim);  // binding_optim.cpp: optimizers, clipping, schedules (symx/optim.hpp)
+void bind_data(nb::module_& data);  // binding_data.cpp: readers, splits, transforms, BatchIterator (symx/data.hpp)
+void bind_download(nb::module_& data);  // binding_download.cpp: data.download (symx/data/download.hpp)
+void bind_train(nb::module_& train);  // binding_train.cpp: fit, callbacks, checkpoints, models (symx/train.hpp)
+void bind_cli(nb::module_& m);  // binding_cli.cpp: _cli_run, what `python -m symx` calls (symx/cli.hpp)

@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # Installs what symx needs to build and test, if it is missing: Debian packages (compiler,
-# oneDNN, OpenBLAS/LAPACKE, GoogleTest, nlohmann-json, zlib; ccache, which lets the package
+# oneDNN, OpenBLAS/LAPACKE, GoogleTest, nlohmann-json, zlib; for the data and training tool CLI11,
+# libcurl, libcrypto, libarchive and Cairo; ccache, which lets the package
 # test reuse the main build's objects) and Python packages (NumPy, SciPy (an oracle of the
 # tests), nanobind, scikit-build-core, pytest). Safe to run repeatedly; does nothing when all is there.
 set -euo pipefail
 
 PY=${PYTHON:-python3}
-apt_packages=(g++ cmake ninja-build ccache libdnnl-dev libopenblas-dev liblapacke-dev libgtest-dev nlohmann-json3-dev zlib1g-dev)
+apt_packages=(g++ cmake ninja-build ccache pkg-config libdnnl-dev libopenblas-dev liblapacke-dev libgtest-dev nlohmann-json3-dev zlib1g-dev
+              libcli11-dev libcurl4-openssl-dev libssl-dev libarchive-dev libcairo2-dev)
 missing=()
 for p in "${apt_packages[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

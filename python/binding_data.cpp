@@ -1,0 +1,3 @@
+#include "binding_common.hpp"
+
+void bind_data(nb::module_& m) { (void)m; }

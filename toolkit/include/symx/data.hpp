@@ -1,0 +1,144 @@
+// symx/data.hpp: data sets in memory, their readers, and the batch iterator (symx::data; Python
+// symx.data).
+//
+// A data set is a pair of arrays sharing their first axis: examples `x` (images (N, C, H, W) as uint8
+// straight from the files, or any array) and integer labels `y` (N,) int64. The readers check every
+// header and size against the file's length and name the file, what they expected and what they
+// found; a truncated or malformed file is an IOError, never a crash.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "symx/symx.hpp"
+
+namespace symx::data {
+
+// Examples and their labels: x (N, ...) and y (N,) int64 (y may be empty for unlabelled data).
+// Example: Dataset d = load_mnist("data/mnist"); d.size() is 8000
+struct Dataset {
+  Array x;
+  Array y;
+  // The number of examples (x's first axis).
+  // Example: load_mnist("data/mnist").size() is 8000
+  std::int64_t size() const;
+};
+
+// ---- readers ----
+
+// Reads an IDX file (MNIST's format; gzip-compressed or raw, told apart by the gzip magic): the
+// big-endian header's dtype (uint8, int8, int16, int32, float32, float64) and shape give the array.
+// Example: read_idx("data/mnist/train-labels-idx1-ubyte.gz") has shape (8000,) and dtype uint8
+Array read_idx(const std::string& path);
+
+// MNIST from `dir`: `split` "train" reads train-images-idx3-ubyte and train-labels-idx1-ubyte, "test"
+// t10k-*; each with or without ".gz". x is uint8 (N, 1, 28, 28), y int64 (N,).
+// Example: load_mnist("data/mnist").x has shape (8000, 1, 28, 28)
+Dataset load_mnist(const std::string& dir, const std::string& split = "train");
+
+// Fashion-MNIST from `dir` (the same files and layout as MNIST).
+// Example: load_fashion_mnist(dir, "test").size() is 10000
+Dataset load_fashion_mnist(const std::string& dir, const std::string& split = "train");
+
+// CIFAR-10 in its binary format from `dir` (or its subfolder cifar-10-batches-bin): "train" reads
+// data_batch_1.bin .. data_batch_5.bin (those present, at least one), "test" test_batch.bin. Each
+// record is 1 label byte and 3072 pixel bytes. x is uint8 (N, 3, 32, 32), y int64 (N,).
+// Example: load_cifar10(dir).x has shape (50000, 3, 32, 32)
+Dataset load_cifar10(const std::string& dir, const std::string& split = "train");
+
+// CIFAR-100 in its binary format from `dir` (or cifar-100-binary): train.bin / test.bin, records of a
+// coarse label byte, a fine label byte and 3072 pixel bytes; `labels` chooses "fine" (100 classes)
+// or "coarse" (20).
+// Example: load_cifar100(dir, "test", "coarse").size() is 10000
+Dataset load_cifar100(const std::string& dir, const std::string& split = "train", const std::string& labels = "fine");
+
+// A data set stored as .npz with arrays "x" and "y" (the names can be chosen), or as a .npy of
+// examples only.
+// Example: load_arrays("digits.npz").x
+Dataset load_arrays(const std::string& path, const std::string& x_key = "x", const std::string& y_key = "y");
+
+// ---- splits and transforms ----
+
+// Splits `data` into (train, test) with `test_size` examples in test, chosen by a shuffle seeded
+// with `seed` (the same seed gives the same split on every machine); with `stratify`, each label
+// keeps its share in both parts.
+// Example: auto [train, val] = train_test_split(load_mnist(dir), 1000, 0)
+std::pair<Dataset, Dataset> train_test_split(const Dataset& data, std::int64_t test_size, std::uint64_t seed = 0,
+                                             bool stratify = false);
+
+// The mean and standard deviation of each channel (axis 1) of x, over every other axis, as float32
+// arrays of shape (C,).
+// Example: auto [mean, std] = channel_stats(train.x)
+std::pair<Array, Array> channel_stats(const Array& x);
+
+// (x - mean[c]) / std[c] per channel c of axis 1, as float32 (std 0 is a ValueError).
+// Example: standardize(val.x, mean, std)
+Array standardize(const Array& x, const Array& mean, const Array& std);
+
+// One-hot rows (N, classes) of `dtype` for integer labels (N,); a label outside [0, classes) is a
+// ValueError naming it.
+// Example: one_hot(y, 10) has shape (N, 10)
+Array one_hot(const Array& labels, std::int64_t classes, DType dtype = DType::f32);
+
+// ---- the batch iterator ----
+
+// A per-batch transform: takes the batch's arrays (x, y, ...) and a seed that is fixed by the
+// iterator's seed, the epoch and the batch's index (so a resumed run draws the same), and returns
+// the transformed arrays. It runs on the background thread when prefetching.
+using Transform = std::function<std::vector<Array>(std::vector<Array> batch, std::uint64_t seed)>;
+
+// Options of BatchIterator.
+struct BatchOptions {
+  std::int64_t batch_size = 32;
+  bool shuffle = true;           // a new order each epoch, from (seed, epoch)
+  std::uint64_t seed = 0;
+  bool drop_last = false;        // drop the last, smaller batch (else keep it)
+  std::int64_t prefetch = 2;     // batches prepared ahead on a background thread; 0: none, no thread
+  std::vector<Transform> transforms;  // applied in order to each batch
+};
+
+// Where an iterator stands, for checkpoints: the epoch (0-based) and the batches already taken from
+// it. The shuffle order and the transforms' seeds are functions of (seed, epoch, index), so a state
+// is all it takes to continue exactly.
+struct IteratorState {
+  std::uint64_t seed = 0;
+  std::int64_t epoch = 0;
+  std::int64_t batch = 0;
+};
+
+// Batches of arrays that share their first axis, epoch after epoch, with a background thread that
+// prepares the next `prefetch` batches (gather, transforms) while the caller runs its step.
+// Example:
+//   BatchIterator batches({train.x, train.y}, {.batch_size = 32, .seed = 1});
+//   while (auto batch = batches.next()) step((*batch)[0], (*batch)[1]);   // one epoch
+class BatchIterator {
+ public:
+  BatchIterator(std::vector<Array> arrays, BatchOptions options = {});
+  ~BatchIterator();  // stops and joins the background thread
+  BatchIterator(const BatchIterator&) = delete;
+  BatchIterator& operator=(const BatchIterator&) = delete;
+
+  // The next batch of the current epoch, or nullopt at its end; the call after nullopt starts the
+  // next epoch. An exception of a transform is rethrown here, on the caller's thread.
+  std::optional<std::vector<Array>> next();
+  // Batches in one epoch (ceil or floor of N / batch_size by drop_last).
+  std::int64_t batches_per_epoch() const;
+  // The number of examples (N).
+  std::int64_t size() const;
+  // Where the iterator stands; restore() continues from a saved state (discarding prefetched batches).
+  IteratorState state() const;
+  void restore(const IteratorState& state);
+  // Seconds the caller waited in next() for a batch that was not ready (0 when prefetching keeps up).
+  double wait_seconds() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace symx::data

@@ -1,0 +1,1 @@
+#include "symx/data.hpp"

@@ -1,0 +1,2 @@
+// placeholder until the training loop lands
+namespace symx::train {}
