@@ -68,9 +68,15 @@ demo: build
 # Benchmarks against JAX, PyTorch (eager, torch.compile) and the machine's memory bandwidth;
 # installs the peers if missing (tools/install_bench_deps.sh). Never part of `make test`.
 # Writes $(BUILD)/bench/results.json and results.md.
+# Then the paper's experiment side by side: `symx train --model paper-cnn` and its PyTorch eager
+# twin (bench/paper_cnn.py), PAPER_EPOCHS epochs each on the bundled digits; writes
+# $(BUILD)/bench/paper_cnn.json and paper_cnn.md. PAPER_SEEDS=0,1,2 averages the accuracies over seeds.
+PAPER_EPOCHS ?= 10
+PAPER_SEEDS ?= 0
 bench: build
 	@PYTHON=$(PYTHON) tools/install_bench_deps.sh
 	PYTHONPATH=$(BUILD)/python $(PYTHON) bench/run.py --out $(BUILD)/bench --build $(BUILD)
+	PYTHONPATH=$(BUILD)/python $(PYTHON) bench/paper_cnn.py --epochs $(PAPER_EPOCHS) --seeds $(PAPER_SEEDS) --build $(BUILD) --out $(BUILD)/bench/paper_cnn.json
 
 clean:
 	rm -rf $(BUILD)
