@@ -74,6 +74,7 @@ def stream(cmd, env, timeout, prefix, log):
         p.wait()
     finally:
         timer.cancel()
+        p.stdout.close()
     return (None if timed_out.is_set() else p.returncode), time.perf_counter() - t0, last
 
 
