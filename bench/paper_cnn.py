@@ -16,6 +16,11 @@ steps alone (over every epoch of every seed), then the ratios symx / torch (targ
 accuracy difference symx - torch in points (target: within 0.5; accuracy on 1,000 examples has
 about 0.4 points of noise from one seed to the next, so compare means over a few seeds).
 
+Both sides split the digits with the run's seed (`symx train` cuts 1,000 for validation with
+symx.data.train_test_split(data, 1000, seed); the twin asks symx.data for the same split when
+symx's Python module is on PYTHONPATH, and says so in its run.json), so each seed is a different
+split, the same for both frameworks.
+
 Writes OUT (JSON: machine, settings, every run's metrics, the summary and the targets) and OUT
 with .md (the table). The run folders are OUT's folder/paper_cnn/<framework>-seed<S>. A missing
 symx binary or PyTorch, or a failed run, is reported and recorded as null; the other side still runs.
@@ -99,6 +104,20 @@ def read_metrics(path):
     return recs
 
 
+_THREADS_FLAG = {}
+
+
+def accepts_threads(tool):
+    """Whether `tool train --help` lists --threads (else the environment's thread counts govern)."""
+    if tool not in _THREADS_FLAG:
+        try:
+            r = subprocess.run([tool, "train", "--help"], capture_output=True, text=True, timeout=60)
+            _THREADS_FLAG[tool] = "--threads" in r.stdout + r.stderr
+        except (OSError, subprocess.SubprocessError):
+            _THREADS_FLAG[tool] = False
+    return _THREADS_FLAG[tool]
+
+
 def run_one(fw, seed, args, env, runs_dir, log):
     run_dir = os.path.join(runs_dir, "%s-seed%d" % (fw, seed))
     if os.path.isdir(run_dir):
@@ -114,10 +133,12 @@ def run_one(fw, seed, args, env, runs_dir, log):
         cmd = [args.symx, "train", "--model", "paper-cnn", "--data", "mnist", "--data-dir", args.data_dir,
                "--epochs", str(args.epochs), "--batch-size", str(args.batch_size), "--seed", str(seed),
                "--out", run_dir, "--log", "lines"]
+        if accepts_threads(args.symx):
+            cmd += ["--threads", str(args.threads)]
     else:
         cmd = [sys.executable, os.path.join(HERE, "paper_cnn_torch.py"), "--data-dir", args.data_dir,
                "--epochs", str(args.epochs), "--batch-size", str(args.batch_size), "--seed", str(seed),
-               "--split-seed", str(args.split_seed), "--threads", str(args.threads), "--out", run_dir]
+               "--threads", str(args.threads), "--out", run_dir]
     rec["command"] = " ".join(cmd)
     log("%s seed %d: %s" % (LABEL[fw], seed, rec["command"]))
     rc, wall, last = stream(cmd, env, args.timeout, "%-5s" % fw, log)
@@ -260,7 +281,6 @@ def main(argv=None):
     ap.add_argument("--seeds", default="0", help="comma-separated seeds; accuracies are averaged over them")
     ap.add_argument("--batch-size", type=int, default=32)
     ap.add_argument("--threads", type=int, default=os.cpu_count() or 1)
-    ap.add_argument("--split-seed", type=int, default=0, help="the seed of the 7,000/1,000 split (symx's)")
     ap.add_argument("--data-dir", default=os.path.join(ROOT, "data", "mnist"))
     ap.add_argument("--build", default=os.path.join(ROOT, "build"), help="symx's build folder")
     ap.add_argument("--symx", default=None, help="the symx tool (default: BUILD/bin/symx)")
@@ -298,7 +318,7 @@ def main(argv=None):
         print(msg, flush=True)
 
     settings = {"epochs": args.epochs, "seeds": seeds, "batch_size": args.batch_size, "threads": args.threads,
-                "split_seed": args.split_seed, "data_dir": os.path.relpath(args.data_dir, ROOT),
+                "data_dir": os.path.relpath(args.data_dir, ROOT),
                 "symx": args.symx, "frameworks": frameworks}
     log("paper-cnn side by side: %d epochs, seeds %s, batch %d, %d threads, %s" % (
         args.epochs, seeds, args.batch_size, args.threads, settings["data_dir"]))

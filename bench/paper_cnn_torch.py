@@ -28,15 +28,18 @@ The network and recipe, mirrored from symx's layers (toolkit/src/layers_*.cpp, i
 
 The split: 8,000 digits, 1,000 for validation. With symx's Python module built and its data module
 present, the digits and the split come from symx itself (symx.data.load_mnist,
-symx.data.train_test_split(data, 1000, split_seed)), so both frameworks train and validate on the
+symx.data.train_test_split(data, 1000, split_seed), split_seed being --seed unless given, as
+`symx train` splits with its --seed), so both frameworks train and validate on the
 same examples. Otherwise (`--data-source numpy`, or symx not importable) a NumPy reader of the IDX
 files and NumPy's own seeded permutation are used: the split then DIFFERS from symx's, which
 run.json and the printed lines say. The shuffles and the crops come from torch's own generator
 (seeded with --seed); they cannot match symx's draws, only their distribution.
 
-Timing: `step_seconds` is the sum over the epoch's steps of (crop, forward, backward, Adam
-update) — with the batch's gather and train-metric bookkeeping outside; `seconds` is the whole
-epoch: shuffle, batch gathers, steps and the validation pass (`val_seconds`). The normalization
+Timing, as symx's training loop (toolkit/src/train/fit.cpp) measures it: `step_seconds` is the sum
+over the epoch's steps of (crop, forward, backward, Adam update), with the batch's gather and the
+train-metric bookkeeping outside; `seconds` is the whole epoch: shuffle, batch gathers, steps and
+the validation pass (`val_seconds`); `items_per_second` is the training examples over the epoch's
+time before validation. The normalization
 by each image's maximum is done once for the whole data set before training (as a PyTorch user
 would); it is a few microseconds per batch either way.
 """
@@ -260,6 +263,7 @@ def train(args, log=print):
                 loss_sum += loss.detach().double() * yb.shape[0]
                 correct += (logits.argmax(1) == yb).sum()
         t_val = time.perf_counter()
+        train_seconds = t_val - t_epoch
         model.eval()
         vloss, vcorrect = 0.0, 0
         with torch.no_grad():
@@ -272,7 +276,7 @@ def train(args, log=print):
         seconds = t_end - t_epoch
         rec = {"epoch": epoch + 1, "train_loss": float(loss_sum) / n, "train_accuracy": int(correct) / n,
                "val_loss": vloss / xva_t.shape[0], "val_accuracy": vcorrect / xva_t.shape[0],
-               "seconds": seconds, "step_seconds": step_s, "items_per_second": n / seconds, "lr": lr,
+               "seconds": seconds, "step_seconds": step_s, "items_per_second": n / train_seconds, "lr": lr,
                "val_seconds": t_end - t_val}
         records.append(rec)
         write_atomic(metrics_path, "".join(json.dumps(r) + "\n" for r in records))
@@ -292,11 +296,14 @@ def parse_args(argv=None):
     ap.add_argument("--epochs", type=int, default=10)
     ap.add_argument("--batch-size", type=int, default=32)
     ap.add_argument("--seed", type=int, default=0, help="initialization, shuffles and crops")
-    ap.add_argument("--split-seed", type=int, default=0, help="the train/validation split's seed (symx's)")
+    ap.add_argument("--split-seed", type=int, default=None,
+                    help="the train/validation split's seed (default: --seed, as `symx train` splits with its --seed)")
     ap.add_argument("--data-source", choices=("auto", "symx", "numpy"), default="auto")
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--out", required=True, help="run folder for metrics.jsonl and run.json")
     args = ap.parse_args(argv)
+    if args.split_seed is None:
+        args.split_seed = args.seed
     if args.epochs < 1 or args.batch_size < 1 or args.threads < 1:
         ap.error("--epochs, --batch-size and --threads must be >= 1")
     return args

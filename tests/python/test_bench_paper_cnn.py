@@ -17,10 +17,13 @@ import paper_cnn  # noqa: E402
 import paper_cnn_torch  # noqa: E402
 
 # The fake tool: writes metrics.jsonl with val_accuracy 0.9 + 0.01 * epoch, seconds 2 * epoch,
-# step_seconds = epoch, and records its arguments; FAKE_SYMX_EXIT makes it fail.
+# step_seconds = epoch, and records its arguments; `train --help` lists --threads; FAKE_SYMX_EXIT makes it fail.
 FAKE_SYMX = """#!%s
 import json, os, sys
 args = sys.argv[1:]
+if "--help" in args:
+    print("symx train [--model M] ... [--threads N]")
+    sys.exit(0)
 if os.environ.get("FAKE_SYMX_EXIT"):
     print("fake symx: failing on purpose")
     sys.exit(int(os.environ["FAKE_SYMX_EXIT"]))
@@ -69,7 +72,7 @@ def test_harness_summarizes_the_symx_runs(tmp_path, fake_symx, capsys):
     with open(os.path.join(ROOT, res["runs"][1]["run_dir"], "argv.json")) as f:
         argv = json.load(f)
     for flag, value in (("--model", "paper-cnn"), ("--data", "mnist"), ("--epochs", "3"), ("--batch-size", "32"),
-                        ("--seed", "5"), ("--log", "lines")):
+                        ("--seed", "5"), ("--log", "lines"), ("--threads", "1")):
         assert argv[argv.index(flag) + 1] == value
     assert (out.parent / "paper_cnn.md").exists()
     assert "93.00%" in capsys.readouterr().out
