@@ -232,6 +232,103 @@ TEST(DataMnist, RealDigits) {
   EXPECT_EQ(found.rbegin()->first, 9);
 }
 
+// ---- CIFAR ----
+
+// `records` CIFAR records: label bytes (one, or coarse and fine) then 3072 pixels = (record + k) % 256.
+std::string cifar_bytes(int records, int first, bool hundred) {
+  std::string out;
+  for (int r = first; r < first + records; ++r) {
+    if (hundred) out.push_back(static_cast<char>(r % 20));
+    out.push_back(static_cast<char>(r % (hundred ? 100 : 10)));
+    for (int k = 0; k < 3072; ++k) out.push_back(static_cast<char>((r + k) % 256));
+  }
+  return out;
+}
+
+void expect_cifar(const data::Dataset& d, int records, int first, int classes) {
+  ASSERT_EQ(d.x.shape(), (sx::Shape{records, 3, 32, 32}));
+  ASSERT_EQ(d.y.shape(), (sx::Shape{records}));
+  EXPECT_EQ(d.x.dtype(), sx::u8);
+  EXPECT_EQ(d.y.dtype(), sx::i64);
+  const auto* x = d.x.data<std::uint8_t>();
+  for (int i = 0; i < records; ++i) {
+    const int r = first + i;
+    ASSERT_EQ(d.y.get_flat(i), r % classes) << i;
+    for (int k = 0; k < 3072; k += 97) ASSERT_EQ(x[i * 3072 + k], (r + k) % 256) << i << " " << k;
+  }
+}
+
+TEST(DataCifar, Cifar10BatchesInFolderOrSubfolder) {
+  TempDir dir;
+  write_bytes(dir / "data_batch_1.bin", cifar_bytes(3, 0, false));
+  write_bytes(dir / "data_batch_3.bin", cifar_bytes(2, 3, false));  // 2, 4, 5 absent: those present are read
+  write_bytes(dir / "test_batch.bin", cifar_bytes(4, 50, false));
+  expect_cifar(data::load_cifar10(dir.path.string()), 5, 0, 10);
+  expect_cifar(data::load_cifar10(dir.path.string(), "test"), 4, 50, 10);
+  fs::create_directories(dir.path / "cifar-10-batches-bin");
+  fs::rename(dir / "data_batch_1.bin", dir / "cifar-10-batches-bin/data_batch_1.bin");
+  fs::remove(dir / "data_batch_3.bin");
+  expect_cifar(data::load_cifar10(dir.path.string()), 3, 0, 10);
+}
+
+TEST(DataCifar, Cifar100FineAndCoarse) {
+  TempDir dir;
+  fs::create_directories(dir.path / "cifar-100-binary");
+  write_bytes(dir / "cifar-100-binary/train.bin", cifar_bytes(120, 0, true));
+  write_bytes(dir / "cifar-100-binary/test.bin", cifar_bytes(2, 7, true));
+  expect_cifar(data::load_cifar100(dir.path.string()), 120, 0, 100);
+  expect_cifar(data::load_cifar100(dir.path.string(), "train", "coarse"), 120, 0, 20);
+  expect_cifar(data::load_cifar100(dir.path.string(), "test"), 2, 7, 100);
+  expect_error<sx::ValueError>([&] { data::load_cifar100(dir.path.string(), "train", "medium"); }, {"'medium'", "fine"});
+}
+
+TEST(DataCifar, Errors) {
+  TempDir dir;
+  expect_error<sx::IOError>([&] { data::load_cifar10(dir.path.string()); },
+                            {"no data_batch_1.bin", "cifar-10-batches-bin", "symx data download cifar10"});
+  expect_error<sx::IOError>([&] { data::load_cifar10(dir / "nowhere", "test"); }, {"nowhere", "does not exist"});
+  write_bytes(dir / "data_batch_1.bin", cifar_bytes(3, 0, false).substr(0, 3 * 3073 - 10));
+  expect_error<sx::IOError>([&] { data::load_cifar10(dir.path.string()); },
+                            {"data_batch_1.bin' has 9209 bytes", "3073-byte records", "2 records and 3063 bytes left over",
+                             "truncated"});
+  write_bytes(dir / "data_batch_1.bin", "");
+  expect_error<sx::IOError>([&] { data::load_cifar10(dir.path.string()); }, {"has 0 bytes"});
+  std::string bad = cifar_bytes(2, 0, false);
+  bad[3073] = 10;
+  write_bytes(dir / "data_batch_1.bin", bad);
+  expect_error<sx::IOError>([&] { data::load_cifar10(dir.path.string()); }, {"record 1 has label 10", "outside 0..9"});
+  write_bytes(dir / "train.bin", cifar_bytes(1, 0, false));  // a CIFAR-10 record is not a CIFAR-100 one
+  expect_error<sx::IOError>([&] { data::load_cifar100(dir.path.string()); }, {"train.bin' has 3073 bytes", "3074-byte records"});
+}
+
+// ---- .npy / .npz ----
+
+TEST(DataArrays, NpzAndNpy) {
+  TempDir dir;
+  sx::Array x = sx::testing::random_array({5, 2, 3}, 0, 1, 4, sx::f32);
+  sx::Array y = sx::Array::from_vector<std::int32_t>({0, 1, 2, 1, 0}, {5});
+  sx::save_npz(dir / "d.npz", {{"x", x}, {"y", y}, {"images", x}, {"labels", y}});
+  data::Dataset d = data::load_arrays(dir / "d.npz");
+  EXPECT_TRUE(d.x.equals(x));
+  EXPECT_EQ(ints(d.y), (std::vector<std::int64_t>{0, 1, 2, 1, 0}));
+  EXPECT_EQ(d.y.dtype(), sx::i64);
+  EXPECT_TRUE(data::load_arrays(dir / "d.npz", "images", "labels").x.equals(x));
+  EXPECT_EQ(data::load_arrays(dir / "d.npz", "x", "").y.size(), 0);
+  x.save_npy(dir / "x.npy");
+  data::Dataset only = data::load_arrays(dir / "x.npy");
+  EXPECT_TRUE(only.x.equals(x));
+  EXPECT_EQ(only.y.size(), 0);
+  EXPECT_EQ(only.size(), 5);
+  expect_error<sx::IOError>([&] { data::load_arrays(dir / "d.npz", "pixels"); }, {"no array 'pixels'", "'images', 'labels', 'x', 'y'"});
+  sx::save_npz(dir / "m.npz", {{"x", x}, {"y", sx::Array::from_vector<std::int64_t>({1, 2}, {2})}});
+  expect_error<sx::IOError>([&] { data::load_arrays(dir / "m.npz"); }, {"5 examples in 'x' but 2 labels in 'y'"});
+  sx::save_npz(dir / "f.npz", {{"x", x}, {"y", sx::Array({1.f, 2.f, 3.f, 4.f, 5.f})}});
+  expect_error<sx::IOError>([&] { data::load_arrays(dir / "f.npz"); }, {"labels 'y' are float32", "integers"});
+  write_bytes(dir / "d.csv", "1,2\n");
+  expect_error<sx::IOError>([&] { data::load_arrays(dir / "d.csv"); }, {"'.csv'", ".npz"});
+  expect_error<sx::IOError>([&] { data::load_arrays(dir / "none.npz"); }, {"none.npz", "does not exist"});
+}
+
 // ---- permutation and splits ----
 
 TEST(DataSplit, PermutationIsPortable) {
