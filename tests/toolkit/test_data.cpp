@@ -617,3 +617,22 @@ TEST(DataIterator, EdgeCasesAndErrors) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(DataTransforms, BuiltInBatchTransforms) {
+  sx::Array x = sx::Array::from_vector<std::uint8_t>({0, 50, 100, 200, 0, 0, 3, 6, 9}, {3, 3});
+  sx::Array y = sx::Array::from_vector<std::int64_t>({1, 2, 3}, {3});
+  auto out = data::divide_by_max()({x, y}, 0);
+  EXPECT_EQ(out[0].dtype(), sx::f32);
+  sx::testing::expect_close(out[0], {0, 0.5, 1, 1, 0, 0, 1.f / 3, 2.f / 3, 1}, 1e-7);
+  EXPECT_TRUE(out[1].equals(y));
+  out = data::to_float32(0.5)({x, y}, 0);
+  sx::testing::expect_close(out[0], {0, 25, 50, 100, 0, 0, 1.5, 3, 4.5});
+  sx::Array img = sx::testing::random_array({4, 2, 3}, 0, 9, 1, sx::f32);
+  auto [mean, std] = data::channel_stats(img);
+  EXPECT_TRUE(data::standardize_channels(mean, std)({img}, 0)[0].equals(data::standardize(img, mean, std)));
+  expect_error<sx::ValueError>([&] { data::to_float32(1.0, 2)({x, y}, 0); }, {"array 2", "2 arrays"});
+}
+
+}  // namespace

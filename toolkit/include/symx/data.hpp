@@ -105,6 +105,23 @@ Array one_hot(const Array& labels, std::int64_t classes, DType dtype = DType::f3
 // the transformed arrays. It runs on the background thread when prefetching.
 using Transform = std::function<std::vector<Array>(std::vector<Array> batch, std::uint64_t seed)>;
 
+// ---- built-in transforms ----
+// C++ transforms for the common preprocessing: in Python they run on the background thread
+// without the GIL, in parallel with the training step (a Python callable needs the GIL).
+
+// Array `index` of the batch as float32, each example (row) divided by its own maximum (an example
+// whose maximum is not positive becomes zeros): the SymJAX paper's preprocessing of images. Other arrays pass through.
+// Example: BatchOptions{.transforms = {divide_by_max()}}  (Python: transforms=[sx.data.divide_by_max()])
+Transform divide_by_max(std::size_t index = 0);
+
+// Array `index` of the batch as float32 times `scale` (1/255 maps uint8 pixels to [0, 1]).
+// Example: BatchOptions{.transforms = {to_float32(1.0 / 255)}}
+Transform to_float32(double scale = 1.0, std::size_t index = 0);
+
+// Array `index` of the batch standardized per channel, as standardize(x, mean, std) does.
+// Example: auto [mean, std] = channel_stats(train.x); BatchOptions{.transforms = {standardize_channels(mean, std)}}
+Transform standardize_channels(Array mean, Array std, std::size_t index = 0);
+
 // Options of BatchIterator.
 struct BatchOptions {
   std::int64_t batch_size = 32;

@@ -244,4 +244,63 @@ Array one_hot(const Array& labels, std::int64_t classes, DType dtype) {
   return out;
 }
 
+namespace {
+
+void check_index(const std::vector<Array>& batch, std::size_t index, const char* op) {
+  if (index >= batch.size())
+    throw ValueError(std::string(op) + ": the transform works on array " + std::to_string(index) + " but the batch has " +
+                     std::to_string(batch.size()) + " arrays. Pass the index of the examples' array.");
+}
+
+}  // namespace
+
+Transform divide_by_max(std::size_t index) {
+  return [index](std::vector<Array> batch, std::uint64_t) {
+    check_index(batch, index, "divide_by_max");
+    const Array& x = batch[index];
+    if (x.ndim() == 0) throw ShapeError("divide_by_max: the examples are a scalar; they need a first axis.");
+    const std::int64_t n = x.shape()[0], per = n == 0 ? 0 : x.size() / n;
+    Array out = Array::empty(x.shape(), DType::f32);
+    float* o = out.data<float>();
+    visit_dtype(x.dtype(), [&]<class T>() {
+      const T* p = static_cast<const T*>(x.raw_data());
+      for (std::int64_t i = 0; i < n; ++i) {
+        const T* row = p + i * per;
+        T top = per > 0 ? row[0] : T{};
+        for (std::int64_t k = 1; k < per; ++k) top = row[k] > top ? row[k] : top;
+        const float divisor = static_cast<float>(top);
+        if (top > T{})
+          for (std::int64_t k = 0; k < per; ++k) o[i * per + k] = static_cast<float>(row[k]) / divisor;
+        else
+          for (std::int64_t k = 0; k < per; ++k) o[i * per + k] = 0.0f;
+      }
+    });
+    batch[index] = out;
+    return batch;
+  };
+}
+
+Transform to_float32(double scale, std::size_t index) {
+  return [scale, index](std::vector<Array> batch, std::uint64_t) {
+    check_index(batch, index, "to_float32");
+    const Array& x = batch[index];
+    Array out = Array::empty(x.shape(), DType::f32);
+    float* o = out.data<float>();
+    visit_dtype(x.dtype(), [&]<class T>() {
+      const T* p = static_cast<const T*>(x.raw_data());
+      for (std::int64_t k = 0; k < x.size(); ++k) o[k] = static_cast<float>(static_cast<double>(p[k]) * scale);
+    });
+    batch[index] = out;
+    return batch;
+  };
+}
+
+Transform standardize_channels(Array mean, Array std, std::size_t index) {
+  return [mean, std, index](std::vector<Array> batch, std::uint64_t) {
+    check_index(batch, index, "standardize_channels");
+    batch[index] = standardize(batch[index], mean, std);
+    return batch;
+  };
+}
+
 }  // namespace symx::data
