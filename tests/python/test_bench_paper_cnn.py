@@ -63,6 +63,7 @@ def test_harness_summarizes_the_symx_runs(tmp_path, fake_symx, capsys):
     assert s["runs"] == 2 and s["seeds"] == [0, 5]
     assert s["final_val_accuracy"] == pytest.approx(0.93)    # epoch 3 of each seed
     assert s["best_val_accuracy"] == pytest.approx(0.93)
+    assert s["last_epochs_val_accuracy"] == pytest.approx(0.92)   # epochs 1-3: 0.91, 0.92, 0.93
     assert s["median_epoch_s"] == pytest.approx(4.0)          # median of 2, 4, 6, 2, 4, 6
     assert s["median_step_s"] == pytest.approx(2.0)
     assert s["first_epoch_s"] == pytest.approx(2.0)
@@ -91,6 +92,7 @@ def test_harness_compares_against_torch_by_hand():
     assert cmp["step_time_ratio"] == pytest.approx(1.75 / 4.0)
     assert cmp["final_accuracy_diff_points"] == pytest.approx(0.4)
     assert cmp["best_accuracy_diff_points"] == pytest.approx(0.4)
+    assert cmp["last_epochs_accuracy_diff_points"] == pytest.approx(100 * ((0.97 + 0.985) / 2 - (0.975 + 0.981) / 2))
     assert cmp["target_epoch_time_met"] and cmp["target_accuracy_diff_met"] and cmp["target_accuracy_met"]
     runs[0]["metrics"][1]["val_accuracy"] = 0.975
     cmp = paper_cnn.compare({fw: paper_cnn.summarize(runs, fw) for fw in ("symx", "torch")})
