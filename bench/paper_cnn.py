@@ -343,10 +343,17 @@ def main(argv=None):
     summary = {fw: summarize(runs, fw) for fw in frameworks}
     cmp = compare(summary)
     md = table(summary, cmp, runs, settings)
+    load1 = os.getloadavg()[0]
+    cores = os.cpu_count() or 1
+    # the benchmark itself adds about `threads` to the load average (as in bench/run.py)
+    if load0 > 0.5 * cores + 0.5 or load1 > args.threads + 0.5 * cores + 0.5:
+        md = ("**Warning: the machine was busy** (1-minute load average %.1f at the start, %.1f at the end, on %d "
+              "cores): epoch times are not comparable; PyTorch with 2+ threads slows down by up to 20x when its "
+              "cores are shared.\n\n" % (load0, load1, cores)) + md
     result = {"name": "paper-cnn on 8,000 MNIST digits (7,000 train / 1,000 validation)",
               "date": datetime.datetime.now().astimezone().isoformat(timespec="seconds"),
               "machine": {"cores": os.cpu_count(), "loadavg_1min_at_start": load0,
-                          "loadavg_1min_at_end": os.getloadavg()[0]},
+                          "loadavg_1min_at_end": load1},
               "settings": settings, "elapsed_s": round(time.time() - t0, 1), "summary": summary,
               "comparison": cmp, "runs": runs,
               "notes": [r["error"] for r in runs if not r["ok"]] + [r["warning"] for r in runs if r.get("warning")]}
