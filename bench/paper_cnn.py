@@ -267,8 +267,8 @@ def table(summary, cmp, runs, settings):
     if split:
         lines += ["", "torch's split: " + "; ".join(split)]
     if any(r.get("split_same_as_symx") is False for r in runs):
-        lines += ["", "**The torch runs did not get symx's split** (symx's Python module was not importable from "
-                  "BUILD/python): their accuracies are on different validation digits."]
+        lines += ["", "**The torch runs did not get symx's split** (symx.data's load_mnist and train_test_split were not "
+                  "available from BUILD/python): their accuracies are on different validation digits."]
     return "\n".join(lines)
 
 
