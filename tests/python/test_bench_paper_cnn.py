@@ -174,3 +174,16 @@ def test_twin_initialization_mirrors_symx():
         assert np.all(m.weight.detach().numpy() == 1) and np.all(m.bias.detach().numpy() == 0)
     assert [paper_cnn_torch.learning_rate(e) for e in (0, 49, 50, 74, 75, 99)] == [
         0.005, 0.005, 0.001, 0.001, 0.0005, 0.0005]
+
+
+def test_twin_takes_symx_split_when_available():
+    sx = pytest.importorskip("symx")
+    if not hasattr(sx.data, "train_test_split") or not hasattr(sx.data, "load_mnist"):
+        pytest.skip("symx.data has no load_mnist/train_test_split in this build")
+    mnist = os.path.join(ROOT, "data", "mnist")
+    (xt, yt), (xv, yv), note = paper_cnn_torch.load_split(mnist, 3, "symx")
+    assert note.startswith("symx.data.train_test_split")
+    train, val = sx.data.train_test_split(sx.data.load_mnist(mnist), 1000, 3)
+    np.testing.assert_array_equal(xv, np.asarray(val.x))
+    np.testing.assert_array_equal(yt, np.asarray(train.y))
+    assert xt.shape == (7000, 1, 28, 28) and xv.shape == (1000, 1, 28, 28)
