@@ -96,10 +96,10 @@ void check_entry_type(archive_entry* entry, const std::string& path, const std::
   if (kind) fail_archive(archive, "the entry '" + path + "' is " + kind + "; only files and folders are extracted");
 }
 
-void write_entry_data(archive* reader, const std::string& target, const std::string& archive) {
+void write_entry_data(archive* reader, const std::string& target, const std::string& entry, const std::string& archive) {
   Fd out(::open(target.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644));
   if (out.fd < 0) {
-    if (errno == EEXIST) fail_archive(archive, "the entry '" + target + "' appears twice");
+    if (errno == EEXIST) fail_archive(archive, "the entry '" + entry + "' appears twice");
     throw IOError("extract_archive: cannot create " + target + ": " + std::strerror(errno) +
                   ". Fix: check that the folder is writable and has free space.");
   }
@@ -107,7 +107,9 @@ void write_entry_data(archive* reader, const std::string& target, const std::str
   for (;;) {
     la_ssize_t n = archive_read_data(reader, buffer, sizeof buffer);
     if (n == 0) break;
-    if (n < 0) fail_archive(archive, std::string("cannot read: ") + archive_error_string(reader));
+    if (n < 0)
+      fail_archive(archive, "cannot read the entry '" + entry + "': the archive is truncated or damaged (" +
+                                archive_error_string(reader) + ")");
     for (la_ssize_t done = 0; done < n;) {
       ssize_t w = ::write(out.fd, buffer + done, static_cast<std::size_t>(n - done));
       if (w < 0 && errno == EINTR) continue;
@@ -146,12 +148,12 @@ void extract_into(const std::string& archive, const fs::path& root) {
       fs::create_directories(target, ec);
     } else {
       fs::create_directories(target.parent_path(), ec);
-      if (!ec) write_entry_data(reader.get(), target.string(), archive);
+      if (!ec) write_entry_data(reader.get(), target.string(), raw, archive);
     }
     if (ec) throw IOError("extract_archive: cannot create " + target.string() + ": " + ec.message() + ".");
   }
   if (status != ARCHIVE_EOF)
-    fail_archive(archive, std::string("it is truncated or damaged: ") + archive_error_string(reader.get()));
+    fail_archive(archive, std::string("the archive is truncated or damaged (") + archive_error_string(reader.get()) + ")");
 }
 
 void fsync_path(const fs::path& path) {
