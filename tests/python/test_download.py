@@ -298,12 +298,15 @@ def test_cifar10_is_extracted_where_load_cifar10_finds_it(server, tmp_path):
     assert sorted(os.listdir(folder)) == ["cifar-10-batches-bin", "cifar-10-binary.tar.gz"]
     for name, (_, _, data) in batches.items():
         assert read(os.path.join(folder, "cifar-10-batches-bin", name)) == data
-    if hasattr(symx.data, "load_cifar10"):  # the reader (symx/data.hpp) reads what was extracted
+    # The reader of symx/data.hpp reads what was extracted (it comes from another part of the work:
+    # skipped in a build that does not have it yet).
+    if hasattr(symx.data, "load_cifar10"):
         test = symx.data.load_cifar10(folder, "test")
         labels, pixels, _ = batches["test_batch.bin"]
-        np.testing.assert_array_equal(np.asarray(test[1] if isinstance(test, tuple) else test.y), labels)
-        x = np.asarray(test[0] if isinstance(test, tuple) else test.x)
-        np.testing.assert_array_equal(x, pixels.reshape(3, 3, 32, 32))
+        np.testing.assert_array_equal(test.y, labels)
+        np.testing.assert_array_equal(test.x, pixels.reshape(3, 3, 32, 32))
+        train = symx.data.load_cifar10(folder, "train")
+        np.testing.assert_array_equal(train.y, np.concatenate([batches[f"data_batch_{i}.bin"][0] for i in range(1, 6)]))
     symx.data.download("cifar10", tmp_path, mirror=server.url, checksums=sums, **FAST)
     assert len(server.gets()) == 1
 
@@ -374,3 +377,16 @@ def test_the_download_command(server, tmp_path, tool):
     assert (result.returncode, result.stderr) == (0, "") and len(server.gets()) == 4
     result = run_tool(command, tmp_path, server, "imagenet")
     assert result.returncode == 2 and "choose one of mnist, fashion-mnist, cifar10, cifar100" in result.stderr
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full to stand for a full disk")
+def test_a_full_disk_is_a_clear_error(server, tmp_path):
+    _, sums = make_mnist(server, tmp_path)
+    (tmp_path / "mnist").mkdir()
+    os.symlink("/dev/full", tmp_path / "mnist" / "train-images-idx3-ubyte.gz.part")  # every write: ENOSPC
+    with pytest.raises(symx.IOError) as err:
+        symx.data.download("mnist", tmp_path, mirror=server.url, checksums=sums, **FAST)
+    message = str(err.value)
+    assert "cannot write the part file: No space left on device" in message
+    assert f"free some space in {tmp_path / 'mnist'}" in message
+    assert not (tmp_path / "mnist" / "train-images-idx3-ubyte.gz").exists()

@@ -105,7 +105,7 @@ std::string fix_for(const Failure& f, const std::string& folder) {
     case Cause::Disk:
       return "free some space in " + folder + " or choose another folder (--dir, dir=, SYMX_DATA_DIR)";
     case Cause::Hash:
-      return "the server sent other bytes than the pinned file (a wrong or outdated mirror, or a transfer "
+      return "the server sent other bytes than expected (a wrong or outdated mirror, or a transfer "
              "corrupted on the way): try again or use another mirror; a mirror of other files needs its own "
              "sums (--checksums, checksums=)";
     case Cause::Protocol:
@@ -203,7 +203,7 @@ bool begin_body(Request& r) {
   curl_easy_getinfo(r.curl, CURLINFO_RESPONSE_CODE, &status);
   curl_off_t length = -1;
   curl_easy_getinfo(r.curl, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &length);
-  if (status == 206 && r.offset > 0) {
+  if (status == 206) {
     if (r.range_start != r.offset) {
       r.failure = Failure{r.url, Cause::Protocol,
                           "asked for the bytes from " + std::to_string(r.offset) + " on, the server answered a range "
@@ -402,10 +402,16 @@ class FileFetcher {
   bool present() {
     std::error_code ec;
     if (!fs::is_regular_file(target_, ec)) return false;
+    auto size = static_cast<std::int64_t>(fs::file_size(target_, ec));
+    if (file_.size >= 0 && size != file_.size) {
+      log_(target_.string() + " has " + std::to_string(size) + " bytes, expected " + std::to_string(file_.size) +
+           ": fetching it again");
+      return false;
+    }
     std::string found = sha256_file(target_.string());
     if (found == file_.sha256) {
       log_(target_.string() + ": present, sha256 ok");
-      report(file_.size >= 0 ? file_.size : static_cast<std::int64_t>(fs::file_size(target_)));
+      report(size);
       return true;
     }
     log_(target_.string() + " has sha256 " + found + ", expected " + file_.sha256 + ": fetching it again");
