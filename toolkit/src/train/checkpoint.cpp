@@ -114,10 +114,11 @@ std::vector<Tensor> checkpoint_variables(const std::vector<Tensor>& given) {
   return vars;
 }
 
-json info_to_json(const CheckpointInfo& info) {
-  json history = json::array();
+nlohmann::ordered_json info_to_json(const CheckpointInfo& info) {
+  using oj = nlohmann::ordered_json;
+  oj history = oj::array();
   for (const auto& m : info.history) history.push_back(detail::to_json(m));
-  return json{{"format", kFormat},
+  return oj{{"format", kFormat},
               {"version", kVersion},
               {"epoch", info.epoch},
               {"batch", info.batch},

@@ -221,7 +221,7 @@ History fit(const Network& network, const Loss& loss, optim::Optimizer& optimize
   if (options.resume && options.out_dir.empty())
     throw ValueError("fit: resume needs out_dir, the run folder holding the checkpoint to continue from.");
   check_dataset(train, "training", nullptr);
-  bool validate = validation.x.ndim() > 0;
+  bool validate = validation.x.ndim() > 0 && validation.x.size() > 0;  // an empty Dataset: no validation
   if (validate) check_dataset(validation, "validation", &train);
   std::vector<std::shared_ptr<Callback>> hooks;
   if (options.log != "quiet") hooks.push_back(std::make_shared<ProgressLogger>(options.log));
