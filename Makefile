@@ -36,7 +36,7 @@ test-asan: asan
 	cd $(BUILD)/asan && ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1 ctest --output-on-failure -j $(JOBS)
 
 test-python: build
-	PYTHONPATH=$(BUILD)/python $(PYTHON) -m pytest tests/python -q
+	PYTHONPATH=$(BUILD)/python SYMX_BIN=$(abspath $(BUILD))/bin/symx $(PYTHON) -m pytest tests/python -q
 
 # A separate C++ project using symx both ways a user can: installed (find_package(symx)) and
 # as a subdirectory (add_subdirectory); each runs the README's C++ quick start.

@@ -32,7 +32,10 @@ struct Dataset {
 // ---- readers ----
 
 // Reads an IDX file (MNIST's format; gzip-compressed or raw, told apart by the gzip magic): the
-// big-endian header's dtype (uint8, int8, int16, int32, float32, float64) and shape give the array.
+// big-endian header's dtype (uint8, int8, int16, int32, float32, float64; int8 and int16 are widened
+// to int32, which symx has) and shape (1 to 8 axes) give the array. The data size the header
+// announces is checked against the file before the array is allocated; a short, long or corrupt file
+// is an IOError naming the file, the size expected and the size found.
 // Example: read_idx("data/mnist/train-labels-idx1-ubyte.gz") has shape (8000,) and dtype uint8
 Array read_idx(const std::string& path);
 
@@ -64,6 +67,16 @@ Dataset load_arrays(const std::string& path, const std::string& x_key = "x", con
 
 // ---- splits and transforms ----
 
+// A random permutation of 0 .. n-1 from `seed`: Fisher-Yates over splitmix64 with unbiased bounded
+// draws, so the same seed gives the same order on every machine and standard library (unlike
+// std::shuffle). train_test_split and BatchIterator shuffle with it.
+// Example: permutation(5, 0) is a reordering of {0, 1, 2, 3, 4}, the same everywhere
+std::vector<std::int64_t> permutation(std::int64_t n, std::uint64_t seed);
+
+// The examples of `data` at `indices` (each in [0, size)), in that order, as new arrays.
+// Example: take(load_mnist(dir), {0, 5}).size() is 2
+Dataset take(const Dataset& data, const std::vector<std::int64_t>& indices);
+
 // Splits `data` into (train, test) with `test_size` examples in test, chosen by a shuffle seeded
 // with `seed` (the same seed gives the same split on every machine); with `stratify`, each label
 // keeps its share in both parts.
@@ -92,6 +105,23 @@ Array one_hot(const Array& labels, std::int64_t classes, DType dtype = DType::f3
 // the transformed arrays. It runs on the background thread when prefetching.
 using Transform = std::function<std::vector<Array>(std::vector<Array> batch, std::uint64_t seed)>;
 
+// ---- built-in transforms ----
+// C++ transforms for the common preprocessing: in Python they run on the background thread
+// without the GIL, in parallel with the training step (a Python callable needs the GIL).
+
+// Array `index` of the batch as float32, each example (row) divided by its own maximum (an example
+// whose maximum is not positive becomes zeros): the SymJAX paper's preprocessing of images. Other arrays pass through.
+// Example: BatchOptions{.transforms = {divide_by_max()}}  (Python: transforms=[sx.data.divide_by_max()])
+Transform divide_by_max(std::size_t index = 0);
+
+// Array `index` of the batch as float32 times `scale` (1/255 maps uint8 pixels to [0, 1]).
+// Example: BatchOptions{.transforms = {to_float32(1.0 / 255)}}
+Transform to_float32(double scale = 1.0, std::size_t index = 0);
+
+// Array `index` of the batch standardized per channel, as standardize(x, mean, std) does.
+// Example: auto [mean, std] = channel_stats(train.x); BatchOptions{.transforms = {standardize_channels(mean, std)}}
+Transform standardize_channels(Array mean, Array std, std::size_t index = 0);
+
 // Options of BatchIterator.
 struct BatchOptions {
   std::int64_t batch_size = 32;
@@ -99,16 +129,19 @@ struct BatchOptions {
   std::uint64_t seed = 0;
   bool drop_last = false;        // drop the last, smaller batch (else keep it)
   std::int64_t prefetch = 2;     // batches prepared ahead on a background thread; 0: none, no thread
-  std::vector<Transform> transforms;  // applied in order to each batch
+  std::vector<Transform> transforms = {};  // applied in order to each batch
 };
 
 // Where an iterator stands, for checkpoints: the epoch (0-based) and the batches already taken from
 // it. The shuffle order and the transforms' seeds are functions of (seed, epoch, index), so a state
 // is all it takes to continue exactly.
+// After next() returns nullopt at an epoch's end the state is already {epoch + 1, 0}. restore()
+// requires the same seed as the iterator's options (a ValueError otherwise).
 struct IteratorState {
   std::uint64_t seed = 0;
   std::int64_t epoch = 0;
   std::int64_t batch = 0;
+  bool operator==(const IteratorState&) const = default;
 };
 
 // Batches of arrays that share their first axis, epoch after epoch, with a background thread that
@@ -123,8 +156,11 @@ class BatchIterator {
   BatchIterator(const BatchIterator&) = delete;
   BatchIterator& operator=(const BatchIterator&) = delete;
 
-  // The next batch of the current epoch, or nullopt at its end; the call after nullopt starts the
-  // next epoch. An exception of a transform is rethrown here, on the caller's thread.
+  // The next batch of the current epoch (new arrays, the caller may keep them), or nullopt at its
+  // end; the call after nullopt starts the next epoch. An exception of a transform is rethrown here,
+  // on the caller's thread: a symx::Error keeps its type and gains the batch and epoch in its
+  // message, any other exception is rethrown as it was; the failed batch is not consumed, so
+  // the next call tries it again.
   std::optional<std::vector<Array>> next();
   // Batches in one epoch (ceil or floor of N / batch_size by drop_last).
   std::int64_t batches_per_epoch() const;
@@ -133,8 +169,11 @@ class BatchIterator {
   // Where the iterator stands; restore() continues from a saved state (discarding prefetched batches).
   IteratorState state() const;
   void restore(const IteratorState& state);
-  // Seconds the caller waited in next() for a batch that was not ready (0 when prefetching keeps up).
+  // Seconds the caller waited in next() for a batch that was not ready (0 when prefetching keeps up);
+  // with prefetch 0, the time next() spent preparing batches.
   double wait_seconds() const;
+  // The options the iterator was made with.
+  const BatchOptions& options() const;
 
  private:
   struct Impl;
