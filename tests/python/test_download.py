@@ -311,6 +311,28 @@ def test_cifar10_is_extracted_where_load_cifar10_finds_it(server, tmp_path):
     assert len(server.gets()) == 1
 
 
+def test_cifar100_is_extracted_where_load_cifar100_finds_it(server, tmp_path):
+    rng = np.random.default_rng(5)
+    coarse, fine = rng.integers(0, 20, 4, dtype=np.uint8), rng.integers(0, 100, 4, dtype=np.uint8)
+    pixels = rng.integers(0, 256, (4, 3072), dtype=np.uint8)
+    records = np.concatenate([coarse[:, None], fine[:, None], pixels], axis=1).tobytes()
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz") as tar:
+        for name in ["train.bin", "test.bin"]:
+            info = tarfile.TarInfo("cifar-100-binary/" + name)
+            info.size = len(records)
+            tar.addfile(info, io.BytesIO(records))
+    server.files["/cifar100/cifar-100-binary.tar.gz"] = buffer.getvalue()
+    sums = tmp_path / "SHA256SUMS"
+    sums.write_text(f"{hashlib.sha256(buffer.getvalue()).hexdigest()}  cifar-100-binary.tar.gz\n")
+    folder = symx.data.download("cifar100", tmp_path, mirror=server.url, checksums=sums, **FAST)
+    assert read(os.path.join(folder, "cifar-100-binary", "test.bin")) == records
+    if hasattr(symx.data, "load_cifar100"):  # as for CIFAR-10 above
+        np.testing.assert_array_equal(symx.data.load_cifar100(folder, "test").y, fine)
+        np.testing.assert_array_equal(symx.data.load_cifar100(folder, "train", "coarse").y, coarse)
+        np.testing.assert_array_equal(symx.data.load_cifar100(folder, "test").x, pixels.reshape(4, 3, 32, 32))
+
+
 @pytest.mark.parametrize("entry", ["../escaped.bin", "/tmp/absolute.bin"])
 def test_an_archive_entry_outside_the_folder_is_refused_and_nothing_is_extracted(server, tmp_path, entry):
     archive, _ = cifar10_archive(extra={entry: b"evil"})
