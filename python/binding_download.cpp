@@ -11,7 +11,7 @@ void bind_download(nb::module_& m) {
       "download",
       [](const std::string& name, const std::optional<std::filesystem::path>& dir, const std::optional<std::string>& mirror,
          const std::optional<std::filesystem::path>& ca_file, const std::optional<std::filesystem::path>& checksums,
-         nb::handle progress,
+         const std::optional<nb::callable>& callback,
          double connect_timeout, double stall_timeout, int retries, bool quiet) {
         symx::data::DownloadOptions options;
         options.mirror = mirror.value_or("");
@@ -21,10 +21,11 @@ void bind_download(nb::module_& m) {
         options.stall_timeout = stall_timeout;
         options.retries = retries;
         options.quiet = quiet;
+        nb::handle progress = callback ? callback->ptr() : nb::handle();  // kept alive by the caller's arguments
         options.progress = [progress](const std::string& file, std::int64_t done, std::int64_t total) {
           nb::gil_scoped_acquire acquire;
           if (PyErr_CheckSignals() != 0) throw nb::python_error();
-          if (!progress.is_none()) progress(file, done, total);
+          if (progress) progress(file, done, total);
         };
         nb::gil_scoped_release release;
         return symx::data::download(name, dir ? dir->string() : "", options);

@@ -40,6 +40,8 @@ class FileServer:
         self.ignore_range = False  # answer 200 with the whole file to a Range request
         self.drop_after = None  # send only this many body bytes, then close the connection ...
         self.drops_left = 0  # ... this many times
+        self.stall = False  # send the headers and some bytes, then nothing until closed
+        self.closing = threading.Event()
         self.lock = threading.Lock()
         server = self
 
@@ -88,8 +90,10 @@ class FileServer:
             drop = self.drops_left > 0 and self.drop_after is not None
             self.drops_left -= drop
         with contextlib.suppress(OSError):
-            handler.wfile.write(body[:self.drop_after] if drop else body)
+            handler.wfile.write(body[:self.drop_after] if drop or self.stall else body)
             handler.wfile.flush()
+            if self.stall:
+                self.closing.wait(30)
         handler.close_connection = True
 
     def gets(self, name=None):
@@ -97,6 +101,7 @@ class FileServer:
             return [r for r in self.requests if name is None or r[0].endswith("/" + name)]
 
     def close(self):
+        self.closing.set()
         self.httpd.shutdown()
         self.httpd.server_close()
         self.thread.join()
@@ -181,6 +186,16 @@ def test_retries_resume_within_one_call(server, tmp_path):
     symx.data.download("mnist", tmp_path, mirror=server.url, checksums=sums, retries=2, **FAST)
     assert [r[1] for r in server.gets(name)] == [None, "bytes=10000-", "bytes=20000-"]
     assert read(tmp_path / "mnist" / name) == files[name]
+
+
+def test_a_stalled_connection_is_given_up_after_the_stall_timeout(server, tmp_path):
+    _, sums = make_mnist(server, tmp_path)
+    server.stall, server.drop_after = True, 0  # (bytes sent first would keep curl's speed average up for ~5 s)
+    with pytest.raises(symx.IOError) as err:
+        symx.data.download("mnist", tmp_path, mirror=server.url, checksums=sums, retries=0, connect_timeout=5,
+                           stall_timeout=1, quiet=True)
+    assert "Operation too slow" in str(err.value) and "curl error 28" in str(err.value)
+    assert os.listdir(tmp_path / "mnist") == []  # an empty part is not kept
 
 
 def test_a_server_that_ignores_the_range_gets_the_file_fetched_whole(server, tmp_path):
@@ -311,6 +326,28 @@ def test_cifar10_is_extracted_where_load_cifar10_finds_it(server, tmp_path):
     assert len(server.gets()) == 1
 
 
+def test_cifar100_is_extracted_where_load_cifar100_finds_it(server, tmp_path):
+    rng = np.random.default_rng(5)
+    coarse, fine = rng.integers(0, 20, 4, dtype=np.uint8), rng.integers(0, 100, 4, dtype=np.uint8)
+    pixels = rng.integers(0, 256, (4, 3072), dtype=np.uint8)
+    records = np.concatenate([coarse[:, None], fine[:, None], pixels], axis=1).tobytes()
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz") as tar:
+        for name in ["train.bin", "test.bin"]:
+            info = tarfile.TarInfo("cifar-100-binary/" + name)
+            info.size = len(records)
+            tar.addfile(info, io.BytesIO(records))
+    server.files["/cifar100/cifar-100-binary.tar.gz"] = buffer.getvalue()
+    sums = tmp_path / "SHA256SUMS"
+    sums.write_text(f"{hashlib.sha256(buffer.getvalue()).hexdigest()}  cifar-100-binary.tar.gz\n")
+    folder = symx.data.download("cifar100", tmp_path, mirror=server.url, checksums=sums, **FAST)
+    assert read(os.path.join(folder, "cifar-100-binary", "test.bin")) == records
+    if hasattr(symx.data, "load_cifar100"):  # as for CIFAR-10 above
+        np.testing.assert_array_equal(symx.data.load_cifar100(folder, "test").y, fine)
+        np.testing.assert_array_equal(symx.data.load_cifar100(folder, "train", "coarse").y, coarse)
+        np.testing.assert_array_equal(symx.data.load_cifar100(folder, "test").x, pixels.reshape(4, 3, 32, 32))
+
+
 @pytest.mark.parametrize("entry", ["../escaped.bin", "/tmp/absolute.bin"])
 def test_an_archive_entry_outside_the_folder_is_refused_and_nothing_is_extracted(server, tmp_path, entry):
     archive, _ = cifar10_archive(extra={entry: b"evil"})
@@ -350,7 +387,7 @@ def test_https_with_a_private_certificate_authority(certificate, tmp_path):
         tls.close()
 
 
-def run_tool(command, tmp_path, server, *args, env=None):
+def run_tool(command, *args, env=None):
     full_env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in [PACKAGE_PARENT, os.environ.get("PYTHONPATH")] if p))
     full_env.update(env or {})
     return subprocess.run(command + ["data", "download", *args], capture_output=True, text=True, timeout=120,
@@ -364,7 +401,7 @@ def test_the_download_command(server, tmp_path, tool):
     command = [SYMX_TOOL] if tool == "cpp" else [sys.executable, "-m", "symx"]
     files, sums = make_mnist(server, tmp_path, "fashion-mnist")
     # The mirror and the folder from the environment; plain lines on a pipe, the folder on stdout.
-    result = run_tool(command, tmp_path, server, "fashion-mnist", "--checksums", sums, "--timeout", "5",
+    result = run_tool(command, "fashion-mnist", "--checksums", sums, "--timeout", "5",
                       env={"SYMX_DATA_MIRROR": server.url, "SYMX_DATA_DIR": str(tmp_path / "cache")})
     assert result.returncode == 0, result.stderr
     assert result.stdout == str(tmp_path / "cache" / "fashion-mnist") + "\n"
@@ -372,10 +409,10 @@ def test_the_download_command(server, tmp_path, tool):
     assert "\r" not in result.stderr
     for name, data in files.items():
         assert read(tmp_path / "cache" / "fashion-mnist" / name) == data
-    result = run_tool(command, tmp_path, server, "fashion-mnist", "--dir", str(tmp_path / "cache"), "--mirror",
+    result = run_tool(command, "fashion-mnist", "--dir", str(tmp_path / "cache"), "--mirror",
                       server.url, "--checksums", sums, "--quiet")
     assert (result.returncode, result.stderr) == (0, "") and len(server.gets()) == 4
-    result = run_tool(command, tmp_path, server, "imagenet")
+    result = run_tool(command, "imagenet")
     assert result.returncode == 2 and "choose one of mnist, fashion-mnist, cifar10, cifar100" in result.stderr
 
 

@@ -41,9 +41,10 @@ class ProgressDisplay {
     double rate = seconds > 0.2 ? static_cast<double>(done - start_bytes_) / seconds : 0;
     std::string line = "  " + file + "  " + megabytes(done);
     if (total > 0) {
-      int width = 24, filled = static_cast<int>(width * static_cast<double>(done) / static_cast<double>(total));
+      double fraction = static_cast<double>(done) / static_cast<double>(total);
+      int width = 24, filled = static_cast<int>(width * fraction);
       char percent[16];
-      std::snprintf(percent, sizeof percent, " %3d%%", static_cast<int>(100.0 * static_cast<double>(done) / static_cast<double>(total)));
+      std::snprintf(percent, sizeof percent, " %3d%%", static_cast<int>(100 * fraction));
       line = "  " + file + " [" + std::string(filled, '#') + std::string(width - filled, '.') + "]" + percent + "  " +
              megabytes(done) + " / " + megabytes(total);
     }

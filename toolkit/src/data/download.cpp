@@ -165,7 +165,8 @@ std::int64_t parse_range_start(std::string_view line) {
   while (pos < line.size() && line[pos] == ' ') ++pos;
   std::int64_t start = 0;
   bool digits = false;
-  for (; pos < line.size() && line[pos] >= '0' && line[pos] <= '9'; ++pos, digits = true) start = start * 10 + (line[pos] - '0');
+  for (; pos < line.size() && line[pos] >= '0' && line[pos] <= '9'; ++pos, digits = true)
+    start = start * 10 + (line[pos] - '0');
   return digits ? start : -1;
 }
 
