@@ -16,6 +16,8 @@ int run(const std::vector<std::string>& args) {
   std::vector<std::string> reversed(args.rbegin(), args.rend());
   try {
     app.parse(reversed);
+  } catch (const CLI::RuntimeError& e) {  // a command's own exit status (130 after Ctrl-C)
+    return e.get_exit_code();
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? 0 : 2;
   } catch (const std::exception& e) {

@@ -1,7 +1,260 @@
+// `symx train` and `symx eval`: the tool's models trained by symx::train::fit on MNIST or CIFAR-10,
+// and evaluated from a run folder's checkpoint.
+#include <cstdio>
+#include <filesystem>
+#include <string>
+
 #include "commands.hpp"
+#include "symx/train.hpp"
+
+namespace fs = std::filesystem;
+namespace tr = symx::train;
 
 namespace symx::cli {
 
-void add_train_commands(CLI::App& app) { (void)app; }
+namespace {
+
+struct TrainArgs {
+  std::string model, data = "mnist", data_dir, out, resume, log = "auto";
+  std::int64_t epochs = 10, batch_size = 0, val_size = 1000, threads = 0;
+  std::uint64_t seed = 0;
+};
+
+std::string expected_files(const std::string& data) {
+  if (data == "mnist")
+    return "train-images-idx3-ubyte and train-labels-idx1-ubyte (each may end in .gz; `symx data download mnist "
+           "--dir DIR` fetches them)";
+  return "data_batch_1.bin .. data_batch_5.bin and test_batch.bin, CIFAR-10's binary format (`symx data download "
+         "cifar10 --dir DIR` fetches them)";
+}
+
+void check_data_name(const std::string& data) {
+  if (data != "mnist" && data != "cifar10")
+    throw ValueError("unknown data set '" + data + "'. The known ones are: mnist, cifar10.");
+}
+
+void check_data_dir(const std::string& data, const std::string& dir) {
+  if (dir.empty()) throw ValueError("--data-dir is missing: give the folder holding " + expected_files(data) + ".");
+  if (!fs::is_directory(dir))
+    throw IOError("the data folder '" + dir + "' does not exist. It must hold " + expected_files(data) + ".");
+}
+
+// The training and validation sets of a run: MNIST's train split cut by train_test_split; CIFAR-10's
+// train and test splits (a cut of train when test_batch.bin is absent).
+std::pair<data::Dataset, data::Dataset> load_run_data(const std::string& data, const std::string& dir,
+                                                      std::int64_t val_size, std::uint64_t seed) {
+  check_data_name(data);
+  check_data_dir(data, dir);
+  if (data == "mnist") {
+    data::Dataset all = data::load_mnist(dir, "train");
+    if (val_size < 1 || val_size >= all.size())
+      throw ValueError("--val-size " + std::to_string(val_size) + " does not fit the " + std::to_string(all.size()) +
+                       " examples of '" + dir + "'; give a number between 1 and " + std::to_string(all.size() - 1) + ".");
+    return data::train_test_split(all, val_size, seed);
+  }
+  data::Dataset train = data::load_cifar10(dir, "train");
+  bool has_test = fs::exists(fs::path(dir) / "test_batch.bin") ||
+                  fs::exists(fs::path(dir) / "cifar-10-batches-bin" / "test_batch.bin");
+  if (has_test) return {train, data::load_cifar10(dir, "test")};
+  return data::train_test_split(train, val_size, seed);
+}
+
+std::string shape_config(const Shape& s) {
+  std::string out;
+  for (std::size_t i = 1; i < s.size(); ++i) out += (i > 1 ? "," : "") + std::to_string(s[i]);
+  return out;
+}
+
+Shape parse_shape(const std::string& text, const std::string& file) {
+  Shape s;
+  std::size_t start = 0;
+  try {
+    while (start <= text.size()) {
+      std::size_t end = text.find(',', start);
+      s.push_back(std::stoll(text.substr(start, end - start)));
+      if (end == std::string::npos) break;
+      start = end + 1;
+    }
+  } catch (const std::exception&) {
+    throw IOError("checkpoint '" + file + "': config \"image_shape\" is '" + text + "', not a list of sizes.");
+  }
+  return s;
+}
+
+const std::string& config_value(const tr::CheckpointInfo& info, const std::string& key) {
+  auto it = info.config.find(key);
+  if (it == info.config.end())
+    throw IOError("checkpoint '" + info.path + "/state.json' has no \"" + key +
+                  "\" in its config: it was not written by `symx train`. Evaluate it from the library instead.");
+  return it->second;
+}
+
+std::int64_t config_int(const tr::CheckpointInfo& info, const std::string& key) {
+  const std::string& v = config_value(info, key);
+  try {
+    return std::stoll(v);
+  } catch (const std::exception&) {
+    throw IOError("checkpoint '" + info.path + "/state.json': config \"" + key + "\" is '" + v + "', not a number.");
+  }
+}
+
+void run_train(TrainArgs a, const CLI::App& cmd) {
+  if (!a.resume.empty()) {
+    for (const char* flag : {"--model", "--data", "--batch-size", "--seed", "--out", "--val-size"})
+      if (cmd.count(flag))
+        throw ValueError(std::string("--resume takes the run's settings from its checkpoint; drop ") + flag +
+                         " (only --epochs, --data-dir, --log and --threads may be given with --resume).");
+    tr::CheckpointInfo info = tr::read_checkpoint(a.resume);
+    a.model = config_value(info, "model");
+    a.data = config_value(info, "data");
+    if (!cmd.count("--data-dir")) a.data_dir = config_value(info, "data_dir");
+    a.batch_size = config_int(info, "batch_size");
+    a.seed = static_cast<std::uint64_t>(config_int(info, "seed"));
+    a.val_size = config_int(info, "val_size");
+    if (!cmd.count("--epochs")) a.epochs = config_int(info, "epochs");
+    a.out = a.resume;
+  } else {
+    if (a.model.empty()) {
+      std::string known;
+      for (const auto& n : tr::models::model_names()) known += (known.empty() ? "" : "|") + n;
+      throw ValueError("--model is missing: choose one of " + known + ", or continue a run with --resume RUN_DIR.");
+    }
+    if (a.out.empty()) throw ValueError("--out is missing: give the run folder for the checkpoint, metrics and plot.");
+    tr::models::make_model(a.model, {1, 28, 28});  // an unknown model fails before the data loads
+  }
+  if (a.threads > 0) set_num_threads(static_cast<int>(a.threads));
+  auto [train, val] = load_run_data(a.data, a.data_dir, a.val_size, a.seed);
+  std::int64_t probe_batch = a.batch_size > 0 ? a.batch_size : 32;
+  std::int64_t steps = (train.size() + probe_batch - 1) / probe_batch;
+  tr::models::Model model = tr::models::make_model(a.model, Shape(train.x.shape().begin() + 1, train.x.shape().end()),
+                                                   10, steps);
+  if (a.batch_size <= 0) a.batch_size = model.batch_size;
+  if (a.batch_size != probe_batch)  // the schedule's epochs in steps of the recipe's batch size
+    model = tr::models::make_model(a.model, Shape(train.x.shape().begin() + 1, train.x.shape().end()), 10,
+                                   (train.size() + a.batch_size - 1) / a.batch_size);
+  tr::FitOptions options{.epochs = a.epochs, .batch_size = a.batch_size, .seed = a.seed, .out_dir = a.out,
+                         .resume = !a.resume.empty(), .log = a.log};
+  options.config = {{"model", a.model},
+                    {"data", a.data},
+                    {"data_dir", fs::absolute(a.data_dir).string()},
+                    {"batch_size", std::to_string(a.batch_size)},
+                    {"seed", std::to_string(a.seed)},
+                    {"epochs", std::to_string(a.epochs)},
+                    {"val_size", std::to_string(a.val_size)},
+                    {"image_shape", shape_config(train.x.shape())},
+                    {"classes", "10"}};
+  if (a.log != "quiet")
+    std::printf("symx train: %s on %s (%lld training, %lld validation examples), %lld epochs of batch %lld, seed %llu\n",
+                a.model.c_str(), a.data.c_str(), static_cast<long long>(train.size()), static_cast<long long>(val.size()),
+                static_cast<long long>(a.epochs), static_cast<long long>(a.batch_size),
+                static_cast<unsigned long long>(a.seed));
+  tr::History history;
+  try {
+    history = tr::fit(*model.network, tr::softmax_cross_entropy, *model.optimizer, train, val, options);
+  } catch (const tr::Interrupted& e) {
+    std::fflush(stdout);
+    std::fprintf(stderr, "\nsymx train: %s (symx train --resume %s)\n", e.what(), a.out.c_str());
+    throw CLI::RuntimeError(130);
+  }
+  if (!history.empty() && a.log != "quiet")
+    std::printf("done: validation loss %.4f, accuracy %.2f%%; run folder %s (metrics.jsonl, curves.png, checkpoint)\n",
+                history.back().val_loss, 100 * history.back().val_accuracy, a.out.c_str());
+}
+
+struct EvalArgs {
+  std::string checkpoint, images, labels, data, data_dir, split = "test";
+  std::int64_t batch_size = 32, threads = 0;
+};
+
+data::Dataset read_idx_pair(const std::string& images, const std::string& labels) {
+  if (images.empty() != labels.empty())
+    throw ValueError("--images and --labels go together: give both IDX files (examples and their labels).");
+  data::Dataset d{data::read_idx(images), data::read_idx(labels)};
+  if (d.x.ndim() == 3) d.x = d.x.reshape({d.x.shape()[0], 1, d.x.shape()[1], d.x.shape()[2]});  // MNIST's (N, H, W)
+  if (d.y.ndim() != 1 || !is_integer(d.y.dtype()))
+    throw ValueError("the labels '" + labels + "' have shape " + shape_string(d.y.shape()) + " and dtype " +
+                     std::string(dtype_name(d.y.dtype())) + "; expected one integer label per image (N,).");
+  d.y = d.y.astype(DType::i64);
+  if (d.x.shape()[0] != d.y.shape()[0])
+    throw ValueError("'" + images + "' holds " + std::to_string(d.x.shape()[0]) + " images but '" + labels +
+                     "' " + std::to_string(d.y.shape()[0]) + " labels; give files of the same examples.");
+  return d;
+}
+
+void run_eval(const EvalArgs& a) {
+  if (a.threads > 0) set_num_threads(static_cast<int>(a.threads));
+  tr::CheckpointInfo info = tr::read_checkpoint(a.checkpoint);
+  std::string state_file = info.path + "/state.json";
+  Shape image = parse_shape(config_value(info, "image_shape"), state_file);
+  data::Dataset d;
+  std::string source;
+  if (!a.images.empty() || !a.labels.empty()) {
+    d = read_idx_pair(a.images, a.labels);
+    source = a.images;
+  } else {
+    std::string name = a.data.empty() ? config_value(info, "data") : a.data;
+    std::string dir = a.data_dir.empty() ? config_value(info, "data_dir") : a.data_dir;
+    check_data_name(name);
+    check_data_dir(name, dir);
+    if (a.split == "val") {
+      d = load_run_data(name, dir, config_int(info, "val_size"), static_cast<std::uint64_t>(config_int(info, "seed"))).second;
+    } else if (a.split == "train" || a.split == "test") {
+      d = name == "mnist" ? data::load_mnist(dir, a.split) : data::load_cifar10(dir, a.split);
+    } else {
+      throw ValueError("--split '" + a.split + "' is unknown: use test, train or val (the run's validation split).");
+    }
+    source = name + " " + a.split + " split of " + dir;
+  }
+  Shape got(d.x.shape().begin() + 1, d.x.shape().end());
+  if (got != image)
+    throw ValueError("the images of " + source + " have shape " + shape_string(got) + " but the model of '" +
+                     a.checkpoint + "' was trained on images " + shape_string(image) +
+                     ". Evaluate it on images of the data it was trained on.");
+  auto model = tr::models::make_model(config_value(info, "model"), image, config_int(info, "classes"));
+  Shape batch_shape{kDynamic};
+  batch_shape.insert(batch_shape.end(), image.begin(), image.end());
+  (*model.network)(placeholder(batch_shape, DType::f32, "x"), false);  // builds the variables
+  tr::load_checkpoint(a.checkpoint, variables());
+  tr::Network net = [&](const Tensor& x, bool training) { return (*model.network)(x, training); };
+  tr::Evaluation e = tr::evaluate(net, tr::softmax_cross_entropy, d, a.batch_size);
+  std::printf("loss %.4f  accuracy %.2f%%  (%lld examples of %s; checkpoint %s, epoch %lld)\n", e.loss,
+              100 * e.accuracy, static_cast<long long>(e.examples), source.c_str(), info.path.c_str(),
+              static_cast<long long>(info.epoch));
+}
+
+}  // namespace
+
+void add_train_commands(CLI::App& app) {
+  auto train_args = std::make_shared<TrainArgs>();
+  CLI::App* train = app.add_subcommand("train", "Train a model of the tool on MNIST or CIFAR-10, or resume a run");
+  std::string models;
+  for (const auto& n : tr::models::model_names()) models += (models.empty() ? "" : "|") + n;
+  train->add_option("--model", train_args->model, "The model: " + models);
+  train->add_option("--data", train_args->data, "The data set: mnist|cifar10")->capture_default_str();
+  train->add_option("--data-dir", train_args->data_dir, "The folder holding the data set's files");
+  train->add_option("--epochs", train_args->epochs, "Epochs to train (in all, with --resume)")->capture_default_str();
+  train->add_option("--batch-size", train_args->batch_size, "Examples per batch (default: the model's recipe, 32)");
+  train->add_option("--seed", train_args->seed, "Seed of the initialization, split, shuffling and augmentation")
+      ->capture_default_str();
+  train->add_option("--out", train_args->out, "The run folder (checkpoint, metrics.jsonl, curves.png)");
+  train->add_option("--val-size", train_args->val_size, "Validation examples split off the training data")
+      ->capture_default_str();
+  train->add_option("--resume", train_args->resume, "Continue the run in this folder exactly where it stopped");
+  train->add_option("--log", train_args->log, "Progress: auto|bar|lines|quiet")->capture_default_str();
+  train->add_option("--threads", train_args->threads, "Threads of the compiled functions (default: all cores)");
+  train->callback([train_args, train] { run_train(*train_args, *train); });
+
+  auto eval_args = std::make_shared<EvalArgs>();
+  CLI::App* eval = app.add_subcommand("eval", "Loss and accuracy of a run's checkpoint on any number of examples");
+  eval->add_option("--checkpoint", eval_args->checkpoint, "The run folder")->required();
+  eval->add_option("--images", eval_args->images, "An IDX file of images (N, H, W) or (N, C, H, W)");
+  eval->add_option("--labels", eval_args->labels, "An IDX file of labels (N,)");
+  eval->add_option("--data", eval_args->data, "A data set (mnist|cifar10) instead of IDX files (default: the run's)");
+  eval->add_option("--data-dir", eval_args->data_dir, "Its folder (default: the run's)");
+  eval->add_option("--split", eval_args->split, "test|train|val (val: the run's validation split)")->capture_default_str();
+  eval->add_option("--batch-size", eval_args->batch_size, "Examples per batch")->capture_default_str();
+  eval->add_option("--threads", eval_args->threads, "Threads of the compiled functions (default: all cores)");
+  eval->callback([eval_args] { run_eval(*eval_args); });
+}
 
 }  // namespace symx::cli

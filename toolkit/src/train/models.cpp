@@ -1,0 +1,70 @@
+// The models of the `symx` tool: the SymJAX paper's CIFAR-10 network ("paper-cnn") and a small
+// perceptron ("mlp"), each with its training recipe.
+#include <string>
+
+#include "symx/train.hpp"
+
+namespace symx::train::models {
+
+namespace L = nn::layers;
+
+Tensor scale_by_max(const Tensor& x) {
+  std::vector<std::int64_t> axes;
+  for (int a = 1; a < x.ndim(); ++a) axes.push_back(a);
+  Tensor peak = max(x, Axes(axes), true);
+  return x / where(greater(peak, 0), peak, 1);  // an all-zero example is divided by 1
+}
+
+namespace {
+std::shared_ptr<L::Layer> scale_layer() {
+  return std::make_shared<L::Activation>(std::function<Tensor(const Tensor&)>(scale_by_max), "scale_by_max");
+}
+}  // namespace
+
+std::shared_ptr<L::Layer> paper_cnn(const Shape& image_shape, std::int64_t classes) {
+  if (image_shape.size() != 3 || image_shape[1] < 10 || image_shape[2] < 10)
+    throw ValueError("paper-cnn: images of shape " + shape_string(image_shape) +
+                     "; the network takes images (C, H, W) of at least 10 x 10 pixels, such as MNIST's (1, 28, 28) "
+                     "or CIFAR's (3, 32, 32).");
+  auto relu = [] { return std::make_shared<L::Activation>("relu"); };
+  return std::make_shared<L::Sequential>(
+      std::vector<std::shared_ptr<L::Layer>>{
+          scale_layer(),
+          std::make_shared<L::RandomCrop>(std::vector<std::int64_t>{image_shape[1], image_shape[2]}, 4),
+          std::make_shared<L::Conv2D>(32, 3), std::make_shared<L::BatchNorm>(), relu(),
+          std::make_shared<L::MaxPool2D>(2),
+          std::make_shared<L::Conv2D>(64, 3), std::make_shared<L::BatchNorm>(), relu(),
+          std::make_shared<L::MaxPool2D>(2),
+          std::make_shared<L::Flatten>(),
+          std::make_shared<L::Dense>(128), std::make_shared<L::BatchNorm>(), relu(),
+          std::make_shared<L::Dense>(classes)},
+      "paper_cnn");
+}
+
+std::shared_ptr<L::Layer> mlp(std::int64_t classes) {
+  return std::make_shared<L::Sequential>(
+      std::vector<std::shared_ptr<L::Layer>>{scale_layer(), std::make_shared<L::Flatten>(),
+                                             std::make_shared<L::Dense>(256),
+                                             std::make_shared<L::Activation>("relu"),
+                                             std::make_shared<L::Dense>(classes)},
+      "mlp");
+}
+
+std::vector<std::string> model_names() { return {"mlp", "paper-cnn"}; }
+
+Model make_model(const std::string& name, const Shape& image_shape, std::int64_t classes,
+                 std::int64_t steps_per_epoch) {
+  if (steps_per_epoch < 1) steps_per_epoch = 1;
+  if (name == "paper-cnn") {
+    // Adam at 0.005, dropping to 0.001 at epoch 50 and 0.0005 at epoch 75 (the paper's recipe).
+    auto schedule = optim::schedules::piecewise_constant({50 * steps_per_epoch, 75 * steps_per_epoch},
+                                                         {0.005, 0.001, 0.0005});
+    return {name, paper_cnn(image_shape, classes), std::make_shared<optim::Adam>(schedule), 32};
+  }
+  if (name == "mlp") return {name, mlp(classes), std::make_shared<optim::Adam>(1e-3), 32};
+  std::string known;
+  for (const auto& n : model_names()) known += (known.empty() ? "" : ", ") + n;
+  throw ValueError("unknown model '" + name + "'. The known models are: " + known + ".");
+}
+
+}  // namespace symx::train::models

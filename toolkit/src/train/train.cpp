@@ -1,2 +1,0 @@
-// placeholder until the training loop lands
-namespace symx::train {}
