@@ -196,6 +196,8 @@ def summarize(runs, fw):
          "median_epoch_s": median([m["seconds"] for m in epochs]),
          "median_step_s": median([m.get("step_seconds") for m in epochs]),
          "median_epoch_s_after_first": median([m["seconds"] for m in later]),
+         # the fastest epoch: the least disturbed by other processes on a shared machine
+         "min_epoch_s": min(m["seconds"] for m in epochs),
          "first_epoch_s": mean([r["metrics"][0]["seconds"] for r in ok])}
     if len(ok) > 1:
         s["final_val_accuracy_stdev"] = statistics.stdev(s["final_val_accuracy_per_seed"])
@@ -207,6 +209,7 @@ def compare(summary):
     out = {}
     if sx and tc:
         out["epoch_time_ratio"] = sx["median_epoch_s"] / tc["median_epoch_s"]
+        out["fastest_epoch_time_ratio"] = sx["min_epoch_s"] / tc["min_epoch_s"]
         if sx.get("median_step_s") and tc.get("median_step_s"):
             out["step_time_ratio"] = sx["median_step_s"] / tc["median_step_s"]
         out["final_accuracy_diff_points"] = 100 * (sx["final_val_accuracy"] - tc["final_val_accuracy"])
@@ -214,7 +217,7 @@ def compare(summary):
         out["last_epochs_accuracy_diff_points"] = 100 * (sx["last_epochs_val_accuracy"] - tc["last_epochs_val_accuracy"])
         out["target_epoch_time_met"] = out["epoch_time_ratio"] <= TARGET_RATIO
         # "within 0.5 points of PyTorch's": symmetric as written; symx being better by more is flagged too
-        out["target_accuracy_diff_met"] = abs(out["final_accuracy_diff_points"]) <= TARGET_POINTS
+        out["target_accuracy_diff_met"] = abs(out["final_accuracy_diff_points"]) <= TARGET_POINTS + 1e-9
     if sx:
         out["target_accuracy_met"] = sx["best_val_accuracy"] >= TARGET_ACCURACY
     return out
@@ -230,25 +233,27 @@ def secs(x):
 
 def table(summary, cmp, runs, settings):
     lines = ["| | final val acc | best val acc | mean val acc, last %d epochs | median epoch | median epoch, steps only "
-             "| first epoch |" % LAST_K, "|---|---|---|---|---|---|---|"]
+             "| fastest epoch | first epoch |" % LAST_K, "|---|---|---|---|---|---|---|---|"]
     for fw in FRAMEWORKS:
         s = summary.get(fw)
         if not s:
-            lines.append("| %s | — | — | — | — | — | — |" % LABEL[fw])
+            lines.append("| %s | — | — | — | — | — | — | — |" % LABEL[fw])
             continue
-        lines.append("| %s | %s | %s | %s | %s | %s | %s |" % (LABEL[fw], pct(s["final_val_accuracy"]),
+        lines.append("| %s | %s | %s | %s | %s | %s | %s | %s |" % (LABEL[fw], pct(s["final_val_accuracy"]),
                                                                pct(s["best_val_accuracy"]),
                                                                pct(s["last_epochs_val_accuracy"]),
                                                                secs(s["median_epoch_s"]),
-                                                          secs(s["median_step_s"]), secs(s["first_epoch_s"])))
+                                                          secs(s["median_step_s"]), secs(s["min_epoch_s"]),
+                                                          secs(s["first_epoch_s"])))
 
     def yn(v):
         return "n/a" if v is None else ("yes" if v else "**no**")
 
     if "epoch_time_ratio" in cmp:
-        lines += ["", "symx / torch, median epoch time: %.2fx (target <= %.1fx: %s); steps only: %s" % (
-            cmp["epoch_time_ratio"], TARGET_RATIO, yn(cmp["target_epoch_time_met"]),
-            "%.2fx" % cmp["step_time_ratio"] if "step_time_ratio" in cmp else "—"),
+        lines += ["", "symx / torch, median epoch time: %.2fx (target <= %.1fx: %s); steps only: %s; fastest epoch: "
+                  "%.2fx" % (cmp["epoch_time_ratio"], TARGET_RATIO, yn(cmp["target_epoch_time_met"]),
+                             "%.2fx" % cmp["step_time_ratio"] if "step_time_ratio" in cmp else "—",
+                             cmp["fastest_epoch_time_ratio"]),
             "symx - torch, final validation accuracy: %+.2f points (target within %.1f: %s); best: %+.2f points; "
             "mean of the last %d epochs: %+.2f points" % (
                 cmp["final_accuracy_diff_points"], TARGET_POINTS, yn(cmp["target_accuracy_diff_met"]),

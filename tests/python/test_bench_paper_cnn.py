@@ -67,6 +67,7 @@ def test_harness_summarizes_the_symx_runs(tmp_path, fake_symx, capsys):
     assert s["median_epoch_s"] == pytest.approx(4.0)          # median of 2, 4, 6, 2, 4, 6
     assert s["median_step_s"] == pytest.approx(2.0)
     assert s["first_epoch_s"] == pytest.approx(2.0)
+    assert s["min_epoch_s"] == pytest.approx(2.0)
     assert res["comparison"]["target_accuracy_met"] is False  # 93% < 98%
     assert "epoch_time_ratio" not in res["comparison"]        # no torch run
     # the tool was called with the paper-cnn recipe and a fresh run folder per seed
@@ -90,6 +91,7 @@ def test_harness_compares_against_torch_by_hand():
     cmp = paper_cnn.compare(summary)
     assert cmp["epoch_time_ratio"] == pytest.approx(2.5 / 5.0)
     assert cmp["step_time_ratio"] == pytest.approx(1.75 / 4.0)
+    assert cmp["fastest_epoch_time_ratio"] == pytest.approx(2.0 / 5.0)
     assert cmp["final_accuracy_diff_points"] == pytest.approx(0.4)
     assert cmp["best_accuracy_diff_points"] == pytest.approx(0.4)
     assert cmp["last_epochs_accuracy_diff_points"] == pytest.approx(100 * ((0.97 + 0.985) / 2 - (0.975 + 0.981) / 2))
@@ -98,6 +100,9 @@ def test_harness_compares_against_torch_by_hand():
     cmp = paper_cnn.compare({fw: paper_cnn.summarize(runs, fw) for fw in ("symx", "torch")})
     assert cmp["final_accuracy_diff_points"] == pytest.approx(-0.6)
     assert not cmp["target_accuracy_diff_met"] and not cmp["target_accuracy_met"]
+    runs[0]["metrics"][1]["val_accuracy"] = 0.976   # exactly 0.5 points below: within the target
+    cmp = paper_cnn.compare({fw: paper_cnn.summarize(runs, fw) for fw in ("symx", "torch")})
+    assert cmp["final_accuracy_diff_points"] == pytest.approx(-0.5) and cmp["target_accuracy_diff_met"]
 
 
 def test_harness_reports_a_missing_tool(tmp_path):
