@@ -96,7 +96,9 @@ class RaiseSigintAt : public tr::Callback {
  public:
   explicit RaiseSigintAt(std::int64_t step) : step_(step) {}
   void on_batch_end(const tr::Progress& p) override {
-    if (p.step == step_) ::raise(SIGINT);
+    if (p.step != step_) return;
+    ::kill(::getpid(), SIGINT);  // as a Ctrl-C: to the process, taken by fit's watcher thread
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
 
  private:
