@@ -194,11 +194,11 @@ def test_models_and_errors(fresh_graph):
     np.testing.assert_allclose(scaled[1], x[1] / 15)
 
 
-def _write_idx(folder, images, labels):
+def _write_idx(folder, images, labels, split="train"):
     folder.mkdir(parents=True, exist_ok=True)
-    with open(folder / "train-images-idx3-ubyte", "wb") as f:
+    with open(folder / f"{split}-images-idx3-ubyte", "wb") as f:
         f.write(struct.pack(">IIII", 0x803, len(images), 28, 28) + images.tobytes())
-    with open(folder / "train-labels-idx1-ubyte", "wb") as f:
+    with open(folder / f"{split}-labels-idx1-ubyte", "wb") as f:
         f.write(struct.pack(">II", 0x801, len(labels)) + labels.astype(np.uint8).tobytes())
 
 
@@ -215,12 +215,22 @@ def test_python_m_symx_train_and_eval(tmp_path):
     assert (run / "curves.png").exists() and (run / "LATEST").exists()
     with open(run / "metrics.jsonl") as f:
         assert len(f.readlines()) == 2
+    test_x, test_y = _digits(1001, 4000)  # 31 batches of 32 and one of 9
+    _write_idx(tmp_path / "test", test_x[:, 0], test_y, split="t10k")
     done = subprocess.run([sys.executable, "-m", "symx", "eval", "--checkpoint", str(run), "--images",
-                           str(tmp_path / "data" / "train-images-idx3-ubyte"), "--labels",
-                           str(tmp_path / "data" / "train-labels-idx1-ubyte")],
+                           str(tmp_path / "test" / "t10k-images-idx3-ubyte"), "--labels",
+                           str(tmp_path / "test" / "t10k-labels-idx1-ubyte"), "--batch-size", "32"],
                           capture_output=True, text=True, env=env, check=False)
     assert done.returncode == 0, done.stderr
-    assert "(160 examples of" in done.stdout
+    assert "(1001 examples of" in done.stdout
+    # The same numbers from the library: the checkpoint loaded into the same model.
+    sx.reset_default_graph()
+    net = sx.train.mlp()
+    net(sx.placeholder((None, 1, 28, 28)), training=False)
+    sx.train.load_checkpoint(str(run), sx.variables())
+    expected = sx.train.evaluate(net, (test_x, test_y), batch_size=1001)
+    assert f"loss {expected['loss']:.4f}  accuracy {100 * expected['accuracy']:.2f}%" in done.stdout
+    sx.reset_default_graph()
     done = subprocess.run([sys.executable, "-m", "symx", "train", "--model", "resnet", "--data-dir", str(tmp_path),
                            "--out", str(tmp_path / "r")], capture_output=True, text=True, env=env, check=False)
     assert done.returncode == 1
