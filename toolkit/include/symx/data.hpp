@@ -79,7 +79,8 @@ Dataset take(const Dataset& data, const std::vector<std::int64_t>& indices);
 
 // Splits `data` into (train, test) with `test_size` examples in test, chosen by a shuffle seeded
 // with `seed` (the same seed gives the same split on every machine); with `stratify`, each label
-// keeps its share in both parts.
+// keeps its share in both parts (largest-remainder rounding). Both parts come in a shuffled order.
+// In Python a float test_size in (0, 1) is a fraction of the examples, rounded up (as scikit-learn).
 // Example: auto [train, val] = train_test_split(load_mnist(dir), 1000, 0)
 std::pair<Dataset, Dataset> train_test_split(const Dataset& data, std::int64_t test_size, std::uint64_t seed = 0,
                                              bool stratify = false);
@@ -160,24 +161,75 @@ class BatchIterator {
   // end; the call after nullopt starts the next epoch. An exception of a transform is rethrown here,
   // on the caller's thread: a symx::Error keeps its type and gains the batch and epoch in its
   // message, any other exception is rethrown as it was; the failed batch is not consumed, so
-  // the next call tries it again.
+  // the next call tries it again. (Python: a tuple of NumPy arrays, or None at the epoch's end.)
+  // Example: while (auto batch = it.next()) step((*batch)[0], (*batch)[1]);
   std::optional<std::vector<Array>> next();
   // Batches in one epoch (ceil or floor of N / batch_size by drop_last).
+  // Example: BatchIterator({x, y}, {.batch_size = 32}).batches_per_epoch() is 219 for 7000 examples
   std::int64_t batches_per_epoch() const;
   // The number of examples (N).
+  // Example: BatchIterator({x, y}).size() == x.shape()[0]
   std::int64_t size() const;
-  // Where the iterator stands; restore() continues from a saved state (discarding prefetched batches).
+  // Where the iterator stands, for a checkpoint: (seed, epoch, batches taken in the epoch).
+  // Example: IteratorState saved = it.state();
   IteratorState state() const;
+  // Continues from a saved state, exactly as an uninterrupted iterator would (prefetched batches are
+  // discarded). The state must come from an iterator with the same seed, data size and batch size.
+  // Example: it.restore(saved);
   void restore(const IteratorState& state);
   // Seconds the caller waited in next() for a batch that was not ready (0 when prefetching keeps up);
   // with prefetch 0, the time next() spent preparing batches.
+  // Example: std::printf("input pipeline stalls: %.2f s\n", it.wait_seconds());
   double wait_seconds() const;
   // The options the iterator was made with.
+  // Example: it.options().batch_size
   const BatchOptions& options() const;
 
  private:
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };
+
+// ---- Python-only bindings (documented here for the docstrings) ----
+
+// Doc data::Transform:
+// A per-batch transform written in C++ (divide_by_max, to_float32, standardize_channels): in a
+// BatchIterator's transforms it runs on the background thread without the GIL. Calling it,
+// transform(x, y, ..., seed=0), returns the transformed arrays as a tuple. Python callables
+// (arrays..., seed) -> tuple of arrays are accepted in transforms too (run with the GIL).
+// Example: sx.data.divide_by_max()(x, y)
+
+// Doc data::BatchIterator::iter:
+// One epoch: iterating yields the remaining batches of the current epoch as tuples of new NumPy
+// arrays (one per array given), then stops; the next `for` runs the next epoch. After restore() the
+// loop continues the restored epoch where it stood.
+// Example: for xb, yb in it: step(xb, yb)
+
+// Doc data::BatchIterator::len:
+// Batches per epoch.
+// Example: len(sx.data.BatchIterator([x, y], batch_size=32))
+
+// Doc data::BatchIterator::init:
+// BatchIterator(arrays, batch_size=32, shuffle=True, seed=0, drop_last=False, prefetch=2, transforms=[]):
+// `arrays` is a sequence of arrays sharing their first axis (or a Dataset: its x and y), kept without
+// a copy; `transforms` holds sx.data transforms (C++, no GIL) and Python callables
+// (arrays..., seed) -> tuple of arrays, applied in order to each batch on the background thread.
+// Example: it = sx.data.BatchIterator([x, y], batch_size=32, seed=1, transforms=[sx.data.divide_by_max()])
+
+// Doc data::Dataset::x:
+// The examples, a NumPy array (N, ...) sharing the data set's storage.
+// Example: sx.data.load_mnist("data/mnist").x.shape == (8000, 1, 28, 28)
+
+// Doc data::Dataset::y:
+// The labels, an int64 NumPy array (N,) (empty for unlabelled data).
+// Example: sx.data.load_mnist("data/mnist").y[:3]
+
+// Doc data::Dataset::init:
+// Dataset(x, y=None): examples and labels from arrays (kept without a copy; y is converted to int64).
+// Example: d = sx.data.Dataset(np.zeros((4, 2), np.float32), np.array([0, 1, 0, 1]))
+
+// Doc data::IteratorState::init:
+// IteratorState(seed=0, epoch=0, batch=0): a saved position of a BatchIterator (see state()).
+// Example: it.restore(sx.data.IteratorState(seed=1, epoch=3, batch=0))
 
 }  // namespace symx::data
