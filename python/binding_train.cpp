@@ -70,6 +70,7 @@ nb::dict checkpoint_dict(const tr::CheckpointInfo& c) {
 // (x, y), a Dataset-like object with .x and .y, or None (an empty Dataset).
 symx::data::Dataset dataset_from_python(nb::handle h, const char* what) {
   if (h.is_none()) return {};
+  if (nb::isinstance<symx::data::Dataset>(h)) return nb::cast<const symx::data::Dataset&>(h);  // symx.data.Dataset
   if (nb::hasattr(h, "x") && nb::hasattr(h, "y"))
     return {symx_binding::array_from_python(h.attr("x")), symx_binding::array_from_python(h.attr("y"))};
   if ((nb::isinstance<nb::tuple>(h) || nb::isinstance<nb::list>(h)) && nb::len(h) == 2)

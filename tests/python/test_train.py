@@ -114,6 +114,7 @@ def test_history_metrics_file_and_resume_are_exact(fresh_graph, tmp_path):
         return history, {v.name: np.array(v.value) for v in sx.variables()}
 
     full, expected = run(tmp_path / "full", 3)
+    train, val = sx.data.Dataset(*train), sx.data.Dataset(*val)  # the same data as symx.data.Dataset objects
     with open(tmp_path / "full" / "metrics.jsonl") as f:
         lines = [json.loads(line) for line in f]
     assert lines == full  # the same numbers (JSON round-trips doubles exactly)
