@@ -8,6 +8,7 @@
 #include <set>
 
 #include "binding_common.hpp"
+#include "binding_data.hpp"
 #include "symx/train.hpp"
 
 namespace tr = symx::train;
@@ -154,8 +155,8 @@ void bind_train(nb::module_& m) {
 
   m.def("fit", [](nb::handle network, nb::handle loss, nb::handle optimizer, nb::handle train, nb::handle validation,
                   std::int64_t epochs, std::int64_t batch_size, std::uint64_t seed, std::optional<std::string> out_dir,
-                  bool resume, std::string log, std::int64_t prefetch, bool drop_last, nb::handle callbacks,
-                  std::map<std::string, std::string> config) {
+                  bool resume, std::string log, std::int64_t prefetch, bool drop_last, nb::handle transforms,
+                  nb::handle callbacks, std::map<std::string, std::string> config) {
     tr::Network net = network_from_python(network);
     tr::Loss loss_fn = loss_from_python(loss);
     std::unique_ptr<symx::optim::Optimizer> default_optimizer;
@@ -186,6 +187,8 @@ void bind_train(nb::module_& m) {
                            .out_dir = out_dir.value_or(""), .resume = resume, .log = log, .prefetch = prefetch,
                            .drop_last = drop_last};
     options.config = std::move(config);
+    std::vector<nb::object> keep_transforms;  // Python callables among the transforms, alive during fit
+    options.transforms = transforms_from_python(transforms, keep_transforms, "symx.train.fit");
     tr::History history;
     try {
       nb::gil_scoped_release release;
@@ -197,7 +200,7 @@ void bind_train(nb::module_& m) {
     return history_list(history);
   }, "network"_a, "loss"_a = nb::none(), "optimizer"_a = nb::none(), "train"_a, "validation"_a = nb::none(),
      "epochs"_a = 1, "batch_size"_a = 32, "seed"_a = 0, "out_dir"_a = nb::none(), "resume"_a = false,
-     "log"_a = "auto", "prefetch"_a = 2, "drop_last"_a = false, "callbacks"_a = nb::none(),
+     "log"_a = "auto", "prefetch"_a = 2, "drop_last"_a = false, "transforms"_a = nb::none(), "callbacks"_a = nb::none(),
      "config"_a = std::map<std::string, std::string>{}, DOC(train_fit));
 
   m.def("evaluate", [](nb::handle network, nb::handle data, nb::handle loss, std::int64_t batch_size) {

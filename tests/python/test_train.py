@@ -236,3 +236,32 @@ def test_python_m_symx_train_and_eval(tmp_path):
                            "--out", str(tmp_path / "r")], capture_output=True, text=True, env=env, check=False)
     assert done.returncode == 1
     assert "unknown model 'resnet'. The known models are: mlp, paper-cnn." in done.stderr
+
+
+def test_fit_applies_transforms_to_the_training_batches(fresh_graph):
+    # A callable transform and a built-in one: training on digits scaled by a transform equals
+    # training on digits scaled beforehand (same seed, same order), and the callable sees every batch.
+    x, y = _digits(96)
+    L = sx.nn.layers
+    seen = []
+
+    def halve(xb, yb, seed):
+        seen.append((len(xb), seed))
+        return xb * 0.5, yb
+
+    def run(data, transforms):
+        sx.reset_default_graph()
+        net = L.Sequential([L.Flatten(), L.Dense(10)])
+        return sx.train.fit(net, optimizer=sx.optim.SGD(0.01), train=data, epochs=2, batch_size=32, seed=3,
+                            log="quiet", transforms=transforms)
+
+    transformed = run((x, y), [halve, sx.data.divide_by_max()])
+    scaled = x.astype(np.float32) * 0.5
+    scaled /= scaled.max(axis=(1, 2, 3), keepdims=True)
+    direct = run((scaled, y), [])
+    assert [e["train_loss"] for e in transformed] == pytest.approx([e["train_loss"] for e in direct], rel=1e-6)
+    # Six batches of two epochs (the prefetching thread may have started on a third epoch), each
+    # with a seed of its own.
+    assert [n for n, _ in seen[:6]] == [32] * 6 and len({s for _, s in seen[:6]}) == 6
+    with pytest.raises(TypeError, match="symx.train.fit: a transform must be"):
+        run((x, y), [42])
