@@ -18,6 +18,7 @@
 
 #include "binding_common.hpp"
 #include "symx/data.hpp"
+#include "binding_data.hpp"
 
 namespace {
 
@@ -63,6 +64,29 @@ data::Transform python_transform(PyObject* fn) {
     return arrays_from_result(nb::steal(result));
   };
 }
+
+}  // namespace
+
+std::vector<symx::data::Transform> transforms_from_python(nb::handle transforms, std::vector<nb::object>& keep,
+                                                          const char* who) {
+  std::vector<symx::data::Transform> out;
+  if (transforms.is_none()) return out;
+  for (nb::handle t : transforms) {
+    if (nb::isinstance<PyTransform>(t)) {
+      out.push_back(nb::cast<const PyTransform&>(t).fn);
+    } else if (PyCallable_Check(t.ptr())) {
+      keep.push_back(nb::borrow<nb::object>(t));
+      out.push_back(python_transform(t.ptr()));
+    } else {
+      throw nb::type_error((std::string(who) + ": a transform must be a symx.data transform (divide_by_max(), "
+                            "to_float32(), standardize_channels()) or a callable (arrays..., seed) -> tuple of arrays, "
+                            "not " + nb::cast<std::string>(nb::repr(t.type())) + ".").c_str());
+    }
+  }
+  return out;
+}
+
+namespace {
 
 struct PyBatchIterator;
 std::mutex& registry_mutex() {
@@ -315,18 +339,7 @@ void bind_iterator(nb::module_& m) {
         data::BatchOptions o{.batch_size = batch_size, .shuffle = shuffle, .seed = seed, .drop_last = drop_last,
                              .prefetch = prefetch};
         std::vector<nb::object> keep;
-        if (!transforms.is_none())
-          for (nb::handle t : transforms) {
-            if (nb::isinstance<PyTransform>(t)) {
-              o.transforms.push_back(nb::cast<const PyTransform&>(t).fn);
-            } else if (PyCallable_Check(t.ptr())) {
-              keep.push_back(nb::borrow<nb::object>(t));
-              o.transforms.push_back(python_transform(t.ptr()));
-            } else {
-              throw nb::type_error("symx.data.BatchIterator: a transform must be a symx.data transform or a callable "
-                                   "(arrays..., seed) -> tuple of arrays.");
-            }
-          }
+        o.transforms = transforms_from_python(transforms, keep, "symx.data.BatchIterator");
         new (self) PyBatchIterator(arrays_argument(arrays), std::move(o), std::move(keep));
       }, "arrays"_a, "batch_size"_a = 32, "shuffle"_a = true, "seed"_a = 0, "drop_last"_a = false, "prefetch"_a = 2,
          "transforms"_a = nb::none(), DOC(data_BatchIterator_init))

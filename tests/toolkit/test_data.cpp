@@ -636,3 +636,41 @@ TEST(DataTransforms, BuiltInBatchTransforms) {
 }
 
 }  // namespace
+
+namespace {
+
+// Random next() and restore() calls, with a transform of random duration so that the thread is
+// caught at every stage, against the batches of an uninterrupted iterator without a thread.
+TEST(DataIterator, RandomNextAndRestoreMatchTheReference) {
+  data::Dataset d = numbered(23, 10);
+  const int epochs = 4;
+  std::map<std::pair<std::int64_t, std::int64_t>, std::vector<std::int64_t>> reference;
+  data::BatchIterator plain({d.x, d.y}, {.batch_size = 4, .seed = 3, .prefetch = 0});
+  for (int e = 0; e < epochs; ++e)
+    for (std::int64_t b = 0; auto batch = plain.next(); ++b) reference[{e, b}] = ints((*batch)[0]);
+  data::BatchOptions o{.batch_size = 4, .seed = 3, .prefetch = 3};
+  o.transforms.push_back([](std::vector<sx::Array> b, std::uint64_t seed) {
+    std::this_thread::sleep_for(std::chrono::microseconds(seed % 300));
+    return b;
+  });
+  data::BatchIterator it({d.x, d.y}, o);
+  std::mt19937_64 rng(1);
+  for (int op = 0; op < 300; ++op) {
+    if (rng() % 5 == 0) {
+      it.restore({3, static_cast<std::int64_t>(rng() % (epochs - 1)), static_cast<std::int64_t>(rng() % 7)});
+      continue;
+    }
+    const data::IteratorState at = it.state();
+    if (at.epoch >= epochs) {
+      it.restore({3, 0, 0});
+      continue;
+    }
+    auto batch = it.next();
+    ASSERT_EQ(batch.has_value(), at.batch < 6) << op;
+    if (batch) {
+      ASSERT_EQ(ints((*batch)[0]), (reference[{at.epoch, at.batch}])) << "op " << op;
+    }
+  }
+}
+
+}  // namespace

@@ -40,7 +40,9 @@ struct Dataset {
 Array read_idx(const std::string& path);
 
 // MNIST from `dir`: `split` "train" reads train-images-idx3-ubyte and train-labels-idx1-ubyte, "test"
-// t10k-*; each with or without ".gz". x is uint8 (N, 1, 28, 28), y int64 (N,).
+// t10k-*; each with or without ".gz". x is uint8 (N, 1, 28, 28), y int64 (N,). Images and labels
+// of different counts, or a label outside 0..9, are an IOError naming the files; a missing file
+// names the folder and the files expected there.
 // Example: load_mnist("data/mnist").x has shape (8000, 1, 28, 28)
 Dataset load_mnist(const std::string& dir, const std::string& split = "train");
 
@@ -60,8 +62,9 @@ Dataset load_cifar10(const std::string& dir, const std::string& split = "train")
 // Example: load_cifar100(dir, "test", "coarse").size() is 10000
 Dataset load_cifar100(const std::string& dir, const std::string& split = "train", const std::string& labels = "fine");
 
-// A data set stored as .npz with arrays "x" and "y" (the names can be chosen), or as a .npy of
-// examples only.
+// A data set stored as .npz with arrays "x" and "y" (the names can be chosen; y_key "" reads no
+// labels), or as a .npy of examples only (y empty). Labels must be integers (N,); they come back
+// as int64.
 // Example: load_arrays("digits.npz").x
 Dataset load_arrays(const std::string& path, const std::string& x_key = "x", const std::string& y_key = "y");
 

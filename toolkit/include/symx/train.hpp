@@ -173,13 +173,16 @@ History fit(nn::layers::Layer& network, const Loss& loss, optim::Optimizer& opti
 // Example: fit(net, softmax_cross_entropy, adam, train)
 Tensor softmax_cross_entropy(const Tensor& logits, const Tensor& labels);
 
-// Loss and accuracy of `network` in evaluation mode on every example of `data` (any number, batched
-// by batch_size; the last batch may be smaller).
-// Example: auto [loss, accuracy] = evaluate(net, softmax_cross_entropy, test, 32)
+// The result of evaluate: mean loss and accuracy (NaN when not measured) over `examples` examples.
+// Example: evaluate(net, softmax_cross_entropy, test).accuracy
 struct Evaluation {
   double loss = 0, accuracy = 0;
   std::int64_t examples = 0;
 };
+// Loss and accuracy of `network` in evaluation mode on every example of `data` (any number, batched
+// by batch_size; the last batch may be smaller), as exact means over the examples. Python: a dict
+// {"loss", "accuracy", "examples"}.
+// Example: auto [loss, accuracy, n] = evaluate(net, softmax_cross_entropy, test, 32)
 Evaluation evaluate(const Network& network, const Loss& loss, const data::Dataset& data, std::int64_t batch_size = 32);
 
 // ---- checkpoints ----

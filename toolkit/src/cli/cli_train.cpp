@@ -16,7 +16,7 @@ namespace {
 
 struct TrainArgs {
   std::string model, data = "mnist", data_dir, out, resume, log = "auto";
-  std::int64_t epochs = 10, batch_size = 0, val_size = 1000, threads = 0;
+  std::int64_t epochs = 10, batch_size = 0, val_size = 1000, threads = 0, prefetch = 2;
   std::uint64_t seed = 0;
 };
 
@@ -103,7 +103,7 @@ void run_train(TrainArgs a, const CLI::App& cmd) {
     for (const char* flag : {"--model", "--data", "--batch-size", "--seed", "--out", "--val-size"})
       if (cmd.count(flag))
         throw ValueError(std::string("--resume takes the run's settings from its checkpoint; drop ") + flag +
-                         " (only --epochs, --data-dir, --log and --threads may be given with --resume).");
+                         " (only --epochs, --data-dir, --log, --threads and --prefetch may be given with --resume).");
     tr::CheckpointInfo info = tr::read_checkpoint(a.resume);
     a.model = config_value(info, "model");
     a.data = config_value(info, "data");
@@ -133,7 +133,7 @@ void run_train(TrainArgs a, const CLI::App& cmd) {
     model = tr::models::make_model(a.model, Shape(train.x.shape().begin() + 1, train.x.shape().end()), 10,
                                    (train.size() + a.batch_size - 1) / a.batch_size);
   tr::FitOptions options{.epochs = a.epochs, .batch_size = a.batch_size, .seed = a.seed, .out_dir = a.out,
-                         .resume = !a.resume.empty(), .log = a.log};
+                         .resume = !a.resume.empty(), .log = a.log, .prefetch = a.prefetch};
   options.config = {{"model", a.model},
                     {"data", a.data},
                     {"data_dir", fs::absolute(a.data_dir).string()},
@@ -242,6 +242,8 @@ void add_train_commands(CLI::App& app) {
   train->add_option("--resume", train_args->resume, "Continue the run in this folder exactly where it stopped");
   train->add_option("--log", train_args->log, "Progress: auto|bar|lines|quiet")->capture_default_str();
   train->add_option("--threads", train_args->threads, "Threads of the compiled functions (default: all cores)");
+  train->add_option("--prefetch", train_args->prefetch, "Batches prepared ahead on a background thread (0: none)")
+      ->capture_default_str();
   train->callback([train_args, train] { run_train(*train_args, *train); });
 
   auto eval_args = std::make_shared<EvalArgs>();

@@ -1,7 +1,9 @@
 // The training loop: fit() and evaluate(). The per-step work is one call of the compiled training
 // function (whose outputs already hold the batch's loss and accuracy) and a few additions in C++;
 // batches come from a BatchIterator that gathers and converts them on its background thread.
+#include <pthread.h>
 #include <signal.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <chrono>
@@ -9,6 +11,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <limits>
+#include <thread>
 
 #include "symx/nn/init.hpp"
 #include "symx/nn/losses.hpp"
@@ -26,16 +29,19 @@ double now_seconds() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
-// ---- Ctrl-C: a flag set by a handler installed for the duration of fit ----
+// ---- Ctrl-C: a flag set for the duration of fit ----
+//
+// SIGINT is blocked in the training thread (and so in the threads it starts: the prefetcher,
+// OpenMP's workers) and taken by a watcher thread with sigwait: a signal handler that ran on the
+// training thread could interrupt JIT-compiled library code (oneDNN's sgemm) that keeps data below
+// the stack pointer, which we saw corrupt the heap. Threads started before fit (BLAS pools) may
+// still take the signal; the handler installed for them only sets the flag.
 
-volatile sig_atomic_t g_interrupted = 0;
+std::atomic<int> g_interrupted{0};
 
 extern "C" void on_sigint(int) {
-  if (g_interrupted) {  // a second Ctrl-C: stop at once, as without fit's handler
-    ::signal(SIGINT, SIG_DFL);
-    ::raise(SIGINT);
-  }
-  g_interrupted = 1;
+  if (g_interrupted.load()) ::_exit(130);  // a second Ctrl-C: stop at once
+  g_interrupted.store(1);
 }
 
 class SigintGuard {
@@ -48,9 +54,37 @@ class SigintGuard {
     sigemptyset(&action.sa_mask);
     action.sa_flags = SA_RESTART;
     ::sigaction(SIGINT, &action, &previous_);
+    sigset_t block;
+    sigemptyset(&block);
+    sigaddset(&block, SIGINT);
+    ::pthread_sigmask(SIG_BLOCK, &block, &previous_mask_);
+    watcher_ = std::thread([this, block] {
+      for (;;) {
+        int signal = 0;
+        if (::sigwait(&block, &signal) != 0) continue;
+        if (stopping_.load()) return;
+        on_sigint(signal);
+      }
+    });
   }
   ~SigintGuard() {
-    if (installed_) ::sigaction(SIGINT, &previous_, nullptr);
+    if (!installed_) return;
+    stopping_ = true;
+    ::pthread_kill(watcher_.native_handle(), SIGINT);
+    watcher_.join();
+    // A Ctrl-C that came in the meantime is pending in this thread: take it so that it is not
+    // delivered to the previous handler once unblocked (the flag already holds it).
+    sigset_t pending;
+    sigpending(&pending);
+    if (sigismember(&pending, SIGINT)) {
+      sigset_t only;
+      sigemptyset(&only);
+      sigaddset(&only, SIGINT);
+      timespec zero{0, 0};
+      ::sigtimedwait(&only, nullptr, &zero);
+    }
+    ::pthread_sigmask(SIG_SETMASK, &previous_mask_, nullptr);
+    ::sigaction(SIGINT, &previous_, nullptr);
   }
   SigintGuard(const SigintGuard&) = delete;
   SigintGuard& operator=(const SigintGuard&) = delete;
@@ -58,6 +92,9 @@ class SigintGuard {
  private:
   bool installed_;
   struct sigaction previous_ {};
+  sigset_t previous_mask_{};
+  std::atomic<bool> stopping_{false};
+  std::thread watcher_;
 };
 
 // ---- the compiled functions ----
