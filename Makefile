@@ -45,6 +45,7 @@ test-package: build
 	cmake -S tests/package -B $(BUILD)/package-installed $(GENERATOR) -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH=$(abspath $(BUILD))/install
 	cmake --build $(BUILD)/package-installed -j $(JOBS)
 	$(BUILD)/package-installed/quickstart | $(PYTHON) tests/package/check_quickstart.py
+	rm -rf $(BUILD)/package-installed/run && $(BUILD)/package-installed/train_digits data/mnist $(BUILD)/package-installed/run
 	cmake -S tests/package -B $(BUILD)/package-subdirectory $(GENERATOR) $(LAUNCHER) -DCMAKE_BUILD_TYPE=Release -DSYMX_SOURCE_DIR=$(CURDIR)
 	cmake --build $(BUILD)/package-subdirectory -j $(JOBS)
 	$(BUILD)/package-subdirectory/quickstart | $(PYTHON) tests/package/check_quickstart.py

@@ -46,7 +46,8 @@ def readme_block(title, language):
 
 @pytest.mark.parametrize("title,language,path", [("Quick start, C++", "cpp", "examples/quickstart.cpp"),
                                                  ("Quick start, Python", "python", "examples/quickstart.py"),
-                                                 ("Quick start, a network", "python", "examples/network.py")])
+                                                 ("Quick start, a network", "python", "examples/network.py"),
+                                                 ("Quick start, training loop", "python", "examples/train_digits.py")])
 def test_readme_quick_starts_are_the_example_files(title, language, path):
     # The README shows the files that the tests compile and run, so it cannot drift from them.
     with open(os.path.join(ROOT, path)) as f:
