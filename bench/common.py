@@ -4,6 +4,8 @@ Every framework worker builds its inputs from the same seeded NumPy generator, s
 implementations of a case see bit-identical float32 data and initial weights.
 """
 import os
+import tempfile
+import threading
 import resource
 import statistics
 import time
@@ -139,3 +141,36 @@ def compile_count(f):
     """A symx Function's compile count: a method since symx 0.1 (as in C++), a property before."""
     count = f.compile_count
     return count() if callable(count) else count
+
+
+def kill_after(p, timeout):
+    """Starts a timer that kills the process group of `p` (started with start_new_session=True)
+    after `timeout` seconds. Returns (timer, timed_out): cancel the timer once `p` has ended;
+    timed_out is set when the timer fired."""
+    timed_out = threading.Event()
+
+    def kill():
+        timed_out.set()
+        try:
+            os.killpg(p.pid, 9)
+        except ProcessLookupError:
+            pass
+
+    timer = threading.Timer(timeout, kill)
+    timer.start()
+    return timer, timed_out
+
+
+def write_atomic(path, text):
+    """Writes `text` to `path` through a synced temporary file renamed over it."""
+    fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=os.path.dirname(os.path.abspath(path)))
+    try:
+        with os.fdopen(fd, "w") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise

@@ -33,9 +33,9 @@ import shutil
 import statistics
 import subprocess
 import sys
-import tempfile
-import threading
 import time
+
+import common as C  # noqa: E402  (bench/ is the script's folder)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -58,17 +58,7 @@ def stream(cmd, env, timeout, prefix, log):
                              bufsize=1, start_new_session=True)
     except OSError as e:
         return -1, 0.0, [str(e)]
-    timed_out = threading.Event()
-
-    def kill():
-        timed_out.set()
-        try:
-            os.killpg(p.pid, 9)
-        except ProcessLookupError:
-            pass
-
-    timer = threading.Timer(timeout, kill)
-    timer.start()
+    timer, timed_out = C.kill_after(p, timeout)
     last = []
     try:
         for line in p.stdout:
@@ -277,19 +267,6 @@ def table(summary, cmp, runs, settings):
     return "\n".join(lines)
 
 
-def write_atomic(path, text):
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=os.path.dirname(os.path.abspath(path)))
-    try:
-        with os.fdopen(fd, "w") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
-
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -362,9 +339,9 @@ def main(argv=None):
               "settings": settings, "elapsed_s": round(time.time() - t0, 1), "summary": summary,
               "comparison": cmp, "runs": runs,
               "notes": [r["error"] for r in runs if not r["ok"]] + [r["warning"] for r in runs if r.get("warning")]}
-    write_atomic(out, json.dumps(result, indent=1) + "\n")
+    C.write_atomic(out, json.dumps(result, indent=1) + "\n")
     md_path = os.path.splitext(out)[0] + ".md"
-    write_atomic(md_path, "# paper-cnn: symx vs PyTorch eager\n\n%d epochs, seeds %s, batch %d, %d threads, "
+    C.write_atomic(md_path, "# paper-cnn: symx vs PyTorch eager\n\n%d epochs, seeds %s, batch %d, %d threads, "
                  "%s.\n\n%s\n\nReproduce: `PYTHONPATH=build/python python3 bench/paper_cnn.py --epochs %d --seeds %s`\n"
                  % (args.epochs, ",".join(map(str, seeds)), args.batch_size, args.threads, result["date"], md,
                     args.epochs, ",".join(map(str, seeds))))

@@ -50,8 +50,9 @@ import math
 import os
 import struct
 import sys
-import tempfile
 import time
+
+import common as C  # noqa: E402  (bench/ is the script's folder)
 
 import numpy as np
 
@@ -198,20 +199,6 @@ def random_crop(torch, x, padding, gen):
 
 # ---- output ----
 
-def write_atomic(path, text):
-    d = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=d)
-    try:
-        with os.fdopen(fd, "w") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
-
 
 # ---- training ----
 
@@ -279,9 +266,9 @@ def train(args, log=print):
                "seconds": seconds, "step_seconds": step_s, "items_per_second": n / train_seconds, "lr": lr,
                "val_seconds": t_end - t_val}
         records.append(rec)
-        write_atomic(metrics_path, "".join(json.dumps(r) + "\n" for r in records))
+        C.write_atomic(metrics_path, "".join(json.dumps(r) + "\n" for r in records))
         info["metrics"] = records
-        write_atomic(os.path.join(args.out, "run.json"), json.dumps(info, indent=1) + "\n")
+        C.write_atomic(os.path.join(args.out, "run.json"), json.dumps(info, indent=1) + "\n")
         log("epoch %d/%d  train loss %.4f acc %.4f  val loss %.4f acc %.4f  %.2f s (steps %.2f s, %.0f items/s)  lr %g"
             % (epoch + 1, args.epochs, rec["train_loss"], rec["train_accuracy"], rec["val_loss"],
                rec["val_accuracy"], seconds, step_s, rec["items_per_second"], lr))

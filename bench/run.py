@@ -42,8 +42,9 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import threading
 import time
+
+import common as C  # noqa: E402  (bench/ is the script's folder)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -59,17 +60,7 @@ def run_proc(cmd, env, timeout, cwd=ROOT):
     with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
         t0 = time.perf_counter()
         p = subprocess.Popen(cmd, stdout=out, stderr=err, env=env, cwd=cwd, start_new_session=True)
-        timed_out = threading.Event()
-
-        def kill():
-            timed_out.set()
-            try:
-                os.killpg(p.pid, 9)
-            except ProcessLookupError:
-                pass
-
-        timer = threading.Timer(timeout, kill)
-        timer.start()
+        timer, timed_out = C.kill_after(p, timeout)
         try:
             _, status, usage = os.wait4(p.pid, 0)
         finally:

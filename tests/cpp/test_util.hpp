@@ -5,12 +5,14 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <filesystem>
 #include <initializer_list>
 #include <optional>
 #include <fstream>
 #include <iterator>
 #include <functional>
 #include <random>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -128,6 +130,25 @@ inline void write_bytes(const std::string& path, const std::string& bytes) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
 }
+
+// A fresh folder under the system's temporary folder (mkdtemp: a unique name, mode 0700), removed
+// with everything in it when the test ends.
+struct TempDir {
+  std::filesystem::path path;
+  explicit TempDir(const std::string& prefix = "symx-test") {
+    std::string pattern = (std::filesystem::temp_directory_path() / (prefix + "-XXXXXX")).string();
+    if (!::mkdtemp(pattern.data())) throw std::runtime_error("mkdtemp failed for " + pattern);
+    path = pattern;
+  }
+  ~TempDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path, ec);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  // A path inside the folder.
+  std::string operator/(const std::string& name) const { return (path / name).string(); }
+};
 
 // Saves the named environment variables and restores each (set, or unset) when it is destroyed,
 // so that a test may change them freely.

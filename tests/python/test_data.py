@@ -296,7 +296,9 @@ def test_python_transforms_get_seeds_and_run_in_order():
     again = []
     sx.data.BatchIterator([d.x, d.y], batch_size=10, seed=1, prefetch=0,
                           transforms=[lambda x, y, s: (again.append(s), (x, y))[1]]).next()
-    assert seen[0] == again[0] and len(set(seen)) == 4
+    # The four batches of the epoch had seeds of their own (the prefetching thread may already have
+    # prepared batches of the next epoch, so `seen` can be longer).
+    assert seen[0] == again[0] and len(set(seen[:4])) == 4
 
 
 def test_transform_errors_keep_type_and_say_which_batch():

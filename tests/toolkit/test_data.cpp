@@ -25,18 +25,7 @@ using sx::testing::write_bytes;
 
 namespace {
 
-// A fresh folder under the system's temp folder, removed at the end of the test.
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    path = fs::temp_directory_path() /
-           ("symx_data_test_" + std::to_string(::getpid()) + "_" + ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(path);
-    fs::create_directories(path);
-  }
-  ~TempDir() { fs::remove_all(path); }
-  std::string operator/(const std::string& name) const { return (path / name).string(); }
-};
+using sx::testing::TempDir;
 
 std::string big_endian(std::uint64_t v, int bytes) {
   std::string out;

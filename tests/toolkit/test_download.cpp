@@ -28,18 +28,7 @@ using symx::testing::write_bytes;
 
 namespace {
 
-// A fresh folder under the system's temporary folder, removed with everything in it.
-struct TempFolder {
-  fs::path path;
-  TempFolder() {
-    std::string pattern = (fs::temp_directory_path() / "symx-download-test-XXXXXX").string();
-    path = ::mkdtemp(pattern.data());
-  }
-  ~TempFolder() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-};
+using TempFolder = symx::testing::TempDir;
 
 std::vector<std::string> listing(const fs::path& folder) {
   std::set<std::string> names;
