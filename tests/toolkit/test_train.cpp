@@ -429,6 +429,15 @@ TEST(TrainTool, ErrorsSayWhatToDo) {
   EXPECT_NE(err.find("no checkpoint in '" + dir.string() + "'"), std::string::npos) << err;
   EXPECT_EQ(cli({"train", "--model", "mlp", "--data", "svhn", "--data-dir", dir.string(), "--out", (dir / "r").string()}, &err), 1);
   EXPECT_NE(err.find("unknown data set 'svhn'"), std::string::npos) << err;
+  // The model is checked before the other flags; then --out and --epochs, before any data is read.
+  EXPECT_EQ(cli({"train", "--model", "resnet", "--data-dir", dir.string()}, &err), 1);
+  EXPECT_NE(err.find("unknown model 'resnet'"), std::string::npos) << err;
+  EXPECT_EQ(cli({"train", "--model", "mlp", "--data-dir", (dir / "nowhere").string()}, &err), 1);
+  EXPECT_NE(err.find("--out is missing: give the run folder for the checkpoint, metrics and plot (e.g. --out runs/mlp)"),
+            std::string::npos) << err;
+  EXPECT_EQ(cli({"train", "--model", "mlp", "--data-dir", (dir / "nowhere").string(), "--epochs", "0", "--out",
+                 (dir / "r").string()}, &err), 1);
+  EXPECT_NE(err.find("--epochs 0: train for at least 1 epoch."), std::string::npos) << err;
   fs::remove_all(dir);
 }
 

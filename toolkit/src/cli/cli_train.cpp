@@ -119,8 +119,11 @@ void run_train(TrainArgs a, const CLI::App& cmd) {
       for (const auto& n : tr::models::model_names()) known += (known.empty() ? "" : "|") + n;
       throw ValueError("--model is missing: choose one of " + known + ", or continue a run with --resume RUN_DIR.");
     }
-    if (a.out.empty()) throw ValueError("--out is missing: give the run folder for the checkpoint, metrics and plot.");
     tr::models::make_model(a.model, {1, 28, 28});  // an unknown model fails before the data loads
+    if (a.out.empty())
+      throw ValueError("--out is missing: give the run folder for the checkpoint, metrics and plot (e.g. --out runs/" +
+                       a.model + ").");
+    if (a.epochs < 1) throw ValueError("--epochs " + std::to_string(a.epochs) + ": train for at least 1 epoch.");
   }
   if (a.threads > 0) set_num_threads(static_cast<int>(a.threads));
   auto [train, val] = load_run_data(a.data, a.data_dir, a.val_size, a.seed);

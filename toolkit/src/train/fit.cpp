@@ -191,8 +191,14 @@ Sums run_evaluation(const Function& f, data::BatchIterator& batches) {
 
 class RunFiles {
  public:
-  RunFiles(const std::string& dir, const History& history) : dir_(dir) {
+  // `config` names the curves: "paper-cnn on mnist" when it has "model" and "data" (the tool's
+  // runs), else the run folder's name.
+  RunFiles(const std::string& dir, const History& history, const std::map<std::string, std::string>& config)
+      : dir_(dir) {
     if (dir_.empty()) return;
+    auto model = config.find("model"), data = config.find("data");
+    title_ = model != config.end() && data != config.end() ? model->second + " on " + data->second
+                                                           : fs::path(dir_).filename().string();
     std::error_code ec;
     fs::create_directories(dir_, ec);
     if (ec) throw IOError("fit: cannot create the output folder '" + dir_ + "': " + ec.message() + ".");
@@ -210,12 +216,13 @@ class RunFiles {
     std::fflush(f);
     std::fclose(f);
     plot_history(history, (fs::path(dir_) / "curves.png").string(),
-                 "training curves (" + fs::path(dir_).filename().string() + ")");
+                 "training curves (" + title_ + ")");
   }
   const std::string& dir() const { return dir_; }
 
  private:
   std::string metrics_path() const { return (fs::path(dir_) / "metrics.jsonl").string(); }
+  std::string title_;
   std::string dir_;
 };
 
@@ -294,7 +301,7 @@ History fit(const Network& network, const Loss& loss, optim::Optimizer& optimize
     run.step_seconds = run.info.partial_step_seconds;
     run.seconds_before = run.info.partial_seconds;
   }
-  RunFiles files(options.out_dir, run.info.history);
+  RunFiles files(options.out_dir, run.info.history, run.info.config);
 
   std::vector<data::Transform> transforms{examples_to_float};
   transforms.insert(transforms.end(), options.transforms.begin(), options.transforms.end());
