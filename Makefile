@@ -20,7 +20,7 @@ build: deps
 
 # The C++ tests again under AddressSanitizer + UndefinedBehaviorSanitizer (no Python module).
 asan: deps
-	cmake -S . -B $(BUILD)/asan $(GENERATOR) -DCMAKE_BUILD_TYPE=Debug -DSYMX_SANITIZE=ON -DSYMX_PYTHON=OFF
+	cmake -S . -B $(BUILD)/asan $(GENERATOR) -DCMAKE_BUILD_TYPE=Debug -DSYMX_SANITIZE=ON -DSYMX_PYTHON=OFF -DSYMX_EXAMPLES=OFF
 	cmake --build $(BUILD)/asan -j $(JOBS)
 
 # The library and the concurrency tests under ThreadSanitizer (tests/cpp/test_concurrency.cpp,

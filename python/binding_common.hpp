@@ -697,4 +697,4 @@ void bind_optim(nb::module_& optim);  // binding_optim.cpp: optimizers, clipping
 void bind_data(nb::module_& data);  // binding_data.cpp: readers, splits, transforms, BatchIterator (symx/data.hpp)
 void bind_download(nb::module_& data);  // binding_download.cpp: data.download (symx/data/download.hpp)
 void bind_train(nb::module_& train);  // binding_train.cpp: fit, callbacks, checkpoints, models (symx/train.hpp)
-void bind_cli(nb::module_& m);  // binding_cli.cpp: _cli_run, what `python -m symx` calls (symx/cli.hpp)
+void bind_cli(nb::module_& m);  // binding_train.cpp: _cli_run, what `python -m symx` calls (symx/cli.hpp)

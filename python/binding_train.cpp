@@ -9,6 +9,7 @@
 
 #include "binding_common.hpp"
 #include "binding_data.hpp"
+#include "symx/cli.hpp"
 #include "symx/train.hpp"
 
 namespace tr = symx::train;
@@ -241,4 +242,14 @@ void bind_train(nb::module_& m) {
   }, "image_shape"_a, "classes"_a = 10, DOC(train_models_paper_cnn));
   m.def("mlp", &tr::models::mlp, "classes"_a = 10, DOC(train_models_mlp));
   m.def("scale_by_max", &tr::models::scale_by_max, "x"_a, DOC(train_models_scale_by_max));
+}
+
+// `python -m symx`: the same commands as build/bin/symx, run by the C++ tool (symx/cli.hpp).
+void bind_cli(nb::module_& m) {
+  // Without the GIL, so that a long `train` leaves other Python threads running; the tool handles
+  // SIGINT itself (a checkpoint, then exit status 130).
+  m.def("_cli_run", [](const std::vector<std::string>& args) {
+    nb::gil_scoped_release release;
+    return symx::cli::run(args);
+  }, "args"_a, DOC(cli_run));
 }
