@@ -125,20 +125,12 @@ Placeholders make_placeholders(const data::Dataset& data) {
   return {placeholder(xs, xdtype, "x"), placeholder(ys, data.y.dtype(), "y")};
 }
 
-// The iterator's transform that turns integer examples into float32 (on the prefetching thread).
-std::vector<Array> examples_to_float(std::vector<Array> batch, std::uint64_t) {
-  Array& x = batch[0];
-  if (is_floating(x.dtype())) return batch;
-  if (x.dtype() == DType::u8) {
-    Array out(x.shape(), DType::f32);
-    const auto* in = x.data<std::uint8_t>();
-    float* o = out.data<float>();
-    for (std::int64_t i = 0, n = x.size(); i < n; ++i) o[i] = static_cast<float>(in[i]);
-    x = std::move(out);
-  } else {
-    x = x.astype(DType::f32);
-  }
-  return batch;
+// The iterator's transform that turns integer examples into float32 (on the prefetching thread);
+// floating examples keep their dtype.
+std::vector<Array> examples_to_float(std::vector<Array> batch, std::uint64_t seed) {
+  if (is_floating(batch[0].dtype())) return batch;
+  static const data::Transform to_float = data::to_float32();
+  return to_float(std::move(batch), seed);
 }
 
 void check_dataset(const data::Dataset& d, const char* which, const data::Dataset* like) {
