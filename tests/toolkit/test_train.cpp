@@ -31,10 +31,13 @@
 #include <symx/optim.hpp>
 #include <symx/train.hpp>
 
+#include "../cpp/test_util.hpp"
+
 namespace sx = symx;
 namespace tr = symx::train;
 namespace L = symx::nn::layers;
 namespace fs = std::filesystem;
+using symx::testing::expect_error;
 
 namespace {
 
@@ -348,28 +351,13 @@ TEST(Train, CheckpointSurvivesSigkillDuringItsWrite) {
 
 TEST(Train, CheckpointErrorsNameTheFile) {
   fs::path dir = temp_dir("errors");
-  try {
-    tr::read_checkpoint(dir.string());
-    ADD_FAILURE() << "no error";
-  } catch (const sx::IOError& e) {
-    EXPECT_NE(std::string(e.what()).find("no checkpoint in '" + dir.string() + "'"), std::string::npos) << e.what();
-  }
+  expect_error<sx::IOError>([&] { tr::read_checkpoint(dir.string()); }, {"no checkpoint in '" + dir.string() + "'"});
   fs::create_directories(dir / "checkpoint-3");
   { std::ofstream(dir / "LATEST") << "checkpoint-3\n"; }
   { std::ofstream(dir / "checkpoint-3" / "state.json") << "{\"format\": \"symx-checkpoint\", \"version\": 1, \"epoch\": 1"; }
-  try {
-    tr::read_checkpoint(dir.string());
-    ADD_FAILURE() << "no error";
-  } catch (const sx::IOError& e) {
-    EXPECT_NE(std::string(e.what()).find("checkpoint-3/state.json' is not valid JSON"), std::string::npos) << e.what();
-  }
+  expect_error<sx::IOError>([&] { tr::read_checkpoint(dir.string()); }, {"checkpoint-3/state.json' is not valid JSON"});
   { std::ofstream(dir / "checkpoint-3" / "state.json") << "{\"format\": \"symx-checkpoint\", \"version\": 1, \"epoch\": 1}"; }
-  try {
-    tr::read_checkpoint(dir.string());
-    ADD_FAILURE() << "no error";
-  } catch (const sx::IOError& e) {
-    EXPECT_NE(std::string(e.what()).find("the field \"batch\" is missing"), std::string::npos) << e.what();
-  }
+  expect_error<sx::IOError>([&] { tr::read_checkpoint(dir.string()); }, {"the field \"batch\" is missing"});
   // fit(resume) without a checkpoint says so.
   sx::reset_default_graph();
   auto net = tr::models::mlp();
