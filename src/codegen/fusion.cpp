@@ -4,62 +4,33 @@
 #include <unordered_set>
 
 #include "codegen/kernel.hpp"
+#include "ops/op_table.hpp"
 #include "passes/rewrite.hpp"
 #include "runtime/library_calls.hpp"
 #include "symx/function.hpp"
 
 namespace symx::codegen {
 
-bool is_reduction(OpKind op) {
-  return op == OpKind::Sum || op == OpKind::Prod || op == OpKind::Max || op == OpKind::Min;
-}
-
-bool fusible(OpKind op) {
-  switch (op) {
-    case OpKind::Placeholder: case OpKind::Variable: case OpKind::Constant:
-    case OpKind::Argmax: case OpKind::Argmin: case OpKind::Cumsum:
-    case OpKind::Reshape: case OpKind::Concatenate: case OpKind::Unslice: case OpKind::Pad:
-    case OpKind::Take: case OpKind::ScatterAdd: case OpKind::TakeAlongAxis: case OpKind::ScatterAddAlongAxis:
-    case OpKind::Matmul: case OpKind::Inv: case OpKind::Det: case OpKind::Slogdet: case OpKind::Cholesky:
-    case OpKind::Solve: case OpKind::TriangularSolve:
-    case OpKind::Conv: case OpKind::ConvBackwardInput: case OpKind::ConvBackwardFilter:
-    case OpKind::MaxPool: case OpKind::MaxPoolGrad: case OpKind::AvgPool: case OpKind::AvgPoolGrad:
-    case OpKind::RandomUniform: case OpKind::RandomNormal: case OpKind::RandomTruncatedNormal:
-    case OpKind::RandomBernoulli: case OpKind::RandomRandint: case OpKind::RandomPermutation:
-    case OpKind::SoftmaxCrossEntropy: case OpKind::SoftmaxCrossEntropyGrad:
-      return false;
-    case OpKind::Negative: case OpKind::Abs: case OpKind::Sign: case OpKind::Exp: case OpKind::Expm1:
-    case OpKind::Log: case OpKind::Log1p: case OpKind::Sqrt: case OpKind::Rsqrt: case OpKind::Square:
-    case OpKind::Reciprocal: case OpKind::Sin: case OpKind::Cos: case OpKind::Tan: case OpKind::Tanh:
-    case OpKind::Arctan: case OpKind::Sigmoid: case OpKind::Erf: case OpKind::Floor: case OpKind::Ceil:
-    case OpKind::Round: case OpKind::LogicalNot: case OpKind::IsNan: case OpKind::IsFinite:
-    case OpKind::Cast: case OpKind::StopGradient:
-    case OpKind::Add: case OpKind::Subtract: case OpKind::Multiply: case OpKind::Divide: case OpKind::Power:
-    case OpKind::Maximum: case OpKind::Minimum: case OpKind::Mod: case OpKind::Arctan2: case OpKind::Equal:
-    case OpKind::NotEqual: case OpKind::Less: case OpKind::LessEqual: case OpKind::Greater:
-    case OpKind::GreaterEqual: case OpKind::LogicalAnd: case OpKind::LogicalOr: case OpKind::Where:
-    case OpKind::FloorDivide: case OpKind::BitwiseAnd: case OpKind::BitwiseOr: case OpKind::BitwiseXor:
-    case OpKind::LeftShift: case OpKind::RightShift: case OpKind::BitwiseNot:
-    case OpKind::Sum: case OpKind::Prod: case OpKind::Max: case OpKind::Min:
-    case OpKind::Transpose: case OpKind::BroadcastTo: case OpKind::Slice:
-      return true;
-  }
-  return false;
-}
+// Both from the op's row of the op table (src/ops/op_table.hpp).
+bool is_reduction(OpKind op) { return ops::op_def(op).fused_reduction(); }
+bool fusible(OpKind op) { return ops::op_def(op).fusible(); }
 
 namespace {
 
+// How a node that kernels do not compute inline runs, from its op's lowering.
 Role role_of_unfusible(const Tensor& t) {
-  // Matrix products, convolutions and pooling: the program asks for a library call and runs the
-  // reference evaluation when none applies to the node's dtype or attributes.
-  if (runtime::library_handles(t.op())) return is_floating(t.dtype()) ? Role::library : Role::fallback;
-  switch (t.op()) {
-    case OpKind::Placeholder: case OpKind::Variable: case OpKind::Constant: return Role::leaf;
-    case OpKind::Reshape: return Role::alias;
+  switch (ops::op_def(t.op()).lowering) {
+    case ops::Lowering::leaf: return Role::leaf;
+    case ops::Lowering::alias: return Role::alias;
     // Row kernels: generated, but over materialized operands (see kernel_rows.hpp).
-    case OpKind::SoftmaxCrossEntropy: case OpKind::SoftmaxCrossEntropyGrad: return Role::kernel;
-    default: return Role::fallback;
+    case ops::Lowering::row_kernel: return Role::kernel;
+    // Matrix products, convolutions and pooling: the program asks for a library call and runs the
+    // reference evaluation when none applies to the node's dtype or attributes.
+    case ops::Lowering::library: return is_floating(t.dtype()) ? Role::library : Role::fallback;
+    case ops::Lowering::reference: return Role::fallback;
+    case ops::Lowering::kernel: break;
   }
+  throw InternalError(std::string("fusion: ") + op_name(t.op()) + " is fused into kernels, not a step of its own");
 }
 
 // Elements of its input a node visits per output element is 1 for elementwise ops and views, so
@@ -95,13 +66,7 @@ struct Uses {
 bool recomputable(const Tensor& t, const Uses& uses) {
   const std::size_t reads = uses.reads(t);
   if (reads == 0 || reads > 4 || uses.roots.count(&t.node()) || is_reduction(t.op())) return false;
-  switch (t.op()) {
-    case OpKind::Exp: case OpKind::Expm1: case OpKind::Log: case OpKind::Log1p: case OpKind::Sin: case OpKind::Cos:
-    case OpKind::Tan: case OpKind::Tanh: case OpKind::Arctan: case OpKind::Sigmoid: case OpKind::Erf:
-    case OpKind::Power: case OpKind::Arctan2: case OpKind::Mod:
-      return reads <= 2;
-    default: return true;
-  }
+  return ops::op_def(t.op()).cheap || reads <= 2;
 }
 
 // Which operands of a 2-D matrix product are transposes it can read through the library's
