@@ -81,6 +81,12 @@ FusionPlan plan_fusion(const std::vector<Tensor>& roots);
 // `extern "C" void <name>(char* const* buffers)` with one pointer per load, then the output.
 std::string emit_source(const FusionPlan& plan);
 
+// emit_source's text, and the listing of each kernel's loop-nest IR (loop_ir.hpp) it spells.
+struct EmittedPlan {
+  std::string source, ir_text;
+};
+EmittedPlan emit_plan(const FusionPlan& plan);
+
 // The text of the prelude header (src/codegen/kernel_prelude.hpp), embedded at build time.
 const char* kernel_prelude_source();
 
