@@ -207,7 +207,8 @@ class Speller {
       switch (s.kind) {
         case ir::Stmt::Kind::loop: {
           if (s.parallel) {
-            os << pad << "#pragma omp parallel for schedule(" << s.parallel->schedule;
+            os << pad << "#pragma omp parallel for schedule("
+               << (s.parallel->schedule == ir::Parallel::Schedule::dynamic ? "dynamic" : "static");
             if (s.parallel->piece > 0) os << ", " << s.parallel->piece;
             os << ") if(" << s.parallel->work << " > " << s.parallel->min_work << ")\n";
           }

@@ -2,7 +2,8 @@
 //
 // A kernel computes one materialized node (its root) at every index of the root's shape by
 // evaluating the tree of inlined elementwise, view and reduction nodes below it, reading
-// materialized nodes (its loads) from buffers. The IR names graph nodes, not C++: the emitter
+// materialized nodes (its loads) from buffers. The IR names graph nodes, not C++: each kernel is
+// lowered to the loop-nest IR (loop_ir.hpp) and scheduled there (schedule.hpp), and the emitter
 // (emit_cpp.cpp) is the only place that spells C++.
 #pragma once
 

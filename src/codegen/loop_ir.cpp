@@ -440,7 +440,7 @@ class Printer {
         case Stmt::Kind::loop: {
           os << pad << "for " << k_.name_of(s.var) << " < " << index(s.extent);
           if (s.parallel) {
-            os << " parallel(" << s.parallel->schedule;
+            os << " parallel(" << (s.parallel->schedule == Parallel::Schedule::dynamic ? "dynamic" : "static");
             if (s.parallel->piece > 0) os << " " << s.parallel->piece;
             os << ", work " << s.parallel->work << " > " << s.parallel->min_work << ")";
           }

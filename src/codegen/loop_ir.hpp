@@ -96,8 +96,11 @@ struct Expr {
 };
 
 struct Parallel {
-  std::string schedule = "static";  // "static" or "dynamic"
-  std::int64_t piece = 0;           // dynamic: iterations handed out at a time
+  // static: each thread takes one equal share of the iterations; dynamic: threads take `piece`
+  // iterations at a time until none are left.
+  enum class Schedule { static_split, dynamic };
+  Schedule schedule = Schedule::static_split;
+  std::int64_t piece = 0;  // dynamic: iterations handed out at a time
   std::int64_t work = 0;            // elements of work of the whole loop
   std::int64_t min_work = 0;        // run in parallel only when work > min_work
 };

@@ -232,7 +232,7 @@ void choose_parallel_schedule(LoopKernel& ir, const Kernel& kernel) {
   // Small loops keep the static split, which costs nothing per piece.
   const std::int64_t iterations = rows.extent.value;
   if (work >= (std::int64_t{1} << 20) && iterations >= 4) {
-    p.schedule = "dynamic";
+    p.schedule = Parallel::Schedule::dynamic;
     p.piece = std::max<std::int64_t>(1, (iterations * 65536 + work - 1) / work);
   }
   rows.parallel = p;

@@ -3,10 +3,17 @@
 // worked out by hand from the rules of lower() and schedule.cpp.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <filesystem>
+
+#include "codegen/compiler.hpp"
 #include "codegen/kernel.hpp"
 #include "codegen/loop_ir.hpp"
 #include "codegen/schedule.hpp"
+#include "passes/passes.hpp"
+#include "symx/function.hpp"
 #include "symx/ops.hpp"
+#include "test_util.hpp"
 
 namespace sx = symx;
 namespace cg = symx::codegen;
@@ -200,4 +207,28 @@ TEST(LoopIr, EmitSourceIsThePreludeThenEachKernel) {
   EXPECT_EQ(emitted.source.rfind(cg::ir::emit_kernel(cg::ir::build(plan.kernels.at(0))) + "\n"),
             emitted.source.size() - cg::ir::emit_kernel(cg::ir::build(plan.kernels.at(0))).size() - 1);
   EXPECT_NE(emitted.ir_text.find(" = multiply<int32>(in0[j], 2:int32)\n"), std::string::npos) << emitted.ir_text;
+}
+
+TEST(LoopIr, DumpDirHoldsTheIrNextToTheSource) {
+  sx::testing::TempDir dir("symx-loop-ir");
+  sx::testing::SavedEnvironment saved{"SYMX_DUMP_DIR"};
+  ::setenv("SYMX_DUMP_DIR", dir.path.c_str(), 1);
+  cg::clear_memory_cache_for_testing();  // a memory hit would not be dumped
+  auto x = sx::placeholder({5, 7}, sx::f64, "x");
+  auto y = sx::sum(sx::square(x), {1});
+  auto f = sx::function({x}, {y}, {}, {sx::Backend::compiled});
+  f({sx::testing::random_array({5, 7}, -1, 1, 4, sx::f64)});
+  // What Program emits for it: the optimized graph, cut into kernels.
+  const cg::EmittedPlan emitted = cg::emit_plan(cg::plan_fusion(symx::passes::optimize({y})));
+  const std::string key = cg::sha256_hex("");  // only for its length
+  int found = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir.path)) {
+    if (entry.path().extension() != ".ir") continue;
+    ++found;
+    EXPECT_EQ(entry.path().stem().string().size(), key.size());
+    EXPECT_EQ(sx::testing::read_bytes(entry.path().string()), emitted.ir_text);
+    std::filesystem::path source = entry.path();
+    EXPECT_EQ(sx::testing::read_bytes(source.replace_extension(".cpp").string()), emitted.source);
+  }
+  EXPECT_EQ(found, 1);
 }
