@@ -1,14 +1,12 @@
 // The C++ emitter: the one place that spells C++. Spells the scheduled loop-nest IR of each kernel
 // (loop_ir.hpp) statement by statement; every decision about loops, schedules and vectorization is
 // made before, in lower() and schedule().
-#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <sstream>
 
 #include "codegen/kernel.hpp"
 #include "codegen/loop_ir.hpp"
-#include "ops/op_table.hpp"
 
 namespace symx::codegen {
 namespace {
