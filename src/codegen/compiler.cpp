@@ -642,14 +642,17 @@ std::string cache_key(const std::vector<std::string>& command, const std::string
   return sha256_hex(material);
 }
 
-void dump_source(const std::string& key, const std::string& source) {
+void dump_source(const std::string& key, const std::string& source, const std::string& ir_text) {
   std::string dir = env_or_empty("SYMX_DUMP_DIR");
   if (dir.empty()) return;
   create_private_directories(dir, "SYMX_DUMP_DIR");
   TempFiles temps;
-  const std::string tmp = temps.add(dir + "/" + key + ".cpp.tmp." + unique_suffix());
-  write_file(tmp, source, 0644, "SYMX_DUMP_DIR");
-  rename_or_throw(tmp, dir + "/" + key + ".cpp");
+  for (const auto& [ext, text] : {std::pair{".cpp", &source}, std::pair{".ir", &ir_text}}) {
+    if (text->empty()) continue;
+    const std::string tmp = temps.add(dir + "/" + key + ext + ".tmp." + unique_suffix());
+    write_file(tmp, *text, 0644, "SYMX_DUMP_DIR");
+    rename_or_throw(tmp, dir + "/" + key + ext);
+  }
 }
 
 }  // namespace
@@ -842,7 +845,7 @@ std::shared_ptr<Library> compile_and_load(const std::string& source, const Compi
     return library;
   }
 
-  dump_source(key, source);
+  dump_source(key, source, options.ir_text);
   const std::string so_path = dir + "/" + key + ".so";
   CacheLookup cached = load_cached(so_path, dir + "/" + key + ".sha256", key);
   std::shared_ptr<Library> library = cached.library;

@@ -2,7 +2,8 @@
 //
 // A kernel computes one materialized node (its root) at every index of the root's shape by
 // evaluating the tree of inlined elementwise, view and reduction nodes below it, reading
-// materialized nodes (its loads) from buffers. The IR names graph nodes, not C++: the emitter
+// materialized nodes (its loads) from buffers. The IR names graph nodes, not C++: each kernel is
+// lowered to the loop-nest IR (loop_ir.hpp) and scheduled there (schedule.hpp), and the emitter
 // (emit_cpp.cpp) is the only place that spells C++.
 #pragma once
 
@@ -80,6 +81,12 @@ FusionPlan plan_fusion(const std::vector<Tensor>& roots);
 // C++ source for all kernels of a plan, prelude included. Each kernel is
 // `extern "C" void <name>(char* const* buffers)` with one pointer per load, then the output.
 std::string emit_source(const FusionPlan& plan);
+
+// emit_source's text, and the listing of each kernel's loop-nest IR (loop_ir.hpp) it spells.
+struct EmittedPlan {
+  std::string source, ir_text;
+};
+EmittedPlan emit_plan(const FusionPlan& plan);
 
 // The text of the prelude header (src/codegen/kernel_prelude.hpp), embedded at build time.
 const char* kernel_prelude_source();

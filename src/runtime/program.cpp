@@ -442,7 +442,12 @@ Program::Program(const std::vector<Tensor>& inputs, const std::vector<Tensor>& o
   p.plan = codegen::plan_fusion(p.roots);
   p.assign_leaves();
   p.assign_steps(outputs.size());
-  if (!p.plan.kernels.empty()) p.library = codegen::compile_and_load(codegen::emit_source(p.plan));
+  if (!p.plan.kernels.empty()) {
+    codegen::EmittedPlan emitted = codegen::emit_plan(p.plan);
+    codegen::CompileOptions options;
+    options.ir_text = std::move(emitted.ir_text);
+    p.library = codegen::compile_and_load(emitted.source, options);
+  }
   p.build_steps();
   p.build_copies(outputs.size());
   p.plan_arena(outputs.size());
