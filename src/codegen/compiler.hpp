@@ -40,7 +40,6 @@
 #include <cstdint>
 #include <memory>
 #include <string>
-#include <string_view>
 
 #include "codegen/hashing.hpp"  // sha256_hex, the hash of the cache keys
 

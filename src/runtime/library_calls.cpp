@@ -95,7 +95,9 @@ std::unique_ptr<LibraryCall> make_float32_dnnl_call(const Tensor& node, Route ro
 class RuntimeLibraryCapabilities final : public codegen::LibraryCapabilities {
  public:
   bool handles(OpKind op) const override { return library_handles(op); }
-  bool supports_epilogue(const Tensor& product, bool relu) const override { return runtime::supports_epilogue(product, relu); }
+  bool supports_epilogue(const Tensor& product, bool relu) const override {
+    return runtime::supports_epilogue(product, relu);
+  }
 };
 
 }  // namespace
