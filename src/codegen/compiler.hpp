@@ -41,7 +41,8 @@
 #include <cstdint>
 #include <memory>
 #include <string>
-#include <string_view>
+
+#include "codegen/hashing.hpp"  // sha256_hex, the hash of the cache keys
 
 namespace symx::codegen {
 
@@ -99,9 +100,6 @@ CompilerStats compiler_stats();
 
 // The compiler command and its fixed flags, without CompileOptions::extra_flags (part of the key).
 std::string compiler_command();
-
-// SHA-256 of `data` as 64 lowercase hex digits.
-std::string sha256_hex(std::string_view data);
 
 // Test-only: forgets the in-process key -> Library map and compiler versions, as in a new process,
 // so that the next load of a key goes to the disk cache. Libraries still held stay loaded.

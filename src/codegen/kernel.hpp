@@ -38,7 +38,7 @@ struct Kernel {
 // Work fused into a library call after its matrix product or convolution (the library's bias
 // argument and post-ops): node = relu?(product + bias), the bias varying along the product's last
 // axis (matmul) or channel axis (convolution). The step writes only its last node; the product
-// and the nodes between are never materialized. runtime::supports_epilogue says what fuses.
+// and the nodes between are never materialized. LibraryCapabilities::supports_epilogue says what fuses.
 struct Epilogue {
   Tensor product;  // the Matmul or Conv node
   Tensor bias;     // read with the product's inputs: N (matmul) or C (conv) values; undefined: none
@@ -75,8 +75,11 @@ struct FusionPlan {
 bool fusible(OpKind op);
 bool is_reduction(OpKind op);
 
-// Cuts the program computing `roots` into steps and kernels (see DESIGN.md, passes: fusion).
-FusionPlan plan_fusion(const std::vector<Tensor>& roots);
+class LibraryCapabilities;  // library_capabilities.hpp
+
+// Cuts the program computing `roots` into steps and kernels (see DESIGN.md, passes: fusion);
+// `library` says which nodes and epilogues the library calls that will run the plan can take.
+FusionPlan plan_fusion(const std::vector<Tensor>& roots, const LibraryCapabilities& library);
 
 // C++ source for all kernels of a plan, prelude included. Each kernel is
 // `extern "C" void <name>(char* const* buffers)` with one pointer per load, then the output.

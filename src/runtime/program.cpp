@@ -439,7 +439,7 @@ Program::Program(const std::vector<Tensor>& inputs, const std::vector<Tensor>& o
   }
   p.roots = passes::optimize(roots);
   p.outputs.assign(p.roots.begin(), p.roots.begin() + static_cast<std::ptrdiff_t>(outputs.size()));
-  p.plan = codegen::plan_fusion(p.roots);
+  p.plan = codegen::plan_fusion(p.roots, library_capabilities());
   p.assign_leaves();
   p.assign_steps(outputs.size());
   if (!p.plan.kernels.empty()) {

@@ -13,6 +13,7 @@
 #include "codegen/compiler.hpp"
 #include "codegen/kernel.hpp"
 #include "ops/op_table.hpp"
+#include "runtime/library_calls.hpp"
 #include "symx/symx.hpp"
 
 namespace sx = symx;
@@ -38,6 +39,8 @@ TEST(OpTable, EveryRowIsComplete) {
     EXPECT_EQ(sx::codegen::fusible(op), def.lowering == ops::Lowering::kernel) << sx::op_name(op);
     EXPECT_EQ(sx::codegen::is_reduction(op), def.family == ops::Family::reduction && def.fusible())
         << sx::op_name(op);
+    // The runtime has a library route for exactly the ops whose row says Lowering::library.
+    EXPECT_EQ(sx::runtime::library_handles(op), def.lowering == ops::Lowering::library) << sx::op_name(op);
   }
 }
 
@@ -194,7 +197,7 @@ TEST(OpTable, EveryElementwiseOpCompilesToAKernelThatAgreesWithItsReference) {
 
   std::vector<sx::Tensor> roots;
   for (const Case& c : cases) roots.push_back(c.node);
-  sx::codegen::FusionPlan plan = sx::codegen::plan_fusion(roots);
+  sx::codegen::FusionPlan plan = sx::codegen::plan_fusion(roots, sx::runtime::library_capabilities());
   ASSERT_EQ(plan.kernels.size(), cases.size()) << "every one-op node is a kernel of its own";
   auto library = sx::codegen::compile_and_load(sx::codegen::emit_source(plan));
   for (const sx::codegen::Kernel& kernel : plan.kernels) {
