@@ -74,18 +74,3 @@ TEST(FusionCapabilities, PlanFollowsTheCapabilitiesItIsGiven) {
   ASSERT_NE(step, nullptr);
   EXPECT_EQ(step->role, cg::Role::fallback);
 }
-
-// An op a library call computes is never inlined into a kernel: fusion would otherwise compute it
-// elementwise and the library route would be dead.
-TEST(FusionCapabilities, LibraryOpsAreNotFusible) {
-  const auto& library = symx::runtime::library_capabilities();
-  int handled = 0;
-#define SYMX_CHECK_OP(kind, name, arity)                                                  \
-  if (library.handles(sx::OpKind::kind)) {                                                \
-    ++handled;                                                                            \
-    EXPECT_FALSE(cg::fusible(sx::OpKind::kind)) << name << " is fusible and a library op"; \
-  }
-  SYMX_OP_LIST(SYMX_CHECK_OP)
-#undef SYMX_CHECK_OP
-  EXPECT_EQ(handled, 8);  // matmul, the three convolutions, max and average pooling and their gradients
-}

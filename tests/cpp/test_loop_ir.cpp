@@ -11,6 +11,7 @@
 #include "codegen/loop_ir.hpp"
 #include "codegen/schedule.hpp"
 #include "passes/passes.hpp"
+#include "runtime/library_calls.hpp"
 #include "symx/function.hpp"
 #include "symx/ops.hpp"
 #include "test_util.hpp"
@@ -22,7 +23,7 @@ namespace {
 
 // The scheduled IR of the only kernel of the program computing `root`, named "k".
 cg::ir::LoopKernel only_kernel(const sx::Tensor& root) {
-  cg::FusionPlan plan = cg::plan_fusion({root});
+  cg::FusionPlan plan = cg::plan_fusion({root}, symx::runtime::library_capabilities());
   EXPECT_EQ(plan.kernels.size(), 1u);
   cg::Kernel k = plan.kernels.at(0);
   k.name = "k";
@@ -201,7 +202,7 @@ TEST(LoopIr, SoftmaxCrossEntropyIsOneRowKernelCall) {
 
 TEST(LoopIr, EmitSourceIsThePreludeThenEachKernel) {
   auto x = sx::placeholder({3}, sx::i32, "x");
-  cg::FusionPlan plan = cg::plan_fusion({x * 2});
+  cg::FusionPlan plan = cg::plan_fusion({x * 2}, symx::runtime::library_capabilities());
   const cg::EmittedPlan emitted = cg::emit_plan(plan);
   EXPECT_EQ(emitted.source, cg::emit_source(plan));
   EXPECT_EQ(emitted.source.rfind(cg::ir::emit_kernel(cg::ir::build(plan.kernels.at(0))) + "\n"),
@@ -219,7 +220,7 @@ TEST(LoopIr, DumpDirHoldsTheIrNextToTheSource) {
   auto f = sx::function({x}, {y}, {}, {sx::Backend::compiled});
   f({sx::testing::random_array({5, 7}, -1, 1, 4, sx::f64)});
   // What Program emits for it: the optimized graph, cut into kernels.
-  const cg::EmittedPlan emitted = cg::emit_plan(cg::plan_fusion(symx::passes::optimize({y})));
+  const cg::EmittedPlan emitted = cg::emit_plan(cg::plan_fusion(symx::passes::optimize({y}), symx::runtime::library_capabilities()));
   const std::string key = cg::sha256_hex("");  // only for its length
   int found = 0;
   for (const auto& entry : std::filesystem::directory_iterator(dir.path)) {
