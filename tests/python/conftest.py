@@ -1,4 +1,5 @@
 """Fixtures shared by the Python tests."""
+
 import pytest
 
 import symx as sx

@@ -1,5 +1,6 @@
 """Runs examples/mvn_pdf.py and examples/sgd.py as scripts against the symx package this test
 process imports (its directory goes first on the child's PYTHONPATH)."""
+
 import os
 import subprocess
 import sys
@@ -15,8 +16,9 @@ PACKAGE_PARENT = os.path.dirname(os.path.dirname(os.path.abspath(symx.__file__))
 def run_example(name):
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(p for p in [PACKAGE_PARENT, env.get("PYTHONPATH", "")] if p)
-    return subprocess.run([sys.executable, os.path.join(ROOT, "examples", name)], env=env, capture_output=True,
-                          text=True, timeout=300)
+    return subprocess.run(
+        [sys.executable, os.path.join(ROOT, "examples", name)], env=env, capture_output=True, text=True, timeout=300
+    )
 
 
 @pytest.mark.parametrize("name", ["mvn_pdf.py", "sgd.py", "quickstart.py"])
@@ -39,15 +41,20 @@ def test_sgd_prints_ten_costs():
 def readme_block(title, language):
     with open(os.path.join(ROOT, "README.md")) as f:
         text = f.read()
-    section = text[text.index("## " + title):]
+    section = text[text.index("## " + title) :]
     start = section.index("```" + language + "\n") + len(language) + 4
-    return section[start:section.index("```", start)]
+    return section[start : section.index("```", start)]
 
 
-@pytest.mark.parametrize("title,language,path", [("Quick start, C++", "cpp", "examples/quickstart.cpp"),
-                                                 ("Quick start, Python", "python", "examples/quickstart.py"),
-                                                 ("Quick start, a network", "python", "examples/network.py"),
-                                                 ("Quick start, training loop", "python", "examples/train_digits.py")])
+@pytest.mark.parametrize(
+    "title,language,path",
+    [
+        ("Quick start, C++", "cpp", "examples/quickstart.cpp"),
+        ("Quick start, Python", "python", "examples/quickstart.py"),
+        ("Quick start, a network", "python", "examples/network.py"),
+        ("Quick start, training loop", "python", "examples/train_digits.py"),
+    ],
+)
 def test_readme_quick_starts_are_the_example_files(title, language, path):
     # The README shows the files that the tests compile and run, so it cannot drift from them.
     with open(os.path.join(ROOT, path)) as f:
@@ -86,10 +93,18 @@ def _check_digits_run(stdout, run_dir):
 
 
 def test_train_digits_quick_start_python(tmp_path):
-    result = subprocess.run([sys.executable, os.path.join(ROOT, "examples", "train_digits.py"),
-                             os.path.join(ROOT, "data", "mnist"), str(tmp_path / "run")],
-                            env=dict(os.environ, PYTHONPATH=PACKAGE_PARENT), capture_output=True, text=True,
-                            timeout=600)
+    result = subprocess.run(
+        [
+            sys.executable,
+            os.path.join(ROOT, "examples", "train_digits.py"),
+            os.path.join(ROOT, "data", "mnist"),
+            str(tmp_path / "run"),
+        ],
+        env=dict(os.environ, PYTHONPATH=PACKAGE_PARENT),
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert result.returncode == 0, result.stdout + result.stderr
     _check_digits_run(result.stdout, tmp_path / "run")
 
@@ -99,7 +114,11 @@ def test_train_digits_quick_start_cpp(tmp_path):
     program = os.path.join(os.path.dirname(tool), "train_digits")
     if not os.path.exists(program):
         pytest.skip("build/bin/train_digits is not built (set SYMX_BIN to the build's bin/symx)")
-    result = subprocess.run([program, os.path.join(ROOT, "data", "mnist"), str(tmp_path / "run")], capture_output=True,
-                            text=True, timeout=600)
+    result = subprocess.run(
+        [program, os.path.join(ROOT, "data", "mnist"), str(tmp_path / "run")],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert result.returncode == 0, result.stdout + result.stderr
     _check_digits_run(result.stdout, tmp_path / "run")

@@ -1,5 +1,6 @@
 """Random draws: reproducibility from sx.random.seed, fresh values on every evaluation and call,
 and the statistics of each distribution (these tests cover the random_* primitives)."""
+
 import numpy as np
 import pytest
 
