@@ -4,20 +4,14 @@ Tensor protocol (identity ==/hash, operators, indexing, repr)."""
 
 import inspect
 import os
-import subprocess
-import sys
 
 import numpy as np
 import pytest
 
 import symx as sx
+from helpers import python_env, run_python
 
-
-@pytest.fixture(autouse=True)
-def fresh_graph():
-    sx.reset_default_graph()
-    yield
-    sx.reset_default_graph()
+pytestmark = pytest.mark.usefixtures("fresh_graph")
 
 
 def here(offset=0):
@@ -80,13 +74,7 @@ print(f.backend, sx.function([x], [x], backend="reference").backend,
 
 
 def run_probe(value):
-    env = dict(os.environ)
-    env.pop("SYMX_BACKEND", None)
-    if value is not None:
-        env["SYMX_BACKEND"] = value
-    package_parent = os.path.dirname(os.path.dirname(os.path.abspath(sx.__file__)))
-    env["PYTHONPATH"] = os.pathsep.join(p for p in [package_parent, env.get("PYTHONPATH", "")] if p)
-    return subprocess.run([sys.executable, "-c", BACKEND_PROBE], env=env, capture_output=True, text=True, timeout=120)
+    return run_python("-c", BACKEND_PROBE, env=python_env(SYMX_BACKEND=value))
 
 
 @pytest.mark.parametrize(
@@ -484,11 +472,7 @@ print(f.describe())
 
 
 def test_symx_profile_times_each_step():
-    env = dict(os.environ)
-    env["SYMX_PROFILE"] = "1"
-    package_parent = os.path.dirname(os.path.dirname(os.path.abspath(sx.__file__)))
-    env["PYTHONPATH"] = os.pathsep.join(p for p in [package_parent, env.get("PYTHONPATH", "")] if p)
-    result = subprocess.run([sys.executable, "-c", PROFILE_PROBE], env=env, capture_output=True, text=True, timeout=120)
+    result = run_python("-c", PROFILE_PROBE, env=python_env(SYMX_PROFILE="1"))
     assert result.returncode == 0, result.stdout + result.stderr
     steps = [line for line in result.stdout.splitlines() if line.strip().startswith("[") and " ms " in line]
     assert len(steps) == 2, result.stdout  # the two kernels, each with its time and share
@@ -503,10 +487,6 @@ WAIT_PROBE = "import os, symx; print(os.environ.get('OMP_WAIT_POLICY'), os.envir
     [({}, "passive 10000"), ({"OMP_WAIT_POLICY": "active"}, "active None"), ({"GOMP_SPINCOUNT": "5"}, "None 5")],
 )
 def test_openmp_wait_defaults_only_when_the_user_chose_none(given, expected):
-    env = {k: v for k, v in os.environ.items() if k not in ("OMP_WAIT_POLICY", "GOMP_SPINCOUNT")}
-    env.update(given)
-    package_parent = os.path.dirname(os.path.dirname(os.path.abspath(sx.__file__)))
-    env["PYTHONPATH"] = os.pathsep.join(p for p in [package_parent, env.get("PYTHONPATH", "")] if p)
-    result = subprocess.run([sys.executable, "-c", WAIT_PROBE], env=env, capture_output=True, text=True, timeout=120)
+    result = run_python("-c", WAIT_PROBE, env=python_env(**{"OMP_WAIT_POLICY": None, "GOMP_SPINCOUNT": None, **given}))
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == expected

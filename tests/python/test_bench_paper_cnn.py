@@ -11,7 +11,8 @@ import sys
 import numpy as np
 import pytest
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from helpers import MNIST, ROOT
+
 sys.path.insert(0, os.path.join(ROOT, "bench"))
 
 import paper_cnn  # noqa: E402
@@ -158,13 +159,12 @@ def test_twin_normalizes_each_image_by_its_maximum():
 
 
 def test_twin_numpy_split_of_the_bundled_digits():
-    (xt, yt), (xv, yv) = paper_cnn_torch._numpy_split(os.path.join(ROOT, "data", "mnist"), 0)
+    (xt, yt), (xv, yv) = paper_cnn_torch._numpy_split(MNIST, 0)
     assert xt.shape == (7000, 1, 28, 28) and xv.shape == (1000, 1, 28, 28)
     assert yt.shape == (7000,) and yv.shape == (1000,) and set(np.unique(yv)) == set(range(10))
     # a partition of the 8,000: the same (image, label) pairs as the files, each once
-    mnist = os.path.join(ROOT, "data", "mnist")
-    x = paper_cnn_torch._read_idx(os.path.join(mnist, "train-images-idx3-ubyte.gz")).reshape(8000, -1)
-    y = paper_cnn_torch._read_idx(os.path.join(mnist, "train-labels-idx1-ubyte.gz"))
+    x = paper_cnn_torch._read_idx(os.path.join(MNIST, "train-images-idx3-ubyte.gz")).reshape(8000, -1)
+    y = paper_cnn_torch._read_idx(os.path.join(MNIST, "train-labels-idx1-ubyte.gz"))
     got = sorted(
         r.tobytes() + bytes([int(label)])
         for r, label in zip(np.concatenate([xt, xv]).reshape(8000, -1), np.concatenate([yt, yv]))
@@ -220,10 +220,9 @@ def test_twin_takes_symx_split_when_available():
     sx = pytest.importorskip("symx")
     if not hasattr(sx.data, "train_test_split") or not hasattr(sx.data, "load_mnist"):
         pytest.skip("symx.data has no load_mnist/train_test_split in this build")
-    mnist = os.path.join(ROOT, "data", "mnist")
-    (xt, yt), (xv, yv), note = paper_cnn_torch.load_split(mnist, 3, "symx")
+    (xt, yt), (xv, yv), note = paper_cnn_torch.load_split(MNIST, 3, "symx")
     assert note.startswith("symx.data.train_test_split")
-    train, val = sx.data.train_test_split(sx.data.load_mnist(mnist), 1000, 3)
+    train, val = sx.data.train_test_split(sx.data.load_mnist(MNIST), 1000, 3)
     np.testing.assert_array_equal(xv, np.asarray(val.x))
     np.testing.assert_array_equal(yt, np.asarray(train.y))
     assert xt.shape == (7000, 1, 28, 28) and xv.shape == (1000, 1, 28, 28)

@@ -1134,12 +1134,9 @@ ROW_BY_NAME = {r.name: r for r in ROWS}
 # ---- the tests ------------------------------------------------------------------------------
 
 
-@pytest.fixture(autouse=True)
-def fresh_graph():
-    # The default graph keeps every placeholder's unique name, and naming is slow in their number;
-    # tensors outlive a reset (the module-scoped fixtures below keep theirs).
-    sx.reset_default_graph()
-    yield
+# A fresh graph for each test: the default graph keeps every placeholder's unique name, and naming
+# is slow in their number; tensors outlive a reset (the module-scoped fixtures below keep theirs).
+pytestmark = pytest.mark.usefixtures("fresh_graph")
 
 
 def as_list(x):

@@ -5,8 +5,6 @@ transforms (C++ and Python), error propagation and shutdown."""
 
 import gzip
 import os
-import subprocess
-import sys
 import threading
 import time
 
@@ -14,32 +12,7 @@ import numpy as np
 import pytest
 
 import symx as sx
-
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-MNIST = os.path.join(os.environ.get("SYMX_TEST_DATA", os.path.join(ROOT, "data")), "mnist")
-
-
-def idx_oracle(path):
-    """An IDX file parsed with gzip and NumPy: the independent reference for read_idx."""
-    opener = gzip.open if path.endswith(".gz") else open
-    with opener(path, "rb") as f:
-        raw = f.read()
-    dtypes = {0x08: ">u1", 0x09: ">i1", 0x0B: ">i2", 0x0C: ">i4", 0x0D: ">f4", 0x0E: ">f8"}
-    ndim = raw[3]
-    shape = tuple(int.from_bytes(raw[4 + 4 * k : 8 + 4 * k], "big") for k in range(ndim))
-    return np.frombuffer(raw, dtypes[raw[2]], offset=4 + 4 * ndim).reshape(shape)
-
-
-def write_idx(path, array, code):
-    header = bytes([0, 0, code, array.ndim]) + b"".join(int(d).to_bytes(4, "big") for d in array.shape)
-    payload = header + array.astype(array.dtype.newbyteorder(">")).tobytes()
-    if path.endswith(".gz"):
-        with gzip.open(path, "wb") as f:
-            f.write(payload)
-    else:
-        with open(path, "wb") as f:
-            f.write(payload)
-
+from helpers import MNIST, idx_oracle, run_python, write_idx
 
 # ---- readers ----
 
@@ -371,8 +344,7 @@ def test_interpreter_exit_with_a_live_iterator_does_not_hang():
         "it = sx.data.BatchIterator([np.zeros((1000, 3))], batch_size=2, transforms=[slow])\n"
         "it.next()\nprint('done')\n"
     )
-    env = dict(os.environ)
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, env=env)
+    result = run_python("-c", code, timeout=60)
     assert result.returncode == 0, result.stderr
     assert "done" in result.stdout
 

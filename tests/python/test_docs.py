@@ -12,8 +12,8 @@ import sys
 import pytest
 
 import symx as sx
+from helpers import ROOT
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 HEADERS = os.path.join(ROOT, "include", "symx")
 
 

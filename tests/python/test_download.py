@@ -22,9 +22,9 @@ import pytest
 
 import symx
 import symx.data
+from helpers import python_env, symx_tool
 
-PACKAGE_PARENT = os.path.dirname(os.path.dirname(os.path.abspath(symx.__file__)))
-SYMX_TOOL = os.path.join(os.path.dirname(PACKAGE_PARENT), "bin", "symx")
+SYMX_TOOL = symx_tool()
 MNIST_FILES = [
     "train-images-idx3-ubyte.gz",
     "train-labels-idx1-ubyte.gz",
@@ -428,12 +428,12 @@ def test_https_with_a_private_certificate_authority(certificate, tmp_path):
 
 
 def run_tool(command, *args, env=None):
-    full_env = dict(
-        os.environ, PYTHONPATH=os.pathsep.join(p for p in [PACKAGE_PARENT, os.environ.get("PYTHONPATH")] if p)
-    )
-    full_env.update(env or {})
     return subprocess.run(
-        command + ["data", "download", *args], capture_output=True, text=True, timeout=120, env=full_env
+        command + ["data", "download", *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=python_env(**(env or {})),
     )
 
 

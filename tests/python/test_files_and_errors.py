@@ -10,12 +10,7 @@ from scipy import stats
 
 import symx as sx
 
-
-@pytest.fixture(autouse=True)
-def fresh_graph():
-    sx.reset_default_graph()
-    yield
-    sx.reset_default_graph()
+pytestmark = pytest.mark.usefixtures("fresh_graph")
 
 
 def st_file(header: bytes, data: bytes) -> bytes:

@@ -12,11 +12,7 @@ from symx.nn import init
 SHAPE = (400, 500)  # 200,000 draws
 
 
-@pytest.fixture(autouse=True)
-def fresh_graph():
-    sx.reset_default_graph()
-    yield
-    sx.reset_default_graph()
+pytestmark = pytest.mark.usefixtures("fresh_graph")
 
 
 def check_moments(a, dist):

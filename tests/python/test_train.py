@@ -3,30 +3,23 @@ history against metrics.jsonl, resume bit-identical to an uninterrupted run, Ctr
 KeyboardInterrupt, curves.png as a valid PNG, evaluate on any number of examples against NumPy,
 and `python -m symx train` / `eval`. Each run trains a few steps on a few hundred real digits."""
 
-import gzip
 import json
 import os
 import signal
 import struct
-import subprocess
-import sys
 import time
 import zlib
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 import symx as sx
-
-MNIST = Path(__file__).resolve().parents[2] / "data" / "mnist"
+from helpers import MNIST, idx_oracle, run_python, write_idx
 
 
 def _digits(n, offset=0):
-    with gzip.open(MNIST / "train-images-idx3-ubyte.gz") as f:
-        images = np.frombuffer(f.read(), np.uint8, offset=16).reshape(-1, 1, 28, 28)
-    with gzip.open(MNIST / "train-labels-idx1-ubyte.gz") as f:
-        labels = np.frombuffer(f.read(), np.uint8, offset=8).astype(np.int64)
+    images = idx_oracle(os.path.join(MNIST, "train-images-idx3-ubyte.gz")).reshape(-1, 1, 28, 28)
+    labels = idx_oracle(os.path.join(MNIST, "train-labels-idx1-ubyte.gz")).astype(np.int64)
     return images[offset : offset + n].copy(), labels[offset : offset + n].copy()
 
 
@@ -235,40 +228,31 @@ def test_models_and_errors(fresh_graph):
 
 def _write_idx(folder, images, labels, split="train"):
     folder.mkdir(parents=True, exist_ok=True)
-    with open(folder / f"{split}-images-idx3-ubyte", "wb") as f:
-        f.write(struct.pack(">IIII", 0x803, len(images), 28, 28) + images.tobytes())
-    with open(folder / f"{split}-labels-idx1-ubyte", "wb") as f:
-        f.write(struct.pack(">II", 0x801, len(labels)) + labels.astype(np.uint8).tobytes())
+    write_idx(folder / f"{split}-images-idx3-ubyte", images.astype(np.uint8), 0x08)
+    write_idx(folder / f"{split}-labels-idx1-ubyte", labels.astype(np.uint8), 0x08)
 
 
 def test_python_m_symx_train_and_eval(tmp_path):
     x, y = _digits(160)
     _write_idx(tmp_path / "data", x[:, 0], y)
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
     run = tmp_path / "run"
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "symx",
-            "train",
-            "--model",
-            "mlp",
-            "--data",
-            "mnist",
-            "--data-dir",
-            str(tmp_path / "data"),
-            "--epochs",
-            "2",
-            "--val-size",
-            "32",
-            "--out",
-            str(run),
-        ],
-        capture_output=True,
-        text=True,
-        env=env,
-        check=False,
+    done = run_python(
+        "-m",
+        "symx",
+        "train",
+        "--model",
+        "mlp",
+        "--data",
+        "mnist",
+        "--data-dir",
+        str(tmp_path / "data"),
+        "--epochs",
+        "2",
+        "--val-size",
+        "32",
+        "--out",
+        str(run),
+        timeout=600,
     )
     assert done.returncode == 0, done.stderr
     assert "epoch 2/2" in done.stdout  # plain lines: stdout is a pipe
@@ -277,25 +261,19 @@ def test_python_m_symx_train_and_eval(tmp_path):
         assert len(f.readlines()) == 2
     test_x, test_y = _digits(1001, 4000)  # 31 batches of 32 and one of 9
     _write_idx(tmp_path / "test", test_x[:, 0], test_y, split="t10k")
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "symx",
-            "eval",
-            "--checkpoint",
-            str(run),
-            "--images",
-            str(tmp_path / "test" / "t10k-images-idx3-ubyte"),
-            "--labels",
-            str(tmp_path / "test" / "t10k-labels-idx1-ubyte"),
-            "--batch-size",
-            "32",
-        ],
-        capture_output=True,
-        text=True,
-        env=env,
-        check=False,
+    done = run_python(
+        "-m",
+        "symx",
+        "eval",
+        "--checkpoint",
+        str(run),
+        "--images",
+        str(tmp_path / "test" / "t10k-images-idx3-ubyte"),
+        "--labels",
+        str(tmp_path / "test" / "t10k-labels-idx1-ubyte"),
+        "--batch-size",
+        "32",
+        timeout=600,
     )
     assert done.returncode == 0, done.stderr
     assert "(1001 examples of" in done.stdout
@@ -307,23 +285,17 @@ def test_python_m_symx_train_and_eval(tmp_path):
     expected = sx.train.evaluate(net, (test_x, test_y), batch_size=1001)
     assert f"loss {expected['loss']:.4f}  accuracy {100 * expected['accuracy']:.2f}%" in done.stdout
     sx.reset_default_graph()
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "symx",
-            "train",
-            "--model",
-            "resnet",
-            "--data-dir",
-            str(tmp_path),
-            "--out",
-            str(tmp_path / "r"),
-        ],
-        capture_output=True,
-        text=True,
-        env=env,
-        check=False,
+    done = run_python(
+        "-m",
+        "symx",
+        "train",
+        "--model",
+        "resnet",
+        "--data-dir",
+        str(tmp_path),
+        "--out",
+        str(tmp_path / "r"),
+        timeout=600,
     )
     assert done.returncode == 1
     assert "unknown model 'resnet'. The known models are: mlp, paper-cnn." in done.stderr

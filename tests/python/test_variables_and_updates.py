@@ -9,12 +9,7 @@ import pytest
 
 import symx as sx
 
-
-@pytest.fixture(autouse=True)
-def fresh_graph():
-    sx.reset_default_graph()
-    yield
-    sx.reset_default_graph()
+pytestmark = pytest.mark.usefixtures("fresh_graph")
 
 
 def counting_initializer():
