@@ -1,11 +1,9 @@
 # The README's toolkit quick start: a small classifier with layers, a loss, Adam and a schedule,
 # trained on batches of 64 whose last one is smaller (the batch size is None).
 import numpy as np
-
 import symx as sx
 from symx import optim
-from symx.nn import layers as L
-from symx.nn import losses
+from symx.nn import layers as L, losses
 from symx.optim import schedules
 
 rng = np.random.default_rng(0)

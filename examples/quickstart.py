@@ -1,6 +1,5 @@
 # The README's Python quick start: least squares by gradient descent.
 import numpy as np
-
 import symx as sx
 
 rng = np.random.default_rng(0)

@@ -12,15 +12,8 @@ digits = sx.data.load_mnist(data_dir)  # x (8000, 1, 28, 28) uint8, y (8000,) in
 train, validation = sx.data.train_test_split(digits, 1000, seed=0)
 
 net = L.Sequential([L.Flatten(), L.Dense(128), L.Activation("relu"), L.Dense(10)])
-history = sx.train.fit(
-    lambda x, training: net(x / 255.0, training),  # x: float32 batches
-    optimizer=sx.optim.Adam(1e-3),
-    train=train,
-    validation=validation,
-    epochs=5,
-    batch_size=64,
-    seed=0,
-    out_dir=run_dir,  # metrics.jsonl, curves.png, checkpoints
-    callbacks=[sx.train.EarlyStopping("val_loss", patience=2)],
-)
+history = sx.train.fit(lambda x, training: net(x / 255.0, training),  # x: float32 batches
+                       optimizer=sx.optim.Adam(1e-3), train=train, validation=validation,
+                       epochs=5, batch_size=64, seed=0, out_dir=run_dir,  # metrics.jsonl, curves.png, checkpoints
+                       callbacks=[sx.train.EarlyStopping("val_loss", patience=2)])
 print(f"{len(history)} epochs, validation accuracy {history[-1]['val_accuracy']:.3f}; curves in {run_dir}/curves.png")
