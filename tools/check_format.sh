@@ -9,8 +9,8 @@
 # SYMX_SKIP_CLANG_FORMAT=1 skips the C++ half (the Makefile sets it until the C++ sources have been
 # formatted once with .clang-format; then that line goes).
 # Not formatted: the kernel prelude headers, whose text is embedded in every generated kernel (a
-# change of layout there changes the kernels' source and so their cache keys), and the README's C++
-# quick start (README.md shows it verbatim; tests/python/test_examples.py checks that).
+# change of layout there changes the kernels' source and so their cache keys). examples/quickstart.cpp
+# is shown verbatim in README.md (tests/python/test_examples.py checks it): format both together.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -19,8 +19,7 @@ fix=0
 [ "${1:-}" = "--fix" ] && fix=1
 failed=()
 
-cpp_excluded=(src/codegen/kernel_prelude.hpp src/codegen/kernel_support.hpp src/codegen/kernel_rows.hpp
-              examples/quickstart.cpp)
+cpp_excluded=(src/codegen/kernel_prelude.hpp src/codegen/kernel_support.hpp src/codegen/kernel_rows.hpp)
 
 if ((fix)); then
   "$PY" -m ruff check --fix --quiet . || failed+=("ruff check")
