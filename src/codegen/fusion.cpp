@@ -6,7 +6,7 @@
 #include "codegen/kernel.hpp"
 #include "passes/rewrite.hpp"
 #include "runtime/library_calls.hpp"
-#include "symx/function.hpp"
+#include "symx/graph.hpp"
 
 namespace symx::codegen {
 

@@ -17,7 +17,7 @@
 #include "ops/op_table.hpp"
 #include "passes/passes.hpp"
 #include "runtime/library_calls.hpp"
-#include "symx/function.hpp"
+#include "symx/graph.hpp"
 
 namespace symx::runtime {
 namespace {
