@@ -7,7 +7,7 @@ GENERATOR := $(shell command -v ninja >/dev/null 2>&1 && echo "-G Ninja")
 # reuse the objects of the main build.
 LAUNCHER := $(shell command -v ccache >/dev/null 2>&1 && echo "-DCMAKE_CXX_COMPILER_LAUNCHER=ccache")
 
-.PHONY: all deps build asan tsan test test-cpp test-asan test-tsan test-python test-package demo bench clean
+.PHONY: all deps build asan tsan test test-layers test-cpp test-asan test-tsan test-python test-package demo bench clean
 
 all: build
 
@@ -53,7 +53,12 @@ test-package: build
 test-tsan: tsan
 	cd $(BUILD)/tsan && ctest --output-on-failure
 
-test: test-cpp test-asan test-tsan test-package test-python
+# Includes point down the layers only (core <- ... <- function <- toolkit <- python): cheap, and
+# needs no build, so it runs first.
+test-layers:
+	$(PYTHON) tools/check_layers.py
+
+test: test-layers test-cpp test-asan test-tsan test-package test-python
 
 # The main job: the paper's two examples, in C++ and in Python; then its CNN experiment: paper-cnn
 # trained for 3 epochs on the real digits bundled in data/mnist (7,000 to train, 1,000 to validate)

@@ -24,6 +24,7 @@ import sys
 # core; it sits directly above core so that core stays free of file formats while any higher layer
 # may use io's file helpers.
 LAYERS = ["core", "io", "ops", "autodiff", "passes", "codegen", "runtime", "function", "toolkit", "python"]
+ENGINE = LAYERS[:LAYERS.index("function") + 1]  # the folders of src/
 
 # The public headers (include/symx/) and the layer that implements each.
 PUBLIC_HEADERS = {
@@ -56,10 +57,10 @@ SOURCE_SUFFIXES = (".cpp", ".hpp", ".h", ".cc", ".inl")
 def layer_of(rel):
     """The layer of a file (a path relative to the root, with '/'), or None for files outside the layers."""
     parts = rel.split("/")
-    if parts[0] == "src" and len(parts) > 2:
-        return parts[1] if parts[1] in LAYERS else "unknown"
-    if parts[:2] == ["include", "symx"] and len(parts) == 3:
-        return PUBLIC_HEADERS.get(parts[2], "unknown")
+    if parts[0] == "src":
+        return parts[1] if len(parts) > 2 and parts[1] in ENGINE else "unknown"
+    if parts[:2] == ["include", "symx"]:
+        return PUBLIC_HEADERS.get(parts[2], "unknown") if len(parts) == 3 else "unknown"
     if parts[0] == "toolkit":
         return "toolkit"
     if parts[0] == "python":
@@ -102,7 +103,7 @@ def check(root):
         layer = layer_of(rel)
         if layer == "unknown":
             problems.append("%s: this file belongs to no layer. Put it in one of src/{%s}/, or give the public "
-                            "header its layer in PUBLIC_HEADERS of tools/check_layers.py." % (rel, ",".join(LAYERS[:8])))
+                            "header its layer in PUBLIC_HEADERS of tools/check_layers.py." % (rel, ",".join(ENGINE)))
             continue
         with open(os.path.join(root, rel), encoding="utf-8", errors="replace") as f:
             lines = f.read().splitlines()

@@ -1,3 +1,6 @@
+// The graph (core): the default graph with its name scopes and collections, the Tensor handle,
+// and variables' values. Leaves are built in ops (ops/tensor_builders.cpp), Tensor::eval in function
+// (function/eval.cpp).
 #include <mutex>
 #include <shared_mutex>
 

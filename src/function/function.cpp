@@ -8,10 +8,9 @@
 #include <shared_mutex>
 
 #include <omp.h>
-#include <sstream>
 #include <unordered_map>
-#include <unordered_set>
 
+#include "function/compile.hpp"
 #include "function/specialize.hpp"
 #include "ops/op_table.hpp"
 #include "runtime/evaluator.hpp"
@@ -245,7 +244,7 @@ runtime::Program& Function::Impl::compiled_program() {
     apply_thread_setting();
     Updates all = updates;
     for (const Tensor& state : random_states) all.emplace_back(state, state + 1);
-    program = std::make_unique<runtime::Program>(inputs, outputs, all);
+    program = detail::compile(inputs, outputs, all);
     ++compiles;
     ready.store(program.get(), std::memory_order_release);
   }

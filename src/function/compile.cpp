@@ -1,0 +1,31 @@
+// The compile pipeline, one step a line: each step is a function of the layer that owns it.
+#include "function/compile.hpp"
+
+#include "codegen/compiler.hpp"
+#include "codegen/kernel.hpp"
+#include "passes/passes.hpp"
+
+namespace symx::detail {
+
+std::unique_ptr<runtime::Program> compile(const std::vector<Tensor>& inputs, const std::vector<Tensor>& outputs,
+                                          const Updates& updates) {
+  runtime::CompiledGraph graph;
+  graph.inputs = inputs;
+  graph.outputs = outputs;
+  graph.updates = updates;
+  // 1. The roots: the outputs, then the new value of each updated variable.
+  std::vector<Tensor> roots = outputs;
+  for (const auto& [var, value] : updates) roots.push_back(value);
+  // 2. Rewrites: dead code, common subexpressions, constants, algebra, numerical stability.
+  graph.roots = passes::optimize(roots);
+  // 3. Fusion: the steps (kernels, library calls, aliases, reference evaluations) and each kernel's nodes.
+  graph.plan = codegen::plan_fusion(graph.roots);
+  // 4. Updates written in place by their kernel (this changes the kernel's code, so before emitting).
+  graph.in_place = runtime::choose_in_place_updates(graph.plan, graph.roots, updates);
+  // 5. The kernels' C++ source, compiled (or found in the disk cache) and loaded.
+  if (!graph.plan.kernels.empty()) graph.library = codegen::compile_and_load(codegen::emit_source(graph.plan));
+  // 6. The program: buffers planned by liveness, each step bound to its kernel or library call.
+  return std::make_unique<runtime::Program>(std::move(graph));
+}
+
+}  // namespace symx::detail
