@@ -6,8 +6,15 @@ GENERATOR := $(shell command -v ninja >/dev/null 2>&1 && echo "-G Ninja")
 # ccache (installed by tools/install_deps.sh) lets the package test's add_subdirectory build
 # reuse the objects of the main build.
 LAUNCHER := $(shell command -v ccache >/dev/null 2>&1 && echo "-DCMAKE_CXX_COMPILER_LAUNCHER=ccache")
+# Compiler warnings as errors (CMake's SYMX_WERROR) in every build below, so that `make test` here
+# fails on a warning as CI does (.ci/run sets WERROR=ON too); `make WERROR=OFF ...` for a newer
+# compiler with warnings of its own. One value for all targets: a change recompiles everything.
+WERROR ?= ON
+# The C++ half of the format check waits until the C++ sources have been formatted once with
+# .clang-format (tools/check_format.sh --fix); then this line goes.
+export SYMX_SKIP_CLANG_FORMAT ?= 1
 
-.PHONY: all deps build asan tsan test test-layers test-cpp test-asan test-tsan test-python test-package demo bench clean
+.PHONY: all deps build asan tsan test test-layers check-format test-cpp test-asan test-tsan test-python test-package demo bench clean
 
 all: build
 
@@ -15,19 +22,23 @@ deps:
 	@PYTHON=$(PYTHON) tools/install_deps.sh
 
 build: deps
-	cmake -S . -B $(BUILD) $(GENERATOR) $(LAUNCHER) -DCMAKE_BUILD_TYPE=Release -DSYMX_PYTHON=ON -DSYMX_TESTS=ON -DPython_EXECUTABLE=$$(command -v $(PYTHON))
+	cmake -S . -B $(BUILD) $(GENERATOR) $(LAUNCHER) -DCMAKE_BUILD_TYPE=Release -DSYMX_PYTHON=ON -DSYMX_TESTS=ON -DSYMX_WERROR=$(WERROR) -DPython_EXECUTABLE=$$(command -v $(PYTHON))
 	cmake --build $(BUILD) -j $(JOBS)
 
 # The C++ tests again under AddressSanitizer + UndefinedBehaviorSanitizer (no Python module).
 asan: deps
-	cmake -S . -B $(BUILD)/asan $(GENERATOR) -DCMAKE_BUILD_TYPE=Debug -DSYMX_SANITIZE=ON -DSYMX_PYTHON=OFF -DSYMX_EXAMPLES=OFF
+	cmake -S . -B $(BUILD)/asan $(GENERATOR) -DCMAKE_BUILD_TYPE=Debug -DSYMX_SANITIZE=ON -DSYMX_PYTHON=OFF -DSYMX_EXAMPLES=OFF -DSYMX_WERROR=$(WERROR)
 	cmake --build $(BUILD)/asan -j $(JOBS)
 
 # The library and the concurrency tests under ThreadSanitizer (tests/cpp/test_concurrency.cpp,
 # test_aliasing.cpp); one OpenMP thread, since libgomp is not instrumented (see tests/tsan.supp).
 tsan: deps
-	cmake -S . -B $(BUILD)/tsan $(GENERATOR) -DCMAKE_BUILD_TYPE=Debug -DSYMX_TSAN=ON -DSYMX_PYTHON=OFF
+	cmake -S . -B $(BUILD)/tsan $(GENERATOR) -DCMAKE_BUILD_TYPE=Debug -DSYMX_TSAN=ON -DSYMX_PYTHON=OFF -DSYMX_WERROR=$(WERROR)
 	cmake --build $(BUILD)/tsan -j $(JOBS)
+
+# ruff over the Python, clang-format over the C++ (tools/check_format.sh); seconds, so it runs first.
+check-format: deps
+	@PYTHON=$(PYTHON) tools/check_format.sh
 
 test-cpp: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
@@ -42,11 +53,11 @@ test-python: build
 # as a subdirectory (add_subdirectory); each runs the README's C++ quick start.
 test-package: build
 	cmake --install $(BUILD) --prefix $(BUILD)/install
-	cmake -S tests/package -B $(BUILD)/package-installed $(GENERATOR) -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH=$(abspath $(BUILD))/install
+	cmake -S tests/package -B $(BUILD)/package-installed $(GENERATOR) -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH=$(abspath $(BUILD))/install -DSYMX_WERROR=$(WERROR)
 	cmake --build $(BUILD)/package-installed -j $(JOBS)
 	$(BUILD)/package-installed/quickstart | $(PYTHON) tests/package/check_quickstart.py
 	rm -rf $(BUILD)/package-installed/run && $(BUILD)/package-installed/train_digits data/mnist $(BUILD)/package-installed/run
-	cmake -S tests/package -B $(BUILD)/package-subdirectory $(GENERATOR) $(LAUNCHER) -DCMAKE_BUILD_TYPE=Release -DSYMX_SOURCE_DIR=$(CURDIR)
+	cmake -S tests/package -B $(BUILD)/package-subdirectory $(GENERATOR) $(LAUNCHER) -DCMAKE_BUILD_TYPE=Release -DSYMX_SOURCE_DIR=$(CURDIR) -DSYMX_WERROR=$(WERROR)
 	cmake --build $(BUILD)/package-subdirectory -j $(JOBS)
 	$(BUILD)/package-subdirectory/quickstart | $(PYTHON) tests/package/check_quickstart.py
 
@@ -58,7 +69,7 @@ test-tsan: tsan
 test-layers:
 	$(PYTHON) tools/check_layers.py
 
-test: test-layers test-cpp test-asan test-tsan test-package test-python
+test: test-layers check-format test-cpp test-asan test-tsan test-package test-python
 
 # The main job: the paper's two examples, in C++ and in Python; then its CNN experiment: paper-cnn
 # trained for 3 epochs on the real digits bundled in data/mnist (7,000 to train, 1,000 to validate)

@@ -9,6 +9,7 @@ prints the median of each case per build and the ratio after/before. It does not
 With --overhead, the C++ call overhead (case 5's call_into row) is measured too, with each
 build's own bench/overhead program (built the way run.py builds it).
 """
+
 import argparse
 import json
 import os
@@ -30,12 +31,22 @@ def worker(build, case, mode, budget, cache_dir):
     env["PYTHONPATH"] = os.path.join(os.path.abspath(build), "python")
     if cache_dir:  # compile mode: a cold cache per measurement unless warm is asked for
         env["SYMX_CACHE_DIR"] = cache_dir
-    cmd = [sys.executable, os.path.join(HERE, "worker.py"), "--case", case, "--fw", "symx", "--mode", mode,
-           "--budget", str(budget)]
+    cmd = [
+        sys.executable,
+        os.path.join(HERE, "worker.py"),
+        "--case",
+        case,
+        "--fw",
+        "symx",
+        "--mode",
+        mode,
+        "--budget",
+        str(budget),
+    ]
     out = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=600).stdout
     for line in out.splitlines():
         if line.startswith("BENCH_RESULT "):
-            r = json.loads(line[len("BENCH_RESULT "):])
+            r = json.loads(line[len("BENCH_RESULT ") :])
             if not r.get("ok"):
                 raise RuntimeError("%s %s failed: %s" % (build, case, r.get("error")))
             return r.get("median_s", r.get("compile_s"))
@@ -46,12 +57,15 @@ def overhead_programs(builds):
     """bench/overhead.cpp linked against each build's libsymx.a, as run.py links it."""
     import tempfile
     import types
+
     sys.path.insert(0, HERE)
     import run
+
     exes = {}
     for which, build in builds.items():
-        R = types.SimpleNamespace(build=os.path.abspath(build), out=tempfile.mkdtemp(prefix="symx-ab-"),
-                                  env=dict(os.environ))
+        R = types.SimpleNamespace(
+            build=os.path.abspath(build), out=tempfile.mkdtemp(prefix="symx-ab-"), env=dict(os.environ)
+        )
         exe, how = run.build_overhead_cpp(R)
         if exe is None:
             raise RuntimeError(how)
@@ -79,6 +93,7 @@ def main():
     jobs = [(c, "steady", None) for c in args.cases.split(",") if c]
     if args.compile:
         import tempfile
+
         for c in COMPILE:
             jobs += [(c, "cold", None), (c, "warm", tempfile.mkdtemp(prefix="symx-ab-warm-"))]
     exes = overhead_programs(builds) if args.overhead else {}
@@ -86,13 +101,14 @@ def main():
         jobs.append(("overhead_cpp", "steady", None))
     for rnd in range(args.rounds):
         for case, mode, warm_dir in jobs:
-            for which in (("before", "after") if rnd % 2 == 0 else ("after", "before")):
+            for which in ("before", "after") if rnd % 2 == 0 else ("after", "before"):
                 if case == "overhead_cpp":
                     t = overhead_cpp(exes[which])
                 elif mode == "steady":
                     t = worker(builds[which], case, "steady", args.budget, None)
                 else:
                     import tempfile
+
                     cache = warm_dir + "-" + which if mode == "warm" else tempfile.mkdtemp(prefix="symx-ab-cold-")
                     if mode == "warm" and not os.path.isdir(cache):
                         os.makedirs(cache, mode=0o700)

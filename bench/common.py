@@ -3,11 +3,12 @@
 Every framework worker builds its inputs from the same seeded NumPy generator, so all four
 implementations of a case see bit-identical float32 data and initial weights.
 """
+
 import os
-import tempfile
-import threading
 import resource
 import statistics
+import tempfile
+import threading
 import time
 
 import numpy as np
@@ -55,7 +56,7 @@ def mlp_data():
     y = one_hot(r.integers(0, MLP_SIZES[-1], MLP_BATCH), MLP_SIZES[-1])
     params = []
     for fan_in, fan_out in zip(MLP_SIZES[:-1], MLP_SIZES[1:]):
-        params.append((r.standard_normal((fan_in, fan_out), dtype=np.float32) * np.float32(np.sqrt(2.0 / fan_in))))
+        params.append(r.standard_normal((fan_in, fan_out), dtype=np.float32) * np.float32(np.sqrt(2.0 / fan_in)))
         params.append(np.zeros(fan_out, np.float32))
     return x, y, params
 
@@ -76,15 +77,24 @@ def cnn_data(batch):
         return r.standard_normal(shape, dtype=np.float32) * np.float32(np.sqrt(2.0 / fan_in))
 
     params = [
-        he((32, 3, 3, 3), 27), np.ones(32, np.float32), np.zeros(32, np.float32),
-        he((64, 32, 3, 3), 288), np.ones(64, np.float32), np.zeros(64, np.float32),
-        he((64 * 8 * 8, 128), 4096), np.zeros(128, np.float32), np.ones(128, np.float32), np.zeros(128, np.float32),
-        he((128, 10), 128), np.zeros(10, np.float32),
+        he((32, 3, 3, 3), 27),
+        np.ones(32, np.float32),
+        np.zeros(32, np.float32),
+        he((64, 32, 3, 3), 288),
+        np.ones(64, np.float32),
+        np.zeros(64, np.float32),
+        he((64 * 8 * 8, 128), 4096),
+        np.zeros(128, np.float32),
+        np.ones(128, np.float32),
+        np.zeros(128, np.float32),
+        he((128, 10), 128),
+        np.zeros(10, np.float32),
     ]
     return x, y, params
 
 
 # ---- timing ----
+
 
 def time_calls(fn, *, budget_s=8.0, min_reps=5, max_reps=50, warmup=2, after_first=None):
     """Times fn() (which must return only when the work is done).

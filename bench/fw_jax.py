@@ -3,14 +3,15 @@
 Training steps take and return the parameters (and optimizer state) with donate_argnums, so XLA
 may update them in place, as symx does with its variable updates.
 """
+
 import warnings
 
-import numpy as np
-
-import common as C
 import jax
 import jax.numpy as jnp
+import numpy as np
 from jax import lax
+
+import common as C
 
 warnings.filterwarnings("ignore", message=".*donated buffers were not usable.*")
 
@@ -99,7 +100,7 @@ def cnn_step_fn():
     def step(params, m, v, t, x, y):
         loss, grads = jax.value_and_grad(_cnn_loss)(params, x, y)
         t1 = t + 1.0
-        lr_t = C.ADAM_LR * jnp.sqrt(1.0 - C.ADAM_B2 ** t1) / (1.0 - C.ADAM_B1 ** t1)
+        lr_t = C.ADAM_LR * jnp.sqrt(1.0 - C.ADAM_B2**t1) / (1.0 - C.ADAM_B1**t1)
         m1 = [C.ADAM_B1 * mi + (1.0 - C.ADAM_B1) * g for mi, g in zip(m, grads)]
         v1 = [C.ADAM_B2 * vi + (1.0 - C.ADAM_B2) * jnp.square(g) for vi, g in zip(v, grads)]
         p1 = [p - lr_t * mi / (jnp.sqrt(vi) + C.ADAM_EPS) for p, mi, vi in zip(params, m1, v1)]
@@ -111,10 +112,12 @@ def cnn_step_fn():
 def cnn(batch):
     x, y, params = C.cnn_data(batch)
     x, y = jnp.asarray(x), jnp.asarray(y)
-    s = {"p": [jnp.asarray(p) for p in params],
-         "m": [jnp.zeros(p.shape, jnp.float32) for p in params],
-         "v": [jnp.zeros(p.shape, jnp.float32) for p in params],
-         "t": jnp.asarray(np.float32(0.0))}
+    s = {
+        "p": [jnp.asarray(p) for p in params],
+        "m": [jnp.zeros(p.shape, jnp.float32) for p in params],
+        "v": [jnp.zeros(p.shape, jnp.float32) for p in params],
+        "t": jnp.asarray(np.float32(0.0)),
+    }
     f = cnn_step_fn()
 
     def step():
@@ -148,8 +151,14 @@ def compile_case(case):
     else:
         x, y, params = C.cnn_data(int(case[3:]))
         x, y = jnp.asarray(x), jnp.asarray(y)
-        args = ([jnp.asarray(p) for p in params], [jnp.zeros(p.shape, jnp.float32) for p in params],
-                [jnp.zeros(p.shape, jnp.float32) for p in params], jnp.asarray(np.float32(0.0)), x, y)
+        args = (
+            [jnp.asarray(p) for p in params],
+            [jnp.zeros(p.shape, jnp.float32) for p in params],
+            [jnp.zeros(p.shape, jnp.float32) for p in params],
+            jnp.asarray(np.float32(0.0)),
+            x,
+            y,
+        )
         make = cnn_step_fn
 
         def rebind(out):

@@ -3,6 +3,7 @@
 Each builder returns (step, probe, function): step() runs one call and returns when the results are
 ready; probe() returns a float from the latest results, for the cross-framework sanity check.
 """
+
 import numpy as np
 
 import common as C
@@ -102,7 +103,7 @@ def cnn_graph(x, y, params):
     grads = sx.grad(loss, [p[n] for n in names])
     t = sx.variable(np.array(0.0, np.float32), name="adam_t", trainable=False)
     t1 = t + 1.0
-    lr_t = C.ADAM_LR * sx.sqrt(1.0 - C.ADAM_B2 ** t1) / (1.0 - C.ADAM_B1 ** t1)
+    lr_t = C.ADAM_LR * sx.sqrt(1.0 - C.ADAM_B2**t1) / (1.0 - C.ADAM_B1**t1)
     updates = {t: t1}
     for n, g in zip(names, grads):
         v0 = np.zeros(params[names.index(n)].shape, np.float32)

@@ -5,6 +5,7 @@ torch.compile; the backward then runs the AOTAutograd-compiled graph, and the op
 is the eager multi-tensor (foreach) implementation — the usual way torch.compile is used for
 training.
 """
+
 import torch
 import torch.nn.functional as F
 

@@ -25,6 +25,7 @@ Writes OUT (JSON: machine, settings, every run's metrics, the summary and the ta
 with .md (the table). The run folders are OUT's folder/paper_cnn/<framework>-seed<S>. A missing
 symx binary or PyTorch, or a failed run, is reported and recorded as null; the other side still runs.
 """
+
 import argparse
 import datetime
 import json
@@ -41,12 +42,21 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 FRAMEWORKS = ("symx", "torch")
 LABEL = {"symx": "symx", "torch": "torch eager"}
-KEYS = ("epoch", "train_loss", "train_accuracy", "val_loss", "val_accuracy", "seconds", "step_seconds",
-        "items_per_second", "lr")
-TARGET_RATIO = 0.8       # symx epoch time / torch eager's
-TARGET_POINTS = 0.5      # |symx - torch| validation accuracy, points
-TARGET_ACCURACY = 0.98   # symx's best validation accuracy within the epochs (issue 10: 10 epochs)
-LAST_K = 3               # epochs averaged in last_epochs_val_accuracy
+KEYS = (
+    "epoch",
+    "train_loss",
+    "train_accuracy",
+    "val_loss",
+    "val_accuracy",
+    "seconds",
+    "step_seconds",
+    "items_per_second",
+    "lr",
+)
+TARGET_RATIO = 0.8  # symx epoch time / torch eager's
+TARGET_POINTS = 0.5  # |symx - torch| validation accuracy, points
+TARGET_ACCURACY = 0.98  # symx's best validation accuracy within the epochs (issue 10: 10 epochs)
+LAST_K = 3  # epochs averaged in last_epochs_val_accuracy
 
 
 def stream(cmd, env, timeout, prefix, log):
@@ -54,8 +64,16 @@ def stream(cmd, env, timeout, prefix, log):
     seconds, the output's last lines)."""
     t0 = time.perf_counter()
     try:
-        p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env, cwd=ROOT, text=True,
-                             bufsize=1, start_new_session=True)
+        p = subprocess.Popen(
+            cmd,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            env=env,
+            cwd=ROOT,
+            text=True,
+            bufsize=1,
+            start_new_session=True,
+        )
     except OSError as e:
         return -1, 0.0, [str(e)]
     timer, timed_out = C.kill_after(p, timeout)
@@ -87,8 +105,9 @@ def read_metrics(path):
                 raise ValueError("%s line %d: not JSON (%s)" % (path, n, e)) from e
             missing = [k for k in ("epoch", "val_accuracy", "seconds") if k not in rec]
             if missing:
-                raise ValueError("%s line %d: missing %s (expected the keys %s)" % (path, n, ", ".join(missing),
-                                                                                       ", ".join(KEYS)))
+                raise ValueError(
+                    "%s line %d: missing %s (expected the keys %s)" % (path, n, ", ".join(missing), ", ".join(KEYS))
+                )
             recs.append(rec)
     if not recs:
         raise ValueError("%s: no epoch records" % path)
@@ -112,24 +131,56 @@ def accepts_threads(tool):
 def run_one(fw, seed, args, env, runs_dir, log):
     run_dir = os.path.join(runs_dir, "%s-seed%d" % (fw, seed))
     if os.path.isdir(run_dir):
-        shutil.rmtree(run_dir)   # a fresh run, never a resume of an old one
+        shutil.rmtree(run_dir)  # a fresh run, never a resume of an old one
     os.makedirs(os.path.dirname(run_dir), exist_ok=True)
     rec = {"framework": fw, "seed": seed, "run_dir": os.path.relpath(run_dir, ROOT), "ok": False}
     if fw == "symx":
         if not (os.path.isfile(args.symx) and os.access(args.symx, os.X_OK)):
-            rec["error"] = ("no symx tool at %s: build it (cmake --build build --target symx_tool, or make build) "
-                            "or point --symx at it" % args.symx)
+            rec["error"] = (
+                "no symx tool at %s: build it (cmake --build build --target symx_tool, or make build) "
+                "or point --symx at it" % args.symx
+            )
             log("symx seed %d: SKIPPED: %s" % (seed, rec["error"]))
             return rec
-        cmd = [args.symx, "train", "--model", "paper-cnn", "--data", "mnist", "--data-dir", args.data_dir,
-               "--epochs", str(args.epochs), "--batch-size", str(args.batch_size), "--seed", str(seed),
-               "--out", run_dir, "--log", "lines"]
+        cmd = [
+            args.symx,
+            "train",
+            "--model",
+            "paper-cnn",
+            "--data",
+            "mnist",
+            "--data-dir",
+            args.data_dir,
+            "--epochs",
+            str(args.epochs),
+            "--batch-size",
+            str(args.batch_size),
+            "--seed",
+            str(seed),
+            "--out",
+            run_dir,
+            "--log",
+            "lines",
+        ]
         if accepts_threads(args.symx):
             cmd += ["--threads", str(args.threads)]
     else:
-        cmd = [sys.executable, os.path.join(HERE, "paper_cnn_torch.py"), "--data-dir", args.data_dir,
-               "--epochs", str(args.epochs), "--batch-size", str(args.batch_size), "--seed", str(seed),
-               "--threads", str(args.threads), "--out", run_dir]
+        cmd = [
+            sys.executable,
+            os.path.join(HERE, "paper_cnn_torch.py"),
+            "--data-dir",
+            args.data_dir,
+            "--epochs",
+            str(args.epochs),
+            "--batch-size",
+            str(args.batch_size),
+            "--seed",
+            str(seed),
+            "--threads",
+            str(args.threads),
+            "--out",
+            run_dir,
+        ]
     rec["command"] = " ".join(cmd)
     log("%s seed %d: %s" % (LABEL[fw], seed, rec["command"]))
     rc, wall, last = stream(cmd, env, args.timeout, "%-5s" % fw, log)
@@ -175,20 +226,23 @@ def summarize(runs, fw):
         return None
     epochs = [m for r in ok for m in r["metrics"]]
     later = [m for r in ok for m in r["metrics"][1:]] or epochs
-    s = {"runs": len(ok), "seeds": [r["seed"] for r in ok],
-         "final_val_accuracy": mean([r["metrics"][-1]["val_accuracy"] for r in ok]),
-         "best_val_accuracy": mean([max(m["val_accuracy"] for m in r["metrics"]) for r in ok]),
-         # the last LAST_K epochs' mean: at lr 0.005 the validation accuracy moves by about a point
-         # from one epoch to the next, so this is a steadier comparison than the final epoch alone
-         "last_epochs_val_accuracy": mean([mean([m["val_accuracy"] for m in r["metrics"][-LAST_K:]]) for r in ok]),
-         "final_val_accuracy_per_seed": [r["metrics"][-1]["val_accuracy"] for r in ok],
-         "best_val_accuracy_per_seed": [max(m["val_accuracy"] for m in r["metrics"]) for r in ok],
-         "median_epoch_s": median([m["seconds"] for m in epochs]),
-         "median_step_s": median([m.get("step_seconds") for m in epochs]),
-         "median_epoch_s_after_first": median([m["seconds"] for m in later]),
-         # the fastest epoch: the least disturbed by other processes on a shared machine
-         "min_epoch_s": min(m["seconds"] for m in epochs),
-         "first_epoch_s": mean([r["metrics"][0]["seconds"] for r in ok])}
+    s = {
+        "runs": len(ok),
+        "seeds": [r["seed"] for r in ok],
+        "final_val_accuracy": mean([r["metrics"][-1]["val_accuracy"] for r in ok]),
+        "best_val_accuracy": mean([max(m["val_accuracy"] for m in r["metrics"]) for r in ok]),
+        # the last LAST_K epochs' mean: at lr 0.005 the validation accuracy moves by about a point
+        # from one epoch to the next, so this is a steadier comparison than the final epoch alone
+        "last_epochs_val_accuracy": mean([mean([m["val_accuracy"] for m in r["metrics"][-LAST_K:]]) for r in ok]),
+        "final_val_accuracy_per_seed": [r["metrics"][-1]["val_accuracy"] for r in ok],
+        "best_val_accuracy_per_seed": [max(m["val_accuracy"] for m in r["metrics"]) for r in ok],
+        "median_epoch_s": median([m["seconds"] for m in epochs]),
+        "median_step_s": median([m.get("step_seconds") for m in epochs]),
+        "median_epoch_s_after_first": median([m["seconds"] for m in later]),
+        # the fastest epoch: the least disturbed by other processes on a shared machine
+        "min_epoch_s": min(m["seconds"] for m in epochs),
+        "first_epoch_s": mean([r["metrics"][0]["seconds"] for r in ok]),
+    }
     if len(ok) > 1:
         s["final_val_accuracy_stdev"] = statistics.stdev(s["final_val_accuracy_per_seed"])
     return s
@@ -204,7 +258,9 @@ def compare(summary):
             out["step_time_ratio"] = sx["median_step_s"] / tc["median_step_s"]
         out["final_accuracy_diff_points"] = 100 * (sx["final_val_accuracy"] - tc["final_val_accuracy"])
         out["best_accuracy_diff_points"] = 100 * (sx["best_val_accuracy"] - tc["best_val_accuracy"])
-        out["last_epochs_accuracy_diff_points"] = 100 * (sx["last_epochs_val_accuracy"] - tc["last_epochs_val_accuracy"])
+        out["last_epochs_accuracy_diff_points"] = 100 * (
+            sx["last_epochs_val_accuracy"] - tc["last_epochs_val_accuracy"]
+        )
         out["target_epoch_time_met"] = out["epoch_time_ratio"] <= TARGET_RATIO
         # "within 0.5 points of PyTorch's": symmetric as written; symx being better by more is flagged too
         out["target_accuracy_diff_met"] = abs(out["final_accuracy_diff_points"]) <= TARGET_POINTS + 1e-9
@@ -222,50 +278,84 @@ def secs(x):
 
 
 def table(summary, cmp, runs, settings):
-    lines = ["| | final val acc | best val acc | mean val acc, last %d epochs | median epoch | median epoch, steps only "
-             "| fastest epoch | first epoch |" % LAST_K, "|---|---|---|---|---|---|---|---|"]
+    lines = [
+        "| | final val acc | best val acc | mean val acc, last %d epochs | median epoch | median epoch, steps only "
+        "| fastest epoch | first epoch |" % LAST_K,
+        "|---|---|---|---|---|---|---|---|",
+    ]
     for fw in FRAMEWORKS:
         s = summary.get(fw)
         if not s:
             lines.append("| %s | — | — | — | — | — | — | — |" % LABEL[fw])
             continue
-        lines.append("| %s | %s | %s | %s | %s | %s | %s | %s |" % (LABEL[fw], pct(s["final_val_accuracy"]),
-                                                               pct(s["best_val_accuracy"]),
-                                                               pct(s["last_epochs_val_accuracy"]),
-                                                               secs(s["median_epoch_s"]),
-                                                          secs(s["median_step_s"]), secs(s["min_epoch_s"]),
-                                                          secs(s["first_epoch_s"])))
+        lines.append(
+            "| %s | %s | %s | %s | %s | %s | %s | %s |"
+            % (
+                LABEL[fw],
+                pct(s["final_val_accuracy"]),
+                pct(s["best_val_accuracy"]),
+                pct(s["last_epochs_val_accuracy"]),
+                secs(s["median_epoch_s"]),
+                secs(s["median_step_s"]),
+                secs(s["min_epoch_s"]),
+                secs(s["first_epoch_s"]),
+            )
+        )
 
     def yn(v):
         return "n/a" if v is None else ("yes" if v else "**no**")
 
     if "epoch_time_ratio" in cmp:
-        lines += ["", "symx / torch, median epoch time: %.2fx (target <= %.1fx: %s); steps only: %s; fastest epoch: "
-                  "%.2fx" % (cmp["epoch_time_ratio"], TARGET_RATIO, yn(cmp["target_epoch_time_met"]),
-                             "%.2fx" % cmp["step_time_ratio"] if "step_time_ratio" in cmp else "—",
-                             cmp["fastest_epoch_time_ratio"]),
+        lines += [
+            "",
+            "symx / torch, median epoch time: %.2fx (target <= %.1fx: %s); steps only: %s; fastest epoch: "
+            "%.2fx"
+            % (
+                cmp["epoch_time_ratio"],
+                TARGET_RATIO,
+                yn(cmp["target_epoch_time_met"]),
+                "%.2fx" % cmp["step_time_ratio"] if "step_time_ratio" in cmp else "—",
+                cmp["fastest_epoch_time_ratio"],
+            ),
             "symx - torch, final validation accuracy: %+.2f points (target within %.1f: %s); best: %+.2f points; "
-            "mean of the last %d epochs: %+.2f points" % (
-                cmp["final_accuracy_diff_points"], TARGET_POINTS, yn(cmp["target_accuracy_diff_met"]),
-                cmp["best_accuracy_diff_points"], LAST_K, cmp["last_epochs_accuracy_diff_points"])]
+            "mean of the last %d epochs: %+.2f points"
+            % (
+                cmp["final_accuracy_diff_points"],
+                TARGET_POINTS,
+                yn(cmp["target_accuracy_diff_met"]),
+                cmp["best_accuracy_diff_points"],
+                LAST_K,
+                cmp["last_epochs_accuracy_diff_points"],
+            ),
+        ]
     if "target_accuracy_met" in cmp:
-        lines.append("symx best validation accuracy within %d epochs >= %.1f%%: %s" % (
-            settings["epochs"], 100 * TARGET_ACCURACY, yn(cmp["target_accuracy_met"])))
+        lines.append(
+            "symx best validation accuracy within %d epochs >= %.1f%%: %s"
+            % (settings["epochs"], 100 * TARGET_ACCURACY, yn(cmp["target_accuracy_met"]))
+        )
     lines += ["", "Per epoch (seed: validation accuracy / epoch seconds):", ""]
     for r in runs:
         if r["ok"]:
-            lines.append("- %s seed %d: %s" % (LABEL[r["framework"]], r["seed"], ", ".join(
-                "%.1f%%/%.1fs" % (100 * m["val_accuracy"], m["seconds"]) for m in r["metrics"])))
+            lines.append(
+                "- %s seed %d: %s"
+                % (
+                    LABEL[r["framework"]],
+                    r["seed"],
+                    ", ".join("%.1f%%/%.1fs" % (100 * m["val_accuracy"], m["seconds"]) for m in r["metrics"]),
+                )
+            )
         else:
             lines.append("- %s seed %d: %s" % (LABEL[r["framework"]], r["seed"], r.get("error", "failed")))
     split = sorted({r.get("split") for r in runs if r.get("split")})
     if split:
         lines += ["", "torch's split: " + "; ".join(split)]
     if any(r.get("split_same_as_symx") is False for r in runs):
-        lines += ["", "**The torch runs did not get symx's split** (symx.data's load_mnist and train_test_split were not "
-                  "available from BUILD/python): their accuracies are on different validation digits."]
+        lines += [
+            "",
+            "**The torch runs did not get symx's split** (symx.data's load_mnist and train_test_split were not "
+            "available from BUILD/python): their accuracies are on different validation digits.",
+        ]
     return "\n".join(lines)
-
 
 
 def main(argv=None):
@@ -301,20 +391,35 @@ def main(argv=None):
 
     env = dict(os.environ)
     n = str(args.threads)
-    env.update({"OMP_NUM_THREADS": n, "SYMX_NUM_THREADS": n, "MKL_NUM_THREADS": n, "OPENBLAS_NUM_THREADS": n,
-                "PYTHONUNBUFFERED": "1"})
-    env.pop("SYMX_BACKEND", None)   # the compiled backend is what is measured
+    env.update(
+        {
+            "OMP_NUM_THREADS": n,
+            "SYMX_NUM_THREADS": n,
+            "MKL_NUM_THREADS": n,
+            "OPENBLAS_NUM_THREADS": n,
+            "PYTHONUNBUFFERED": "1",
+        }
+    )
+    env.pop("SYMX_BACKEND", None)  # the compiled backend is what is measured
     py = os.path.join(args.build, "python")
     env["PYTHONPATH"] = py + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
 
     def log(msg):
         print(msg, flush=True)
 
-    settings = {"epochs": args.epochs, "seeds": seeds, "batch_size": args.batch_size, "threads": args.threads,
-                "data_dir": os.path.relpath(args.data_dir, ROOT),
-                "symx": args.symx, "frameworks": frameworks}
-    log("paper-cnn side by side: %d epochs, seeds %s, batch %d, %d threads, %s" % (
-        args.epochs, seeds, args.batch_size, args.threads, settings["data_dir"]))
+    settings = {
+        "epochs": args.epochs,
+        "seeds": seeds,
+        "batch_size": args.batch_size,
+        "threads": args.threads,
+        "data_dir": os.path.relpath(args.data_dir, ROOT),
+        "symx": args.symx,
+        "frameworks": frameworks,
+    }
+    log(
+        "paper-cnn side by side: %d epochs, seeds %s, batch %d, %d threads, %s"
+        % (args.epochs, seeds, args.batch_size, args.threads, settings["data_dir"])
+    )
     t0 = time.time()
     load0 = os.getloadavg()[0]
     runs = []
@@ -329,22 +434,39 @@ def main(argv=None):
     cores = os.cpu_count() or 1
     # the benchmark itself adds about `threads` to the load average (as in bench/run.py)
     if load0 > 0.5 * cores + 0.5 or load1 > args.threads + 0.5 * cores + 0.5:
-        md = ("**Warning: the machine was busy** (1-minute load average %.1f at the start, %.1f at the end, on %d "
-              "cores): epoch times are not comparable; PyTorch with 2+ threads slows down by up to 20x when its "
-              "cores are shared.\n\n" % (load0, load1, cores)) + md
-    result = {"name": "paper-cnn on 8,000 MNIST digits (7,000 train / 1,000 validation)",
-              "date": datetime.datetime.now().astimezone().isoformat(timespec="seconds"),
-              "machine": {"cores": os.cpu_count(), "loadavg_1min_at_start": load0,
-                          "loadavg_1min_at_end": load1},
-              "settings": settings, "elapsed_s": round(time.time() - t0, 1), "summary": summary,
-              "comparison": cmp, "runs": runs,
-              "notes": [r["error"] for r in runs if not r["ok"]] + [r["warning"] for r in runs if r.get("warning")]}
+        md = (
+            "**Warning: the machine was busy** (1-minute load average %.1f at the start, %.1f at the end, on %d "
+            "cores): epoch times are not comparable; PyTorch with 2+ threads slows down by up to 20x when its "
+            "cores are shared.\n\n" % (load0, load1, cores)
+        ) + md
+    result = {
+        "name": "paper-cnn on 8,000 MNIST digits (7,000 train / 1,000 validation)",
+        "date": datetime.datetime.now().astimezone().isoformat(timespec="seconds"),
+        "machine": {"cores": os.cpu_count(), "loadavg_1min_at_start": load0, "loadavg_1min_at_end": load1},
+        "settings": settings,
+        "elapsed_s": round(time.time() - t0, 1),
+        "summary": summary,
+        "comparison": cmp,
+        "runs": runs,
+        "notes": [r["error"] for r in runs if not r["ok"]] + [r["warning"] for r in runs if r.get("warning")],
+    }
     C.write_atomic(out, json.dumps(result, indent=1) + "\n")
     md_path = os.path.splitext(out)[0] + ".md"
-    C.write_atomic(md_path, "# paper-cnn: symx vs PyTorch eager\n\n%d epochs, seeds %s, batch %d, %d threads, "
-                 "%s.\n\n%s\n\nReproduce: `PYTHONPATH=build/python python3 bench/paper_cnn.py --epochs %d --seeds %s`\n"
-                 % (args.epochs, ",".join(map(str, seeds)), args.batch_size, args.threads, result["date"], md,
-                    args.epochs, ",".join(map(str, seeds))))
+    C.write_atomic(
+        md_path,
+        "# paper-cnn: symx vs PyTorch eager\n\n%d epochs, seeds %s, batch %d, %d threads, "
+        "%s.\n\n%s\n\nReproduce: `PYTHONPATH=build/python python3 bench/paper_cnn.py --epochs %d --seeds %s`\n"
+        % (
+            args.epochs,
+            ",".join(map(str, seeds)),
+            args.batch_size,
+            args.threads,
+            result["date"],
+            md,
+            args.epochs,
+            ",".join(map(str, seeds)),
+        ),
+    )
     log("")
     log(md)
     log("")

@@ -43,6 +43,7 @@ time before validation. The normalization
 by each image's maximum is done once for the whole data set before training (as a PyTorch user
 would); it is a few microseconds per batch either way.
 """
+
 import argparse
 import gzip
 import json
@@ -52,9 +53,9 @@ import struct
 import sys
 import time
 
-import common as C  # noqa: E402  (bench/ is the script's folder)
-
 import numpy as np
+
+import common as C  # noqa: E402  (bench/ is the script's folder)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 VAL_SIZE = 1000
@@ -77,6 +78,7 @@ def learning_rate(epoch):
 
 # ---- data ----
 
+
 def _read_idx(path):
     """A NumPy reader of an IDX file (gzip or raw), for when symx's data module is not available."""
     with open(path, "rb") as f:
@@ -89,7 +91,7 @@ def _read_idx(path):
     if raw[2] not in dtypes:
         raise ValueError("%s: unknown IDX dtype code 0x%02x" % (path, raw[2]))
     ndim = raw[3]
-    shape = struct.unpack(">%dI" % ndim, raw[4:4 + 4 * ndim])
+    shape = struct.unpack(">%dI" % ndim, raw[4 : 4 + 4 * ndim])
     dtype = np.dtype(dtypes[raw[2]])
     need = 4 + 4 * ndim + int(np.prod(shape)) * dtype.itemsize
     if len(raw) != need:
@@ -102,8 +104,9 @@ def _mnist_file(data_dir, stem):
         path = os.path.join(data_dir, name)
         if os.path.exists(path):
             return path
-    raise FileNotFoundError("no %s(.gz) in %s: point --data-dir at the MNIST IDX files (data/mnist in the repo)"
-                            % (stem, data_dir))
+    raise FileNotFoundError(
+        "no %s(.gz) in %s: point --data-dir at the MNIST IDX files (data/mnist in the repo)" % (stem, data_dir)
+    )
 
 
 def _numpy_split(data_dir, split_seed):
@@ -125,6 +128,7 @@ def _xy(d):
 
 def _symx_split(data_dir, split_seed):
     import symx  # noqa: F401  (the module built by `cmake --build build --target _symx`)
+
     data = symx.data.load_mnist(data_dir)
     train, val = symx.data.train_test_split(data, VAL_SIZE, split_seed)
     return _xy(train), _xy(val)
@@ -136,19 +140,31 @@ def load_split(data_dir, split_seed, source="auto"):
     if source in ("auto", "symx"):
         try:
             train, val = _symx_split(data_dir, split_seed)
-            return train, val, "symx.data.train_test_split(load_mnist(%r), %d, seed=%d): the same split as symx" % (
-                data_dir, VAL_SIZE, split_seed)
+            return (
+                train,
+                val,
+                "symx.data.train_test_split(load_mnist(%r), %d, seed=%d): the same split as symx"
+                % (data_dir, VAL_SIZE, split_seed),
+            )
         except (ImportError, AttributeError, NotImplementedError) as e:
             if source == "symx":
-                raise RuntimeError("--data-source symx: symx's data module is not available (%s: %s). Build it "
-                                   "(cmake --build build --target _symx) and put build/python on PYTHONPATH, or use "
-                                   "--data-source numpy." % (type(e).__name__, e)) from e
+                raise RuntimeError(
+                    "--data-source symx: symx's data module is not available (%s: %s). Build it "
+                    "(cmake --build build --target _symx) and put build/python on PYTHONPATH, or use "
+                    "--data-source numpy." % (type(e).__name__, e)
+                ) from e
             why = "%s: %s" % (type(e).__name__, e)
     else:
         why = "--data-source numpy"
     train, val = _numpy_split(data_dir, split_seed)
-    return train, val, ("NumPy fallback (%s): np.random.default_rng(%d).permutation, first %d for validation; "
-                        "this split DIFFERS from symx's" % (why, split_seed, VAL_SIZE))
+    return (
+        train,
+        val,
+        (
+            "NumPy fallback (%s): np.random.default_rng(%d).permutation, first %d for validation; "
+            "this split DIFFERS from symx's" % (why, split_seed, VAL_SIZE)
+        ),
+    )
 
 
 def normalize(x_uint8):
@@ -160,17 +176,27 @@ def normalize(x_uint8):
 
 # ---- the model ----
 
+
 def build_model(torch, in_shape, seed):
     nn = torch.nn
     c, h, w = in_shape
     h2, w2 = (h - 2) // 2, (w - 2) // 2
     h3, w3 = (h2 - 2) // 2, (w2 - 2) // 2
     model = nn.Sequential(
-        nn.Conv2d(c, 32, 3), nn.BatchNorm2d(32, eps=BN_EPS, momentum=BN_MOMENTUM), nn.ReLU(), nn.MaxPool2d(2),
-        nn.Conv2d(32, 64, 3), nn.BatchNorm2d(64, eps=BN_EPS, momentum=BN_MOMENTUM), nn.ReLU(), nn.MaxPool2d(2),
+        nn.Conv2d(c, 32, 3),
+        nn.BatchNorm2d(32, eps=BN_EPS, momentum=BN_MOMENTUM),
+        nn.ReLU(),
+        nn.MaxPool2d(2),
+        nn.Conv2d(32, 64, 3),
+        nn.BatchNorm2d(64, eps=BN_EPS, momentum=BN_MOMENTUM),
+        nn.ReLU(),
+        nn.MaxPool2d(2),
         nn.Flatten(),
-        nn.Linear(64 * h3 * w3, 128), nn.BatchNorm1d(128, eps=BN_EPS, momentum=BN_MOMENTUM), nn.ReLU(),
-        nn.Linear(128, 10))
+        nn.Linear(64 * h3 * w3, 128),
+        nn.BatchNorm1d(128, eps=BN_EPS, momentum=BN_MOMENTUM),
+        nn.ReLU(),
+        nn.Linear(128, 10),
+    )
     gen = torch.Generator().manual_seed(seed)
     with torch.no_grad():
         for m in model.modules():
@@ -190,8 +216,8 @@ def random_crop(torch, x, padding, gen):
     xp = torch.nn.functional.pad(x, (padding, padding, padding, padding))
     top = torch.randint(0, 2 * padding + 1, (n, 1, 1), generator=gen)
     left = torch.randint(0, 2 * padding + 1, (n, 1, 1), generator=gen)
-    rows = top + torch.arange(h).view(1, h, 1)                       # (n, h, 1)
-    cols = left + torch.arange(w).view(1, 1, w)                      # (n, 1, w)
+    rows = top + torch.arange(h).view(1, h, 1)  # (n, h, 1)
+    cols = left + torch.arange(w).view(1, 1, w)  # (n, 1, w)
     batch = torch.arange(n).view(n, 1, 1)
     # advanced indexing on axes 0, 2, 3 puts the broadcast (n, h, w) first: (n, h, w, c)
     return xp.permute(0, 2, 3, 1)[batch, rows, cols].permute(0, 3, 1, 2).contiguous()
@@ -202,6 +228,7 @@ def random_crop(torch, x, padding, gen):
 
 # ---- training ----
 
+
 def train(args, log=print):
     import torch
     import torch.nn.functional as F
@@ -209,21 +236,32 @@ def train(args, log=print):
     torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)
     (xtr, ytr), (xva, yva), split_note = load_split(args.data_dir, args.split_seed, args.data_source)
-    log("torch %s, %d threads; train %d, validation %d; split: %s" % (
-        torch.__version__, torch.get_num_threads(), len(ytr), len(yva), split_note))
+    log(
+        "torch %s, %d threads; train %d, validation %d; split: %s"
+        % (torch.__version__, torch.get_num_threads(), len(ytr), len(yva), split_note)
+    )
     xtr_t, ytr_t = torch.from_numpy(normalize(xtr)), torch.from_numpy(ytr.astype(np.int64))
     xva_t, yva_t = torch.from_numpy(normalize(xva)), torch.from_numpy(yva.astype(np.int64))
 
     model = build_model(torch, tuple(xtr_t.shape[1:]), args.seed)
     opt = torch.optim.Adam(model.parameters(), lr=learning_rate(0), betas=ADAM_BETAS, eps=ADAM_EPS)
-    gen = torch.Generator().manual_seed(args.seed + 1)   # shuffles and crops
+    gen = torch.Generator().manual_seed(args.seed + 1)  # shuffles and crops
     n, bs = xtr_t.shape[0], args.batch_size
     os.makedirs(args.out, exist_ok=True)
     metrics_path = os.path.join(args.out, "metrics.jsonl")
-    info = {"framework": "torch_eager", "torch": torch.__version__, "threads": torch.get_num_threads(),
-            "seed": args.seed, "split_seed": args.split_seed, "split": split_note,
-            "split_same_as_symx": split_note.startswith("symx."), "epochs": args.epochs, "batch_size": bs,
-            "train_size": int(n), "val_size": int(xva_t.shape[0])}
+    info = {
+        "framework": "torch_eager",
+        "torch": torch.__version__,
+        "threads": torch.get_num_threads(),
+        "seed": args.seed,
+        "split_seed": args.split_seed,
+        "split": split_note,
+        "split_same_as_symx": split_note.startswith("symx."),
+        "epochs": args.epochs,
+        "batch_size": bs,
+        "train_size": int(n),
+        "val_size": int(xva_t.shape[0]),
+    }
     records = []
     for epoch in range(args.epochs):
         lr = learning_rate(epoch)
@@ -236,7 +274,7 @@ def train(args, log=print):
         correct = torch.zeros((), dtype=torch.int64)
         step_s = 0.0
         for start in range(0, n, bs):
-            idx = order[start:start + bs]
+            idx = order[start : start + bs]
             xb, yb = xtr_t[idx], ytr_t[idx]
             t0 = time.perf_counter()
             xb = random_crop(torch, xb, CROP_PADDING, gen)
@@ -255,23 +293,43 @@ def train(args, log=print):
         vloss, vcorrect = 0.0, 0
         with torch.no_grad():
             for start in range(0, xva_t.shape[0], 500):
-                xb, yb = xva_t[start:start + 500], yva_t[start:start + 500]
+                xb, yb = xva_t[start : start + 500], yva_t[start : start + 500]
                 logits = model(xb)
                 vloss += float(F.cross_entropy(logits, yb, reduction="sum"))
                 vcorrect += int((logits.argmax(1) == yb).sum())
         t_end = time.perf_counter()
         seconds = t_end - t_epoch
-        rec = {"epoch": epoch + 1, "train_loss": float(loss_sum) / n, "train_accuracy": int(correct) / n,
-               "val_loss": vloss / xva_t.shape[0], "val_accuracy": vcorrect / xva_t.shape[0],
-               "seconds": seconds, "step_seconds": step_s, "items_per_second": n / train_seconds, "lr": lr,
-               "val_seconds": t_end - t_val}
+        rec = {
+            "epoch": epoch + 1,
+            "train_loss": float(loss_sum) / n,
+            "train_accuracy": int(correct) / n,
+            "val_loss": vloss / xva_t.shape[0],
+            "val_accuracy": vcorrect / xva_t.shape[0],
+            "seconds": seconds,
+            "step_seconds": step_s,
+            "items_per_second": n / train_seconds,
+            "lr": lr,
+            "val_seconds": t_end - t_val,
+        }
         records.append(rec)
         C.write_atomic(metrics_path, "".join(json.dumps(r) + "\n" for r in records))
         info["metrics"] = records
         C.write_atomic(os.path.join(args.out, "run.json"), json.dumps(info, indent=1) + "\n")
-        log("epoch %d/%d  train loss %.4f acc %.4f  val loss %.4f acc %.4f  %.2f s (steps %.2f s, %.0f items/s)  lr %g"
-            % (epoch + 1, args.epochs, rec["train_loss"], rec["train_accuracy"], rec["val_loss"],
-               rec["val_accuracy"], seconds, step_s, rec["items_per_second"], lr))
+        log(
+            "epoch %d/%d  train loss %.4f acc %.4f  val loss %.4f acc %.4f  %.2f s (steps %.2f s, %.0f items/s)  lr %g"
+            % (
+                epoch + 1,
+                args.epochs,
+                rec["train_loss"],
+                rec["train_accuracy"],
+                rec["val_loss"],
+                rec["val_accuracy"],
+                seconds,
+                step_s,
+                rec["items_per_second"],
+                lr,
+            )
+        )
         if not math.isfinite(rec["train_loss"]):
             raise FloatingPointError("training loss is %s at epoch %d" % (rec["train_loss"], epoch + 1))
     return info
@@ -283,8 +341,12 @@ def parse_args(argv=None):
     ap.add_argument("--epochs", type=int, default=10)
     ap.add_argument("--batch-size", type=int, default=32)
     ap.add_argument("--seed", type=int, default=0, help="initialization, shuffles and crops")
-    ap.add_argument("--split-seed", type=int, default=None,
-                    help="the train/validation split's seed (default: --seed, as `symx train` splits with its --seed)")
+    ap.add_argument(
+        "--split-seed",
+        type=int,
+        default=None,
+        help="the train/validation split's seed (default: --seed, as `symx train` splits with its --seed)",
+    )
     ap.add_argument("--data-source", choices=("auto", "symx", "numpy"), default="auto")
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--out", required=True, help="run folder for metrics.jsonl and run.json")
@@ -304,8 +366,15 @@ def main(argv=None):
         print("paper_cnn_torch: %s" % e, file=sys.stderr)
         return 1
     last = info["metrics"][-1]
-    print("RESULT " + json.dumps({"final_val_accuracy": last["val_accuracy"],
-                                   "best_val_accuracy": max(r["val_accuracy"] for r in info["metrics"])}))
+    print(
+        "RESULT "
+        + json.dumps(
+            {
+                "final_val_accuracy": last["val_accuracy"],
+                "best_val_accuracy": max(r["val_accuracy"] for r in info["metrics"]),
+            }
+        )
+    )
     return 0
 
 

@@ -15,6 +15,7 @@ the pipeline does real work). Measured, interleaved over repetitions, medians re
 
 Run: PYTHONPATH=build/python python3 bench/pipeline.py [--reps 3] [--data data/mnist]
 """
+
 import argparse
 import os
 import statistics
@@ -25,7 +26,8 @@ import numpy as np
 
 import symx as sx
 from symx import optim
-from symx.nn import layers as L, losses
+from symx.nn import layers as L
+from symx.nn import losses
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -33,12 +35,24 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 def build_step():
     sx.reset_default_graph()
     sx.random.seed(0)
-    net = L.Sequential([
-        L.RandomCrop((28, 28), padding=4),
-        L.Conv2D(32, 3), L.BatchNorm(), L.Activation("relu"), L.MaxPool2D(2),
-        L.Conv2D(64, 3), L.BatchNorm(), L.Activation("relu"), L.MaxPool2D(2),
-        L.Flatten(), L.Dense(128), L.BatchNorm(), L.Activation("relu"), L.Dense(10),
-    ])
+    net = L.Sequential(
+        [
+            L.RandomCrop((28, 28), padding=4),
+            L.Conv2D(32, 3),
+            L.BatchNorm(),
+            L.Activation("relu"),
+            L.MaxPool2D(2),
+            L.Conv2D(64, 3),
+            L.BatchNorm(),
+            L.Activation("relu"),
+            L.MaxPool2D(2),
+            L.Flatten(),
+            L.Dense(128),
+            L.BatchNorm(),
+            L.Activation("relu"),
+            L.Dense(10),
+        ]
+    )
     x = sx.placeholder((None, 1, 28, 28), name="x")
     y = sx.placeholder((None,), sx.int64, name="y")
     loss = losses.softmax_cross_entropy_loss(net(x, training=True), y)
@@ -89,8 +103,9 @@ def main():
     train, _ = sx.data.train_test_split(data, 1000, seed=0)
     step = build_step()
     # Prepared beforehand: the batches of one epoch, already gathered and transformed.
-    prepared = list(sx.data.BatchIterator(train, batch_size=32, seed=99, prefetch=0,
-                                          transforms=[sx.data.divide_by_max()]))
+    prepared = list(
+        sx.data.BatchIterator(train, batch_size=32, seed=99, prefetch=0, transforms=[sx.data.divide_by_max()])
+    )
     run_prepared(step, prepared)  # warm-up: compiles the step for batches of 32 and the last one of 24
 
     configs = {
@@ -113,23 +128,35 @@ def main():
                 overheads[name].append(seconds / in_steps)
 
     base = statistics.median(times["steps alone"])
-    print(f"pipeline: paper CNN, {len(train)} digits, batch 32, {len(prepared)} steps per epoch, "
-          f"{args.reps} interleaved repetitions, medians")
-    print(f"{'configuration':<16} {'epoch s':>9} {'min s':>8} {'max s':>8} {'waited s':>9} {'vs steps':>9} "
-          f"{'epoch/own steps':>16}")
+    print(
+        f"pipeline: paper CNN, {len(train)} digits, batch 32, {len(prepared)} steps per epoch, "
+        f"{args.reps} interleaved repetitions, medians"
+    )
+    print(
+        f"{'configuration':<16} {'epoch s':>9} {'min s':>8} {'max s':>8} {'waited s':>9} {'vs steps':>9} "
+        f"{'epoch/own steps':>16}"
+    )
     for name in configs:
         med = statistics.median(times[name])
         own = f"{statistics.median(overheads[name]):16.4f}" if overheads[name] else f"{'-':>16}"
-        print(f"{name:<16} {med:9.3f} {min(times[name]):8.3f} {max(times[name]):8.3f} "
-              f"{statistics.median(waits[name]):9.4f} {med / base:9.3f} {own}")
+        print(
+            f"{name:<16} {med:9.3f} {min(times[name]):8.3f} {max(times[name]):8.3f} "
+            f"{statistics.median(waits[name]):9.4f} {med / base:9.3f} {own}"
+        )
     ratio = statistics.median(times["prefetch=2"]) / base
     within = statistics.median(overheads["prefetch=2"])
-    print(f"ratio prefetch=2 / steps alone (medians of separate epochs): {ratio:.3f} "
-          f"({'meets' if ratio <= 1.05 else 'misses'} the target of 1.05)")
-    print(f"ratio prefetch=2 epoch / the time in its own steps (same epoch, immune to load drift): {within:.4f} "
-          f"({'meets' if within <= 1.05 else 'misses'} the target of 1.05)")
-    print(f"load average during the run: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores "
-          "(a busy machine spreads the separate-epoch medians; the same-epoch ratio is the robust one)")
+    print(
+        f"ratio prefetch=2 / steps alone (medians of separate epochs): {ratio:.3f} "
+        f"({'meets' if ratio <= 1.05 else 'misses'} the target of 1.05)"
+    )
+    print(
+        f"ratio prefetch=2 epoch / the time in its own steps (same epoch, immune to load drift): {within:.4f} "
+        f"({'meets' if within <= 1.05 else 'misses'} the target of 1.05)"
+    )
+    print(
+        f"load average during the run: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores "
+        "(a busy machine spreads the separate-epoch medians; the same-epoch ratio is the robust one)"
+    )
     return 0
 
 

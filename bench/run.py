@@ -32,6 +32,7 @@ Cases (issue 3, "Benchmarks"):
     inductor cache for cold; the warm columns reuse the caches: JAX's persistent compilation
     cache, inductor's FX graph cache)
 """
+
 import argparse
 import datetime
 import json
@@ -54,6 +55,7 @@ LABEL = {"symx": "symx", "jax": "JAX", "torch_eager": "torch eager", "torch_comp
 
 
 # ---- processes ----
+
 
 def run_proc(cmd, env, timeout, cwd=ROOT):
     """Runs cmd; returns (returncode or None on timeout, stdout, stderr, peak_rss_mb, wall_s)."""
@@ -87,11 +89,19 @@ class Runner:
         self.deadline = time.time() + args.time_limit
         env = dict(os.environ)
         n = str(args.threads)
-        env.update({"OMP_NUM_THREADS": n, "SYMX_NUM_THREADS": n, "MKL_NUM_THREADS": n,
-                    "OPENBLAS_NUM_THREADS": n, "PYTHONUNBUFFERED": "1",
-                    "SYMX_CACHE_DIR": os.path.join(self.cache, "symx"),
-                    "TORCHINDUCTOR_CACHE_DIR": os.path.join(self.cache, "torchinductor"),
-                    "JAX_PLATFORMS": "cpu", "TF_CPP_MIN_LOG_LEVEL": "2"})
+        env.update(
+            {
+                "OMP_NUM_THREADS": n,
+                "SYMX_NUM_THREADS": n,
+                "MKL_NUM_THREADS": n,
+                "OPENBLAS_NUM_THREADS": n,
+                "PYTHONUNBUFFERED": "1",
+                "SYMX_CACHE_DIR": os.path.join(self.cache, "symx"),
+                "TORCHINDUCTOR_CACHE_DIR": os.path.join(self.cache, "torchinductor"),
+                "JAX_PLATFORMS": "cpu",
+                "TF_CPP_MIN_LOG_LEVEL": "2",
+            }
+        )
         env.pop("SYMX_BACKEND", None)  # the benchmark is of the compiled backend
         env.pop("SYMX_BENCH_JAX_CACHE", None)
         py = os.path.join(self.build, "python")
@@ -104,22 +114,34 @@ class Runner:
         self.log.write(msg + "\n")
         self.log.flush()
 
-    def worker(self, case, fw, mode="steady", timeout=240, env_extra=None, budget=None, min_reps=5,
-               max_reps=50):
+    def worker(self, case, fw, mode="steady", timeout=240, env_extra=None, budget=None, min_reps=5, max_reps=50):
         """One worker process; returns its result dict (ok False with a note on failure)."""
         left = self.deadline - time.time()
         if left < 20:
             return {"ok": False, "error": "skipped: the run's --time-limit was reached"}
         env = dict(self.env)
         env.update(env_extra or {})
-        cmd = [sys.executable, os.path.join(HERE, "worker.py"), "--case", case, "--fw", fw, "--mode", mode,
-               "--budget", str(budget if budget is not None else self.args.budget),
-               "--min-reps", str(min_reps), "--max-reps", str(max_reps)]
+        cmd = [
+            sys.executable,
+            os.path.join(HERE, "worker.py"),
+            "--case",
+            case,
+            "--fw",
+            fw,
+            "--mode",
+            mode,
+            "--budget",
+            str(budget if budget is not None else self.args.budget),
+            "--min-reps",
+            str(min_reps),
+            "--max-reps",
+            str(max_reps),
+        ]
         rc, out, err, rss, wall = run_proc(cmd, env, min(timeout, left))
         res = None
         for line in out.splitlines():
             if line.startswith("BENCH_RESULT "):
-                res = json.loads(line[len("BENCH_RESULT "):])
+                res = json.loads(line[len("BENCH_RESULT ") :])
         if res is None:
             why = "timed out after %.0f s" % wall if rc is None else "exit code %s" % rc
             res = {"ok": False, "error": "worker %s: %s; stderr: %s" % (fw, why, tail(err, 400))}
@@ -127,12 +149,17 @@ class Runner:
             res["error"] = res.get("error", "") + " | " + tail(err, 300)
         elif rc != 0:
             res["warning"] = "worker %s exited with %s after reporting its result%s" % (
-                fw, "a timeout" if rc is None else "code %s" % rc, " (signal %d)" % -rc if rc and rc < 0 else "")
+                fw,
+                "a timeout" if rc is None else "code %s" % rc,
+                " (signal %d)" % -rc if rc and rc < 0 else "",
+            )
         res["peak_rss_mb"] = round(rss, 1)
         res["wall_s"] = round(wall, 2)
         t = res.get("median_s", res.get("compile_s"))
-        self.say("  %-8s %-14s %-8s %s  (worker %.1f s, peak RSS %.0f MB)" % (
-            case, fw, mode, fmt_time(t) if res.get("ok") else "FAILED: " + res.get("error", "")[:300], wall, rss))
+        self.say(
+            "  %-8s %-14s %-8s %s  (worker %.1f s, peak RSS %.0f MB)"
+            % (case, fw, mode, fmt_time(t) if res.get("ok") else "FAILED: " + res.get("error", "")[:300], wall, rss)
+        )
         return res
 
 
@@ -145,6 +172,7 @@ def loadavg():
 
 
 # ---- formatting ----
+
 
 def fmt_time(s):
     if s is None:
@@ -186,22 +214,39 @@ def machine_info(threads):
     except OSError:
         pass
     try:
-        rev = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True,
-                             timeout=10).stdout.strip()
-        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=ROOT,
-                               capture_output=True, text=True, timeout=10).stdout.strip()
+        rev = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True, timeout=10
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "status", "--porcelain", "--untracked-files=no"],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=10,
+        ).stdout.strip()
         rev = rev + ("+local changes" if dirty else "") if rev else None
     except (OSError, subprocess.SubprocessError):
         rev = None
-    return {"cpu": model, "cores": os.cpu_count(), "loadavg_1min_at_start": loadavg(), "cpu_flags": flags, "memory_gb": mem_gb, "threads": threads,
-            "date": datetime.datetime.now().astimezone().isoformat(timespec="seconds"),
-            "python": platform.python_version(), "kernel": platform.release(), "symx_revision": rev}
+    return {
+        "cpu": model,
+        "cores": os.cpu_count(),
+        "loadavg_1min_at_start": loadavg(),
+        "cpu_flags": flags,
+        "memory_gb": mem_gb,
+        "threads": threads,
+        "date": datetime.datetime.now().astimezone().isoformat(timespec="seconds"),
+        "python": platform.python_version(),
+        "kernel": platform.release(),
+        "symx_revision": rev,
+    }
 
 
 def versions(env):
-    code = ("import json, numpy, torch, jax, jaxlib\n"
-            "print(json.dumps({'numpy': numpy.__version__, 'torch': torch.__version__, "
-            "'jax': jax.__version__, 'jaxlib': jaxlib.__version__}))")
+    code = (
+        "import json, numpy, torch, jax, jaxlib\n"
+        "print(json.dumps({'numpy': numpy.__version__, 'torch': torch.__version__, "
+        "'jax': jax.__version__, 'jaxlib': jaxlib.__version__}))"
+    )
     rc, out, err, _, _ = run_proc([sys.executable, "-c", code], env, 120)
     try:
         return json.loads(out.strip().splitlines()[-1])
@@ -210,6 +255,7 @@ def versions(env):
 
 
 # ---- the cases ----
+
 
 def record(name, case_id, results, unit_note=None):
     rec = {"name": name, "case": case_id, "limit_s": None, "loadavg_1min_after": loadavg()}
@@ -250,9 +296,14 @@ def check_probes(rec, rtol=2e-3):
         bad = [fw for fw, v in vals.items() if abs(v - ref) > rtol * max(1.0, abs(ref))]
         rec[key + "_values"] = vals
         if bad:
-            rec["notes"].append("results disagree (%s: %s vs median %.6g)" % (
-                "first call" if key == "probe" else "second call", ", ".join(
-                    "%s=%.6g" % (LABEL[f], vals[f]) for f in bad), ref))
+            rec["notes"].append(
+                "results disagree (%s: %s vs median %.6g)"
+                % (
+                    "first call" if key == "probe" else "second call",
+                    ", ".join("%s=%.6g" % (LABEL[f], vals[f]) for f in bad),
+                    ref,
+                )
+            )
 
 
 def steady_case(R, case, name, case_id, frameworks=FRAMEWORKS, **kw):
@@ -260,8 +311,12 @@ def steady_case(R, case, name, case_id, frameworks=FRAMEWORKS, **kw):
     timeouts = kw.pop("timeouts", {})
     results = {}
     for fw in frameworks:
-        results[fw] = R.worker(case, fw, timeout=timeouts.get(fw, kw.get("timeout", 240)),
-                               **{k: v for k, v in kw.items() if k != "timeout"})
+        results[fw] = R.worker(
+            case,
+            fw,
+            timeout=timeouts.get(fw, kw.get("timeout", 240)),
+            **{k: v for k, v in kw.items() if k != "timeout"},
+        )
     rec = record(name, case_id, results)
     check_probes(rec)
     return rec
@@ -278,14 +333,17 @@ def triad(R):
         return {"ok": False, "error": "triad failed: " + tail(err)}
     res = json.loads(out.strip().splitlines()[-1])
     res["ok"] = True
-    R.say("  triad: %.2f GB/s median (%.2f GB/s best), %d threads" % (res["median_gbps"], res["best_gbps"],
-                                                                       res["threads"]))
+    R.say(
+        "  triad: %.2f GB/s median (%.2f GB/s best), %d threads"
+        % (res["median_gbps"], res["best_gbps"], res["threads"])
+    )
     return res
 
 
 def case1(R):
-    rec = steady_case(R, "elementwise", "1. elementwise chain, 16M f32", 1, budget=R.args.budget,
-                      min_reps=10, max_reps=50)
+    rec = steady_case(
+        R, "elementwise", "1. elementwise chain, 16M f32", 1, budget=R.args.budget, min_reps=10, max_reps=50
+    )
     tr = triad(R)
     rec["triad"] = tr
     if tr.get("ok"):
@@ -293,7 +351,9 @@ def case1(R):
         ideal_bytes = 4 * 16 * 1024 * 1024 * 4
         rec["limit_s"] = ideal_bytes / (tr["median_gbps"] * 1e9)
         rec["limit_note"] = "4 x 16M x 4 B at the triad's median bandwidth %.2f GB/s" % tr["median_gbps"]
-        rec["notes"].append("bandwidth limit: %s (best triad repetition %.2f GB/s)" % (rec["limit_note"], tr["best_gbps"]))
+        rec["notes"].append(
+            "bandwidth limit: %s (best triad repetition %.2f GB/s)" % (rec["limit_note"], tr["best_gbps"])
+        )
         if rec["symx_s"]:
             rec["fraction_of_limit"] = rec["limit_s"] / rec["symx_s"]
     else:
@@ -316,13 +376,14 @@ def build_overhead_cpp(R):
             m = re.search(r"^%s:\w+=(.+)$" % var, text, re.M)
             if m and os.path.exists(m.group(1).strip()) and m.group(1).strip() not in libs:
                 libs.append(m.group(1).strip())
-    base = ["g++", "-O2", "-std=c++20", "-I" + os.path.join(ROOT, "include"), os.path.join(HERE, "overhead.cpp"),
-            lib]
+    base = ["g++", "-O2", "-std=c++20", "-I" + os.path.join(ROOT, "include"), os.path.join(HERE, "overhead.cpp"), lib]
     tail_libs = ["-fopenmp", "-ldl", "-lpthread"]
     exe = os.path.join(R.out, "overhead")
-    attempts = [libs or ["-llapacke", "-lopenblas"],
-                ["-llapacke", "-lopenblas", "-ldnnl"],
-                ["-llapacke", "-lopenblas", "-ldnnl", "-lz"]]
+    attempts = [
+        libs or ["-llapacke", "-lopenblas"],
+        ["-llapacke", "-lopenblas", "-ldnnl"],
+        ["-llapacke", "-lopenblas", "-ldnnl", "-lz"],
+    ]
     err = ""
     for extra in attempts:
         cmd = base + extra + tail_libs + ["-o", exe]
@@ -335,9 +396,16 @@ def build_overhead_cpp(R):
 def case5(R):
     rec = steady_case(R, "overhead", "5. call overhead, scalar add, from Python", 5, timeout=240)
     exe, how = build_overhead_cpp(R)
-    crec = {"name": "5. call overhead, scalar add, from C++ (call_into)", "case": 5, "jax_s": None,
-            "torch_eager_s": None, "torch_compile_s": None, "limit_s": None, "loadavg_1min_after": loadavg(),
-            "notes": ["peers: none measured from C++ (the peers' rows are in the Python line above)"]}
+    crec = {
+        "name": "5. call overhead, scalar add, from C++ (call_into)",
+        "case": 5,
+        "jax_s": None,
+        "torch_eager_s": None,
+        "torch_compile_s": None,
+        "limit_s": None,
+        "loadavg_1min_after": loadavg(),
+        "notes": ["peers: none measured from C++ (the peers' rows are in the Python line above)"],
+    }
     if exe is None:
         crec["symx_s"] = None
         crec["notes"].append(how)
@@ -381,24 +449,34 @@ def case6(R, case, label):
         "torch_compile": R.worker(case, "torch_compile", "compile", to, {"TORCHINDUCTOR_CACHE_DIR": ind_cache}),
     }
     rc = record("6. compile %s, cold" % label, 6, cold)
-    rc["notes"].append("time from function creation to the end of the first call, fresh process and caches; "
-                       "torch eager = its first step (no compilation)")
+    rc["notes"].append(
+        "time from function creation to the end of the first call, fresh process and caches; "
+        "torch eager = its first step (no compilation)"
+    )
     rw = record("6. compile %s, warm cache" % label, 6, warm)
-    rw["notes"].append("new process reusing the cold run's disk caches (JAX: persistent compilation cache; "
-                       "torch: inductor/FX graph cache)")
+    rw["notes"].append(
+        "new process reusing the cold run's disk caches (JAX: persistent compilation cache; "
+        "torch: inductor/FX graph cache)"
+    )
     for rec in (rc, rw):
         check_probes(rec)
         est = {fw: d.get("compile_only_s") for fw, d in rec["details"].items() if d.get("ok")}
         rec["compile_only_s"] = est
         if est:
-            rec["notes"].append("compilation alone, estimated as the first call minus the second call: " + ", ".join(
-                "%s %s" % (LABEL[fw], fmt_time(t) if t > 1e-3 else "~0 (within noise)")
-                for fw, t in est.items() if t is not None))
+            rec["notes"].append(
+                "compilation alone, estimated as the first call minus the second call: "
+                + ", ".join(
+                    "%s %s" % (LABEL[fw], fmt_time(t) if t > 1e-3 else "~0 (within noise)")
+                    for fw, t in est.items()
+                    if t is not None
+                )
+            )
     shutil.rmtree(tmp, ignore_errors=True)
     return [rc, rw]
 
 
 # ---- targets and the table ----
+
 
 def best_peer(rec, peers=PEERS):
     vals = [(rec.get(p + "_s"), p) for p in peers if rec.get(p + "_s")]
@@ -448,47 +526,83 @@ def apply_targets(rec):
 
 
 def markdown(records, machine, vers, args):
-    lines = ["# symx benchmarks", "",
-             "Machine: %s, %s cores (%s), %s GB RAM; %d threads; %s. Python %s, NumPy %s, PyTorch %s, JAX %s "
-             "(jaxlib %s); symx %s." % (
-                 machine["cpu"], machine["cores"], machine["cpu_flags"] or "no AVX2", machine["memory_gb"],
-                 machine["threads"], machine["date"], machine["python"], vers.get("numpy"), vers.get("torch"),
-                 vers.get("jax"), vers.get("jaxlib"), machine["symx_revision"]),
-             ""]
+    lines = [
+        "# symx benchmarks",
+        "",
+        "Machine: %s, %s cores (%s), %s GB RAM; %d threads; %s. Python %s, NumPy %s, PyTorch %s, JAX %s "
+        "(jaxlib %s); symx %s."
+        % (
+            machine["cpu"],
+            machine["cores"],
+            machine["cpu_flags"] or "no AVX2",
+            machine["memory_gb"],
+            machine["threads"],
+            machine["date"],
+            machine["python"],
+            vers.get("numpy"),
+            vers.get("torch"),
+            vers.get("jax"),
+            vers.get("jaxlib"),
+            machine["symx_revision"],
+        ),
+        "",
+    ]
     cores = machine["cores"] or 1
     start = machine.get("loadavg_1min_at_start") or 0.0
     during = max([r.get("loadavg_1min_after") or 0.0 for r in records] + [0.0])
     # the benchmark itself adds about `threads` to the load average while it runs
     if start > 0.5 * cores + 0.5 or during > machine["threads"] + 0.5 * cores + 0.5:
-        lines += ["**Warning: the machine was busy during this run** (1-minute load average %.1f at the start, up "
-                  "to %.1f during it, on %d cores; the benchmark alone accounts for about %d): other processes "
-                  "competed for the CPUs, so times are noisier and slower than on an idle machine."
-                  % (start, during, cores, machine["threads"]), ""]
-    lines += ["Medians of repeated calls after warm-up, float32, same data for every framework. "
-             "`symx vs best peer` = symx time / fastest peer's time (below 1: symx is faster). "
-             "Limit (case 1): the time to move the fused kernel's bytes (3 inputs + 1 output, 16M float32 each) "
-             "at the bandwidth of a STREAM-style triad measured in the same run. Case 6 times run from function "
-             "creation to the end of the first call (so they include one step); the notes give the compilation "
-             "alone.", "",
-             "| case | symx | JAX | torch eager | torch.compile | limit | symx vs best peer | target | target met? |",
-             "|---|---|---|---|---|---|---|---|---|"]
+        lines += [
+            "**Warning: the machine was busy during this run** (1-minute load average %.1f at the start, up "
+            "to %.1f during it, on %d cores; the benchmark alone accounts for about %d): other processes "
+            "competed for the CPUs, so times are noisier and slower than on an idle machine."
+            % (start, during, cores, machine["threads"]),
+            "",
+        ]
+    lines += [
+        "Medians of repeated calls after warm-up, float32, same data for every framework. "
+        "`symx vs best peer` = symx time / fastest peer's time (below 1: symx is faster). "
+        "Limit (case 1): the time to move the fused kernel's bytes (3 inputs + 1 output, 16M float32 each) "
+        "at the bandwidth of a STREAM-style triad measured in the same run. Case 6 times run from function "
+        "creation to the end of the first call (so they include one step); the notes give the compilation "
+        "alone.",
+        "",
+        "| case | symx | JAX | torch eager | torch.compile | limit | symx vs best peer | target | target met? |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
     for r in records:
         ratio = r.get("symx_vs_best_peer")
         met = r.get("target_met")
         met_s = "n/a" if met is None else ("yes" if met else "**no**")
         if r.get("target_detail"):
             met_s += " (%s)" % r["target_detail"]
-        lines.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
-            r["name"], fmt_time(r.get("symx_s")), fmt_time(r.get("jax_s")), fmt_time(r.get("torch_eager_s")),
-            fmt_time(r.get("torch_compile_s")), fmt_time(r.get("limit_s")),
-            ("%.2fx (%s)" % (ratio, LABEL[r["best_peer"]])) if ratio else "—", r.get("target", ""), met_s))
-    lines += ["", "Peak RSS (MB) of each framework's worker process (includes the interpreter and the framework "
-              "import; the C++ row is the overhead program):", "",
-              "| case | symx | JAX | torch eager | torch.compile |", "|---|---|---|---|---|"]
+        lines.append(
+            "| %s | %s | %s | %s | %s | %s | %s | %s | %s |"
+            % (
+                r["name"],
+                fmt_time(r.get("symx_s")),
+                fmt_time(r.get("jax_s")),
+                fmt_time(r.get("torch_eager_s")),
+                fmt_time(r.get("torch_compile_s")),
+                fmt_time(r.get("limit_s")),
+                ("%.2fx (%s)" % (ratio, LABEL[r["best_peer"]])) if ratio else "—",
+                r.get("target", ""),
+                met_s,
+            )
+        )
+    lines += [
+        "",
+        "Peak RSS (MB) of each framework's worker process (includes the interpreter and the framework "
+        "import; the C++ row is the overhead program):",
+        "",
+        "| case | symx | JAX | torch eager | torch.compile |",
+        "|---|---|---|---|---|",
+    ]
     for r in records:
         rss = r.get("peak_rss_mb") or {}
-        lines.append("| %s | %s |" % (r["name"], " | ".join(
-            ("%.0f" % rss[fw]) if rss.get(fw) else "—" for fw in FRAMEWORKS)))
+        lines.append(
+            "| %s | %s |" % (r["name"], " | ".join(("%.0f" % rss[fw]) if rss.get(fw) else "—" for fw in FRAMEWORKS))
+        )
     notes = [(r["name"], n) for r in records for n in r.get("notes", [])]
     if notes:
         lines += ["", "Notes:", ""] + ["- %s: %s" % (n, t.replace("\n", " ")[:400]) for n, t in notes]
@@ -506,8 +620,12 @@ def main():
     ap.add_argument("--cnn-budget", type=float, default=10.0)
     ap.add_argument("--cpp-calls", type=int, default=1000000)
     ap.add_argument("--compile-timeout", type=float, default=400.0)
-    ap.add_argument("--time-limit", type=float, default=1500.0, help="whole-run limit in seconds; later "
-                    "measurements are skipped (recorded as null) once it is reached")
+    ap.add_argument(
+        "--time-limit",
+        type=float,
+        default=1500.0,
+        help="whole-run limit in seconds; later measurements are skipped (recorded as null) once it is reached",
+    )
     ap.add_argument("--quick", action="store_true", help="short budgets (smoke test)")
     args = ap.parse_args()
     if args.quick:
@@ -518,8 +636,10 @@ def main():
     t_start = time.time()
     machine = machine_info(args.threads)
     vers = versions(R.env)
-    R.say("symx bench: %s, %s cores, %d threads; torch %s, jax %s; out %s" % (
-        machine["cpu"], machine["cores"], args.threads, vers.get("torch"), vers.get("jax"), R.out))
+    R.say(
+        "symx bench: %s, %s cores, %d threads; torch %s, jax %s; out %s"
+        % (machine["cpu"], machine["cores"], args.threads, vers.get("torch"), vers.get("jax"), R.out)
+    )
     records = []
     if 1 in cases:
         records.append(case1(R))
@@ -529,9 +649,19 @@ def main():
         records.append(steady_case(R, "mlp", "3. MLP 784-512-512-10 SGD step, batch 256", 3))
     if 4 in cases:
         for b in (32, 128):
-            records.append(steady_case(
-                R, "cnn%d" % b, "4. CIFAR-10 CNN Adam step, batch %d" % b, 4, budget=args.cnn_budget,
-                min_reps=3, max_reps=30, timeout=420, timeouts={"symx": 600 if b == 128 else 420}))
+            records.append(
+                steady_case(
+                    R,
+                    "cnn%d" % b,
+                    "4. CIFAR-10 CNN Adam step, batch %d" % b,
+                    4,
+                    budget=args.cnn_budget,
+                    min_reps=3,
+                    max_reps=30,
+                    timeout=420,
+                    timeouts={"symx": 600 if b == 128 else 420},
+                )
+            )
     if 5 in cases:
         records += case5(R)
     if 6 in cases:
@@ -540,11 +670,19 @@ def main():
     for r in records:
         apply_targets(r)
     machine["loadavg_1min_at_end"] = loadavg()
-    result = {"machine": machine, "versions": vers,
-              "settings": {"threads": args.threads, "budget_s": args.budget, "cnn_budget_s": args.cnn_budget,
-                           "statistic": "median", "peak_rss": "per framework: peak RSS of its worker process "
-                           "(interpreter + framework import + the case)"},
-              "elapsed_s": round(time.time() - t_start, 1), "records": records}
+    result = {
+        "machine": machine,
+        "versions": vers,
+        "settings": {
+            "threads": args.threads,
+            "budget_s": args.budget,
+            "cnn_budget_s": args.cnn_budget,
+            "statistic": "median",
+            "peak_rss": "per framework: peak RSS of its worker process (interpreter + framework import + the case)",
+        },
+        "elapsed_s": round(time.time() - t_start, 1),
+        "records": records,
+    }
     with open(os.path.join(R.out, "results.json"), "w") as f:
         json.dump(result, f, indent=1)
     md = markdown(records, machine, vers, args)
@@ -552,8 +690,10 @@ def main():
         f.write(md)
     R.say("")
     R.say(md)
-    R.say("wrote %s and %s (%.0f s)" % (os.path.join(R.out, "results.json"), os.path.join(R.out, "results.md"),
-                                         time.time() - t_start))
+    R.say(
+        "wrote %s and %s (%.0f s)"
+        % (os.path.join(R.out, "results.json"), os.path.join(R.out, "results.md"), time.time() - t_start)
+    )
 
 
 if __name__ == "__main__":

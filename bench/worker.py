@@ -6,6 +6,7 @@ framework's peak RSS is its own and a crash or hang costs only that measurement.
 
 cases: elementwise xent mlp cnn32 cnn128 overhead; fw: symx jax torch_eager torch_compile.
 """
+
 import argparse
 import json
 import os
@@ -21,13 +22,16 @@ import common as C  # noqa: E402
 def load(fw):
     if fw == "symx":
         import fw_symx as m
+
         return m, {}
     if fw == "jax":
         import fw_jax as m
+
         if os.environ.get("SYMX_BENCH_JAX_CACHE"):
             m.enable_persistent_cache(os.environ["SYMX_BENCH_JAX_CACHE"])
         return m, {}
     import fw_torch as m
+
     return m, {"compiled": fw == "torch_compile"}
 
 
@@ -50,8 +54,9 @@ def steady(args):
         inner = 20000 if args.fw != "torch_compile" else 5000
         out.update(C.time_tiny(step, inner=inner, samples=25))
     else:
-        out.update(C.time_calls(step, budget_s=args.budget, min_reps=args.min_reps, max_reps=args.max_reps,
-                                after_first=probe))
+        out.update(
+            C.time_calls(step, budget_s=args.budget, min_reps=args.min_reps, max_reps=args.max_reps, after_first=probe)
+        )
         out["probe"] = out.pop("after_first")
         out["probe2"] = out.pop("after_second")
     if len(built) > 2 and built[2] is not None:

@@ -8,6 +8,7 @@ meshgrid(linspace(-5, 5, 5), linspace(-5, 5, 5)): first lazily with .eval(), the
 compiled sx.function whose inputs are the mean and the covariance. Prints the values rounded to
 two decimals and exits non-zero unless they equal exp(-|x|^2 / 2) / (2 pi) to 1e-6.
 """
+
 import sys
 
 import numpy as np

@@ -5,19 +5,30 @@
 A compiled function returns the cost and applies the update on every call; ten calls print the
 costs, which must match the paper's values to 1e-5 (relative), else the script exits non-zero.
 """
+
 import sys
 
 import numpy as np
 
 import symx as sx
 
-EXPECTED = [0.008471076, 0.008201109, 0.007946267, 0.007705368, 0.0074773384,
-            0.007261208, 0.0070561105, 0.006861261, 0.006675923, 0.006499458]
+EXPECTED = [
+    0.008471076,
+    0.008201109,
+    0.007946267,
+    0.007705368,
+    0.0074773384,
+    0.007261208,
+    0.0070561105,
+    0.006861261,
+    0.006675923,
+    0.006499458,
+]
 
 
 def main():
     mu = sx.variable(np.float32(-1.1842843), name="mu")
-    cost = sx.exp(-(mu - 1) ** 2)
+    cost = sx.exp(-((mu - 1) ** 2))
     (g,) = sx.grad(cost, [mu])
     f = sx.function([], [cost], updates={mu: mu - 0.2 * g})
 

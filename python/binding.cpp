@@ -1,5 +1,9 @@
 // python/binding.cpp: the `symx._symx` extension module, a thin nanobind binding of the public
-// C++ API (include/symx/*.hpp).
+// C++ API (include/symx/*.hpp). NB_MODULE below makes the module and its submodules and calls each
+// part's bind_* function (binding_common.hpp lists them, one file a part: binding_ops.cpp for the
+// NumPy-like functions, binding_nn.cpp for symx.nn, ...); this file binds the core: Tensor, the
+// leaves and collections, autodiff, Function and the graph tools, and the io functions. The
+// conversions between Python and C++ values are in casters.hpp and casters.cpp.
 //
 // Conventions:
 // - Arrays cross the boundary without copies: a NumPy array becomes an Array that wraps its
@@ -10,36 +14,35 @@
 //   (NEP 50), exactly as C++ numbers do.
 // - Every call that builds nodes records the calling Python file:line (the first frame outside
 //   the symx package) through symx::detail::UserLocation, so errors point at user code.
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
 #include "binding_common.hpp"
 
-// ---------------------------------------------------------------------------------------------
+namespace {
 
-NB_MODULE(_symx, m) {
-  using symx::Tensor;
-  namespace lin = symx::linalg;
-  namespace snn = symx::nn;
-  namespace rnd = symx::random;
+using symx::Tensor;
 
-  nb::set_leak_warnings(false);
-  m.doc() = "symx: symbolic tensors, autodiff and compiled functions (C++ core).";
+// Python's name scope context manager over the default graph.
+struct PyScope {
+  std::string name;
+  int entered = 0;  // __enter__ calls not yet matched by __exit__
+};
 
-  shape_error_type = PyErr_NewExceptionWithDoc("symx.ShapeError", DOC(ShapeError), PyExc_ValueError, nullptr);
-  dtype_error_type = PyErr_NewExceptionWithDoc("symx.DTypeError", DOC(DTypeError), PyExc_TypeError, nullptr);
-  io_error_type = PyErr_NewExceptionWithDoc("symx.IOError", DOC(IOError), PyExc_ValueError, nullptr);
-  m.attr("ShapeError") = nb::handle(shape_error_type);
-  m.attr("DTypeError") = nb::handle(dtype_error_type);
-  m.attr("IOError") = nb::handle(io_error_type);
-  nb::register_exception_translator(&translate_exception);
+std::string tensor_repr(const Tensor& t) {
+  std::string s = "Tensor(op=" + std::string(symx::op_name(t.op()));
+  if (!t.name().empty()) s += ", name='" + t.name() + "'";
+  else s += ", id=" + std::to_string(t.id());
+  return s + ", shape=" + symx::shape_string(t.shape()) + ", dtype=" + std::string(symx::dtype_name(t.dtype())) + ")";
+}
 
-  m.def("_set_package_dir", [](std::string dir) { package_dir() = std::move(dir); });
-  m.def("_op_names", [] {
-    std::vector<std::string> names;
-    for (int i = 0; i < symx::kNumOps; ++i) names.emplace_back(symx::op_name(static_cast<symx::OpKind>(i)));
-    return names;
-  }, "The names of the primitive ops, in op-table order.");
-  m.def("_where", [] { return python_where(); }, "The Python location new nodes would record now.");
-
-  // ---- Tensor ----
+// The Tensor class: properties, evaluation, assignment, indexing, the Python protocols and operators.
+void bind_tensor(nb::module_& m) {
   nb::class_<Tensor> tensor(m, "Tensor", DOC(Tensor));
   tensor
       .def_prop_ro("shape", [](const Tensor& t) {
@@ -150,8 +153,10 @@ NB_MODULE(_symx, m) {
   tensor.def("__ge__", [](const Tensor& a, const symx::Operand& b) { PyLocation here; return symx::greater_equal(a, b); });
   tensor.def("__matmul__", [](const Tensor& a, TensorArg b) { PyLocation here; return symx::matmul(a, b.t); });
   tensor.def("__rmatmul__", [](const Tensor& a, TensorArg b) { PyLocation here; return symx::matmul(b.t, a); });
+}
 
-  // ---- leaves and collections ----
+// Placeholders, variables, constants, update and variable collections, name scopes.
+void bind_leaves(nb::module_& m) {
   m.def("placeholder", [](nb::handle shape, symx::DType dtype, std::string name) {
     if (shape.is_none())
       throw symx::ValueError("placeholder" + (name.empty() ? std::string() : " '" + name + "'") +
@@ -244,158 +249,9 @@ NB_MODULE(_symx, m) {
         // After reset_default_graph() inside the block the scope is gone already (as for the C++ guard).
         if (!symx::default_graph().current_scope().empty()) symx::default_graph().pop_scope();
       });
+}
 
-  // ---- unary elementwise ----
-#define SYMX_UNARY(name) m.def(#name, LOC(symx::name), "x"_a, DOC(name));
-  SYMX_UNARY(negative) SYMX_UNARY(abs) SYMX_UNARY(sign) SYMX_UNARY(exp) SYMX_UNARY(expm1)
-  SYMX_UNARY(log) SYMX_UNARY(log1p) SYMX_UNARY(sqrt) SYMX_UNARY(rsqrt) SYMX_UNARY(square)
-  SYMX_UNARY(reciprocal) SYMX_UNARY(sin) SYMX_UNARY(cos) SYMX_UNARY(tan) SYMX_UNARY(tanh)
-  SYMX_UNARY(arctan) SYMX_UNARY(sigmoid) SYMX_UNARY(erf) SYMX_UNARY(floor) SYMX_UNARY(ceil)
-  SYMX_UNARY(round) SYMX_UNARY(logical_not) SYMX_UNARY(isnan) SYMX_UNARY(isfinite)
-  SYMX_UNARY(stop_gradient) SYMX_UNARY(zeros_like) SYMX_UNARY(ones_like) SYMX_UNARY(bitwise_not)
-#undef SYMX_UNARY
-  m.attr("invert") = m.attr("bitwise_not");  // NumPy's other name
-  m.def("cast", LOC(symx::cast), "x"_a, "dtype"_a, DOC(cast));
-  m.def("astype", LOC(symx::astype), "x"_a, "dtype"_a, DOC(astype));
-
-  // ---- binary elementwise ----
-#define SYMX_BINARY(name) m.def(#name, LOC(symx::name), "x1"_a, "x2"_a, DOC(name));
-  SYMX_BINARY(add) SYMX_BINARY(subtract) SYMX_BINARY(multiply) SYMX_BINARY(divide)
-  SYMX_BINARY(power) SYMX_BINARY(maximum) SYMX_BINARY(minimum) SYMX_BINARY(mod)
-  SYMX_BINARY(arctan2) SYMX_BINARY(equal) SYMX_BINARY(not_equal) SYMX_BINARY(less)
-  SYMX_BINARY(less_equal) SYMX_BINARY(greater) SYMX_BINARY(greater_equal)
-  SYMX_BINARY(logical_and) SYMX_BINARY(logical_or) SYMX_BINARY(floor_divide) SYMX_BINARY(bitwise_and)
-  SYMX_BINARY(bitwise_or) SYMX_BINARY(bitwise_xor) SYMX_BINARY(left_shift) SYMX_BINARY(right_shift)
-#undef SYMX_BINARY
-  m.def("where", LOC(symx::where), "condition"_a, "x"_a, "y"_a, DOC(where));
-  m.def("clip", LOC(symx::clip), "a"_a, "a_min"_a, "a_max"_a, DOC(clip));
-
-  // ---- reductions ----
-#define SYMX_REDUCE(name) \
-  m.def(#name, LOC(symx::name), "a"_a, "axis"_a = nb::none(), "keepdims"_a = false, DOC(name));
-  SYMX_REDUCE(sum) SYMX_REDUCE(mean) SYMX_REDUCE(prod) SYMX_REDUCE(max) SYMX_REDUCE(min)
-  SYMX_REDUCE(logsumexp) SYMX_REDUCE(var) SYMX_REDUCE(std) SYMX_REDUCE(argmax) SYMX_REDUCE(argmin)
-#undef SYMX_REDUCE
-  m.def("cumsum", LOC(symx::cumsum), "a"_a, "axis"_a = nb::none(), DOC(cumsum));
-
-  // ---- shape and indexing ----
-  m.def("reshape", LOC(symx::reshape), "a"_a, "shape"_a, DOC(reshape));
-  m.def("transpose", LOC(symx::transpose), "a"_a, "axes"_a = nb::none(), DOC(transpose));
-  m.def("expand_dims", LOC(symx::expand_dims), "a"_a, "axis"_a, DOC(expand_dims));
-  m.def("squeeze", LOC(symx::squeeze), "a"_a, "axis"_a = nb::none(), DOC(squeeze));
-  m.def("broadcast_to", LOC(symx::broadcast_to), "array"_a, "shape"_a, DOC(broadcast_to));
-  m.def("concatenate", LOC(symx::concatenate), "arrays"_a, "axis"_a = 0, DOC(concatenate));
-  m.def("stack", LOC(symx::stack), "arrays"_a, "axis"_a = 0, DOC(stack));
-  m.def("split", [](TensorArg x, nb::handle indices_or_sections, AxisInt axis_arg) {
-    const int axis = axis_arg.v;
-    if (PyIndex_Check(indices_or_sections.ptr())) {
-      auto sections = nb::cast<std::int64_t>(indices_or_sections);
-      PyLocation here;
-      return symx::split(x.t, sections, axis);
-    }
-    auto indices = int_list(indices_or_sections);
-    PyLocation here;
-    return symx::split(x.t, indices, axis);
-  }, "ary"_a, "indices_or_sections"_a, "axis"_a = 0, DOC(split));
-  m.def("slice", [](TensorArg x, nb::handle key) {
-    auto index = index_from_python(key);
-    PyLocation here;
-    return symx::slice(x.t, index);
-  }, "a"_a, nb::arg("index").none(), DOC(slice));
-  m.def("take", LOC(symx::take), "a"_a, "indices"_a, "axis"_a = nb::none(), DOC(take));
-  m.def("take_along_axis", LOC(symx::take_along_axis), "arr"_a, "indices"_a, "axis"_a, DOC(take_along_axis));
-  m.def("pad", LOC(symx::pad), "array"_a, "pad_width"_a, "constant_values"_a = 0.0, DOC(pad));
-  m.def("flip", LOC(symx::flip), "m"_a, "axis"_a = nb::none(), DOC(flip));
-  m.def("tile", LOC(symx::tile), "A"_a, "reps"_a, DOC(tile));
-  m.def("repeat", LOC(symx::repeat), "a"_a, "repeats"_a, "axis"_a = nb::none(), DOC(repeat));
-  m.def("one_hot", LOC(symx::one_hot), "labels"_a, "depth"_a, "dtype"_a = symx::DType::f32, DOC(one_hot));
-  m.def("eye", LOC(symx::eye), "N"_a, "M"_a = nb::none(), "k"_a = 0, "dtype"_a = symx::DType::f32, DOC(eye));
-  m.def("linspace", LOC(symx::linspace), "start"_a, "stop"_a, "num"_a = 50, "endpoint"_a = true,
-        "dtype"_a = symx::DType::f32, DOC(linspace));
-  m.def("arange", [](double start, std::optional<double> stop, double step, symx::DType dtype) {
-    PyLocation here;
-    return stop ? symx::arange(start, *stop, step, dtype) : symx::arange(0, start, step, dtype);
-  }, "start"_a, "stop"_a = nb::none(), "step"_a = 1.0, "dtype"_a = symx::DType::f32,
-     DOC(arange));
-  m.def("zeros", LOC(symx::zeros), "shape"_a, "dtype"_a = symx::DType::f32, DOC(zeros));
-  m.def("ones", LOC(symx::ones), "shape"_a, "dtype"_a = symx::DType::f32, DOC(ones));
-  m.def("meshgrid", [](nb::args xs, std::string indexing) {
-    auto list = tensor_list(xs);
-    PyLocation here;
-    return symx::meshgrid(list, indexing);
-  }, "xi"_a, "indexing"_a = "xy", DOC(meshgrid));
-
-  // ---- linear algebra ----
-  m.def("matmul", LOC(symx::matmul), "x1"_a, "x2"_a, DOC(matmul));
-  m.def("dot", LOC(symx::dot), "a"_a, "b"_a, DOC(dot));
-  m.def("outer", LOC(symx::outer), "a"_a, "b"_a, DOC(outer));
-  nb::module_ linalg = m.def_submodule("linalg", "Linear algebra (numpy.linalg-like).");
-  linalg.def("inv", LOC(lin::inv), "a"_a, DOC(linalg_inv));
-  linalg.def("det", LOC(lin::det), "a"_a, DOC(linalg_det));
-  linalg.def("slogdet", LOC(lin::slogdet), "a"_a, DOC(linalg_slogdet));
-  linalg.def("cholesky", LOC(lin::cholesky), "a"_a, DOC(linalg_cholesky));
-  linalg.def("solve", LOC(lin::solve), "a"_a, "b"_a, DOC(linalg_solve));
-  linalg.def("triangular_solve", LOC(lin::triangular_solve), "a"_a, "b"_a, "lower"_a = true,
-             "transpose_a"_a = false, "unit_diagonal"_a = false, DOC(linalg_triangular_solve));
-
-  // ---- neural-network ops ----
-  nb::module_ nn = m.def_submodule("nn", "Neural-network ops.");
-  bind_nn(nn);
-  bind_layers(nn);
-  nn.def("relu", LOC(snn::relu), "x"_a, DOC(nn_relu));
-  nn.def("leaky_relu", LOC(snn::leaky_relu), "x"_a, "negative_slope"_a = 0.01, DOC(nn_leaky_relu));
-  nn.def("elu", LOC(snn::elu), "x"_a, "alpha"_a = 1.0, DOC(nn_elu));
-  nn.def("gelu", LOC(snn::gelu), "x"_a, "approximate"_a = false, DOC(nn_gelu));
-  nn.def("softplus", LOC(snn::softplus), "x"_a, DOC(nn_softplus));
-  nn.def("sigmoid", LOC(snn::sigmoid), "x"_a, DOC(nn_sigmoid));
-  nn.def("softmax", LOC(snn::softmax), "x"_a, "axis"_a = -1, DOC(nn_softmax));
-  nn.def("log_softmax", LOC(snn::log_softmax), "x"_a, "axis"_a = -1, DOC(nn_log_softmax));
-  nn.def("softmax_cross_entropy", LOC(snn::softmax_cross_entropy), "logits"_a, "labels"_a, "axis"_a = -1,
-         DOC(nn_softmax_cross_entropy));
-  nn.def("conv1d", LOC(snn::conv1d), "x"_a, "w"_a, "stride"_a = 1, "padding"_a = "VALID", "dilation"_a = 1,
-         "groups"_a = 1, DOC(nn_conv1d));
-  nn.def("conv2d", LOC(snn::conv2d), "x"_a, "w"_a, "strides"_a = nb::make_tuple(1, 1), "padding"_a = "VALID",
-         "dilation"_a = nb::make_tuple(1, 1), "groups"_a = 1,
-         DOC(nn_conv2d));
-  nn.def("conv2d_transpose", LOC(snn::conv2d_transpose), "x"_a, "w"_a, "strides"_a = nb::make_tuple(1, 1),
-         "padding"_a = "VALID", "output_padding"_a = nb::make_tuple(0, 0), "dilation"_a = nb::make_tuple(1, 1),
-         "groups"_a = 1, DOC(nn_conv2d_transpose));
-  nn.def("max_pool2d", LOC(snn::max_pool2d), "x"_a, "window"_a, "strides"_a = nb::none(), "padding"_a = "VALID",
-         DOC(nn_max_pool2d));
-  nn.def("avg_pool2d", LOC(snn::avg_pool2d), "x"_a, "window"_a, "strides"_a = nb::none(), "padding"_a = "VALID",
-         DOC(nn_avg_pool2d));
-
-  // ---- optimizers and schedules (the toolkit) ----
-  nb::module_ optim = m.def_submodule("optim", "Optimizers, gradient clipping and learning-rate schedules.");
-  bind_optim(optim);
-
-  // ---- random draws ----
-  nb::module_ random = m.def_submodule("random", "Random draws: fresh on every evaluation, reproducible from seed.");
-  random.def("seed", &rnd::seed, "seed"_a, DOC(random_seed));
-  random.def("uniform", LOC(rnd::uniform), "shape"_a, "low"_a = 0.0, "high"_a = 1.0, "dtype"_a = symx::DType::f32,
-             DOC(random_uniform));
-  random.def("normal", LOC(rnd::normal), "shape"_a, "mean"_a = 0.0, "stddev"_a = 1.0, "dtype"_a = symx::DType::f32,
-             DOC(random_normal));
-  random.def("truncated_normal", LOC(rnd::truncated_normal), "shape"_a, "mean"_a = 0.0, "stddev"_a = 1.0,
-             "lower"_a = -2.0, "upper"_a = 2.0, "dtype"_a = symx::DType::f32, DOC(random_truncated_normal));
-  random.def("bernoulli", LOC(rnd::bernoulli), "shape"_a, "p"_a = 0.5, "dtype"_a = symx::DType::b8,
-             DOC(random_bernoulli));
-  random.def("randint", LOC(rnd::randint), "shape"_a, "low"_a, "high"_a, "dtype"_a = symx::DType::i64,
-             DOC(random_randint));
-  random.def("permutation", LOC(rnd::permutation), "n"_a, DOC(random_permutation));
-
-  nb::module_ stats = m.def_submodule("stats", "Probability distributions (symx/stats.hpp).");
-  bind_stats(stats);
-
-  // ---- data sets, the batch iterator, downloads; the training loop; the `symx` tool ----
-  nb::module_ data = m.def_submodule("data", "Data sets, readers, splits, transforms and the batch iterator (symx/data.hpp).");
-  bind_data(data);
-  bind_download(data);
-  nb::module_ train = m.def_submodule("train", "The training loop, callbacks, checkpoints and models (symx/train.hpp).");
-  bind_train(train);
-  bind_cli(m);
-
-  // ---- autodiff ----
+void bind_autodiff(nb::module_& m) {
   m.def("grad", [](TensorArg cost, nb::handle wrt) -> nb::object {
     bool single = nb::isinstance<Tensor>(wrt);
     std::vector<Tensor> list = single ? std::vector<Tensor>{nb::cast<Tensor>(wrt)} : tensor_list(wrt);
@@ -406,8 +262,10 @@ NB_MODULE(_symx, m) {
   m.def("vjp", LOC(symx::vjp), "outputs"_a, "wrt"_a, "cotangents"_a, DOC(vjp));
   m.def("jacobian", LOC(symx::jacobian), "y"_a, "x"_a, DOC(jacobian));
   m.def("hessian", LOC(symx::hessian), "cost"_a, "x"_a, DOC(hessian));
+}
 
-  // ---- functions and graph tools ----
+// Function (the compiled callable) and the graph tools (clone, printers, topological order).
+void bind_functions(nb::module_& m) {
   nb::class_<symx::Function>(m, "Function", DOC(Function))
       .def("__call__", [](const symx::Function& f, nb::args args) {
         std::vector<symx::Array> inputs;
@@ -474,8 +332,10 @@ NB_MODULE(_symx, m) {
         DOC(to_dot));
   m.def("topological_order", [as_list](nb::handle outputs) { return symx::topological_order(as_list(outputs)); },
         "outputs"_a, DOC(topological_order));
+}
 
-  // ---- io ----
+// Saving and loading variables and arrays (.npy, .npz).
+void bind_io(nb::module_& m) {
   m.def("save_variables", [](const std::filesystem::path& path, std::optional<std::vector<Tensor>> vars) {
     symx::save_variables(path.string(), vars.value_or(std::vector<Tensor>{}));
   }, "path"_a, "variables"_a = nb::none(), DOC(save_variables));
@@ -525,4 +385,50 @@ NB_MODULE(_symx, m) {
     nb::gil_scoped_release unlocked;  // each Array keeps its NumPy buffer alive
     symx::save_npz(path.string(), converted);
   }, "path"_a, "arrays"_a, DOC(save_npz));
+}
+
+}  // namespace
+
+NB_MODULE(_symx, m) {
+  nb::set_leak_warnings(false);
+  m.doc() = "symx: symbolic tensors, autodiff and compiled functions (C++ core).";
+
+  shape_error_type = PyErr_NewExceptionWithDoc("symx.ShapeError", DOC(ShapeError), PyExc_ValueError, nullptr);
+  dtype_error_type = PyErr_NewExceptionWithDoc("symx.DTypeError", DOC(DTypeError), PyExc_TypeError, nullptr);
+  io_error_type = PyErr_NewExceptionWithDoc("symx.IOError", DOC(IOError), PyExc_ValueError, nullptr);
+  m.attr("ShapeError") = nb::handle(shape_error_type);
+  m.attr("DTypeError") = nb::handle(dtype_error_type);
+  m.attr("IOError") = nb::handle(io_error_type);
+  nb::register_exception_translator(&translate_exception);
+
+  m.def("_set_package_dir", [](std::string dir) { package_dir() = std::move(dir); });
+  m.def("_op_names", [] {
+    std::vector<std::string> names;
+    for (int i = 0; i < symx::kNumOps; ++i) names.emplace_back(symx::op_name(static_cast<symx::OpKind>(i)));
+    return names;
+  }, "The names of the primitive ops, in op-table order.");
+  m.def("_where", [] { return python_where(); }, "The Python location new nodes would record now.");
+
+  bind_tensor(m);
+  bind_leaves(m);
+  bind_ops(m);
+  nb::module_ linalg = m.def_submodule("linalg", "Linear algebra (numpy.linalg-like).");
+  bind_linalg(linalg);
+  nb::module_ nn = m.def_submodule("nn", "Neural-network ops.");
+  bind_nn(nn);
+  bind_layers(nn);
+  nb::module_ optim = m.def_submodule("optim", "Optimizers, gradient clipping and learning-rate schedules.");
+  bind_optim(optim);
+  nb::module_ random = m.def_submodule("random", "Random draws: fresh on every evaluation, reproducible from seed.");
+  bind_random(random);
+  nb::module_ stats = m.def_submodule("stats", "Probability distributions (symx/stats.hpp).");
+  bind_stats(stats);
+  nb::module_ data = m.def_submodule("data", "Data sets, readers, splits, transforms and the batch iterator (symx/data.hpp).");
+  bind_data(data);
+  nb::module_ train = m.def_submodule("train", "The training loop, callbacks, checkpoints and models (symx/train.hpp).");
+  bind_train(train);
+  bind_cli(m);
+  bind_autodiff(m);
+  bind_functions(m);
+  bind_io(m);
 }

@@ -1,5 +1,6 @@
 // python/binding_data.cpp: symx.data (toolkit/include/symx/data.hpp): the readers, splits and
-// transforms, and BatchIterator, which iterates one epoch per `for` loop.
+// transforms, BatchIterator, which iterates one epoch per `for` loop, and download
+// (symx/data/download.hpp).
 //
 // Threads and the GIL: BatchIterator's background thread calls Python transforms with the GIL
 // acquired, so every wait for it (next(), restore(), destruction) releases the GIL first. The
@@ -17,8 +18,9 @@
 #include <set>
 
 #include "binding_common.hpp"
-#include "symx/data.hpp"
 #include "binding_data.hpp"
+#include "symx/data.hpp"
+#include "symx/data/download.hpp"
 
 namespace {
 
@@ -372,6 +374,40 @@ void bind_iterator(nb::module_& m) {
   nb::module_::import_("atexit").attr("register")(nb::cpp_function(&stop_all_iterators));
 }
 
+// symx.data.download: the data set downloads of symx/data/download.hpp.
+void bind_download(nb::module_& m) {
+  // The transfer runs without the GIL so that other Python threads go on. The progress callback
+  // (file, done, total) takes the GIL, checks for Ctrl-C (KeyboardInterrupt stops the download and
+  // leaves the part file for a later resume) and calls the Python callback, if any; an exception
+  // it raises stops the download and reaches the caller.
+  m.def(
+      "download",
+      [](const std::string& name, const std::optional<std::filesystem::path>& dir, const std::optional<std::string>& mirror,
+         const std::optional<std::filesystem::path>& ca_file, const std::optional<std::filesystem::path>& checksums,
+         const std::optional<nb::callable>& callback,
+         double connect_timeout, double stall_timeout, int retries, bool quiet) {
+        symx::data::DownloadOptions options;
+        options.mirror = mirror.value_or("");
+        options.ca_file = ca_file ? ca_file->string() : "";
+        options.checksums = checksums ? checksums->string() : "";
+        options.connect_timeout = connect_timeout;
+        options.stall_timeout = stall_timeout;
+        options.retries = retries;
+        options.quiet = quiet;
+        nb::handle progress = callback ? callback->ptr() : nb::handle();  // kept alive by the caller's arguments
+        options.progress = [progress](const std::string& file, std::int64_t done, std::int64_t total) {
+          nb::gil_scoped_acquire acquire;
+          if (PyErr_CheckSignals() != 0) throw nb::python_error();
+          if (progress) progress(file, done, total);
+        };
+        nb::gil_scoped_release release;
+        return symx::data::download(name, dir ? dir->string() : "", options);
+      },
+      "name"_a, "dir"_a = nb::none(), nb::kw_only(), "mirror"_a = nb::none(), "ca_file"_a = nb::none(),
+      "checksums"_a = nb::none(), "progress"_a = nb::none(), "connect_timeout"_a = 30.0, "stall_timeout"_a = 60.0,
+      "retries"_a = 3, "quiet"_a = false, DOC(data_download));
+}
+
 }  // namespace
 
 void bind_data(nb::module_& m) {
@@ -379,4 +415,5 @@ void bind_data(nb::module_& m) {
   bind_readers(m);
   bind_transforms(m);
   bind_iterator(m);
+  bind_download(m);
 }

@@ -1,5 +1,5 @@
-// python/binding_nn.cpp: the toolkit's symx.nn additions (toolkit/include/symx/nn/): activations, and
-// the symx.nn.losses submodule.
+// python/binding_nn.cpp: symx.nn: the engine's neural-network ops (symx/ops.hpp), the toolkit's
+// activations (toolkit/include/symx/nn/activations.hpp) and the symx.nn.losses submodule.
 #include "binding_common.hpp"
 #include "symx/nn/activations.hpp"
 #include "symx/nn/losses.hpp"
@@ -36,6 +36,7 @@ void bind_losses(nb::module_& m) {
 
 void bind_nn(nb::module_& nn) {
   namespace snn = symx::nn;
+  // The toolkit's activations (symx/nn/activations.hpp).
   nn.def("relu6", LOC(snn::relu6), "x"_a, DOC(nn_relu6));
   nn.def("silu", LOC(snn::silu), "x"_a, DOC(nn_silu));
   nn.def("swish", LOC(snn::swish), "x"_a, DOC(nn_swish));
@@ -51,4 +52,27 @@ void bind_nn(nb::module_& nn) {
   nn.def("normalize", LOC(snn::normalize), "x"_a, "ord"_a = 2.0, "axis"_a = -1, "eps"_a = 1e-12, DOC(nn_normalize));
   nb::module_ losses = nn.def_submodule("losses", "Losses (from logits where it applies) and metrics.");
   bind_losses(losses);
+  // The engine's neural-network ops (symx/ops.hpp).
+  nn.def("relu", LOC(snn::relu), "x"_a, DOC(nn_relu));
+  nn.def("leaky_relu", LOC(snn::leaky_relu), "x"_a, "negative_slope"_a = 0.01, DOC(nn_leaky_relu));
+  nn.def("elu", LOC(snn::elu), "x"_a, "alpha"_a = 1.0, DOC(nn_elu));
+  nn.def("gelu", LOC(snn::gelu), "x"_a, "approximate"_a = false, DOC(nn_gelu));
+  nn.def("softplus", LOC(snn::softplus), "x"_a, DOC(nn_softplus));
+  nn.def("sigmoid", LOC(snn::sigmoid), "x"_a, DOC(nn_sigmoid));
+  nn.def("softmax", LOC(snn::softmax), "x"_a, "axis"_a = -1, DOC(nn_softmax));
+  nn.def("log_softmax", LOC(snn::log_softmax), "x"_a, "axis"_a = -1, DOC(nn_log_softmax));
+  nn.def("softmax_cross_entropy", LOC(snn::softmax_cross_entropy), "logits"_a, "labels"_a, "axis"_a = -1,
+         DOC(nn_softmax_cross_entropy));
+  nn.def("conv1d", LOC(snn::conv1d), "x"_a, "w"_a, "stride"_a = 1, "padding"_a = "VALID", "dilation"_a = 1,
+         "groups"_a = 1, DOC(nn_conv1d));
+  nn.def("conv2d", LOC(snn::conv2d), "x"_a, "w"_a, "strides"_a = nb::make_tuple(1, 1), "padding"_a = "VALID",
+         "dilation"_a = nb::make_tuple(1, 1), "groups"_a = 1,
+         DOC(nn_conv2d));
+  nn.def("conv2d_transpose", LOC(snn::conv2d_transpose), "x"_a, "w"_a, "strides"_a = nb::make_tuple(1, 1),
+         "padding"_a = "VALID", "output_padding"_a = nb::make_tuple(0, 0), "dilation"_a = nb::make_tuple(1, 1),
+         "groups"_a = 1, DOC(nn_conv2d_transpose));
+  nn.def("max_pool2d", LOC(snn::max_pool2d), "x"_a, "window"_a, "strides"_a = nb::none(), "padding"_a = "VALID",
+         DOC(nn_max_pool2d));
+  nn.def("avg_pool2d", LOC(snn::avg_pool2d), "x"_a, "window"_a, "strides"_a = nb::none(), "padding"_a = "VALID",
+         DOC(nn_avg_pool2d));
 }

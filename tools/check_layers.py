@@ -15,6 +15,7 @@ toolkit (toolkit/) is built on the public API alone: it may include the engine's
 --count prints only the number of upward include arrows (for the before/after of a change).
 Python standard library only: `make test` runs it before anything is built.
 """
+
 import argparse
 import os
 import re
@@ -24,7 +25,7 @@ import sys
 # core; it sits directly above core so that core stays free of file formats while any higher layer
 # may use io's file helpers.
 LAYERS = ["core", "io", "ops", "autodiff", "passes", "codegen", "runtime", "function", "toolkit", "python"]
-ENGINE = LAYERS[:LAYERS.index("function") + 1]  # the folders of src/
+ENGINE = LAYERS[: LAYERS.index("function") + 1]  # the folders of src/
 
 # The public headers (include/symx/) and the layer that implements each.
 PUBLIC_HEADERS = {
@@ -44,11 +45,7 @@ PUBLIC_HEADERS = {
 # Upward arrows that exist on purpose, each with the reason. Nothing else may be added here: fix
 # the arrow instead. An entry that no longer matches an include fails the check, so that it is
 # removed as soon as its arrow is gone.
-ALLOWED_UPWARD = {
-    # Fusion asks whether a node has a library call; it is being moved behind an interface defined
-    # in codegen (issue 11). Remove this entry when that change is merged.
-    ("src/codegen/fusion.cpp", "src/runtime/library_calls.hpp"),
-}
+ALLOWED_UPWARD = set()
 
 INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]')
 SOURCE_SUFFIXES = (".cpp", ".hpp", ".h", ".cc", ".inl")
@@ -91,9 +88,11 @@ def source_files(root):
 
 
 def fix_for(layer, target_layer):
-    return ("Fix: move the code that needs it up into %s (or higher), or move what it uses down into %s (or "
-            "lower); a declaration may stay in a lower header while its definition lives in the layer that "
-            "can implement it." % (target_layer, layer))
+    return (
+        "Fix: move the code that needs it up into %s (or higher), or move what it uses down into %s (or "
+        "lower); a declaration may stay in a lower header while its definition lives in the layer that "
+        "can implement it." % (target_layer, layer)
+    )
 
 
 def check(root):
@@ -102,8 +101,10 @@ def check(root):
     for rel in source_files(root):
         layer = layer_of(rel)
         if layer == "unknown":
-            problems.append("%s: this file belongs to no layer. Put it in one of src/{%s}/, or give the public "
-                            "header its layer in PUBLIC_HEADERS of tools/check_layers.py." % (rel, ",".join(ENGINE)))
+            problems.append(
+                "%s: this file belongs to no layer. Put it in one of src/{%s}/, or give the public "
+                "header its layer in PUBLIC_HEADERS of tools/check_layers.py." % (rel, ",".join(ENGINE))
+            )
             continue
         with open(os.path.join(root, rel), encoding="utf-8", errors="replace") as f:
             lines = f.read().splitlines()
@@ -112,16 +113,17 @@ def check(root):
             if not m:
                 continue
             quote, name = m.groups()
+            shown = quote + name + ('"' if quote == '"' else ">")  # as written: "ops/op_table.hpp"
             target = resolve(root, rel, quote, name)
             if target is None:
                 continue
             if layer == "toolkit" and target.startswith("src/"):
                 arrows += 1
-                problems.append("%s:%d: includes %s%s%s, a header of the engine's sources (layer %s), but the toolkit "
-                                "is built on the public API only. Include a public header <symx/...> instead, or "
-                                "make what it needs public in include/symx/." % (rel, number, quote, name,
-                                                                                '"' if quote == '"' else ">",
-                                                                                layer_of(target)))
+                problems.append(
+                    "%s:%d: includes %s, a header of the engine's sources (layer %s), but the toolkit "
+                    "is built on the public API only. Include a public header <symx/...> instead, or "
+                    "make what it needs public in include/symx/." % (rel, number, shown, layer_of(target))
+                )
                 continue
             target_layer = layer_of(target)
             if target_layer in (None, "unknown") or LAYERS.index(target_layer) <= LAYERS.index(layer):
@@ -130,19 +132,25 @@ def check(root):
             if (rel, target) in ALLOWED_UPWARD:
                 used.add((rel, target))
                 continue
-            problems.append("%s:%d: includes %s%s%s (%s, layer %s), but the file is in layer %s, below %s. %s"
-                            % (rel, number, quote, name, '"' if quote == '"' else ">", target, target_layer, layer,
-                               target_layer, fix_for(layer, target_layer)))
+            problems.append(
+                "%s:%d: includes %s (%s, layer %s), but the file is in layer %s, below %s. %s"
+                % (rel, number, shown, target, target_layer, layer, target_layer, fix_for(layer, target_layer))
+            )
     for rel, target in sorted(ALLOWED_UPWARD - used):
-        problems.append("tools/check_layers.py: the allowed upward include %s -> %s no longer exists. Delete its "
-                        "entry from ALLOWED_UPWARD." % (rel, target))
+        problems.append(
+            "tools/check_layers.py: the allowed upward include %s -> %s no longer exists. Delete its "
+            "entry from ALLOWED_UPWARD." % (rel, target)
+        )
     return problems, arrows, used
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--root", default=os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
-                        help="the source tree (default: the one holding this script)")
+    parser.add_argument(
+        "--root",
+        default=os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+        help="the source tree (default: the one holding this script)",
+    )
     parser.add_argument("--count", action="store_true", help="print the number of upward include arrows only")
     args = parser.parse_args()
     problems, arrows, _ = check(args.root)
@@ -152,8 +160,10 @@ def main():
     for p in problems:
         print(p, file=sys.stderr)
     if problems:
-        print("check_layers: %d problem(s). The layers, bottom to top: %s." % (len(problems), " <- ".join(LAYERS)),
-              file=sys.stderr)
+        print(
+            "check_layers: %d problem(s). The layers, bottom to top: %s." % (len(problems), " <- ".join(LAYERS)),
+            file=sys.stderr,
+        )
         return 1
     print("check_layers: every include points down the layers (%s)." % " <- ".join(LAYERS))
     return 0

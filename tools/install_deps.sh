@@ -2,13 +2,15 @@
 # Installs what symx needs to build and test, if it is missing: Debian packages (compiler,
 # oneDNN, OpenBLAS/LAPACKE, GoogleTest, nlohmann-json, zlib; for the data and training tool CLI11,
 # libcurl, libcrypto, libarchive and Cairo; ccache, which lets the package
-# test reuse the main build's objects) and Python packages (NumPy, SciPy (an oracle of the
-# tests), nanobind, scikit-build-core, pytest). Safe to run repeatedly; does nothing when all is there.
+# test reuse the main build's objects; clang-format for the format check) and Python packages (NumPy,
+# SciPy (an oracle of the tests), nanobind, scikit-build-core, pytest, and ruff at a pinned version,
+# since its formatting and rules change between releases). Safe to run repeatedly; does nothing when
+# all is there.
 set -euo pipefail
 
 PY=${PYTHON:-python3}
 apt_packages=(g++ cmake ninja-build ccache pkg-config libdnnl-dev libopenblas-dev liblapacke-dev libgtest-dev nlohmann-json3-dev zlib1g-dev
-              libcli11-dev libcurl4-openssl-dev libssl-dev libarchive-dev libcairo2-dev)
+              libcli11-dev libcurl4-openssl-dev libssl-dev libarchive-dev libcairo2-dev clang-format)
 missing=()
 for p in "${apt_packages[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
@@ -26,6 +28,9 @@ py_missing=()
 for mod in numpy:numpy scipy:scipy nanobind:nanobind scikit_build_core:scikit-build-core pytest:pytest; do
   "$PY" -c "import ${mod%%:*}" >/dev/null 2>&1 || py_missing+=("${mod##*:}")
 done
+# The version tools/check_format.sh expects (pyproject.toml's [tool.ruff] is written for it).
+RUFF_VERSION=0.17.6
+[ "$("$PY" -m ruff --version 2>/dev/null)" = "ruff $RUFF_VERSION" ] || py_missing+=("ruff==$RUFF_VERSION")
 if ((${#py_missing[@]})); then
   echo "install_deps: installing Python packages: ${py_missing[*]}"
   "$PY" -m pip install -q "${py_missing[@]}"

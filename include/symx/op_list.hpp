@@ -1,131 +1,133 @@
-// symx/op_list.hpp: the one list of primitive ops (an X-macro: kind, NumPy-style name, arity).
+// symx/op_list.hpp: the names of the primitive ops (an X-macro: kind, NumPy-style name).
 //
-// Every primitive has exactly one row here and one OpDef (type inference, reference evaluation,
-// vector-Jacobian rule) in src/ops/. Composite functions (mean, softmax, clip, ...) build graphs
-// of these primitives and have no row. Arity -1 means variadic.
+// This list only names the ops, for the OpKind enum. Everything else about an op (family, arity,
+// traits such as fusible or cheap to recompute, type inference, reference evaluation, gradient and
+// lowering) is declared once, in its row of the op table in src/ops/ (see src/ops/op_table.hpp and
+// docs/adding-an-op.md). Composite functions (mean, softmax, clip, ...) build graphs of these
+// primitives and have no row.
 #pragma once
 
 #define SYMX_OP_LIST(X)                                                    \
   /* leaves */                                                             \
-  X(Placeholder, "placeholder", 0)                                         \
-  X(Variable, "variable", 0)                                               \
-  X(Constant, "constant", 0)                                               \
+  X(Placeholder, "placeholder")                                            \
+  X(Variable, "variable")                                                  \
+  X(Constant, "constant")                                                  \
   /* unary elementwise */                                                  \
-  X(Negative, "negative", 1)                                               \
-  X(Abs, "abs", 1)                                                         \
-  X(Sign, "sign", 1)                                                       \
-  X(Exp, "exp", 1)                                                         \
-  X(Expm1, "expm1", 1)                                                     \
-  X(Log, "log", 1)                                                         \
-  X(Log1p, "log1p", 1)                                                     \
-  X(Sqrt, "sqrt", 1)                                                       \
-  X(Rsqrt, "rsqrt", 1)                                                     \
-  X(Square, "square", 1)                                                   \
-  X(Reciprocal, "reciprocal", 1)                                           \
-  X(Sin, "sin", 1)                                                         \
-  X(Cos, "cos", 1)                                                         \
-  X(Tan, "tan", 1)                                                         \
-  X(Tanh, "tanh", 1)                                                       \
-  X(Arctan, "arctan", 1)                                                   \
-  X(Sigmoid, "sigmoid", 1)                                                 \
-  X(Erf, "erf", 1)                                                         \
-  X(Floor, "floor", 1)                                                     \
-  X(Ceil, "ceil", 1)                                                       \
-  X(Round, "round", 1)                                                     \
-  X(LogicalNot, "logical_not", 1)                                          \
-  X(IsNan, "isnan", 1)                                                     \
-  X(BitwiseNot, "bitwise_not", 1)                                          \
-  X(IsFinite, "isfinite", 1)                                               \
-  X(Cast, "cast", 1)                                                       \
-  X(StopGradient, "stop_gradient", 1)                                      \
+  X(Negative, "negative")                                                  \
+  X(Abs, "abs")                                                            \
+  X(Sign, "sign")                                                          \
+  X(Exp, "exp")                                                            \
+  X(Expm1, "expm1")                                                        \
+  X(Log, "log")                                                            \
+  X(Log1p, "log1p")                                                        \
+  X(Sqrt, "sqrt")                                                          \
+  X(Rsqrt, "rsqrt")                                                        \
+  X(Square, "square")                                                      \
+  X(Reciprocal, "reciprocal")                                              \
+  X(Sin, "sin")                                                            \
+  X(Cos, "cos")                                                            \
+  X(Tan, "tan")                                                            \
+  X(Tanh, "tanh")                                                          \
+  X(Arctan, "arctan")                                                      \
+  X(Sigmoid, "sigmoid")                                                    \
+  X(Erf, "erf")                                                            \
+  X(Floor, "floor")                                                        \
+  X(Ceil, "ceil")                                                          \
+  X(Round, "round")                                                        \
+  X(LogicalNot, "logical_not")                                             \
+  X(IsNan, "isnan")                                                        \
+  X(BitwiseNot, "bitwise_not")                                             \
+  X(IsFinite, "isfinite")                                                  \
+  X(Cast, "cast")                                                          \
+  X(StopGradient, "stop_gradient")                                         \
   /* binary elementwise (operands already promoted to one dtype) */        \
-  X(Add, "add", 2)                                                         \
-  X(Subtract, "subtract", 2)                                               \
-  X(Multiply, "multiply", 2)                                               \
-  X(Divide, "divide", 2)                                                   \
-  X(Power, "power", 2)                                                     \
-  X(Maximum, "maximum", 2)                                                 \
-  X(Minimum, "minimum", 2)                                                 \
-  X(Mod, "mod", 2)                                                         \
-  X(Arctan2, "arctan2", 2)                                                 \
-  X(Equal, "equal", 2)                                                     \
-  X(NotEqual, "not_equal", 2)                                              \
-  X(Less, "less", 2)                                                       \
-  X(LessEqual, "less_equal", 2)                                            \
-  X(Greater, "greater", 2)                                                 \
-  X(GreaterEqual, "greater_equal", 2)                                      \
-  X(LogicalAnd, "logical_and", 2)                                          \
-  X(LogicalOr, "logical_or", 2)                                            \
-  X(FloorDivide, "floor_divide", 2)                                        \
-  X(BitwiseAnd, "bitwise_and", 2)                                          \
-  X(BitwiseOr, "bitwise_or", 2)                                            \
-  X(BitwiseXor, "bitwise_xor", 2)                                          \
-  X(LeftShift, "left_shift", 2)                                            \
-  X(RightShift, "right_shift", 2)                                          \
-  X(Where, "where", 3)                                                     \
+  X(Add, "add")                                                            \
+  X(Subtract, "subtract")                                                  \
+  X(Multiply, "multiply")                                                  \
+  X(Divide, "divide")                                                      \
+  X(Power, "power")                                                        \
+  X(Maximum, "maximum")                                                    \
+  X(Minimum, "minimum")                                                    \
+  X(Mod, "mod")                                                            \
+  X(Arctan2, "arctan2")                                                    \
+  X(Equal, "equal")                                                        \
+  X(NotEqual, "not_equal")                                                 \
+  X(Less, "less")                                                          \
+  X(LessEqual, "less_equal")                                               \
+  X(Greater, "greater")                                                    \
+  X(GreaterEqual, "greater_equal")                                         \
+  X(LogicalAnd, "logical_and")                                             \
+  X(LogicalOr, "logical_or")                                               \
+  X(FloorDivide, "floor_divide")                                           \
+  X(BitwiseAnd, "bitwise_and")                                             \
+  X(BitwiseOr, "bitwise_or")                                               \
+  X(BitwiseXor, "bitwise_xor")                                             \
+  X(LeftShift, "left_shift")                                               \
+  X(RightShift, "right_shift")                                             \
+  X(Where, "where")                                                        \
   /* reductions and scans */                                               \
-  X(Sum, "sum", 1)                                                         \
-  X(Prod, "prod", 1)                                                       \
-  X(Max, "max", 1)                                                         \
-  X(Min, "min", 1)                                                         \
-  X(Argmax, "argmax", 1)                                                   \
-  X(Argmin, "argmin", 1)                                                   \
-  X(Cumsum, "cumsum", 1)                                                   \
+  X(Sum, "sum")                                                            \
+  X(Prod, "prod")                                                          \
+  X(Max, "max")                                                            \
+  X(Min, "min")                                                            \
+  X(Argmax, "argmax")                                                      \
+  X(Argmin, "argmin")                                                      \
+  X(Cumsum, "cumsum")                                                      \
   /* shape and indexing */                                                 \
-  X(Reshape, "reshape", 1)                                                 \
-  X(Transpose, "transpose", 1)                                             \
-  X(BroadcastTo, "broadcast_to", 1)                                        \
-  X(Concatenate, "concatenate", -1)                                        \
-  X(Slice, "slice", 1)                                                     \
-  X(Unslice, "unslice", 1)                                                 \
-  X(Pad, "pad", 1)                                                         \
-  X(Take, "take", 2)                                                       \
-  X(ScatterAdd, "scatter_add", 2)                                          \
-  X(TakeAlongAxis, "take_along_axis", 2)                                   \
-  X(ScatterAddAlongAxis, "scatter_add_along_axis", 2)                      \
+  X(Reshape, "reshape")                                                    \
+  X(Transpose, "transpose")                                                \
+  X(BroadcastTo, "broadcast_to")                                           \
+  X(Concatenate, "concatenate")                                            \
+  X(Slice, "slice")                                                        \
+  X(Unslice, "unslice")                                                    \
+  X(Pad, "pad")                                                            \
+  X(Take, "take")                                                          \
+  X(ScatterAdd, "scatter_add")                                             \
+  X(TakeAlongAxis, "take_along_axis")                                      \
+  X(ScatterAddAlongAxis, "scatter_add_along_axis")                         \
   /* linear algebra */                                                     \
-  X(Matmul, "matmul", 2)                                                   \
-  X(Inv, "inv", 1)                                                         \
-  X(Det, "det", 1)                                                         \
-  X(Slogdet, "slogdet", 1)                                                 \
-  X(Cholesky, "cholesky", 1)                                               \
-  X(Solve, "solve", 2)                                                     \
-  X(TriangularSolve, "triangular_solve", 2)                                \
+  X(Matmul, "matmul")                                                      \
+  X(Inv, "inv")                                                            \
+  X(Det, "det")                                                            \
+  X(Slogdet, "slogdet")                                                    \
+  X(Cholesky, "cholesky")                                                  \
+  X(Solve, "solve")                                                        \
+  X(TriangularSolve, "triangular_solve")                                   \
   /* neural-network primitives */                                          \
-  X(Conv, "conv", 2)                                                       \
-  X(ConvBackwardInput, "conv_backward_input", 2)                           \
-  X(ConvBackwardFilter, "conv_backward_filter", 2)                         \
-  X(MaxPool, "max_pool", 1)                                                \
-  X(MaxPoolGrad, "max_pool_grad", 2)                                       \
-  X(AvgPool, "avg_pool", 1)                                                \
-  X(AvgPoolGrad, "avg_pool_grad", 1)                                       \
-  X(SoftmaxCrossEntropy, "softmax_cross_entropy", 2)                       \
-  X(SoftmaxCrossEntropyGrad, "softmax_cross_entropy_grad", 3)              \
+  X(Conv, "conv")                                                          \
+  X(ConvBackwardInput, "conv_backward_input")                              \
+  X(ConvBackwardFilter, "conv_backward_filter")                            \
+  X(MaxPool, "max_pool")                                                   \
+  X(MaxPoolGrad, "max_pool_grad")                                          \
+  X(AvgPool, "avg_pool")                                                   \
+  X(AvgPoolGrad, "avg_pool_grad")                                          \
+  X(SoftmaxCrossEntropy, "softmax_cross_entropy")                          \
+  X(SoftmaxCrossEntropyGrad, "softmax_cross_entropy_grad")                 \
   /* random draws: input 0 is the graph's random-state variable */         \
-  X(RandomUniform, "random_uniform", 1)                                    \
-  X(RandomNormal, "random_normal", 1)                                      \
-  X(RandomTruncatedNormal, "random_truncated_normal", 1)                   \
-  X(RandomBernoulli, "random_bernoulli", 1)                                \
-  X(RandomRandint, "random_randint", 1)                                    \
-  X(RandomPermutation, "random_permutation", 1)
+  X(RandomUniform, "random_uniform")                                       \
+  X(RandomNormal, "random_normal")                                         \
+  X(RandomTruncatedNormal, "random_truncated_normal")                      \
+  X(RandomBernoulli, "random_bernoulli")                                   \
+  X(RandomRandint, "random_randint")                                       \
+  X(RandomPermutation, "random_permutation")
 
 namespace symx {
 
 enum class OpKind : int {
-#define SYMX_OP_ENUM(kind, name, arity) kind,
+#define SYMX_OP_ENUM(kind, name) kind,
   SYMX_OP_LIST(SYMX_OP_ENUM)
 #undef SYMX_OP_ENUM
 };
 
 inline constexpr int kNumOps = 0
-#define SYMX_OP_COUNT(kind, name, arity) +1
+#define SYMX_OP_COUNT(kind, name) +1
     SYMX_OP_LIST(SYMX_OP_COUNT)
 #undef SYMX_OP_COUNT
     ;
 
 // The op's name as listed above.
 const char* op_name(OpKind op);
-// The op's arity as listed above (-1: variadic).
+// How many inputs a node of the op has, from its row of the op table (-1: any number).
 int op_arity(OpKind op);
 
 }  // namespace symx

@@ -17,6 +17,7 @@ Notes on Tensor semantics:
   ``symx.IOError`` (a ValueError); other bad arguments raise ValueError. Messages name the
   Python file and line that built the offending node.
 """
+
 import os as _os
 import sys as _sys
 
@@ -85,7 +86,10 @@ def _reduction(fn):
     method.__name__ = fn.__name__
     # The free function's docstring (from the C++ header comment) follows, so the two agree.
     method.__doc__ = "``x.%s(axis=None, keepdims=False)`` is ``symx.%s(x, axis, keepdims)``.\n\n%s" % (
-        fn.__name__, fn.__name__, fn.__doc__)
+        fn.__name__,
+        fn.__name__,
+        fn.__doc__,
+    )
     return method
 
 
@@ -139,8 +143,10 @@ def _round(self, decimals=0):
     Example: symx.constant([0.5, 1.5]).round().eval() is [0.0, 2.0]
     """
     if decimals != 0:
-        raise ValueError("Tensor.round: decimals=%r is not supported; use decimals=0, or scale first: "
-                         "sx.round(x * 100) / 100" % (decimals,))
+        raise ValueError(
+            "Tensor.round: decimals=%r is not supported; use decimals=0, or scale first: "
+            "sx.round(x * 100) / 100" % (decimals,)
+        )
     return round(self)  # noqa: F405
 
 

@@ -1,22 +1,19 @@
-// The compiler driver; see compiler.hpp for the cache protocol.
+// The compiler driver; see compiler.hpp for the cache protocol. The compiler runs through
+// process.hpp; the keys and integrity hashes are SHA-256 (hashing.hpp).
 #include "codegen/compiler.hpp"
 
 #include <dlfcn.h>
 #include <fcntl.h>
-#include <poll.h>
 #include <signal.h>
-#include <spawn.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <array>
 #include <atomic>
 #include <cerrno>
 #include <charconv>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -26,136 +23,23 @@
 #include <mutex>
 #include <optional>
 #include <sstream>
-#include <thread>
 #include <unordered_map>
 #include <utility>
 #include <vector>
 
 #include "codegen/cache_dir.hpp"
+#include "codegen/hashing.hpp"
+#include "codegen/process.hpp"
 #include "symx/error.hpp"
-
-extern char** environ;
 
 namespace symx::codegen {
 
 namespace fs = std::filesystem;
 
-// ---------------------------------------------------------------------------------------------
-// SHA-256 (FIPS 180-4).
-
 namespace {
 
-class Sha256 {
- public:
-  void update(const void* data, std::size_t size) {
-    const auto* p = static_cast<const unsigned char*>(data);
-    length_ += size;
-    while (size > 0) {
-      std::size_t n = std::min(size, std::size_t{64} - fill_);
-      std::memcpy(block_.data() + fill_, p, n);
-      fill_ += n;
-      p += n;
-      size -= n;
-      if (fill_ == 64) {
-        compress(block_.data());
-        fill_ = 0;
-      }
-    }
-  }
-
-  std::string hex_digest() {
-    std::uint64_t bits = length_ * 8;
-    unsigned char pad = 0x80;
-    update(&pad, 1);
-    unsigned char zero = 0;
-    while (fill_ != 56) update(&zero, 1);
-    unsigned char len[8];
-    for (int i = 0; i < 8; ++i) len[i] = static_cast<unsigned char>(bits >> (56 - 8 * i));
-    update(len, 8);
-    static const char* digits = "0123456789abcdef";
-    std::string out;
-    for (std::uint32_t word : h_)
-      for (int shift = 28; shift >= 0; shift -= 4) out += digits[(word >> shift) & 0xf];
-    return out;
-  }
-
- private:
-  static std::uint32_t rotr(std::uint32_t x, int n) { return (x >> n) | (x << (32 - n)); }
-
-  void compress(const unsigned char* b) {
-    static constexpr std::uint32_t k[64] = {
-        0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
-        0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
-        0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
-        0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967,
-        0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85,
-        0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
-        0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
-        0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2};
-    std::uint32_t w[64];
-    for (int i = 0; i < 16; ++i)
-      w[i] = std::uint32_t{b[4 * i]} << 24 | std::uint32_t{b[4 * i + 1]} << 16 |
-             std::uint32_t{b[4 * i + 2]} << 8 | std::uint32_t{b[4 * i + 3]};
-    for (int i = 16; i < 64; ++i) {
-      std::uint32_t s0 = rotr(w[i - 15], 7) ^ rotr(w[i - 15], 18) ^ (w[i - 15] >> 3);
-      std::uint32_t s1 = rotr(w[i - 2], 17) ^ rotr(w[i - 2], 19) ^ (w[i - 2] >> 10);
-      w[i] = w[i - 16] + s0 + w[i - 7] + s1;
-    }
-    std::uint32_t a = h_[0], bb = h_[1], c = h_[2], d = h_[3], e = h_[4], f = h_[5], g = h_[6], h = h_[7];
-    for (int i = 0; i < 64; ++i) {
-      std::uint32_t t1 = h + (rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)) + ((e & f) ^ (~e & g)) + k[i] + w[i];
-      std::uint32_t t2 = (rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22)) + ((a & bb) ^ (a & c) ^ (bb & c));
-      h = g;
-      g = f;
-      f = e;
-      e = d + t1;
-      d = c;
-      c = bb;
-      bb = a;
-      a = t1 + t2;
-    }
-    h_[0] += a;
-    h_[1] += bb;
-    h_[2] += c;
-    h_[3] += d;
-    h_[4] += e;
-    h_[5] += f;
-    h_[6] += g;
-    h_[7] += h;
-  }
-
-  std::array<std::uint32_t, 8> h_ = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
-                                     0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
-  std::array<unsigned char, 64> block_{};
-  std::size_t fill_ = 0;
-  std::uint64_t length_ = 0;
-};
-
-// SHA-256 of what is left to read from `fd`, or nullopt when it cannot be read.
-std::optional<std::string> sha256_of_fd(int fd) {
-  Sha256 hasher;
-  std::vector<char> buffer(1 << 16);
-  for (;;) {
-    ssize_t n = ::read(fd, buffer.data(), buffer.size());
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return std::nullopt;
-    if (n == 0) break;
-    hasher.update(buffer.data(), static_cast<std::size_t>(n));
-  }
-  return hasher.hex_digest();
-}
-
-// SHA-256 of a file's contents, or nullopt when it cannot be read.
-std::optional<std::string> sha256_of_file(const std::string& path) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return std::nullopt;
-  auto digest = sha256_of_fd(fd);
-  ::close(fd);
-  return digest;
-}
-
 // ---------------------------------------------------------------------------------------------
-// Small helpers: environment, files, processes.
+// Small helpers: environment and files.
 
 std::string env_or_empty(const char* name) {
   const char* value = std::getenv(name);
@@ -299,152 +183,6 @@ class CacheFile {
   int fd_ = -1;
   std::string refusal_;
 };
-
-// ---------------------------------------------------------------------------------------------
-// Running a process with a deadline.
-
-using Clock = std::chrono::steady_clock;
-
-struct ProcessResult {
-  int spawn_error = 0;     // errno from posix_spawnp; 0 when the process ran
-  int wait_status = 0;     // from waitpid
-  bool timed_out = false;  // stopped (with its process group) at the deadline
-  std::string output;      // stdout and stderr together, the first MiB
-};
-
-struct ProcessOptions {
-  std::string stdin_path = "/dev/null";
-  std::vector<std::string> environment;  // "NAME=value" entries that replace the inherited ones
-  double timeout_seconds = 300;
-};
-
-// This process's environment with the `overrides` ("NAME=value") in place of their names.
-std::vector<std::string> environment_with(const std::vector<std::string>& overrides) {
-  std::vector<std::string> out;
-  for (char** entry = environ; entry && *entry; ++entry) {
-    std::string_view item(*entry);
-    bool replaced = false;
-    for (const auto& override_entry : overrides)
-      replaced = replaced || item.starts_with(override_entry.substr(0, override_entry.find('=') + 1));
-    if (!replaced) out.emplace_back(item);
-  }
-  out.insert(out.end(), overrides.begin(), overrides.end());
-  return out;
-}
-
-std::vector<char*> c_strings(const std::vector<std::string>& strings) {
-  std::vector<char*> out;
-  for (const auto& s : strings) out.push_back(const_cast<char*>(s.c_str()));
-  out.push_back(nullptr);
-  return out;
-}
-
-// Starts argv (PATH lookup for argv[0]) in a process group of its own, so that a timeout stops the
-// compiler together with everything it started; stdout and stderr go to `output_fd`.
-int spawn_process(const std::vector<std::string>& argv, const ProcessOptions& options, int output_fd, pid_t& pid) {
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 0, options.stdin_path.c_str(), O_RDONLY, 0);
-  posix_spawn_file_actions_adddup2(&actions, output_fd, 1);
-  posix_spawn_file_actions_adddup2(&actions, output_fd, 2);
-  posix_spawnattr_t attributes;
-  posix_spawnattr_init(&attributes);
-  posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP);
-  posix_spawnattr_setpgroup(&attributes, 0);
-  std::vector<std::string> environment = environment_with(options.environment);
-  std::vector<char*> args = c_strings(argv), envp = c_strings(environment);
-  int rc = posix_spawnp(&pid, args[0], &actions, &attributes, args.data(), envp.data());
-  posix_spawnattr_destroy(&attributes);
-  posix_spawn_file_actions_destroy(&actions);
-  return rc;
-}
-
-// Appends what `fd` delivers to `output` until end of file; false when the deadline came first.
-bool read_until_eof(int fd, Clock::time_point deadline, std::string& output) {
-  constexpr std::size_t kKept = 1 << 20;  // a compiler that floods its output must not exhaust memory
-  char buffer[4096];
-  pollfd wait_for{fd, POLLIN, 0};
-  for (;;) {
-    auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - Clock::now()).count();
-    if (left <= 0) return false;
-    int ready = ::poll(&wait_for, 1, static_cast<int>(std::min<std::int64_t>(left, 60'000)));
-    if (ready < 0 && errno != EINTR) return true;
-    if (ready <= 0) continue;
-    ssize_t n = ::read(fd, buffer, sizeof buffer);
-    if (n < 0 && (errno == EINTR || errno == EAGAIN)) continue;
-    if (n <= 0) return true;
-    output.append(buffer, std::min(static_cast<std::size_t>(n), kKept - std::min(kKept, output.size())));
-  }
-}
-
-// Waits until `pid` has exited or the deadline passed, without reaping it: while it is a zombie its
-// process-group id cannot be reused, so the group can still be killed safely. False on timeout.
-bool wait_for_exit(pid_t pid, Clock::time_point deadline, siginfo_t& info) {
-  auto pause = std::chrono::microseconds(50);
-  for (;;) {
-    info = {};
-    if (::waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) != 0) {
-      if (errno == EINTR) continue;
-      return true;  // cannot wait: waitpid reports it
-    }
-    if (info.si_pid == pid) return true;
-    if (Clock::now() >= deadline) return false;
-    std::this_thread::sleep_for(pause);
-    pause = std::min(pause * 2, std::chrono::microseconds(10'000));
-  }
-}
-
-ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOptions& options) {
-  ProcessResult result;
-  int fds[2];
-  if (::pipe2(fds, O_CLOEXEC) != 0) {
-    result.spawn_error = errno;
-    return result;
-  }
-  pid_t pid = 0;
-  result.spawn_error = spawn_process(argv, options, fds[1], pid);
-  ::close(fds[1]);
-  if (result.spawn_error != 0) {
-    ::close(fds[0]);
-    return result;
-  }
-  const double seconds = std::min(options.timeout_seconds, 1e8);  // beyond: no deadline, without overflow
-  const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
-  siginfo_t info{};
-  result.timed_out = !(read_until_eof(fds[0], deadline, result.output) && wait_for_exit(pid, deadline, info));
-  ::close(fds[0]);
-  // Whatever a failed or stopped compiler left running goes with it (before the reap; see above).
-  if (result.timed_out || info.si_code != CLD_EXITED || info.si_status != 0) ::kill(-pid, SIGKILL);
-  while (::waitpid(pid, &result.wait_status, 0) < 0) {
-    if (errno != EINTR) {
-      result.wait_status = -1;
-      break;
-    }
-  }
-  return result;
-}
-
-bool process_succeeded(const ProcessResult& r) {
-  return r.spawn_error == 0 && !r.timed_out && r.wait_status != -1 && WIFEXITED(r.wait_status) &&
-         WEXITSTATUS(r.wait_status) == 0;
-}
-
-// "SIGKILL (Killed)".
-std::string signal_name(int signal) {
-  const char* abbreviation = ::sigabbrev_np(signal);
-  const char* description = ::sigdescr_np(signal);
-  std::string name = abbreviation ? std::string("SIG") + abbreviation : "signal " + std::to_string(signal);
-  return description ? name + " (" + description + ")" : name;
-}
-
-std::string describe_status(const ProcessResult& r) {
-  if (r.spawn_error != 0) return std::string("could not be started: ") + std::strerror(r.spawn_error);
-  if (r.timed_out) return "timed out";
-  if (r.wait_status == -1) return "its exit status is unknown";
-  if (WIFEXITED(r.wait_status)) return "exit status " + std::to_string(WEXITSTATUS(r.wait_status));
-  if (WIFSIGNALED(r.wait_status)) return "killed by signal " + signal_name(WTERMSIG(r.wait_status));
-  return "status " + std::to_string(r.wait_status);
-}
 
 // ---------------------------------------------------------------------------------------------
 // The compiler, its version and the host.
@@ -642,14 +380,17 @@ std::string cache_key(const std::vector<std::string>& command, const std::string
   return sha256_hex(material);
 }
 
-void dump_source(const std::string& key, const std::string& source) {
+void dump_source(const std::string& key, const std::string& source, const std::string& ir_text) {
   std::string dir = env_or_empty("SYMX_DUMP_DIR");
   if (dir.empty()) return;
   create_private_directories(dir, "SYMX_DUMP_DIR");
   TempFiles temps;
-  const std::string tmp = temps.add(dir + "/" + key + ".cpp.tmp." + unique_suffix());
-  write_file(tmp, source, 0644, "SYMX_DUMP_DIR");
-  rename_or_throw(tmp, dir + "/" + key + ".cpp");
+  for (const auto& [ext, text] : {std::pair{".cpp", &source}, std::pair{".ir", &ir_text}}) {
+    if (text->empty()) continue;
+    const std::string tmp = temps.add(dir + "/" + key + ext + ".tmp." + unique_suffix());
+    write_file(tmp, *text, 0644, "SYMX_DUMP_DIR");
+    rename_or_throw(tmp, dir + "/" + key + ext);
+  }
 }
 
 }  // namespace
@@ -810,12 +551,6 @@ std::shared_ptr<Library> compile_into_cache(const std::vector<std::string>& comm
 
 }  // namespace
 
-std::string sha256_hex(std::string_view data) {
-  Sha256 hasher;
-  hasher.update(data.data(), data.size());
-  return hasher.hex_digest();
-}
-
 std::string compiler_command() { return join(compiler_words()) + " " + kFixedFlags; }
 
 std::shared_ptr<Library> compile_and_load(const std::string& source, const CompileOptions& options) {
@@ -842,7 +577,7 @@ std::shared_ptr<Library> compile_and_load(const std::string& source, const Compi
     return library;
   }
 
-  dump_source(key, source);
+  dump_source(key, source, options.ir_text);
   const std::string so_path = dir + "/" + key + ".so";
   CacheLookup cached = load_cached(so_path, dir + "/" + key + ".sha256", key);
   std::shared_ptr<Library> library = cached.library;

@@ -31,7 +31,8 @@
 //                         greater than 0 is a ValueError.
 //   SYMX_DUMP_DIR         when set, every source that is loaded or compiled (not a memory hit) is
 //                         also written there as <key>.cpp, before compiling, so failing sources can
-//                         be read.
+//                         be read; with it the loop-nest IR the source spells (CompileOptions::ir_text)
+//                         as <key>.ir.
 //
 // Thread-safe. Loads of the same key are serialized (one compile, then memory hits); different
 // keys compile concurrently. Do not fork while another thread is inside compile_and_load.
@@ -40,7 +41,8 @@
 #include <cstdint>
 #include <memory>
 #include <string>
-#include <string_view>
+
+#include "codegen/hashing.hpp"  // sha256_hex, the hash of the cache keys
 
 namespace symx::codegen {
 
@@ -75,6 +77,9 @@ class Library {
 struct CompileOptions {
   // Appended to the compiler flags, split on whitespace (no quoting); part of the cache key.
   std::string extra_flags;
+  // The loop-nest IR listing of the source's kernels (codegen/loop_ir.hpp), not part of the key:
+  // written as <key>.ir next to <key>.cpp under SYMX_DUMP_DIR.
+  std::string ir_text{};
 };
 
 // Compiles `source` (a complete C++ translation unit) into a shared object with the host compiler
@@ -95,9 +100,6 @@ CompilerStats compiler_stats();
 
 // The compiler command and its fixed flags, without CompileOptions::extra_flags (part of the key).
 std::string compiler_command();
-
-// SHA-256 of `data` as 64 lowercase hex digits.
-std::string sha256_hex(std::string_view data);
 
 // Test-only: forgets the in-process key -> Library map and compiler versions, as in a new process,
 // so that the next load of a key goes to the disk cache. Libraries still held stay loaded.

@@ -4,62 +4,35 @@
 #include <unordered_set>
 
 #include "codegen/kernel.hpp"
+#include "codegen/library_capabilities.hpp"
+#include "ops/op_table.hpp"
 #include "passes/rewrite.hpp"
-#include "runtime/library_calls.hpp"
 #include "symx/graph.hpp"
 
 namespace symx::codegen {
 
-bool is_reduction(OpKind op) {
-  return op == OpKind::Sum || op == OpKind::Prod || op == OpKind::Max || op == OpKind::Min;
-}
-
-bool fusible(OpKind op) {
-  switch (op) {
-    case OpKind::Placeholder: case OpKind::Variable: case OpKind::Constant:
-    case OpKind::Argmax: case OpKind::Argmin: case OpKind::Cumsum:
-    case OpKind::Reshape: case OpKind::Concatenate: case OpKind::Unslice: case OpKind::Pad:
-    case OpKind::Take: case OpKind::ScatterAdd: case OpKind::TakeAlongAxis: case OpKind::ScatterAddAlongAxis:
-    case OpKind::Matmul: case OpKind::Inv: case OpKind::Det: case OpKind::Slogdet: case OpKind::Cholesky:
-    case OpKind::Solve: case OpKind::TriangularSolve:
-    case OpKind::Conv: case OpKind::ConvBackwardInput: case OpKind::ConvBackwardFilter:
-    case OpKind::MaxPool: case OpKind::MaxPoolGrad: case OpKind::AvgPool: case OpKind::AvgPoolGrad:
-    case OpKind::RandomUniform: case OpKind::RandomNormal: case OpKind::RandomTruncatedNormal:
-    case OpKind::RandomBernoulli: case OpKind::RandomRandint: case OpKind::RandomPermutation:
-    case OpKind::SoftmaxCrossEntropy: case OpKind::SoftmaxCrossEntropyGrad:
-      return false;
-    case OpKind::Negative: case OpKind::Abs: case OpKind::Sign: case OpKind::Exp: case OpKind::Expm1:
-    case OpKind::Log: case OpKind::Log1p: case OpKind::Sqrt: case OpKind::Rsqrt: case OpKind::Square:
-    case OpKind::Reciprocal: case OpKind::Sin: case OpKind::Cos: case OpKind::Tan: case OpKind::Tanh:
-    case OpKind::Arctan: case OpKind::Sigmoid: case OpKind::Erf: case OpKind::Floor: case OpKind::Ceil:
-    case OpKind::Round: case OpKind::LogicalNot: case OpKind::IsNan: case OpKind::IsFinite:
-    case OpKind::Cast: case OpKind::StopGradient:
-    case OpKind::Add: case OpKind::Subtract: case OpKind::Multiply: case OpKind::Divide: case OpKind::Power:
-    case OpKind::Maximum: case OpKind::Minimum: case OpKind::Mod: case OpKind::Arctan2: case OpKind::Equal:
-    case OpKind::NotEqual: case OpKind::Less: case OpKind::LessEqual: case OpKind::Greater:
-    case OpKind::GreaterEqual: case OpKind::LogicalAnd: case OpKind::LogicalOr: case OpKind::Where:
-    case OpKind::FloorDivide: case OpKind::BitwiseAnd: case OpKind::BitwiseOr: case OpKind::BitwiseXor:
-    case OpKind::LeftShift: case OpKind::RightShift: case OpKind::BitwiseNot:
-    case OpKind::Sum: case OpKind::Prod: case OpKind::Max: case OpKind::Min:
-    case OpKind::Transpose: case OpKind::BroadcastTo: case OpKind::Slice:
-      return true;
-  }
-  return false;
-}
+// Both from the op's row of the op table (src/ops/op_table.hpp).
+bool is_reduction(OpKind op) { return ops::op_def(op).fused_reduction(); }
+bool fusible(OpKind op) { return ops::op_def(op).fusible(); }
 
 namespace {
 
-Role role_of_unfusible(const Tensor& t) {
-  // Matrix products, convolutions and pooling: the program asks for a library call and runs the
-  // reference evaluation when none applies to the node's dtype or attributes.
-  if (runtime::library_handles(t.op())) return is_floating(t.dtype()) ? Role::library : Role::fallback;
-  switch (t.op()) {
-    case OpKind::Placeholder: case OpKind::Variable: case OpKind::Constant: return Role::leaf;
-    case OpKind::Reshape: return Role::alias;
+// How a node that kernels do not compute inline runs, from its op's lowering.
+Role role_of_unfusible(const Tensor& t, const LibraryCapabilities& library) {
+  switch (ops::op_def(t.op()).lowering) {
+    case ops::Lowering::leaf: return Role::leaf;
+    case ops::Lowering::alias: return Role::alias;
     // Row kernels: generated, but over materialized operands (see kernel_rows.hpp).
-    case OpKind::SoftmaxCrossEntropy: case OpKind::SoftmaxCrossEntropyGrad: return Role::kernel;
-    default: return Role::fallback;
+    case ops::Lowering::row_kernel: return Role::kernel;
+    // Matrix products, convolutions and pooling: the program asks for a library call and runs the
+    // reference evaluation when none applies to the node's dtype or attributes.
+    // The runtime given may lack a library for the op (library.handles): the reference then runs it.
+    case ops::Lowering::library:
+      return library.handles(t.op()) && is_floating(t.dtype()) ? Role::library : Role::fallback;
+    case ops::Lowering::reference: return Role::fallback;
+    case ops::Lowering::kernel: break;
   }
+  throw InternalError(std::string("fusion: ") + op_name(t.op()) + " is fused into kernels, not a step of its own");
 }
 
 // Elements of its input a node visits per output element is 1 for elementwise ops and views, so
@@ -95,13 +68,7 @@ struct Uses {
 bool recomputable(const Tensor& t, const Uses& uses) {
   const std::size_t reads = uses.reads(t);
   if (reads == 0 || reads > 4 || uses.roots.count(&t.node()) || is_reduction(t.op())) return false;
-  switch (t.op()) {
-    case OpKind::Exp: case OpKind::Expm1: case OpKind::Log: case OpKind::Log1p: case OpKind::Sin: case OpKind::Cos:
-    case OpKind::Tan: case OpKind::Tanh: case OpKind::Arctan: case OpKind::Sigmoid: case OpKind::Erf:
-    case OpKind::Power: case OpKind::Arctan2: case OpKind::Mod:
-      return reads <= 2;
-    default: return true;
-  }
+  return ops::op_def(t.op()).cheap || reads <= 2;
 }
 
 // Which operands of a 2-D matrix product are transposes it can read through the library's
@@ -134,12 +101,13 @@ bool varies_only_along(const Shape& bias, const Shape& out, std::size_t axis) {
 
 // `add` as product + bias (either order), the product needed nowhere else, followed by a ReLU when
 // `relu`. The bias may be broadcast by the add itself or by a broadcast_to, which the call absorbs.
-std::optional<LibraryGroup> match_bias(const Tensor& add, const Uses& uses, bool relu = false) {
+std::optional<LibraryGroup> match_bias(const Tensor& add, const Uses& uses, const LibraryCapabilities& library,
+                                       bool relu = false) {
   if (add.op() != OpKind::Add) return std::nullopt;
   for (std::size_t k : {0, 1}) {
     const Tensor& product = add.node().inputs[k];
     const Tensor& operand = add.node().inputs[1 - k];
-    if (!uses.single(product) || product.shape() != add.shape() || !runtime::supports_epilogue(product, relu)) continue;
+    if (!uses.single(product) || product.shape() != add.shape() || !library.supports_epilogue(product, relu)) continue;
     LibraryGroup g{{product, operand, false}, {&product.node()}};
     if (operand.op() == OpKind::BroadcastTo) {
       g.epilogue.bias = operand.node().inputs[0];
@@ -152,16 +120,16 @@ std::optional<LibraryGroup> match_bias(const Tensor& add, const Uses& uses, bool
 }
 
 // `relu` as maximum(x, 0) (either order) of a product or a product + bias needed nowhere else.
-std::optional<LibraryGroup> match_relu(const Tensor& relu, const Uses& uses) {
+std::optional<LibraryGroup> match_relu(const Tensor& relu, const Uses& uses, const LibraryCapabilities& library) {
   if (relu.op() != OpKind::Maximum) return std::nullopt;
   for (std::size_t k : {0, 1}) {
     const Tensor& x = relu.node().inputs[k];
     const Tensor& zero = relu.node().inputs[1 - k];
     std::optional<double> value = passes::uniform_constant(zero);
     if (!value || *value != 0 || !uses.single(x) || x.shape() != relu.shape()) continue;
-    std::optional<LibraryGroup> g = match_bias(x, uses, true);
+    std::optional<LibraryGroup> g = match_bias(x, uses, library, true);
     if (g) g->absorbed.push_back(&x.node());
-    else if (runtime::supports_epilogue(x, true)) g = LibraryGroup{{x, Tensor(), false}, {&x.node()}};
+    else if (library.supports_epilogue(x, true)) g = LibraryGroup{{x, Tensor(), false}, {&x.node()}};
     else continue;
     g->epilogue.relu = true;
     if (zero.op() != OpKind::Constant && uses.single(zero)) g->absorbed.push_back(&zero.node());
@@ -180,7 +148,7 @@ std::vector<Tensor> Step::inputs() const {
   return in;
 }
 
-FusionPlan plan_fusion(const std::vector<Tensor>& roots) {
+FusionPlan plan_fusion(const std::vector<Tensor>& roots, const LibraryCapabilities& library) {
   std::vector<Tensor> order = topological_order(roots);
   Uses uses;
   for (const Tensor& t : order)
@@ -195,9 +163,9 @@ FusionPlan plan_fusion(const std::vector<Tensor>& roots) {
   for (auto it = order.rbegin(); it != order.rend(); ++it) {  // consumers before producers
     const Tensor& t = *it;
     if (role.count(&t.node())) continue;  // absorbed into a fused library step
-    std::optional<LibraryGroup> group = match_relu(t, uses);
-    if (!group) group = match_bias(t, uses);
-    if (group || (!fusible(t.op()) && role_of_unfusible(t) == Role::library)) {
+    std::optional<LibraryGroup> group = match_relu(t, uses, library);
+    if (!group) group = match_bias(t, uses, library);
+    if (group || (!fusible(t.op()) && role_of_unfusible(t, library) == Role::library)) {
       Step step{Role::library, t, -1, group ? std::optional(group->epilogue) : std::nullopt, {}};
       role[&t.node()] = Role::library;
       if (group)
@@ -210,7 +178,7 @@ FusionPlan plan_fusion(const std::vector<Tensor>& roots) {
       transposed[&t.node()] = step.transposed;
       continue;
     }
-    if (!fusible(t.op())) { role[&t.node()] = role_of_unfusible(t); continue; }
+    if (!fusible(t.op())) { role[&t.node()] = role_of_unfusible(t, library); continue; }
     // Inlined into its consumers: the one consumer, or each of a few when recomputing the node
     // there is cheaper than writing it to memory and reading it back (see recomputable).
     // A reduction is never recomputed: under a recomputed node it is materialized instead.

@@ -2,7 +2,8 @@
 //
 // A kernel computes one materialized node (its root) at every index of the root's shape by
 // evaluating the tree of inlined elementwise, view and reduction nodes below it, reading
-// materialized nodes (its loads) from buffers. The IR names graph nodes, not C++: the emitter
+// materialized nodes (its loads) from buffers. The IR names graph nodes, not C++: each kernel is
+// lowered to the loop-nest IR (loop_ir.hpp) and scheduled there (schedule.hpp), and the emitter
 // (emit_cpp.cpp) is the only place that spells C++.
 #pragma once
 
@@ -37,7 +38,7 @@ struct Kernel {
 // Work fused into a library call after its matrix product or convolution (the library's bias
 // argument and post-ops): node = relu?(product + bias), the bias varying along the product's last
 // axis (matmul) or channel axis (convolution). The step writes only its last node; the product
-// and the nodes between are never materialized. runtime::supports_epilogue says what fuses.
+// and the nodes between are never materialized. LibraryCapabilities::supports_epilogue says what fuses.
 struct Epilogue {
   Tensor product;  // the Matmul or Conv node
   Tensor bias;     // read with the product's inputs: N (matmul) or C (conv) values; undefined: none
@@ -74,12 +75,21 @@ struct FusionPlan {
 bool fusible(OpKind op);
 bool is_reduction(OpKind op);
 
-// Cuts the program computing `roots` into steps and kernels (see DESIGN.md, passes: fusion).
-FusionPlan plan_fusion(const std::vector<Tensor>& roots);
+class LibraryCapabilities;  // library_capabilities.hpp
+
+// Cuts the program computing `roots` into steps and kernels (see DESIGN.md, passes: fusion);
+// `library` says which nodes and epilogues the library calls that will run the plan can take.
+FusionPlan plan_fusion(const std::vector<Tensor>& roots, const LibraryCapabilities& library);
 
 // C++ source for all kernels of a plan, prelude included. Each kernel is
 // `extern "C" void <name>(char* const* buffers)` with one pointer per load, then the output.
 std::string emit_source(const FusionPlan& plan);
+
+// emit_source's text, and the listing of each kernel's loop-nest IR (loop_ir.hpp) it spells.
+struct EmittedPlan {
+  std::string source, ir_text;
+};
+EmittedPlan emit_plan(const FusionPlan& plan);
 
 // The text of the prelude header (src/codegen/kernel_prelude.hpp), embedded at build time.
 const char* kernel_prelude_source();

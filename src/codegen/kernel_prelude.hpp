@@ -41,11 +41,11 @@
 //    rounds to 1 beyond 3.92).
 //  Polynomials for tanh and erf were fitted (near-minimax, Lawson iteration on Chebyshev nodes)
 //  and checked after rounding the coefficients to float.
-//  * sqrt / rsqrt: std::sqrt does not vectorize while -fmath-errno is on (GCC's default), so
+//  * sqrt / rsqrt: libm::sqrt does not vectorize while -fmath-errno is on (GCC's default), so
 //    sqrt is three Newton steps for 1/sqrt in double from a bit-trick seed plus one fma-based
 //    correction (Markstein); its error is below 2^-50, less than the distance of any float
 //    sqrt from a float rounding boundary, so the result is correctly rounded. When compiled
-//    with -fno-math-errno (__NO_MATH_ERRNO__) std::sqrt is used instead (it vectorizes then).
+//    with -fno-math-errno (__NO_MATH_ERRNO__) libm::sqrt is used instead (it vectorizes then).
 //  * sin / cos / tan: |x| < 2^24: Cody-Waite reduction by pi/2 in double with a three-part
 //    pi/2 and fma (exact for these arguments). |x| >= 2^24: branch-free Payne-Hanek: a float
 //    there is M * 2^e with M < 2^24; a 96-bit window of the bits of 2/pi (chosen from five
@@ -59,15 +59,15 @@
 //    special cases of C's pow (pow(x, +-0) = 1, pow(1, y) = 1, pow(-1, +-inf) = 1, NaN for a
 //    negative finite base and a finite non-integer exponent, zeros and infinities) by selects.
 //  * floor / ceil / trunc / round (half to even, i.e. the symx "round" op = np.round): built on
-//    std::nearbyint, the only rounding function GCC vectorizes without -fno-trapping-math. They
+//    libm::nearbyint, the only rounding function GCC vectorizes without -fno-trapping-math. They
 //    assume the default round-to-nearest mode.
 //  * mod (NumPy np.mod, result has the divisor's sign): float uses an exact, branch-free fmod
 //    in double (11 fixed steps, each removing up to 28 bits of quotient; every step is exact),
 //    so it is exact over the whole float range. Integers: x mod 0 = 0.
 //
-// Double overloads call the std:: functions (exact equality with libm) except where a cheap,
+// Double overloads call the libm:: functions (exact equality with libm) except where a cheap,
 // exact vectorizable form exists (floor, ceil, trunc, round, maximum, minimum, sign) and sigmoid
-// (one std::exp plus a compensated division). They do not vectorize; only the float overloads
+// (one libm::exp plus a compensated division). They do not vectorize; only the float overloads
 // are required to.
 //
 // Vectorization rules followed throughout (each one was needed to make GCC 12 vectorize):
@@ -82,7 +82,7 @@
 //  * integer work stays in 64-bit lanes next to double lanes, 32x32->64-bit products are written
 //    as such, and integer -> double conversions use the 2^52 trick (AVX2 has no 64-bit integer
 //    conversion instructions);
-//  * std::fma is used where exactness needs it: it vectorizes when the target has FMA (x86-64-v3
+//  * libm::fma is used where exactness needs it: it vectorizes when the target has FMA (x86-64-v3
 //    and later, i.e. any -march=native of the last decade); without FMA hardware the results are
 //    still correct but those loops stay scalar.
 // Checked with g++ 12 -O3 -fopenmp and -march=native (AVX-512) and -march=haswell (AVX2): every
@@ -173,7 +173,7 @@ inline constexpr double kPio2C = -1.4973849048591698e-33;
 // Multiply-add: fused where the hardware has it, otherwise plain. (GCC also contracts a*b+c on
 // its own: -ffp-contract=fast is its default for C++, the JIT's kernels included; the accuracy
 // tests run under that.) Used for polynomial evaluation only; places that need the exactness of
-// a fused operation call std::fma directly.
+// a fused operation call libm::fma directly.
 inline double fmadd(double a, double b, double c) {
 #ifdef __FP_FAST_FMA
   return libm::fma(a, b, c);
@@ -782,7 +782,7 @@ inline T ipow(T a, T b) {
 inline bool ipow(bool a, bool b) { return a || !b; }
 
 // ---------------------------------------------------------------------------------------------
-// floor, ceil, trunc, round (half to even), via std::nearbyint (vectorizes; default rounding
+// floor, ceil, trunc, round (half to even), via libm::nearbyint (vectorizes; default rounding
 // mode assumed). Exact, with the sign of zero as in libm.
 
 inline float floor(float x) {

@@ -7,26 +7,22 @@ namespace symx {
 namespace ops {
 namespace {
 
-constexpr bool is_comparison(OpKind op) {
-  switch (op) {
-    case OpKind::Equal:
-    case OpKind::NotEqual:
-    case OpKind::Less:
-    case OpKind::LessEqual:
-    case OpKind::Greater:
-    case OpKind::GreaterEqual:
-    case OpKind::LogicalAnd:
-    case OpKind::LogicalOr: return true;
-    default: return false;
-  }
-}
+using K = OpKind;
+using Grads = std::vector<Tensor>;
+
+// One specialization per op (defined below the value helpers): whether it compares (a bool
+// result), whether it is cheap to recompute inside kernels (OpDef::cheap), its value on one pair of
+// elements (`value`, for the reference evaluation) and its vector-Jacobian rule (`vjp`). An op added
+// to register_binary_ops without a specialization, or a specialization without a rule, does not
+// compile.
+template <OpKind op> struct Binary;
 
 template <OpKind op> TensorType infer(const std::vector<Tensor>& in, const Attr&) {
   const Tensor& a = in[0];
   const Tensor& b = in[1];
   check_internal(a.dtype() == b.dtype(), "binary op operands must be promoted before make_node");
   Shape shape = broadcast_shapes(a.shape(), b.shape());
-  if constexpr (op == OpKind::Arctan2) {
+  if constexpr (op == OpKind::Arctan2 || op == OpKind::Divide) {  // divide() casts integers to float32 first
     if (!is_floating(a.dtype())) fail_dtype("expects floating-point operands", "Cast the operands with astype(float32).");
   }
   if constexpr (op == OpKind::Subtract) {
@@ -45,7 +41,7 @@ template <OpKind op> TensorType infer(const std::vector<Tensor>& in, const Attr&
       fail_dtype("expects integer operands, got " + std::string(dtype_name(a.dtype())),
                  "Shifts are defined on integers; cast with astype(int32) first.");
   }
-  return {shape, is_comparison(op) ? DType::b8 : a.dtype()};
+  return {shape, Binary<op>::comparison ? DType::b8 : a.dtype()};
 }
 
 // NumPy's mod: the result has the divisor's sign; x mod 0 is 0 for integers (NumPy warns and
@@ -135,91 +131,168 @@ template <class T> T power_value(T a, T b) {
   }
 }
 
-template <class T> auto binary_value(OpKind op, T a, T b) {
-  using W = std::conditional_t<std::is_same_v<T, bool>, int, T>;
-  switch (op) {
-    case OpKind::Add: return static_cast<T>(static_cast<W>(a) + static_cast<W>(b));
-    case OpKind::Subtract: return static_cast<T>(static_cast<W>(a) - static_cast<W>(b));
-    case OpKind::Multiply: return static_cast<T>(static_cast<W>(a) * static_cast<W>(b));
-    case OpKind::Divide:
-      if constexpr (std::is_floating_point_v<T>) return a / b; else throw InternalError("integer divide");
-    case OpKind::Power: return power_value(a, b);
-    case OpKind::Maximum:
-      if constexpr (std::is_floating_point_v<T>) if (std::isnan(a) || std::isnan(b)) return a + b;
-      return a > b ? a : b;
-    case OpKind::Minimum:
-      if constexpr (std::is_floating_point_v<T>) if (std::isnan(a) || std::isnan(b)) return a + b;
-      return a < b ? a : b;
-    case OpKind::Mod: return mod_value(a, b);
-    case OpKind::Arctan2:
-      if constexpr (std::is_floating_point_v<T>) return std::atan2(a, b); else throw InternalError("integer arctan2");
-    case OpKind::FloorDivide: return floor_divide_value(a, b);
-    case OpKind::BitwiseAnd: case OpKind::BitwiseOr: case OpKind::BitwiseXor: return bitwise_value(op, a, b);
-    case OpKind::LeftShift: return shift_value(true, a, b);
-    case OpKind::RightShift: return shift_value(false, a, b);
-    default: throw InternalError("binary_value: not an arithmetic op");
-  }
-}
+// The operands of a binary node, and its cotangent `t` summed back to operand k's shape.
+struct Operands {
+  const Tensor& out;
+  const Tensor& a;
+  const Tensor& b;
+  explicit Operands(const Tensor& out) : out(out), a(out.node().inputs[0]), b(out.node().inputs[1]) {}
+  Tensor to_a(const Tensor& t) const { return unbroadcast(broadcast_to(t, out.shape()), a.shape()); }
+  Tensor to_b(const Tensor& t) const { return unbroadcast(broadcast_to(t, out.shape()), b.shape()); }
+};
 
-template <class T> bool compare_value(OpKind op, T a, T b) {
-  switch (op) {
-    case OpKind::Equal: return a == b;
-    case OpKind::NotEqual: return a != b;
-    case OpKind::Less: return a < b;
-    case OpKind::LessEqual: return a <= b;
-    case OpKind::Greater: return a > b;
-    case OpKind::GreaterEqual: return a >= b;
-    case OpKind::LogicalAnd: return static_cast<bool>(a) && static_cast<bool>(b);
-    case OpKind::LogicalOr: return static_cast<bool>(a) || static_cast<bool>(b);
-    default: throw InternalError("compare_value: not a comparison");
+struct Arithmetic {
+  static constexpr bool comparison = false;
+  static constexpr bool cheap = true;
+};
+// Integer and bool results are piecewise constant: no gradient.
+struct Integral : Arithmetic {
+  static Grads vjp(const Tensor& out, const Tensor& g) { return no_gradient(out, g); }
+};
+struct Comparison {
+  static constexpr bool comparison = true;
+  static constexpr bool cheap = true;
+  static Grads vjp(const Tensor& out, const Tensor& g) { return no_gradient(out, g); }
+};
+// bool + bool etc. compute in int, then convert back (true + true is true, as NumPy).
+template <class T> using Wide = std::conditional_t<std::is_same_v<T, bool>, int, T>;
+
+template <> struct Binary<K::Add> : Arithmetic {
+  template <class T> static T value(T a, T b) { return static_cast<T>(static_cast<Wide<T>>(a) + static_cast<Wide<T>>(b)); }
+  static Grads vjp(const Tensor& out, const Tensor& g) {
+    Operands o(out);
+    return {o.to_a(g), o.to_b(g)};
   }
-}
+};
+template <> struct Binary<K::Subtract> : Arithmetic {
+  template <class T> static T value(T a, T b) { return static_cast<T>(static_cast<Wide<T>>(a) - static_cast<Wide<T>>(b)); }
+  static Grads vjp(const Tensor& out, const Tensor& g) {
+    Operands o(out);
+    return {o.to_a(g), o.to_b(-g)};
+  }
+};
+template <> struct Binary<K::Multiply> : Arithmetic {
+  template <class T> static T value(T a, T b) { return static_cast<T>(static_cast<Wide<T>>(a) * static_cast<Wide<T>>(b)); }
+  static Grads vjp(const Tensor& out, const Tensor& g) {
+    Operands o(out);
+    return {o.to_a(g * o.b), o.to_b(g * o.a)};
+  }
+};
+template <> struct Binary<K::Divide> : Arithmetic {
+  template <class T> static T value(T a, T b) {
+    if constexpr (std::is_floating_point_v<T>) return a / b; else throw InternalError("integer divide");
+  }
+  static Grads vjp(const Tensor& out, const Tensor& g) {
+    Operands o(out);
+    return {o.to_a(g / o.b), o.to_b(-g * out / o.b)};
+  }
+};
+template <> struct Binary<K::Power> : Arithmetic {
+  static constexpr bool cheap = false;
+  template <class T> static T value(T a, T b) { return power_value(a, b); }
+  static Grads vjp(const Tensor& out, const Tensor& g) {
+    Operands o(out);
+    // d/db a^b = a^b log a; where a <= 0 the log is undefined and the term is taken as 0.
+    Tensor log_a = where(o.a > 0, log(where(o.a > 0, o.a, 1)), 0);
+    return {o.to_a(g * o.b * power(o.a, o.b - 1)), o.to_b(g * out * log_a)};
+  }
+};
+// NaN in either operand gives NaN (a + b), as NumPy's maximum and minimum.
+template <> struct Binary<K::Maximum> : Arithmetic {
+  template <class T> static T value(T a, T b) {
+    if constexpr (std::is_floating_point_v<T>) if (std::isnan(a) || std::isnan(b)) return a + b;
+    return a > b ? a : b;
+  }
+  static Grads vjp(const Tensor& out, const Tensor& g) {
+    Operands o(out);
+    Tensor pick_a = o.a >= o.b;
+    return {o.to_a(where(pick_a, g, 0)), o.to_b(where(pick_a, 0, g))};
+  }
+};
+template <> struct Binary<K::Minimum> : Arithmetic {
+  template <class T> static T value(T a, T b) {
+    if constexpr (std::is_floating_point_v<T>) if (std::isnan(a) || std::isnan(b)) return a + b;
+    return a < b ? a : b;
+  }
+  static Grads vjp(const Tensor& out, const Tensor& g) {
+    Operands o(out);
+    Tensor pick_a = o.a <= o.b;
+    return {o.to_a(where(pick_a, g, 0)), o.to_b(where(pick_a, 0, g))};
+  }
+};
+template <> struct Binary<K::Mod> : Arithmetic {
+  static constexpr bool cheap = false;
+  template <class T> static T value(T a, T b) { return mod_value(a, b); }
+  static Grads vjp(const Tensor& out, const Tensor& g) {
+    Operands o(out);
+    return {o.to_a(g), o.to_b(-g * floor(o.a / o.b))};
+  }
+};
+template <> struct Binary<K::Arctan2> : Arithmetic {
+  static constexpr bool cheap = false;
+  template <class T> static T value(T a, T b) {
+    if constexpr (std::is_floating_point_v<T>) return std::atan2(a, b); else throw InternalError("integer arctan2");
+  }
+  static Grads vjp(const Tensor& out, const Tensor& g) {
+    Operands o(out);
+    Tensor r2 = o.a * o.a + o.b * o.b;
+    return {o.to_a(g * o.b / r2), o.to_b(-g * o.a / r2)};
+  }
+};
+template <> struct Binary<K::FloorDivide> : Integral {
+  template <class T> static T value(T a, T b) { return floor_divide_value(a, b); }
+};
+template <> struct Binary<K::BitwiseAnd> : Integral {
+  template <class T> static T value(T a, T b) { return bitwise_value(K::BitwiseAnd, a, b); }
+};
+template <> struct Binary<K::BitwiseOr> : Integral {
+  template <class T> static T value(T a, T b) { return bitwise_value(K::BitwiseOr, a, b); }
+};
+template <> struct Binary<K::BitwiseXor> : Integral {
+  template <class T> static T value(T a, T b) { return bitwise_value(K::BitwiseXor, a, b); }
+};
+template <> struct Binary<K::LeftShift> : Integral {
+  template <class T> static T value(T a, T b) { return shift_value(true, a, b); }
+};
+template <> struct Binary<K::RightShift> : Integral {
+  template <class T> static T value(T a, T b) { return shift_value(false, a, b); }
+};
+
+template <> struct Binary<K::Equal> : Comparison {
+  template <class T> static bool value(T a, T b) { return a == b; }
+};
+template <> struct Binary<K::NotEqual> : Comparison {
+  template <class T> static bool value(T a, T b) { return a != b; }
+};
+template <> struct Binary<K::Less> : Comparison {
+  template <class T> static bool value(T a, T b) { return a < b; }
+};
+template <> struct Binary<K::LessEqual> : Comparison {
+  template <class T> static bool value(T a, T b) { return a <= b; }
+};
+template <> struct Binary<K::Greater> : Comparison {
+  template <class T> static bool value(T a, T b) { return a > b; }
+};
+template <> struct Binary<K::GreaterEqual> : Comparison {
+  template <class T> static bool value(T a, T b) { return a >= b; }
+};
+template <> struct Binary<K::LogicalAnd> : Comparison {
+  template <class T> static bool value(T a, T b) { return static_cast<bool>(a) && static_cast<bool>(b); }
+};
+template <> struct Binary<K::LogicalOr> : Comparison {
+  template <class T> static bool value(T a, T b) { return static_cast<bool>(a) || static_cast<bool>(b); }
+};
 
 template <OpKind op> Array evaluate(const EvalArgs& args) {
-  const Array& a = args.inputs[0];
-  const Array& b = args.inputs[1];
   const TensorType& type = args.node.type;
-  if constexpr (is_comparison(op)) {
-    return map_binary(a, b, type.shape, DType::b8, [](auto x, auto y) { return compare_value(op, x, y); });
-  } else {
-    return map_binary(a, b, type.shape, type.dtype, [](auto x, auto y) { return binary_value(op, x, y); });
-  }
+  return map_binary(args.inputs[0], args.inputs[1], type.shape, type.dtype,
+                    [](auto x, auto y) { return Binary<op>::value(x, y); });
 }
 
-template <OpKind op> std::vector<Tensor> vjp(const Tensor& out, const Tensor& g) {
-  const Tensor& a = out.node().inputs[0];
-  const Tensor& b = out.node().inputs[1];
-  auto to_a = [&](const Tensor& t) { return unbroadcast(broadcast_to(t, out.shape()), a.shape()); };
-  auto to_b = [&](const Tensor& t) { return unbroadcast(broadcast_to(t, out.shape()), b.shape()); };
-  switch (op) {
-    case OpKind::Add: return {to_a(g), to_b(g)};
-    case OpKind::Subtract: return {to_a(g), to_b(-g)};
-    case OpKind::Multiply: return {to_a(g * b), to_b(g * a)};
-    case OpKind::Divide: return {to_a(g / b), to_b(-g * out / b)};
-    case OpKind::Power: {
-      // d/db a^b = a^b log a; where a <= 0 the log is undefined and the term is taken as 0.
-      Tensor log_a = where(a > 0, log(where(a > 0, a, 1)), 0);
-      return {to_a(g * b * power(a, b - 1)), to_b(g * out * log_a)};
-    }
-    case OpKind::Maximum: {
-      Tensor pick_a = a >= b;
-      return {to_a(where(pick_a, g, 0)), to_b(where(pick_a, 0, g))};
-    }
-    case OpKind::Minimum: {
-      Tensor pick_a = a <= b;
-      return {to_a(where(pick_a, g, 0)), to_b(where(pick_a, 0, g))};
-    }
-    case OpKind::Mod: return {to_a(g), to_b(-g * floor(a / b))};
-    case OpKind::Arctan2: {
-      Tensor r2 = a * a + b * b;
-      return {to_a(g * b / r2), to_b(-g * a / r2)};
-    }
-    default: return no_gradient(out, g);
-  }
-}
-
-template <OpKind... ops> void register_all() {
-  ((mutable_op_def(ops) = {infer<ops>, evaluate<ops>, vjp<ops>}), ...);
+template <OpKind... ops> void define_all() {
+  (define(ops, {.family = Family::elementwise, .arity = 2, .lowering = Lowering::kernel, .cheap = Binary<ops>::cheap,
+                .infer = infer<ops>, .evaluate = evaluate<ops>, .vjp = Binary<ops>::vjp}),
+   ...);
 }
 
 // ---- where(condition, a, b) ----
@@ -282,12 +355,12 @@ Tensor binary(OpKind op, const Operand& a, const Operand& b, Loc loc, DType min_
 }  // namespace
 
 void register_binary_ops() {
-  using K = OpKind;
-  register_all<K::Add, K::Subtract, K::Multiply, K::Divide, K::Power, K::Maximum, K::Minimum, K::Mod,
-               K::Arctan2, K::Equal, K::NotEqual, K::Less, K::LessEqual, K::Greater, K::GreaterEqual,
-               K::LogicalAnd, K::LogicalOr, K::FloorDivide, K::BitwiseAnd, K::BitwiseOr, K::BitwiseXor,
-               K::LeftShift, K::RightShift>();
-  mutable_op_def(K::Where) = {infer_where, evaluate_where, vjp_where};
+  define_all<K::Add, K::Subtract, K::Multiply, K::Divide, K::Power, K::Maximum, K::Minimum, K::Mod, K::Arctan2,
+             K::Equal, K::NotEqual, K::Less, K::LessEqual, K::Greater, K::GreaterEqual, K::LogicalAnd,
+             K::LogicalOr, K::FloorDivide, K::BitwiseAnd, K::BitwiseOr, K::BitwiseXor, K::LeftShift,
+             K::RightShift>();
+  define(K::Where, {.family = Family::elementwise, .arity = 3, .lowering = Lowering::kernel, .cheap = true,
+                    .infer = infer_where, .evaluate = evaluate_where, .vjp = vjp_where});
 }
 
 }  // namespace ops

@@ -1,4 +1,4 @@
-// Leaves: placeholders, variables and constants. They are built by tensor.cpp, not make_node;
+// Leaves: placeholders, variables and constants. They are built by tensor_builders.cpp, not make_node;
 // their rows exist so that the table is complete and walkable.
 #include "ops/op_table.hpp"
 
@@ -16,7 +16,8 @@ Array leaf_eval(const EvalArgs& args) {
 
 void register_leaf_ops() {
   for (OpKind op : {OpKind::Placeholder, OpKind::Variable, OpKind::Constant})
-    mutable_op_def(op) = {leaf_infer, leaf_eval, no_gradient};
+    define(op, {.family = Family::leaf, .arity = 0, .lowering = Lowering::leaf, .cheap = false,
+                .infer = leaf_infer, .evaluate = leaf_eval, .vjp = no_gradient});
 }
 
 }  // namespace symx::ops

@@ -414,7 +414,7 @@ TensorType infer_softmax_xent(const std::vector<Tensor>& in, const Attr& attr) {
   if (!shapes_match(in[1].shape(), x))
     fail_shape("logits " + shape_string(x) + " and labels " + shape_string(in[1].shape()) + " differ in shape",
                "Give labels the logits' shape, e.g. one_hot(classes, num_classes).");
-  int axis = normalize_axis(xent_axis(attr), static_cast<int>(x.size()));
+  int axis = checked_axis(xent_axis(attr), static_cast<int>(x.size()));
   Shape out = x;
   out.erase(out.begin() + axis);
   if (in.size() == 3 && !shapes_match(in[2].shape(), out))
@@ -478,7 +478,7 @@ Array eval_softmax_xent_grad(const EvalArgs& args) {
 std::vector<Tensor> vjp_softmax_xent(const Tensor& loss, const Tensor& g) {
   const Tensor& x = loss.node().inputs[0];
   const Tensor& y = loss.node().inputs[1];
-  int axis = normalize_axis(xent_axis(loss.node().attr), x.ndim());
+  int axis = checked_axis(xent_axis(loss.node().attr), x.ndim());
   Tensor dx = make_node(OpKind::SoftmaxCrossEntropyGrad, {x, y, g}, AxisAttr{axis});
   // d loss / d y = logsumexp(x) - x.
   Tensor dy = expand_dims(g, axis) * (logsumexp(x, axis, true) - x);
@@ -490,7 +490,7 @@ std::vector<Tensor> vjp_softmax_xent_grad(const Tensor& z, const Tensor& w) {
   const Tensor& x = z.node().inputs[0];
   const Tensor& y = z.node().inputs[1];
   const Tensor& g = z.node().inputs[2];
-  int axis = normalize_axis(xent_axis(z.node().attr), x.ndim());
+  int axis = checked_axis(xent_axis(z.node().attr), x.ndim());
   Tensor p = nn::softmax(x, axis);
   Tensor sy = sum(y, axis, true);
   Tensor ge = expand_dims(g, axis);  // the loss-shaped g with the axis put back
@@ -504,15 +504,27 @@ std::vector<Tensor> vjp_softmax_xent_grad(const Tensor& z, const Tensor& w) {
 }  // namespace
 
 void register_nn_ops() {
-  mutable_op_def(OpKind::Conv) = {infer_conv, eval_conv, vjp_conv};
-  mutable_op_def(OpKind::ConvBackwardInput) = {infer_conv_backward_input, eval_conv_backward_input, vjp_conv_backward_input};
-  mutable_op_def(OpKind::ConvBackwardFilter) = {infer_conv_backward_filter, eval_conv_backward_filter, vjp_conv_backward_filter};
-  mutable_op_def(OpKind::MaxPool) = {infer_pool, eval_max_pool, vjp_max_pool};
-  mutable_op_def(OpKind::MaxPoolGrad) = {infer_pool_grad, eval_max_pool_grad, vjp_max_pool_grad};
-  mutable_op_def(OpKind::AvgPool) = {infer_pool, eval_avg_pool, vjp_avg_pool};
-  mutable_op_def(OpKind::AvgPoolGrad) = {infer_pool_grad, eval_avg_pool_grad, vjp_avg_pool_grad};
-  mutable_op_def(OpKind::SoftmaxCrossEntropy) = {infer_softmax_xent, eval_softmax_xent, vjp_softmax_xent};
-  mutable_op_def(OpKind::SoftmaxCrossEntropyGrad) = {infer_softmax_xent, eval_softmax_xent_grad, vjp_softmax_xent_grad};
+  using K = OpKind;
+  // Convolutions and pooling are library calls (oneDNN, the max-pooling loop); softmax
+  // cross-entropy and its gradient are row kernels (src/codegen/kernel_rows.hpp).
+  auto row = [](Lowering lowering, int arity, TensorType (*infer)(const std::vector<Tensor>&, const Attr&),
+                Array (*evaluate)(const EvalArgs&), std::vector<Tensor> (*vjp)(const Tensor&, const Tensor&)) {
+    return OpDef{.family = Family::nn, .arity = arity, .lowering = lowering, .cheap = false,
+                 .infer = infer, .evaluate = evaluate, .vjp = vjp};
+  };
+  using L = Lowering;
+  define(K::Conv, row(L::library, 2, infer_conv, eval_conv, vjp_conv));
+  define(K::ConvBackwardInput,
+         row(L::library, 2, infer_conv_backward_input, eval_conv_backward_input, vjp_conv_backward_input));
+  define(K::ConvBackwardFilter,
+         row(L::library, 2, infer_conv_backward_filter, eval_conv_backward_filter, vjp_conv_backward_filter));
+  define(K::MaxPool, row(L::library, 1, infer_pool, eval_max_pool, vjp_max_pool));
+  define(K::MaxPoolGrad, row(L::library, 2, infer_pool_grad, eval_max_pool_grad, vjp_max_pool_grad));
+  define(K::AvgPool, row(L::library, 1, infer_pool, eval_avg_pool, vjp_avg_pool));
+  define(K::AvgPoolGrad, row(L::library, 1, infer_pool_grad, eval_avg_pool_grad, vjp_avg_pool_grad));
+  define(K::SoftmaxCrossEntropy, row(L::row_kernel, 2, infer_softmax_xent, eval_softmax_xent, vjp_softmax_xent));
+  define(K::SoftmaxCrossEntropyGrad,
+         row(L::row_kernel, 3, infer_softmax_xent, eval_softmax_xent_grad, vjp_softmax_xent_grad));
 }
 
 }  // namespace ops
@@ -694,7 +706,7 @@ namespace {
 // x - max(x, axis) with the max held constant for differentiation.
 Tensor shifted(const char* name, const Tensor& x, int axis, Loc loc) {
   try {
-    ops::normalize_axis(axis, x.ndim());
+    ops::checked_axis(axis, x.ndim());
   } catch (const TypeProblem& problem) {
     ops::raise(name, {x}, problem, loc);
   }
@@ -721,7 +733,7 @@ Tensor softmax_cross_entropy(const Tensor& logits, const Tensor& labels, int axi
   Tensor y = cast(labels, x.dtype(), loc);
   int normalized = axis;
   try {
-    normalized = ops::normalize_axis(axis, x.ndim());
+    normalized = ops::checked_axis(axis, x.ndim());
   } catch (const TypeProblem& problem) {
     ops::raise("softmax_cross_entropy", {logits, labels}, problem, loc);
   }

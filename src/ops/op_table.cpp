@@ -6,21 +6,14 @@ namespace symx {
 
 const char* op_name(OpKind op) {
   static constexpr const char* names[] = {
-#define SYMX_OP_NAME(kind, name, arity) name,
+#define SYMX_OP_NAME(kind, name) name,
       SYMX_OP_LIST(SYMX_OP_NAME)
 #undef SYMX_OP_NAME
   };
   return names[static_cast<int>(op)];
 }
 
-int op_arity(OpKind op) {
-  static constexpr int arities[] = {
-#define SYMX_OP_ARITY(kind, name, arity) arity,
-      SYMX_OP_LIST(SYMX_OP_ARITY)
-#undef SYMX_OP_ARITY
-  };
-  return arities[static_cast<int>(op)];
-}
+int op_arity(OpKind op) { return ops::op_def(op).arity; }
 
 namespace ops {
 namespace {
@@ -30,6 +23,8 @@ std::array<OpDef, kNumOps>& table() {
   return rows;
 }
 
+// Fills the table, then checks every row: an incomplete row is a symx bug that fails the first use
+// of the table (every test) with the op and what it lacks, instead of a wrong result later.
 struct Registration {
   Registration() {
     register_leaf_ops();
@@ -40,6 +35,13 @@ struct Registration {
     register_linalg_ops();
     register_nn_ops();
     register_random_ops();
+    std::string problems;
+    for (int k = 0; k < kNumOps; ++k) {
+      auto op = static_cast<OpKind>(k);
+      for (const std::string& missing : missing_rules(op, table()[static_cast<std::size_t>(k)]))
+        problems += std::string("\n  ") + op_name(op) + ": " + missing;
+    }
+    if (!problems.empty()) throw InternalError("the op table has incomplete rows:" + problems);
   }
 };
 
@@ -61,7 +63,36 @@ const OpDef& op_def(OpKind op) {
   return table()[static_cast<std::size_t>(op)];
 }
 
-OpDef& mutable_op_def(OpKind op) { return table()[static_cast<std::size_t>(op)]; }
+void define(OpKind op, OpDef def) {
+  OpDef& row = table()[static_cast<std::size_t>(op)];
+  if (row.defined) throw InternalError(std::string("op table: ") + op_name(op) + " is defined twice");
+  row = def;
+  row.defined = true;
+}
+
+std::vector<std::string> missing_rules(OpKind op, const OpDef& def) {
+  std::vector<std::string> missing;
+  if (!def.defined) {
+    missing.push_back("no row: define(OpKind::" + std::string(op_name(op)) +
+                      ", {...}) in its family's register_* function (src/ops/)");
+    return missing;
+  }
+  const bool leaf = def.family == Family::leaf;
+  if (def.arity < kVariadic || (def.arity == 0) != leaf)
+    missing.push_back("arity (the number of inputs: 0 for a leaf only, kVariadic for any number)");
+  if (!def.infer) missing.push_back("infer (the type rule)");
+  if (!def.evaluate) missing.push_back("evaluate (the reference evaluation)");
+  if (!def.vjp) missing.push_back("vjp (the vector-Jacobian rule; ops::no_gradient for an op without a gradient)");
+  if ((def.lowering == Lowering::leaf) != leaf)
+    missing.push_back("lowering (Lowering::leaf is for the leaf family and only it)");
+  if ((def.family == Family::elementwise) && def.lowering != Lowering::kernel)
+    missing.push_back("lowering (an elementwise op is computed inside kernels: Lowering::kernel)");
+  if (def.random() && def.lowering != Lowering::reference)
+    missing.push_back("lowering (a random draw runs the reference evaluation: Lowering::reference)");
+  if (def.cheap && !def.fusible())
+    missing.push_back("cheap (only an op fused into kernels can be recomputed in them)");
+  return missing;
+}
 
 void fail_shape(std::string problem, std::string fix) {
   throw TypeProblem{TypeProblem::Kind::shape, std::move(problem), std::move(fix)};
@@ -109,6 +140,10 @@ namespace {
 Tensor build_node(OpKind op, std::vector<Tensor> inputs, Attr attr, const std::string& where, const char* name,
                   std::string node_name = {}) {
   const OpDef& def = op_def(op);
+  if (def.arity == kVariadic ? inputs.empty() : inputs.size() != static_cast<std::size_t>(def.arity))
+    throw InternalError(std::string("make_node: ") + op_name(op) + " takes " +
+                        (def.arity == kVariadic ? std::string("one or more") : std::to_string(def.arity)) +
+                        " inputs, got " + std::to_string(inputs.size()));
   for (const auto& in : inputs)
     check_internal(in.defined(), "make_node: undefined input");
   const char* shown = name ? name : op_name(op);
@@ -167,12 +202,13 @@ std::vector<Tensor> no_gradient(const Tensor& output, const Tensor&) {
   return std::vector<Tensor>(output.node().inputs.size());
 }
 
-int normalize_axis(int axis, int ndim, const char* what) {
-  if (axis < -ndim || axis >= std::max(ndim, 1) || (ndim == 0 && axis != 0 && axis != -1))
+int checked_axis(std::int64_t axis, int ndim, const char* what) {
+  if (axis < -ndim || axis >= ndim)
     fail_shape(std::string(what) + " " + std::to_string(axis) + " is out of range for a tensor with " +
                    std::to_string(ndim) + " dimensions",
-               "Use an axis in [" + std::to_string(-ndim) + ", " + std::to_string(ndim) + ").");
-  return axis < 0 ? axis + ndim : axis;
+               ndim == 0 ? std::string("A 0-d tensor has no axes; omit the axis argument, or reshape it to 1-d first.")
+                         : "Use an axis in [" + std::to_string(-ndim) + ", " + std::to_string(ndim) + ").");
+  return static_cast<int>(axis < 0 ? axis + ndim : axis);
 }
 
 Shape broadcast_shapes(const Shape& a, const Shape& b) {

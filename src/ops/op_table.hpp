@@ -1,6 +1,12 @@
-// The op table: one OpDef per primitive, holding its type inference, reference evaluation and
-// vector-Jacobian rule. Families of ops register their rows from their own files
-// (unary.cpp, binary.cpp, reduce.cpp, shape.cpp, linalg.cpp, nn.cpp, random.cpp, leaves.cpp).
+// The op table: the single source of truth about every primitive. One row (OpDef) per op declares
+// what the op is (its family, arity and traits) next to its rules (type inference, reference
+// evaluation, vector-Jacobian rule, lowering). Every other layer derives what it needs from the
+// row: make_node enforces the arity, autodiff calls the VJP, the passes ask whether an op is random,
+// fusion asks whether it is fused into kernels, a reduction, cheap to recompute, or a library call.
+// Families register their rows from their own files (leaves.cpp, unary.cpp, binary.cpp, reduce.cpp,
+// shape.cpp, linalg.cpp, nn.cpp, random.cpp) with define(); the table checks itself once, when
+// it is first used, and names the missing piece of an incomplete row (see missing_rules).
+// docs/adding-an-op.md walks through adding one.
 #pragma once
 
 #include <string>
@@ -18,20 +24,63 @@ struct EvalArgs {
   const std::vector<Array>& inputs;
 };
 
+// What kind of op a row is.
+enum class Family : std::uint8_t {
+  leaf,         // placeholder, variable, constant: a value that exists before the computation
+  elementwise,  // each output element from the same (broadcast) element of each operand
+  reduction,    // combines the elements along axes (sum, max, argmax, cumsum)
+  shape,        // moves or selects elements (reshape, transpose, slice, take, ...)
+  linalg,       // matrix products and decompositions
+  nn,           // convolution, pooling, softmax cross-entropy
+  random,       // draws from the graph's random state (its one input)
+};
+
+// How a compiled program computes a node of the op.
+enum class Lowering : std::uint8_t {
+  leaf,        // a buffer that exists before the call
+  kernel,      // inside a generated kernel, fused with its neighbours (elementwise ops, views, reductions)
+  alias,       // the input's buffer seen with another shape (reshape)
+  row_kernel,  // a generated kernel over materialized operands (src/codegen/kernel_rows.hpp)
+  library,     // a library call of the runtime (BLAS, oneDNN); the reference evaluation when none applies
+  reference,   // the reference evaluation (ops that have no kernel yet)
+};
+
+// The arity of a variadic op.
+inline constexpr int kVariadic = -1;
+
 struct OpDef {
+  Family family = Family::leaf;
+  // Number of inputs every node of the op has (kVariadic: one or more); make_node enforces it.
+  int arity = -2;
+  Lowering lowering = Lowering::reference;
+  // Recomputing the op in each consumer's kernel costs a few instructions (arithmetic, comparisons,
+  // views), not a transcendental function: fusion then recomputes it for up to four consumers
+  // instead of materializing it, two for a costly op (see recomputable in codegen/fusion.cpp).
+  bool cheap = false;
   // Checks the inputs and attribute and returns the output type; reports problems with
   // fail_shape / fail_dtype / fail_value.
   TensorType (*infer)(const std::vector<Tensor>& inputs, const Attr& attr) = nullptr;
   // Computes the output (reference semantics: simple loops, obviously right).
   Array (*evaluate)(const EvalArgs& args) = nullptr;
-  // Returns one cotangent per input, each of that input's shape (undefined: no gradient).
+  // Returns one cotangent per input, each of that input's shape (undefined: no gradient). Ops
+  // without a gradient say so with no_gradient; a missing rule is an incomplete row.
   std::vector<Tensor> (*vjp)(const Tensor& output, const Tensor& cotangent) = nullptr;
+  bool defined = false;  // set by define()
+
+  // Fused into generated kernels: elementwise ops, views and the fusible reductions.
+  bool fusible() const { return lowering == Lowering::kernel; }
+  // A fusible reduction (sum, prod, max, min): a loop over the reduced axes inside a kernel.
+  bool fused_reduction() const { return family == Family::reduction && fusible(); }
+  bool random() const { return family == Family::random; }
 };
 
-// Row `op` of the table.
+// Row `op` of the table (checked: every row complete, see missing_rules).
 const OpDef& op_def(OpKind op);
-// The table, for registration (each family's register_* function fills its rows).
-OpDef& mutable_op_def(OpKind op);
+// Declares row `op`; called by each family's register_* function, once per op.
+void define(OpKind op, OpDef def);
+// The pieces `def` (the row of `op`) lacks or gets wrong, each naming what to add, e.g.
+// "vjp (the vector-Jacobian rule; ops::no_gradient for an op without a gradient)"; empty when complete.
+std::vector<std::string> missing_rules(OpKind op, const OpDef& def);
 
 void register_leaf_ops();
 void register_unary_ops();
@@ -53,8 +102,9 @@ struct TypeProblem {
 [[noreturn]] void fail_dtype(std::string problem, std::string fix);
 [[noreturn]] void fail_value(std::string problem, std::string fix);
 
-// Builds a node: infers its type (turning a TypeProblem into a user error that names `name`
-// — the user-facing function, default the op's name — the operands and `loc`).
+// Builds a node: checks the number of inputs against the op's arity, infers its type (turning a
+// TypeProblem into a user error that names `name` — the user-facing function, default the op's
+// name — the operands and `loc`).
 Tensor make_node(OpKind op, std::vector<Tensor> inputs, Attr attr = NoAttr{}, Loc loc = Loc::current(),
                  const char* name = nullptr);
 
@@ -85,8 +135,10 @@ Tensor unbroadcast(const Tensor& cotangent, const Shape& shape);
 // A VJP rule for ops with no gradient (comparisons, argmax, integer rounding, random draws).
 std::vector<Tensor> no_gradient(const Tensor& output, const Tensor& cotangent);
 
-// Normalizes a possibly negative axis against `ndim`, failing with a clear message.
-int normalize_axis(int axis, int ndim, const char* what = "axis");
+// The one axis check of every op: `axis` in [-ndim, ndim) made non-negative, or fail_shape naming
+// `what` ("axis", "source axis", ...) and the valid range. It takes int64 so that an axis from a
+// list (Axes holds int64) is checked before it is narrowed.
+int checked_axis(std::int64_t axis, int ndim, const char* what = "axis");
 // Broadcast result shape of two shapes, or fail_shape.
 Shape broadcast_shapes(const Shape& a, const Shape& b);
 // A constant of `dtype` and shape () holding `value`.

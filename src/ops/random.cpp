@@ -177,60 +177,57 @@ std::string num(double v) {
 
 // The problem with the parameters of a random op, if any (shared by the public functions, which
 // report it with the user's location, and the infer rules, which guard clone and make_node).
-std::optional<TypeProblem> check_params(OpKind op, const RandomAttr& p) {
+template <OpKind op> std::optional<TypeProblem> check_params(const RandomAttr& p) {
   using K = TypeProblem::Kind;
   for (auto d : p.shape)
     if (d < 0 && !is_symbol(d))  // an unknown size (a batch of None) takes the call's size
       return TypeProblem{K::shape, "negative dimension in shape " + shape_string(p.shape), "Every dimension must be zero or more."};
-  switch (op) {
-    case OpKind::RandomUniform:
-      if (!is_floating(p.dtype))
-        return TypeProblem{K::dtype, "dtype " + std::string(dtype_name(p.dtype)) + " is not a floating type",
-                           "Use float32 or float64; for integers use random::randint."};
-      if (!std::isfinite(p.a) || !std::isfinite(p.b) || !(p.a < p.b))
-        return TypeProblem{K::value, "low (" + num(p.a) + ") must be finite and less than high (" + num(p.b) + ")",
-                           "Pass low < high, e.g. uniform(shape, 0, 1)."};
-      return std::nullopt;
-    case OpKind::RandomNormal:
-    case OpKind::RandomTruncatedNormal: {
-      double mean = op == OpKind::RandomNormal ? p.a : p.mean, stddev = op == OpKind::RandomNormal ? p.b : p.stddev;
-      if (!is_floating(p.dtype))
-        return TypeProblem{K::dtype, "dtype " + std::string(dtype_name(p.dtype)) + " is not a floating type",
-                           "Use float32 or float64."};
-      if (!std::isfinite(mean))
-        return TypeProblem{K::value, "mean (" + num(mean) + ") is not finite", "Pass a finite mean."};
-      if (!std::isfinite(stddev) || stddev < 0)
-        return TypeProblem{K::value, "stddev (" + num(stddev) + ") must be finite and non-negative",
-                           "Pass a standard deviation >= 0."};
-      if (op == OpKind::RandomTruncatedNormal && (std::isnan(p.a) || std::isnan(p.b) || !(p.a < p.b)))
-        return TypeProblem{K::value, "lower (" + num(p.a) + ") must be less than upper (" + num(p.b) + ")",
-                           "Pass lower < upper in standard deviations, e.g. -2 and 2."};
-      return std::nullopt;
-    }
-    case OpKind::RandomBernoulli:
-      if (!(p.a >= 0 && p.a <= 1))
-        return TypeProblem{K::value, "p (" + num(p.a) + ") is outside [0, 1]", "Pass a probability between 0 and 1."};
-      return std::nullopt;
-    case OpKind::RandomRandint: {
-      if (p.dtype != DType::i32 && p.dtype != DType::i64)
-        return TypeProblem{K::dtype, "dtype " + std::string(dtype_name(p.dtype)) + " is not int32 or int64",
-                           "Use int32 or int64, and cast the result if another type is needed."};
-      constexpr double exact = 0x1p53;
-      if (!(p.a >= -exact && p.b <= exact))
-        return TypeProblem{K::value, "the bounds [" + num(p.a) + ", " + num(p.b) + ") exceed +-2^53",
-                           "Use bounds of magnitude at most 2^53."};
-      if (!(p.a < p.b))
-        return TypeProblem{K::value, "low (" + num(p.a) + ") must be less than high (" + num(p.b) + ")",
-                           "Pass low < high; the draws are in [low, high)."};
-      if (p.dtype == DType::i32 && (p.a < -0x1p31 || p.b > 0x1p31))
-        return TypeProblem{K::value, "the bounds [" + num(p.a) + ", " + num(p.b) + ") do not fit int32",
-                           "Use dtype int64, or bounds within [-2^31, 2^31]."};
-      return std::nullopt;
-    }
-    case OpKind::RandomPermutation:
-      if (!(p.a >= 0)) return TypeProblem{K::value, "n (" + num(p.a) + ") is negative", "Pass n >= 0."};
-      return std::nullopt;
-    default: return TypeProblem{K::value, "not a random op", ""};
+  if constexpr (op == OpKind::RandomUniform) {
+    if (!is_floating(p.dtype))
+      return TypeProblem{K::dtype, "dtype " + std::string(dtype_name(p.dtype)) + " is not a floating type",
+                         "Use float32 or float64; for integers use random::randint."};
+    if (!std::isfinite(p.a) || !std::isfinite(p.b) || !(p.a < p.b))
+      return TypeProblem{K::value, "low (" + num(p.a) + ") must be finite and less than high (" + num(p.b) + ")",
+                         "Pass low < high, e.g. uniform(shape, 0, 1)."};
+    return std::nullopt;
+  } else if constexpr (op == OpKind::RandomNormal || op == OpKind::RandomTruncatedNormal) {
+    double mean = op == OpKind::RandomNormal ? p.a : p.mean, stddev = op == OpKind::RandomNormal ? p.b : p.stddev;
+    if (!is_floating(p.dtype))
+      return TypeProblem{K::dtype, "dtype " + std::string(dtype_name(p.dtype)) + " is not a floating type",
+                         "Use float32 or float64."};
+    if (!std::isfinite(mean))
+      return TypeProblem{K::value, "mean (" + num(mean) + ") is not finite", "Pass a finite mean."};
+    if (!std::isfinite(stddev) || stddev < 0)
+      return TypeProblem{K::value, "stddev (" + num(stddev) + ") must be finite and non-negative",
+                         "Pass a standard deviation >= 0."};
+    if (op == OpKind::RandomTruncatedNormal && (std::isnan(p.a) || std::isnan(p.b) || !(p.a < p.b)))
+      return TypeProblem{K::value, "lower (" + num(p.a) + ") must be less than upper (" + num(p.b) + ")",
+                         "Pass lower < upper in standard deviations, e.g. -2 and 2."};
+    return std::nullopt;
+  } else if constexpr (op == OpKind::RandomBernoulli) {
+    if (!(p.a >= 0 && p.a <= 1))
+      return TypeProblem{K::value, "p (" + num(p.a) + ") is outside [0, 1]", "Pass a probability between 0 and 1."};
+    return std::nullopt;
+  } else if constexpr (op == OpKind::RandomRandint) {
+    if (p.dtype != DType::i32 && p.dtype != DType::i64)
+      return TypeProblem{K::dtype, "dtype " + std::string(dtype_name(p.dtype)) + " is not int32 or int64",
+                         "Use int32 or int64, and cast the result if another type is needed."};
+    constexpr double exact = 0x1p53;
+    if (!(p.a >= -exact && p.b <= exact))
+      return TypeProblem{K::value, "the bounds [" + num(p.a) + ", " + num(p.b) + ") exceed +-2^53",
+                         "Use bounds of magnitude at most 2^53."};
+    if (!(p.a < p.b))
+      return TypeProblem{K::value, "low (" + num(p.a) + ") must be less than high (" + num(p.b) + ")",
+                         "Pass low < high; the draws are in [low, high)."};
+    if (p.dtype == DType::i32 && (p.a < -0x1p31 || p.b > 0x1p31))
+      return TypeProblem{K::value, "the bounds [" + num(p.a) + ", " + num(p.b) + ") do not fit int32",
+                         "Use dtype int64, or bounds within [-2^31, 2^31]."};
+    return std::nullopt;
+  } else if constexpr (op == OpKind::RandomPermutation) {
+    if (!(p.a >= 0)) return TypeProblem{K::value, "n (" + num(p.a) + ") is negative", "Pass n >= 0."};
+    return std::nullopt;
+  } else {
+    static_assert(op != op, "check_params: a random op without a parameter check");
   }
 }
 
@@ -239,7 +236,7 @@ template <OpKind op> TensorType infer(const std::vector<Tensor>& in, const Attr&
     fail_value("expects one input, the graph's int64 random-state scalar",
                "Build random draws with the functions in symx::random.");
   const RandomAttr& p = random_attr(attr);
-  if (auto problem = check_params(op, p)) throw *problem;
+  if (auto problem = check_params<op>(p)) throw *problem;
   return {p.shape, p.dtype};
 }
 
@@ -303,12 +300,15 @@ template <OpKind op> Array evaluate(const EvalArgs& args) {
   return out;
 }
 
-template <OpKind... ops> void register_all() {
-  ((mutable_op_def(ops) = {infer<ops>, evaluate<ops>, no_gradient}), ...);
+// Random draws have no gradient: the draw does not depend on a differentiable input.
+template <OpKind... ops> void define_all() {
+  (define(ops, {.family = Family::random, .arity = 1, .lowering = Lowering::reference, .cheap = false,
+                .infer = infer<ops>, .evaluate = evaluate<ops>, .vjp = no_gradient}),
+   ...);
 }
 
-Tensor draw(OpKind op, const char* name, RandomAttr attr, Loc loc) {
-  if (auto problem = check_params(op, attr)) raise(name, {}, *problem, loc);
+template <OpKind op> Tensor draw(const char* name, RandomAttr attr, Loc loc) {
+  if (auto problem = check_params<op>(attr)) raise(name, {}, *problem, loc);
   Graph& g = default_graph();
   attr.key = g.next_random_key();
   return make_node(op, {g.random_state()}, std::move(attr), loc, name);
@@ -318,8 +318,8 @@ Tensor draw(OpKind op, const char* name, RandomAttr attr, Loc loc) {
 
 void register_random_ops() {
   using K = OpKind;
-  register_all<K::RandomUniform, K::RandomNormal, K::RandomTruncatedNormal, K::RandomBernoulli, K::RandomRandint,
-               K::RandomPermutation>();
+  define_all<K::RandomUniform, K::RandomNormal, K::RandomTruncatedNormal, K::RandomBernoulli, K::RandomRandint,
+             K::RandomPermutation>();
 }
 
 }  // namespace ops
@@ -333,25 +333,25 @@ void seed(std::uint64_t seed) { default_graph().seed(seed); }
 Tensor uniform(Shape shape, double low, double high, DType dtype, Loc loc) {
   RandomAttr attr;
   attr.a = low, attr.b = high, attr.shape = std::move(shape), attr.dtype = dtype;
-  return draw(OpKind::RandomUniform, "random.uniform", std::move(attr), loc);
+  return draw<OpKind::RandomUniform>("random.uniform", std::move(attr), loc);
 }
 
 Tensor normal(Shape shape, double mean, double stddev, DType dtype, Loc loc) {
   RandomAttr attr;
   attr.a = mean, attr.b = stddev, attr.shape = std::move(shape), attr.dtype = dtype;
-  return draw(OpKind::RandomNormal, "random.normal", std::move(attr), loc);
+  return draw<OpKind::RandomNormal>("random.normal", std::move(attr), loc);
 }
 
 Tensor truncated_normal(Shape shape, double mean, double stddev, double lower, double upper, DType dtype, Loc loc) {
   RandomAttr attr;
   attr.a = lower, attr.b = upper, attr.mean = mean, attr.stddev = stddev, attr.shape = std::move(shape), attr.dtype = dtype;
-  return draw(OpKind::RandomTruncatedNormal, "random.truncated_normal", std::move(attr), loc);
+  return draw<OpKind::RandomTruncatedNormal>("random.truncated_normal", std::move(attr), loc);
 }
 
 Tensor bernoulli(Shape shape, double p, DType dtype, Loc loc) {
   RandomAttr attr;
   attr.a = p, attr.b = 0, attr.shape = std::move(shape), attr.dtype = dtype;
-  return draw(OpKind::RandomBernoulli, "random.bernoulli", std::move(attr), loc);
+  return draw<OpKind::RandomBernoulli>("random.bernoulli", std::move(attr), loc);
 }
 
 Tensor randint(Shape shape, std::int64_t low, std::int64_t high, DType dtype, Loc loc) {
@@ -364,7 +364,7 @@ Tensor randint(Shape shape, std::int64_t low, std::int64_t high, DType dtype, Lo
                 "low (" + std::to_string(low) + ") must be less than high (" + std::to_string(high) + ")",
                 "Pass low < high; the draws are in [low, high)."},
                loc);
-  return draw(OpKind::RandomRandint, "random.randint", std::move(attr), loc);
+  return draw<OpKind::RandomRandint>("random.randint", std::move(attr), loc);
 }
 
 Tensor permutation(std::int64_t n, Loc loc) {
@@ -373,7 +373,7 @@ Tensor permutation(std::int64_t n, Loc loc) {
   if (n < 0)
     ops::raise("random.permutation", {},
                {ops::TypeProblem::Kind::value, "n (" + std::to_string(n) + ") is negative", "Pass n >= 0."}, loc);
-  return draw(OpKind::RandomPermutation, "random.permutation", std::move(attr), loc);
+  return draw<OpKind::RandomPermutation>("random.permutation", std::move(attr), loc);
 }
 
 }  // namespace random

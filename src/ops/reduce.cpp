@@ -42,17 +42,6 @@ Shape reduced_shape(const Shape& in, const std::vector<int>& axes, bool keepdims
   return s;
 }
 
-// An axis in [-ndim, ndim) made non-negative; unlike NumPy's 0-d leniency nothing else passes. It
-// takes int64 so that an axis from a list (Axes holds int64) is checked before it is narrowed.
-int checked_axis(std::int64_t axis, int ndim) {
-  if (axis < -ndim || axis >= ndim)
-    fail_shape("axis " + std::to_string(axis) + " is out of range for a tensor with " + std::to_string(ndim) +
-                   " dimensions",
-               ndim == 0 ? std::string("A 0-d tensor has no axes; omit the axis argument.")
-                         : "Use an axis in [" + std::to_string(-ndim) + ", " + std::to_string(ndim) + ").");
-  return static_cast<int>(axis < 0 ? axis + ndim : axis);
-}
-
 void check_reduce_attr(const ReduceAttr& a, int ndim) {
   for (std::size_t i = 0; i < a.axes.size(); ++i) {
     checked_axis(a.axes[i], ndim);
@@ -330,13 +319,23 @@ Tensor arg_reduce(OpKind op, const char* name, const Tensor& x, std::optional<in
 
 void register_reduce_ops() {
   using K = OpKind;
-  mutable_op_def(K::Sum) = {infer_reduce<K::Sum>, evaluate_reduce<K::Sum>, vjp_sum};
-  mutable_op_def(K::Prod) = {infer_reduce<K::Prod>, evaluate_reduce<K::Prod>, vjp_prod};
-  mutable_op_def(K::Max) = {infer_reduce<K::Max>, evaluate_reduce<K::Max>, vjp_extremum};
-  mutable_op_def(K::Min) = {infer_reduce<K::Min>, evaluate_reduce<K::Min>, vjp_extremum};
-  mutable_op_def(K::Argmax) = {infer_arg<K::Argmax>, evaluate_arg<K::Argmax>, no_gradient};
-  mutable_op_def(K::Argmin) = {infer_arg<K::Argmin>, evaluate_arg<K::Argmin>, no_gradient};
-  mutable_op_def(K::Cumsum) = {infer_cumsum, evaluate_cumsum, vjp_cumsum};
+  // Sum, prod, max and min are loops inside kernels; never recomputed (each would repeat a loop).
+  auto fused = [](TensorType (*infer)(const std::vector<Tensor>&, const Attr&), Array (*evaluate)(const EvalArgs&),
+                  std::vector<Tensor> (*vjp)(const Tensor&, const Tensor&)) {
+    return OpDef{.family = Family::reduction, .arity = 1, .lowering = Lowering::kernel, .cheap = false,
+                 .infer = infer, .evaluate = evaluate, .vjp = vjp};
+  };
+  define(K::Sum, fused(infer_reduce<K::Sum>, evaluate_reduce<K::Sum>, vjp_sum));
+  define(K::Prod, fused(infer_reduce<K::Prod>, evaluate_reduce<K::Prod>, vjp_prod));
+  define(K::Max, fused(infer_reduce<K::Max>, evaluate_reduce<K::Max>, vjp_extremum));
+  define(K::Min, fused(infer_reduce<K::Min>, evaluate_reduce<K::Min>, vjp_extremum));
+  // Index reductions and scans have no kernel yet: the reference evaluation runs them.
+  define(K::Argmax, {.family = Family::reduction, .arity = 1, .lowering = Lowering::reference, .cheap = false,
+                     .infer = infer_arg<K::Argmax>, .evaluate = evaluate_arg<K::Argmax>, .vjp = no_gradient});
+  define(K::Argmin, {.family = Family::reduction, .arity = 1, .lowering = Lowering::reference, .cheap = false,
+                     .infer = infer_arg<K::Argmin>, .evaluate = evaluate_arg<K::Argmin>, .vjp = no_gradient});
+  define(K::Cumsum, {.family = Family::reduction, .arity = 1, .lowering = Lowering::reference, .cheap = false,
+                     .infer = infer_cumsum, .evaluate = evaluate_cumsum, .vjp = vjp_cumsum});
 }
 
 }  // namespace ops

@@ -19,15 +19,6 @@ std::string join(const std::vector<std::int64_t>& v) {
 }
 std::string join(const std::vector<int>& v) { return join(std::vector<std::int64_t>(v.begin(), v.end())); }
 
-int checked_axis(int axis, int ndim, const char* what = "axis") {
-  if (axis < -ndim || axis >= ndim)
-    fail_shape(std::string(what) + " " + std::to_string(axis) + " is out of range for a tensor with " +
-                   std::to_string(ndim) + " dimensions",
-               ndim == 0 ? std::string("A 0-d tensor has no axes; reshape it to 1-d first.")
-                         : "Use an axis in [" + std::to_string(-ndim) + ", " + std::to_string(ndim) + ").");
-  return axis < 0 ? axis + ndim : axis;
-}
-
 template <class F> auto guarded(const char* name, const std::vector<Tensor>& operands, Loc loc, F&& f) {
   try {
     return f();
@@ -560,18 +551,26 @@ AxisSlice resolve_slice(const Index& ix, std::int64_t n) {
 
 void register_shape_ops() {
   using K = OpKind;
-  mutable_op_def(K::Reshape) = {infer_reshape, evaluate_reshape, vjp_reshape};
-  mutable_op_def(K::Transpose) = {infer_transpose, evaluate_transpose, vjp_transpose};
-  mutable_op_def(K::BroadcastTo) = {infer_broadcast_to, evaluate_broadcast_to, vjp_broadcast_to};
-  mutable_op_def(K::Concatenate) = {infer_concatenate, evaluate_concatenate, vjp_concatenate};
-  mutable_op_def(K::Slice) = {infer_slice, evaluate_slice, vjp_slice};
-  mutable_op_def(K::Unslice) = {infer_unslice, evaluate_unslice, vjp_unslice};
-  mutable_op_def(K::Pad) = {infer_pad, evaluate_pad, vjp_pad};
-  mutable_op_def(K::Take) = {infer_take, evaluate_take, vjp_take};
-  mutable_op_def(K::ScatterAdd) = {infer_scatter_add, evaluate_scatter_add, vjp_scatter_add};
-  mutable_op_def(K::TakeAlongAxis) = {infer_take_along_axis, evaluate_take_along_axis, vjp_take_along_axis};
-  mutable_op_def(K::ScatterAddAlongAxis) = {infer_scatter_add_along_axis, evaluate_scatter_add_along_axis,
-                                            vjp_scatter_add_along_axis};
+  // Views are index arithmetic inside kernels (cheap to recompute); reshape is the input's buffer
+  // seen with another shape; the gathers and scatters have no kernel yet.
+  auto row = [](Lowering lowering, int arity, TensorType (*infer)(const std::vector<Tensor>&, const Attr&),
+                Array (*evaluate)(const EvalArgs&), std::vector<Tensor> (*vjp)(const Tensor&, const Tensor&)) {
+    return OpDef{.family = Family::shape, .arity = arity, .lowering = lowering, .cheap = lowering == Lowering::kernel,
+                 .infer = infer, .evaluate = evaluate, .vjp = vjp};
+  };
+  using L = Lowering;
+  define(K::Reshape, row(L::alias, 1, infer_reshape, evaluate_reshape, vjp_reshape));
+  define(K::Transpose, row(L::kernel, 1, infer_transpose, evaluate_transpose, vjp_transpose));
+  define(K::BroadcastTo, row(L::kernel, 1, infer_broadcast_to, evaluate_broadcast_to, vjp_broadcast_to));
+  define(K::Concatenate, row(L::reference, kVariadic, infer_concatenate, evaluate_concatenate, vjp_concatenate));
+  define(K::Slice, row(L::kernel, 1, infer_slice, evaluate_slice, vjp_slice));
+  define(K::Unslice, row(L::reference, 1, infer_unslice, evaluate_unslice, vjp_unslice));
+  define(K::Pad, row(L::reference, 1, infer_pad, evaluate_pad, vjp_pad));
+  define(K::Take, row(L::reference, 2, infer_take, evaluate_take, vjp_take));
+  define(K::ScatterAdd, row(L::reference, 2, infer_scatter_add, evaluate_scatter_add, vjp_scatter_add));
+  define(K::TakeAlongAxis, row(L::reference, 2, infer_take_along_axis, evaluate_take_along_axis, vjp_take_along_axis));
+  define(K::ScatterAddAlongAxis, row(L::reference, 2, infer_scatter_add_along_axis, evaluate_scatter_add_along_axis,
+                                     vjp_scatter_add_along_axis));
 }
 
 }  // namespace ops

@@ -8,27 +8,197 @@ namespace symx {
 namespace ops {
 namespace {
 
+// Which operands an op accepts and what type it returns (checked by infer_unary).
 enum class Category { floating, numeric, signed_numeric, integral, predicate, passthrough };
 
-Category category(OpKind op) {
-  switch (op) {
-    case OpKind::Negative:
-    case OpKind::Sign: return Category::signed_numeric;
-    case OpKind::Abs:
-    case OpKind::Square: return Category::numeric;
-    case OpKind::BitwiseNot: return Category::integral;
-    case OpKind::LogicalNot:
-    case OpKind::IsNan:
-    case OpKind::IsFinite: return Category::predicate;
-    case OpKind::Cast:
-    case OpKind::StopGradient: return Category::passthrough;
-    default: return Category::floating;
-  }
-}
+using Grads = std::vector<Tensor>;
 
-TensorType infer_unary(OpKind op, const std::vector<Tensor>& in, const Attr& attr) {
+// One specialization per op: its category, whether it is cheap to recompute inside kernels (see
+// OpDef::cheap), its value on one element (`value`, for the reference evaluation) and its
+// vector-Jacobian rule (`vjp`: y the output, g the cotangent). An op added to register_unary_ops
+// without a specialization, or a specialization without a rule, does not compile.
+template <OpKind op> struct Unary;
+using K = OpKind;
+
+// Float math computed on floating operands only (infer_unary rejects the others).
+struct FloatingOp {
+  static constexpr Category category = Category::floating;
+  static constexpr bool cheap = false;
+};
+// x of the output y.
+inline const Tensor& input_of(const Tensor& y) { return y.node().inputs[0]; }
+
+template <> struct Unary<K::Exp> : FloatingOp {
+  template <class T> static T value(T v) { return std::exp(v); }
+  static Grads vjp(const Tensor& y, const Tensor& g) { return {g * y}; }
+};
+template <> struct Unary<K::Expm1> : FloatingOp {
+  template <class T> static T value(T v) { return std::expm1(v); }
+  static Grads vjp(const Tensor& y, const Tensor& g) { return {g * (y + 1)}; }
+};
+template <> struct Unary<K::Log> : FloatingOp {
+  template <class T> static T value(T v) { return std::log(v); }
+  static Grads vjp(const Tensor& y, const Tensor& g) { return {g / input_of(y)}; }
+};
+template <> struct Unary<K::Log1p> : FloatingOp {
+  template <class T> static T value(T v) { return std::log1p(v); }
+  static Grads vjp(const Tensor& y, const Tensor& g) { return {g / (input_of(y) + 1)}; }
+};
+template <> struct Unary<K::Sqrt> : FloatingOp {
+  static constexpr bool cheap = true;
+  template <class T> static T value(T v) { return std::sqrt(v); }
+  static Grads vjp(const Tensor& y, const Tensor& g) { return {g * 0.5 / y}; }
+};
+template <> struct Unary<K::Rsqrt> : FloatingOp {
+  static constexpr bool cheap = true;
+  template <class T> static T value(T v) { return T(1) / std::sqrt(v); }
+  static Grads vjp(const Tensor& y, const Tensor& g) { return {g * -0.5 * y / input_of(y)}; }
+};
+template <> struct Unary<K::Reciprocal> : FloatingOp {
+  static constexpr bool cheap = true;
+  template <class T> static T value(T v) { return T(1) / v; }
+  static Grads vjp(const Tensor& y, const Tensor& g) { return {-g * y * y}; }
+};
+template <> struct Unary<K::Sin> : FloatingOp {
+  template <class T> static T value(T v) { return std::sin(v); }
+  static Grads vjp(const Tensor& y, const Tensor& g) { return {g * cos(input_of(y))}; }
+};
+template <> struct Unary<K::Cos> : FloatingOp {
+  template <class T> static T value(T v) { return std::cos(v); }
+  static Grads vjp(const Tensor& y, const Tensor& g) { return {-g * sin(input_of(y))}; }
+};
+template <> struct Unary<K::Tan> : FloatingOp {
+  template <class T> static T value(T v) { return std::tan(v); }
+  static Grads vjp(const Tensor& y, const Tensor& g) { return {g * (1 + y * y)}; }
+};
+template <> struct Unary<K::Tanh> : FloatingOp {
+  template <class T> static T value(T v) { return std::tanh(v); }
+  static Grads vjp(const Tensor& y, const Tensor& g) { return {g * (1 - y * y)}; }
+};
+template <> struct Unary<K::Arctan> : FloatingOp {
+  template <class T> static T value(T v) { return std::atan(v); }
+  static Grads vjp(const Tensor& y, const Tensor& g) {
+    const Tensor& x = input_of(y);
+    return {g / (1 + x * x)};
+  }
+};
+template <> struct Unary<K::Sigmoid> : FloatingOp {
+  template <class T> static T value(T v) {
+    return v >= 0 ? T(1) / (T(1) + std::exp(-v)) : std::exp(v) / (T(1) + std::exp(v));
+  }
+  static Grads vjp(const Tensor& y, const Tensor& g) { return {g * y * (1 - y)}; }
+};
+// erf is not in every libm's float overload set we need; double precision then rounding is exact
+// enough for a reference.
+template <> struct Unary<K::Erf> : FloatingOp {
+  template <class T> static T value(T v) { return static_cast<T>(std::erf(static_cast<double>(v))); }
+  static Grads vjp(const Tensor& y, const Tensor& g) {
+    const Tensor& x = input_of(y);
+    return {g * (2 / std::sqrt(std::numbers::pi)) * exp(-x * x)};
+  }
+};
+// Rounding: piecewise constant, so no gradient (integer operands never reach a node: floor() etc.
+// return them unchanged).
+struct RoundingOp : FloatingOp {
+  static constexpr bool cheap = true;
+  static Grads vjp(const Tensor& y, const Tensor& g) { return no_gradient(y, g); }
+};
+template <> struct Unary<K::Floor> : RoundingOp {
+  template <class T> static T value(T v) { return std::floor(v); }
+};
+template <> struct Unary<K::Ceil> : RoundingOp {
+  template <class T> static T value(T v) { return std::ceil(v); }
+};
+template <> struct Unary<K::Round> : RoundingOp {
+  template <class T> static T value(T v) { return std::nearbyint(v); }
+};
+
+// Arithmetic on any numeric operand (signed ones only for signed_numeric: infer_unary rejects
+// bool and uint8 there, so their `value` is never called on them).
+template <> struct Unary<K::Negative> {
+  static constexpr Category category = Category::signed_numeric;
+  static constexpr bool cheap = true;
+  template <class T> static T value(T v) {
+    if constexpr (std::is_same_v<T, bool>) return v; else return static_cast<T>(-v);
+  }
+  static Grads vjp(const Tensor&, const Tensor& g) { return {-g}; }
+};
+template <> struct Unary<K::Sign> {
+  static constexpr Category category = Category::signed_numeric;
+  static constexpr bool cheap = true;
+  template <class T> static T value(T v) {
+    if constexpr (std::is_same_v<T, bool>) return v;
+    else return static_cast<T>(v > 0 ? 1 : v < 0 ? -1 : (v == 0 ? 0 : v));
+  }
+  static Grads vjp(const Tensor& y, const Tensor& g) { return no_gradient(y, g); }
+};
+template <> struct Unary<K::Abs> {
+  static constexpr Category category = Category::numeric;
+  static constexpr bool cheap = true;
+  template <class T> static T value(T v) {
+    if constexpr (std::is_same_v<T, bool>) return v; else return v < 0 ? static_cast<T>(-v) : v;
+  }
+  static Grads vjp(const Tensor& y, const Tensor& g) { return {g * sign(input_of(y))}; }
+};
+template <> struct Unary<K::Square> {
+  static constexpr Category category = Category::numeric;
+  static constexpr bool cheap = true;
+  // v * v for booleans is v (NumPy agrees).
+  template <class T> static T value(T v) {
+    if constexpr (std::is_same_v<T, bool>) return v; else return static_cast<T>(v * v);
+  }
+  static Grads vjp(const Tensor& y, const Tensor& g) { return {g * 2 * input_of(y)}; }
+};
+template <> struct Unary<K::BitwiseNot> {
+  static constexpr Category category = Category::integral;
+  static constexpr bool cheap = true;
+  template <class T> static T value(T v) {
+    if constexpr (std::is_same_v<T, bool>) return !v;
+    else if constexpr (std::is_floating_point_v<T>) return v;  // rejected by the type rule
+    else return static_cast<T>(~v);
+  }
+  static Grads vjp(const Tensor& y, const Tensor& g) { return no_gradient(y, g); }
+};
+
+// Predicates: a bool for every element, no gradient.
+struct PredicateOp {
+  static constexpr Category category = Category::predicate;
+  static constexpr bool cheap = true;
+  static Grads vjp(const Tensor& y, const Tensor& g) { return no_gradient(y, g); }
+};
+template <> struct Unary<K::LogicalNot> : PredicateOp {
+  template <class T> static bool value(T v) { return !static_cast<bool>(v); }
+};
+template <> struct Unary<K::IsNan> : PredicateOp {
+  template <class T> static bool value(T v) {
+    if constexpr (std::is_floating_point_v<T>) return std::isnan(v); else return false;
+  }
+};
+template <> struct Unary<K::IsFinite> : PredicateOp {
+  template <class T> static bool value(T v) {
+    if constexpr (std::is_floating_point_v<T>) return std::isfinite(v); else return true;
+  }
+};
+
+// Cast converts to the attribute's dtype; stop_gradient passes its operand through and blocks
+// the gradient.
+template <> struct Unary<K::Cast> {
+  static constexpr Category category = Category::passthrough;
+  static constexpr bool cheap = true;
+  static Grads vjp(const Tensor& y, const Tensor& g) {
+    const Tensor& x = input_of(y);
+    return {is_floating(x.dtype()) ? cast(g, x.dtype()) : Tensor()};
+  }
+};
+template <> struct Unary<K::StopGradient> {
+  static constexpr Category category = Category::passthrough;
+  static constexpr bool cheap = true;
+  static Grads vjp(const Tensor& y, const Tensor& g) { return no_gradient(y, g); }
+};
+
+TensorType infer_unary(OpKind op, const std::vector<Tensor>& in, const Attr& attr, Category category) {
   const Tensor& x = in[0];
-  switch (category(op)) {
+  switch (category) {
     case Category::floating:
       if (!is_floating(x.dtype()))
         fail_dtype(std::string("expects a floating-point operand, got ") + std::string(dtype_name(x.dtype())),
@@ -54,118 +224,30 @@ TensorType infer_unary(OpKind op, const std::vector<Tensor>& in, const Attr& att
 }
 
 template <OpKind op> TensorType infer(const std::vector<Tensor>& in, const Attr& attr) {
-  return infer_unary(op, in, attr);
-}
-
-// erf is not in every libm's float overload set we need; double precision then rounding is exact
-// enough for a reference.
-template <class T> T float_value(OpKind op, T v) {
-  switch (op) {
-    case OpKind::Exp: return std::exp(v);
-    case OpKind::Expm1: return std::expm1(v);
-    case OpKind::Log: return std::log(v);
-    case OpKind::Log1p: return std::log1p(v);
-    case OpKind::Sqrt: return std::sqrt(v);
-    case OpKind::Rsqrt: return T(1) / std::sqrt(v);
-    case OpKind::Reciprocal: return T(1) / v;
-    case OpKind::Sin: return std::sin(v);
-    case OpKind::Cos: return std::cos(v);
-    case OpKind::Tan: return std::tan(v);
-    case OpKind::Tanh: return std::tanh(v);
-    case OpKind::Arctan: return std::atan(v);
-    case OpKind::Sigmoid:
-      return v >= 0 ? T(1) / (T(1) + std::exp(-v)) : std::exp(v) / (T(1) + std::exp(v));
-    case OpKind::Erf: return static_cast<T>(std::erf(static_cast<double>(v)));
-    case OpKind::Floor: return std::floor(v);
-    case OpKind::Ceil: return std::ceil(v);
-    case OpKind::Round: return std::nearbyint(v);
-    default: throw InternalError("float_value: not a floating unary op");
-  }
-}
-
-template <class T> T numeric_value(OpKind op, T v) {
-  if constexpr (std::is_same_v<T, bool>) {
-    switch (op) {
-      case OpKind::Abs: return v;
-      case OpKind::Square: return v;  // v * v for booleans is v (NumPy agrees)
-      default: throw InternalError("numeric_value: op not defined for bool");
-    }
-  } else {
-    switch (op) {
-      case OpKind::Negative: return static_cast<T>(-v);
-      case OpKind::Abs: return v < 0 ? static_cast<T>(-v) : v;
-      case OpKind::Sign: return static_cast<T>(v > 0 ? 1 : v < 0 ? -1 : (v == 0 ? 0 : v));
-      case OpKind::Square: return static_cast<T>(v * v);
-      default: throw InternalError("numeric_value: not a numeric unary op");
-    }
-  }
-}
-
-template <class T> bool predicate_value(OpKind op, T v) {
-  switch (op) {
-    case OpKind::LogicalNot: return !static_cast<bool>(v);
-    case OpKind::IsNan:
-      if constexpr (std::is_floating_point_v<T>) return std::isnan(v); else return false;
-    case OpKind::IsFinite:
-      if constexpr (std::is_floating_point_v<T>) return std::isfinite(v); else return true;
-    default: throw InternalError("predicate_value: not a predicate op");
-  }
+  return infer_unary(op, in, attr, Unary<op>::category);
 }
 
 template <OpKind op> Array evaluate(const EvalArgs& args) {
   const Array& x = args.inputs[0];
-  switch (category(op)) {
-    case Category::floating:
-      return map_unary(x, x.dtype(), [](auto v) {
-        using T = decltype(v);
-        if constexpr (std::is_floating_point_v<T>) return float_value<T>(op, v); else return v;
-      });
-    case Category::numeric:
-    case Category::signed_numeric:
-      return map_unary(x, x.dtype(), [](auto v) { return numeric_value<decltype(v)>(op, v); });
-    case Category::integral:
-      return map_unary(x, x.dtype(), [](auto v) {
-        using T = decltype(v);
-        if constexpr (std::is_same_v<T, bool>) return !v;
-        else if constexpr (std::is_floating_point_v<T>) return v;  // rejected by the type rule
-        else return static_cast<T>(~v);
-      });
-    case Category::predicate:
-      return map_unary(x, DType::b8, [](auto v) { return predicate_value<decltype(v)>(op, v); });
-    case Category::passthrough:
-      return op == OpKind::Cast ? x.astype(args.node.type.dtype) : x;
-  }
-  return x;
-}
-
-// Vector-Jacobian rules: g is the cotangent, x the input, y the output.
-template <OpKind op> std::vector<Tensor> vjp(const Tensor& y, const Tensor& g) {
-  const Tensor& x = y.node().inputs[0];
-  switch (op) {
-    case OpKind::Negative: return {-g};
-    case OpKind::Abs: return {g * sign(x)};
-    case OpKind::Exp: return {g * y};
-    case OpKind::Expm1: return {g * (y + 1)};
-    case OpKind::Log: return {g / x};
-    case OpKind::Log1p: return {g / (x + 1)};
-    case OpKind::Sqrt: return {g * 0.5 / y};
-    case OpKind::Rsqrt: return {g * -0.5 * y / x};
-    case OpKind::Square: return {g * 2 * x};
-    case OpKind::Reciprocal: return {-g * y * y};
-    case OpKind::Sin: return {g * cos(x)};
-    case OpKind::Cos: return {-g * sin(x)};
-    case OpKind::Tan: return {g * (1 + y * y)};
-    case OpKind::Tanh: return {g * (1 - y * y)};
-    case OpKind::Arctan: return {g / (1 + x * x)};
-    case OpKind::Sigmoid: return {g * y * (1 - y)};
-    case OpKind::Erf: return {g * (2 / std::sqrt(std::numbers::pi)) * exp(-x * x)};
-    case OpKind::Cast: return {is_floating(x.dtype()) ? cast(g, x.dtype()) : Tensor()};
-    default: return no_gradient(y, g);
+  using Rule = Unary<op>;
+  if constexpr (Rule::category == Category::floating) {
+    return map_unary(x, x.dtype(), [](auto v) {
+      using T = decltype(v);
+      if constexpr (std::is_floating_point_v<T>) return Rule::value(v); else return v;
+    });
+  } else if constexpr (Rule::category == Category::predicate) {
+    return map_unary(x, DType::b8, [](auto v) { return Rule::value(v); });
+  } else if constexpr (Rule::category == Category::passthrough) {
+    return op == OpKind::Cast ? x.astype(args.node.type.dtype) : x;
+  } else {
+    return map_unary(x, x.dtype(), [](auto v) { return Rule::value(v); });
   }
 }
 
-template <OpKind... ops> void register_all() {
-  ((mutable_op_def(ops) = {infer<ops>, evaluate<ops>, vjp<ops>}), ...);
+template <OpKind... ops> void define_all() {
+  (define(ops, {.family = Family::elementwise, .arity = 1, .lowering = Lowering::kernel, .cheap = Unary<ops>::cheap,
+                .infer = infer<ops>, .evaluate = evaluate<ops>, .vjp = Unary<ops>::vjp}),
+   ...);
 }
 
 Tensor unary(OpKind op, const Tensor& x, Loc loc) { return make_node(op, {x}, NoAttr{}, loc); }
@@ -178,12 +260,9 @@ Tensor unary_float(OpKind op, const Tensor& x, Loc loc) {
 }  // namespace
 
 void register_unary_ops() {
-  using K = OpKind;
-  register_all<K::Negative, K::Abs, K::Sign, K::Exp, K::Expm1, K::Log, K::Log1p, K::Sqrt, K::Rsqrt,
-               K::Square, K::Reciprocal, K::Sin, K::Cos, K::Tan, K::Tanh, K::Arctan, K::Sigmoid,
-               K::Erf, K::Floor, K::Ceil, K::Round, K::LogicalNot, K::BitwiseNot, K::IsNan, K::IsFinite, K::Cast,
-               K::StopGradient>();
-  mutable_op_def(K::StopGradient).vjp = no_gradient;
+  define_all<K::Negative, K::Abs, K::Sign, K::Exp, K::Expm1, K::Log, K::Log1p, K::Sqrt, K::Rsqrt, K::Square,
+             K::Reciprocal, K::Sin, K::Cos, K::Tan, K::Tanh, K::Arctan, K::Sigmoid, K::Erf, K::Floor, K::Ceil,
+             K::Round, K::LogicalNot, K::BitwiseNot, K::IsNan, K::IsFinite, K::Cast, K::StopGradient>();
 }
 
 }  // namespace ops

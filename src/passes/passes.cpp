@@ -258,13 +258,7 @@ Roots apply_rules(const Roots& roots, std::span<const Rule> rules) {
   });
 }
 
-bool is_random(OpKind op) {
-  switch (op) {
-    case OpKind::RandomUniform: case OpKind::RandomNormal: case OpKind::RandomTruncatedNormal:
-    case OpKind::RandomBernoulli: case OpKind::RandomRandint: case OpKind::RandomPermutation: return true;
-    default: return false;
-  }
-}
+bool is_random(OpKind op) { return ops::op_def(op).random(); }
 
 bool same_roots(const Roots& a, const Roots& b) {
   return std::equal(a.begin(), a.end(), b.begin(), b.end());

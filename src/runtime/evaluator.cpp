@@ -10,17 +10,7 @@
 namespace symx::runtime {
 namespace {
 
-bool is_random(OpKind op) {
-  switch (op) {
-    case OpKind::RandomUniform:
-    case OpKind::RandomNormal:
-    case OpKind::RandomTruncatedNormal:
-    case OpKind::RandomBernoulli:
-    case OpKind::RandomRandint:
-    case OpKind::RandomPermutation: return true;
-    default: return false;
-  }
-}
+bool is_random(OpKind op) { return ops::op_def(op).random(); }
 
 // The C++ constant of a dtype, for messages that show a conversion.
 const char* cpp_dtype_name(DType dtype) {
@@ -68,23 +58,23 @@ std::vector<Array> evaluate(const std::vector<Tensor>& outputs, const Feed& feed
   for (const Tensor& t : topological_order(outputs)) {
     const Node& node = t.node();
     if (values.count(&node)) continue;
-    switch (node.op) {
-      case OpKind::Placeholder:
-        throw ValueError(std::string(context) + ": placeholder '" + t.label() + "' (" +
-                         shape_string(t.shape()) + " " + std::string(dtype_name(t.dtype())) +
-                         ") has no value. Add it to the feed: {" + t.label() + ": array} in Python, {{" + t.label() +
-                         ", array}} in C++.");
-      case OpKind::Variable: values[&node] = node.variable->value; break;
-      default: {
-        std::vector<Array> inputs;
-        inputs.reserve(node.inputs.size());
-        for (const auto& in : node.inputs) inputs.push_back(values.at(&in.node()));
-        Array out = ops::op_def(node.op).evaluate({node, inputs});
-        check_internal(out.shape() == node.type.shape && out.dtype() == node.type.dtype,
-                       "evaluate: an op's result does not match its inferred type");
-        values[&node] = std::move(out);
-      }
+    // Placeholders take the feed's value and variables their current one; every other op (constants
+    // included) computes its value with its row's reference evaluation.
+    if (node.op == OpKind::Placeholder)
+      throw ValueError(std::string(context) + ": placeholder '" + t.label() + "' (" + shape_string(t.shape()) + " " +
+                       std::string(dtype_name(t.dtype())) + ") has no value. Add it to the feed: {" + t.label() +
+                       ": array} in Python, {{" + t.label() + ", array}} in C++.");
+    if (node.op == OpKind::Variable) {
+      values[&node] = node.variable->value;
+      continue;
     }
+    std::vector<Array> inputs;
+    inputs.reserve(node.inputs.size());
+    for (const auto& in : node.inputs) inputs.push_back(values.at(&in.node()));
+    Array out = ops::op_def(node.op).evaluate({node, inputs});
+    check_internal(out.shape() == node.type.shape && out.dtype() == node.type.dtype,
+                   "evaluate: an op's result does not match its inferred type");
+    values[&node] = std::move(out);
   }
   std::vector<Array> result;
   result.reserve(outputs.size());

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "codegen/kernel.hpp"
+#include "codegen/library_capabilities.hpp"
 #include "symx/tensor.hpp"
 
 namespace symx::runtime {
@@ -34,7 +35,10 @@ bool library_handles(OpKind op);
 // Whether a bias (and a ReLU, when `relu`) after `product` can be fused into its library call:
 // float32 and float64 matrix products with a bias; float32 ones with a ReLU when the right operand
 // is a matrix or has the left operand's batch shape (oneDNN's CPU matmul has no float64); float32
-// convolutions with a bias (see call_attr in library_calls.cpp for why not their ReLU).
+// convolutions with a bias (see call_attr in library_dnnl.cpp for why not their ReLU).
 bool supports_epilogue(const Tensor& product, bool relu);
+
+// library_handles and supports_epilogue as the interface codegen::plan_fusion asks them through.
+const codegen::LibraryCapabilities& library_capabilities();
 
 }  // namespace symx::runtime

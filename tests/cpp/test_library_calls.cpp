@@ -406,7 +406,7 @@ TEST(LibraryCallEpilogues, BatchedMatmulBiasAndRelu) {
   }
 }
 
-// Convolutions fuse the bias; their ReLU stays a kernel (see call_attr in library_calls.cpp).
+// Convolutions fuse the bias; their ReLU stays a kernel (see call_attr in library_dnnl.cpp).
 TEST(LibraryCallEpilogues, ConvBiasAndRelu) {
   struct Case { sx::Shape x, w; std::vector<std::int64_t> strides; std::int64_t groups; };
   for (const Case& c : {Case{{2, 3, 9, 8}, {4, 3, 3, 3}, {1, 1}, 1}, Case{{2, 4, 9, 9}, {6, 2, 3, 3}, {2, 2}, 2}}) {

@@ -4,6 +4,7 @@ Each activations_<case>.npz holds x (the input, with extremes +-1e4 and +-30 amo
 none at a kink), r (a fixed random cotangent), y = f(x) and dx = d sum(f(x) * r) / dx, plus the
 case's parameters (alpha, axis, ord, eps) as 0-d arrays where it has any.
 """
+
 import os
 
 import numpy as np
@@ -39,8 +40,10 @@ CASES = {
     "normalize": (lambda x: F.normalize(x, p=2.0, dim=-1, eps=1e-12), {"ord": 2.0, "axis": -1, "eps": 1e-12}),
     "normalize_ord1": (lambda x: F.normalize(x, p=1.0, dim=-1, eps=1e-12), {"ord": 1.0, "axis": -1, "eps": 1e-12}),
     "normalize_ord3_axis0": (lambda x: F.normalize(x, p=3.0, dim=0, eps=1e-12), {"ord": 3.0, "axis": 0, "eps": 1e-12}),
-    "normalize_inf": (lambda x: F.normalize(x, p=float("inf"), dim=-1, eps=1e-12),
-                      {"ord": float("inf"), "axis": -1, "eps": 1e-12}),
+    "normalize_inf": (
+        lambda x: F.normalize(x, p=float("inf"), dim=-1, eps=1e-12),
+        {"ord": float("inf"), "axis": -1, "eps": 1e-12},
+    ),
     # A row of zeros (its gradient is 1 / eps) and a tiny row below eps, with a larger eps.
     "normalize_zero_rows": (lambda x: F.normalize(x, p=2.0, dim=-1, eps=1e-3), {"ord": 2.0, "axis": -1, "eps": 1e-3}),
 }

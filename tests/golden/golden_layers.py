@@ -6,11 +6,11 @@ variables: w, b, gamma, beta; in symx's layouts), an upstream gradient `g` and t
 cases hold three training steps (`x0`, `x1`, `x2`, outputs `y0`..`y2`), the running statistics after
 them and the evaluation output on `x_eval`.
 """
+
 import os
 
 import numpy as np
 import torch
-import torch.nn.functional as F
 
 torch.set_default_dtype(torch.float64)
 
@@ -59,15 +59,25 @@ def _conv_cases(out_dir, rng):
 
 def _other_cases(out_dir, rng):
     _module_case(out_dir, "max_pool2d", rng, torch.nn.MaxPool2d(3, 2, padding=1), (1, 3, 7, 7), {})
-    _module_case(out_dir, "avg_pool2d", rng, torch.nn.AvgPool2d(3, 2, padding=1, count_include_pad=False), (2, 3, 7, 6), {})
+    _module_case(
+        out_dir, "avg_pool2d", rng, torch.nn.AvgPool2d(3, 2, padding=1, count_include_pad=False), (2, 3, 7, 6), {}
+    )
     _module_case(out_dir, "global_avg_pool2d", rng, lambda x: x.mean(dim=(2, 3)), (2, 3, 4, 5), {})
     m = torch.nn.LayerNorm(5)
     _module_case(out_dir, "layer_norm", rng, m, (3, 4, 5), {"gamma": (m.weight, _same), "beta": (m.bias, _same)})
     m = torch.nn.LayerNorm((4, 5))
     _module_case(out_dir, "layer_norm2", rng, m, (3, 4, 5), {"gamma": (m.weight, _same), "beta": (m.bias, _same)})
-    _module_case(out_dir, "upsample_nearest", rng, torch.nn.Upsample(scale_factor=(2, 3), mode="nearest"), (1, 3, 3, 4), {})
-    _module_case(out_dir, "upsample_bilinear", rng,
-                 torch.nn.Upsample(scale_factor=(2, 3), mode="bilinear", align_corners=False), (1, 3, 3, 4), {})
+    _module_case(
+        out_dir, "upsample_nearest", rng, torch.nn.Upsample(scale_factor=(2, 3), mode="nearest"), (1, 3, 3, 4), {}
+    )
+    _module_case(
+        out_dir,
+        "upsample_bilinear",
+        rng,
+        torch.nn.Upsample(scale_factor=(2, 3), mode="bilinear", align_corners=False),
+        (1, 3, 3, 4),
+        {},
+    )
     # Embedding: integer input, gradient only for the table (repeated indices accumulate).
     m = torch.nn.Embedding(10, 5)
     with torch.no_grad():
@@ -77,7 +87,9 @@ def _other_cases(out_dir, rng):
     y = m(torch.tensor(idx))
     g = rng.standard_normal(tuple(y.shape))
     (y * torch.tensor(g)).sum().backward()
-    _save(out_dir, "embedding", x=idx, w=m.weight.detach().numpy(), d_w=m.weight.grad.numpy(), y=y.detach().numpy(), g=g)
+    _save(
+        out_dir, "embedding", x=idx, w=m.weight.detach().numpy(), d_w=m.weight.grad.numpy(), y=y.detach().numpy(), g=g
+    )
 
 
 def _batch_norm_case(out_dir, rng, case, module, shape):
@@ -94,8 +106,13 @@ def _batch_norm_case(out_dir, rng, case, module, shape):
         (y * torch.tensor(g)).sum().backward()
         out.update({"x%d" % step: x.detach().numpy(), "y%d" % step: y.detach().numpy(), "g%d" % step: g})
         if step == 0:
-            out.update({"d_x0": x.grad.numpy(), "d_gamma": module.weight.grad.numpy().copy(),
-                        "d_beta": module.bias.grad.numpy().copy()})
+            out.update(
+                {
+                    "d_x0": x.grad.numpy(),
+                    "d_gamma": module.weight.grad.numpy().copy(),
+                    "d_beta": module.bias.grad.numpy().copy(),
+                }
+            )
     out.update({"running_mean": module.running_mean.numpy(), "running_var": module.running_var.numpy()})
     module.eval()
     x = torch.tensor(rng.standard_normal(shape))
@@ -107,8 +124,14 @@ def _network_case(out_dir, rng):
     """A small convolutional network: Conv2D, BatchNorm (training mode), relu, MaxPool2D, Flatten, Dense."""
     conv, bn, dense = torch.nn.Conv2d(2, 3, 3, padding=1), torch.nn.BatchNorm2d(3), torch.nn.Linear(3 * 2 * 2, 4)
     net = torch.nn.Sequential(conv, bn, torch.nn.ReLU(), torch.nn.MaxPool2d(2), torch.nn.Flatten(), dense)
-    weights = {"conv_w": (conv.weight, _same), "conv_b": (conv.bias, _same), "bn_gamma": (bn.weight, _same),
-               "bn_beta": (bn.bias, _same), "dense_w": (dense.weight, lambda a: a.T.copy()), "dense_b": (dense.bias, _same)}
+    weights = {
+        "conv_w": (conv.weight, _same),
+        "conv_b": (conv.bias, _same),
+        "bn_gamma": (bn.weight, _same),
+        "bn_beta": (bn.bias, _same),
+        "dense_w": (dense.weight, lambda a: a.T.copy()),
+        "dense_b": (dense.bias, _same),
+    }
     _module_case(out_dir, "network", rng, net, (3, 2, 4, 4), weights)
 
 

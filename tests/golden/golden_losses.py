@@ -6,6 +6,7 @@ value value_<reduction>; r is a fixed random cotangent of the "none" losses, d<i
 sum(losses_none * r) and d<input>_mean that of the "mean" loss, for each differentiable input.
 Logits include +-1e4 (PyTorch's losses are finite there, and so must symx's be).
 """
+
 import os
 import warnings
 
@@ -55,50 +56,123 @@ def make_cases(rng):
     regression[0, 0], regression[3, 2] = 1e4, -1e4
     return {
         # name: (inputs, differentiable inputs, torch function of (inputs, reduction), parameters)
-        "ce_sparse": ({"logits": extreme_logits(rng, (n, c)), "labels": sparse.astype(np.int64)}, ["logits"],
-                      cross_entropy, {"label_smoothing": 0.0}),
-        "ce_sparse_smooth": ({"logits": extreme_logits(rng, (n, c)), "labels": sparse.astype(np.int32)}, ["logits"],
-                             lambda a, r: cross_entropy(a, r, 0.1), {"label_smoothing": 0.1}),
-        "ce_soft": ({"logits": extreme_logits(rng, (n, c)), "labels": soft}, ["logits", "labels"],
-                    cross_entropy, {"label_smoothing": 0.0}),
-        "ce_soft_smooth": ({"logits": extreme_logits(rng, (n, c)), "labels": soft}, ["logits", "labels"],
-                           lambda a, r: cross_entropy(a, r, 0.2), {"label_smoothing": 0.2}),
-        "ce_3d": ({"logits": rng.normal(0, 2, (2, 3, 4)), "labels": rng.integers(0, 4, (2, 3))}, ["logits"],
-                  cross_entropy, {"label_smoothing": 0.0}),
-        "bce": ({"logits": extreme_logits(rng, (4, 3)), "labels": rng.uniform(0, 1, (4, 3))}, ["logits", "labels"],
-                lambda a, r: F.binary_cross_entropy_with_logits(a["logits"], a["labels"], reduction=r), {}),
-        "bce_pos_weight": ({"logits": extreme_logits(rng, (4, 3)), "labels": rng.uniform(0, 1, (4, 3)),
-                            "pos_weight": rng.uniform(0.5, 3, 3)}, ["logits", "labels"],
-                           lambda a, r: F.binary_cross_entropy_with_logits(a["logits"], a["labels"], reduction=r,
-                                                                           pos_weight=a["pos_weight"]), {}),
-        "mse": ({"predictions": regression, "targets": rng.normal(0, 2, (4, 3))}, ["predictions", "targets"],
-                lambda a, r: F.mse_loss(a["predictions"], a["targets"], reduction=r), {}),
-        "mae": ({"predictions": regression, "targets": rng.normal(0, 2, (4, 3))}, ["predictions", "targets"],
-                lambda a, r: F.l1_loss(a["predictions"], a["targets"], reduction=r), {}),
-        "huber": ({"predictions": regression, "targets": rng.normal(0, 2, (4, 3))}, ["predictions", "targets"],
-                  lambda a, r: F.huber_loss(a["predictions"], a["targets"], reduction=r, delta=1.0), {"delta": 1.0}),
-        "huber_delta0.5": ({"predictions": regression, "targets": rng.normal(0, 2, (4, 3))}, ["predictions", "targets"],
-                           lambda a, r: F.huber_loss(a["predictions"], a["targets"], reduction=r, delta=0.5),
-                           {"delta": 0.5}),
-        "hinge_pm1": ({"scores": np.array([2.5, 0.3, -0.4, -3.0, 1e4, -1e4, 0.9, -0.2]),
-                       "labels": np.array([1.0, 1, -1, 1, -1, -1, -1, 1])}, ["scores"], hinge, {}),
-        "hinge_01": ({"scores": np.array([2.5, 0.3, -0.4, -3.0, 1e4, -1e4, 0.9, -0.2]),
-                      "labels": np.array([1, 1, 0, 1, 0, 0, 0, 1], np.int64)}, ["scores"], hinge, {}),
-        "multi_margin": ({"logits": extreme_logits(rng, (n, c), 1.0), "labels": sparse.astype(np.int64)}, ["logits"],
-                         lambda a, r: F.multi_margin_loss(a["logits"], a["labels"].long(), reduction=r),
-                         {"margin": 1.0, "p": 1.0}),
-        "multi_margin_p2": ({"logits": extreme_logits(rng, (n, c), 1.0), "labels": sparse.astype(np.int64)},
-                            ["logits"],
-                            lambda a, r: F.multi_margin_loss(a["logits"], a["labels"].long(), p=2, margin=0.5,
-                                                             reduction=r),
-                            {"margin": 0.5, "p": 2.0}),
-        "kl": ({"log_predictions": np.log(softmax(rng.normal(0, 1, (4, c)))), "targets": kl_targets},
-               ["log_predictions"],
-               lambda a, r: F.kl_div(a["log_predictions"], a["targets"], reduction=r), {"log_target": 0.0}),
-        "kl_log_target": ({"log_predictions": np.log(softmax(rng.normal(0, 1, (4, c)))),
-                           "targets": np.log(softmax(rng.normal(0, 1, (4, c))))}, ["log_predictions", "targets"],
-                          lambda a, r: F.kl_div(a["log_predictions"], a["targets"], reduction=r, log_target=True),
-                          {"log_target": 1.0}),
+        "ce_sparse": (
+            {"logits": extreme_logits(rng, (n, c)), "labels": sparse.astype(np.int64)},
+            ["logits"],
+            cross_entropy,
+            {"label_smoothing": 0.0},
+        ),
+        "ce_sparse_smooth": (
+            {"logits": extreme_logits(rng, (n, c)), "labels": sparse.astype(np.int32)},
+            ["logits"],
+            lambda a, r: cross_entropy(a, r, 0.1),
+            {"label_smoothing": 0.1},
+        ),
+        "ce_soft": (
+            {"logits": extreme_logits(rng, (n, c)), "labels": soft},
+            ["logits", "labels"],
+            cross_entropy,
+            {"label_smoothing": 0.0},
+        ),
+        "ce_soft_smooth": (
+            {"logits": extreme_logits(rng, (n, c)), "labels": soft},
+            ["logits", "labels"],
+            lambda a, r: cross_entropy(a, r, 0.2),
+            {"label_smoothing": 0.2},
+        ),
+        "ce_3d": (
+            {"logits": rng.normal(0, 2, (2, 3, 4)), "labels": rng.integers(0, 4, (2, 3))},
+            ["logits"],
+            cross_entropy,
+            {"label_smoothing": 0.0},
+        ),
+        "bce": (
+            {"logits": extreme_logits(rng, (4, 3)), "labels": rng.uniform(0, 1, (4, 3))},
+            ["logits", "labels"],
+            lambda a, r: F.binary_cross_entropy_with_logits(a["logits"], a["labels"], reduction=r),
+            {},
+        ),
+        "bce_pos_weight": (
+            {
+                "logits": extreme_logits(rng, (4, 3)),
+                "labels": rng.uniform(0, 1, (4, 3)),
+                "pos_weight": rng.uniform(0.5, 3, 3),
+            },
+            ["logits", "labels"],
+            lambda a, r: F.binary_cross_entropy_with_logits(
+                a["logits"], a["labels"], reduction=r, pos_weight=a["pos_weight"]
+            ),
+            {},
+        ),
+        "mse": (
+            {"predictions": regression, "targets": rng.normal(0, 2, (4, 3))},
+            ["predictions", "targets"],
+            lambda a, r: F.mse_loss(a["predictions"], a["targets"], reduction=r),
+            {},
+        ),
+        "mae": (
+            {"predictions": regression, "targets": rng.normal(0, 2, (4, 3))},
+            ["predictions", "targets"],
+            lambda a, r: F.l1_loss(a["predictions"], a["targets"], reduction=r),
+            {},
+        ),
+        "huber": (
+            {"predictions": regression, "targets": rng.normal(0, 2, (4, 3))},
+            ["predictions", "targets"],
+            lambda a, r: F.huber_loss(a["predictions"], a["targets"], reduction=r, delta=1.0),
+            {"delta": 1.0},
+        ),
+        "huber_delta0.5": (
+            {"predictions": regression, "targets": rng.normal(0, 2, (4, 3))},
+            ["predictions", "targets"],
+            lambda a, r: F.huber_loss(a["predictions"], a["targets"], reduction=r, delta=0.5),
+            {"delta": 0.5},
+        ),
+        "hinge_pm1": (
+            {
+                "scores": np.array([2.5, 0.3, -0.4, -3.0, 1e4, -1e4, 0.9, -0.2]),
+                "labels": np.array([1.0, 1, -1, 1, -1, -1, -1, 1]),
+            },
+            ["scores"],
+            hinge,
+            {},
+        ),
+        "hinge_01": (
+            {
+                "scores": np.array([2.5, 0.3, -0.4, -3.0, 1e4, -1e4, 0.9, -0.2]),
+                "labels": np.array([1, 1, 0, 1, 0, 0, 0, 1], np.int64),
+            },
+            ["scores"],
+            hinge,
+            {},
+        ),
+        "multi_margin": (
+            {"logits": extreme_logits(rng, (n, c), 1.0), "labels": sparse.astype(np.int64)},
+            ["logits"],
+            lambda a, r: F.multi_margin_loss(a["logits"], a["labels"].long(), reduction=r),
+            {"margin": 1.0, "p": 1.0},
+        ),
+        "multi_margin_p2": (
+            {"logits": extreme_logits(rng, (n, c), 1.0), "labels": sparse.astype(np.int64)},
+            ["logits"],
+            lambda a, r: F.multi_margin_loss(a["logits"], a["labels"].long(), p=2, margin=0.5, reduction=r),
+            {"margin": 0.5, "p": 2.0},
+        ),
+        "kl": (
+            {"log_predictions": np.log(softmax(rng.normal(0, 1, (4, c)))), "targets": kl_targets},
+            ["log_predictions"],
+            lambda a, r: F.kl_div(a["log_predictions"], a["targets"], reduction=r),
+            {"log_target": 0.0},
+        ),
+        "kl_log_target": (
+            {
+                "log_predictions": np.log(softmax(rng.normal(0, 1, (4, c)))),
+                "targets": np.log(softmax(rng.normal(0, 1, (4, c)))),
+            },
+            ["log_predictions", "targets"],
+            lambda a, r: F.kl_div(a["log_predictions"], a["targets"], reduction=r, log_target=True),
+            {"log_target": 1.0},
+        ),
     }
 
 

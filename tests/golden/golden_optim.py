@@ -8,6 +8,7 @@ the file name's first word after "optim_" (sgd, adam, adamw, rmsprop, adagrad). 
 present, is an ExponentialLR(gamma) schedule: symx's exponential_decay(lr, 1, decay_rate).
 Every case is checked to be well-conditioned (see make).
 """
+
 import os
 
 import numpy as np
@@ -40,20 +41,47 @@ CASES = {
 def torch_optimizer(kind, params, hp):
     lr, wd = hp["learning_rate"], hp.get("weight_decay", 0.0)
     if kind == "sgd":
-        return torch.optim.SGD(params, lr=lr, momentum=hp.get("momentum", 0.0), dampening=hp.get("dampening", 0.0),
-                               nesterov=hp.get("nesterov", False), weight_decay=wd, foreach=False)
+        return torch.optim.SGD(
+            params,
+            lr=lr,
+            momentum=hp.get("momentum", 0.0),
+            dampening=hp.get("dampening", 0.0),
+            nesterov=hp.get("nesterov", False),
+            weight_decay=wd,
+            foreach=False,
+        )
     if kind in ("adam", "adamw"):
         cls = torch.optim.Adam if kind == "adam" else torch.optim.AdamW
-        return cls(params, lr=lr, betas=(hp.get("beta1", 0.9), hp.get("beta2", 0.999)), eps=hp.get("eps", 1e-8),
-                   weight_decay=wd, amsgrad=hp.get("amsgrad", False), foreach=False)
+        return cls(
+            params,
+            lr=lr,
+            betas=(hp.get("beta1", 0.9), hp.get("beta2", 0.999)),
+            eps=hp.get("eps", 1e-8),
+            weight_decay=wd,
+            amsgrad=hp.get("amsgrad", False),
+            foreach=False,
+        )
     if kind == "rmsprop":
-        return torch.optim.RMSprop(params, lr=lr, alpha=hp.get("alpha", 0.99), eps=hp.get("eps", 1e-8),
-                                   momentum=hp.get("momentum", 0.0), centered=hp.get("centered", False),
-                                   weight_decay=wd, foreach=False)
+        return torch.optim.RMSprop(
+            params,
+            lr=lr,
+            alpha=hp.get("alpha", 0.99),
+            eps=hp.get("eps", 1e-8),
+            momentum=hp.get("momentum", 0.0),
+            centered=hp.get("centered", False),
+            weight_decay=wd,
+            foreach=False,
+        )
     if kind == "adagrad":
-        return torch.optim.Adagrad(params, lr=lr, lr_decay=hp.get("lr_decay", 0.0), weight_decay=wd,
-                                   initial_accumulator_value=hp.get("initial_accumulator_value", 0.0),
-                                   eps=hp.get("eps", 1e-10), foreach=False)
+        return torch.optim.Adagrad(
+            params,
+            lr=lr,
+            lr_decay=hp.get("lr_decay", 0.0),
+            weight_decay=wd,
+            initial_accumulator_value=hp.get("initial_accumulator_value", 0.0),
+            eps=hp.get("eps", 1e-10),
+            foreach=False,
+        )
     raise ValueError(kind)
 
 

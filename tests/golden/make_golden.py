@@ -8,6 +8,7 @@ outputs and gradients) into out_dir. The tests read those files with numpy.load 
 symx::load_npz (C++), so `make test` needs neither PyTorch nor network access. Rerun this script
 whenever a case is added, and commit the .npz files it writes.
 """
+
 import argparse
 import importlib
 import os
@@ -21,7 +22,7 @@ def main():
     parser.add_argument("--only", nargs="*", help="parts to regenerate (default: all)")
     args = parser.parse_args()
     sys.path.insert(0, HERE)
-    parts = sorted(f[len("golden_"):-3] for f in os.listdir(HERE) if f.startswith("golden_") and f.endswith(".py"))
+    parts = sorted(f[len("golden_") : -3] for f in os.listdir(HERE) if f.startswith("golden_") and f.endswith(".py"))
     for part in parts:
         if args.only and part not in args.only:
             continue

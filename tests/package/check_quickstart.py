@@ -1,6 +1,7 @@
 """Reads the quick start's output on stdin ("step i: loss L" lines, then "final loss L") and
 exits non-zero unless there are ten steps and the loss falls: the last step's loss is below a
 tenth of the first's, and the final loss below the last step's."""
+
 import re
 import sys
 

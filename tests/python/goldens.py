@@ -1,4 +1,5 @@
 """The PyTorch/SciPy golden files of the toolkit's tests (written by tests/golden/make_golden.py)."""
+
 import os
 
 import numpy as np

@@ -1,22 +1,17 @@
 """The Python API around the ops: functions and updates, input checking, autodiff entry points,
 scopes and collections, save/load, zero-copy array exchange, error types and locations, and the
 Tensor protocol (identity ==/hash, operators, indexing, repr)."""
+
 import inspect
 import os
-import subprocess
-import sys
 
 import numpy as np
 import pytest
 
 import symx as sx
+from helpers import python_env, run_python
 
-
-@pytest.fixture(autouse=True)
-def fresh_graph():
-    sx.reset_default_graph()
-    yield
-    sx.reset_default_graph()
+pytestmark = pytest.mark.usefixtures("fresh_graph")
 
 
 def here(offset=0):
@@ -79,17 +74,12 @@ print(f.backend, sx.function([x], [x], backend="reference").backend,
 
 
 def run_probe(value):
-    env = dict(os.environ)
-    env.pop("SYMX_BACKEND", None)
-    if value is not None:
-        env["SYMX_BACKEND"] = value
-    package_parent = os.path.dirname(os.path.dirname(os.path.abspath(sx.__file__)))
-    env["PYTHONPATH"] = os.pathsep.join(p for p in [package_parent, env.get("PYTHONPATH", "")] if p)
-    return subprocess.run([sys.executable, "-c", BACKEND_PROBE], env=env, capture_output=True, text=True, timeout=120)
+    return run_python("-c", BACKEND_PROBE, env=python_env(SYMX_BACKEND=value))
 
 
-@pytest.mark.parametrize("value, default", [(None, "compiled"), ("", "compiled"), ("reference", "reference"),
-                                            ("compiled", "compiled")])
+@pytest.mark.parametrize(
+    "value, default", [(None, "compiled"), ("", "compiled"), ("reference", "reference"), ("compiled", "compiled")]
+)
 def test_symx_backend_env_selects_the_default(value, default):
     result = run_probe(value)
     assert result.returncode == 0, result.stdout + result.stderr
@@ -118,8 +108,11 @@ def test_function_input_checks_name_the_placeholder():
         f(np.zeros((2, 3), np.float32))
     with pytest.raises(sx.ShapeError, match=r"placeholder 'yin' expects \(3,\) float32 but received \(4,\) float32"):
         f(np.zeros((2, 3), np.float32), np.zeros(4, np.float32))
-    with pytest.raises(sx.DTypeError, match=r"placeholder 'xin' expects \(2, 3\) float32 but received \(2, 3\) float64"
-                                            r".*without loss.*array\.astype\(numpy\.float32\)"):
+    with pytest.raises(
+        sx.DTypeError,
+        match=r"placeholder 'xin' expects \(2, 3\) float32 but received \(2, 3\) float64"
+        r".*without loss.*array\.astype\(numpy\.float32\)",
+    ):
         f(np.zeros((2, 3)), np.zeros(3, np.float32))
     with pytest.raises(ValueError, match="'yin'.*not among the inputs"):
         sx.function([x], [x + y])
@@ -291,7 +284,7 @@ def test_variable_value_zero_copy():
     with pytest.raises(ValueError, match="assign"):
         w.assign(np.ones(5))
     with pytest.raises(ValueError, match="not a variable"):
-        sx.placeholder((2,)).value
+        _ = sx.placeholder((2,)).value
 
 
 def test_dtype_spellings():
@@ -407,7 +400,7 @@ def test_properties_and_repr():
 def test_weak_python_scalars():
     i = sx.placeholder((2,), "int32", name="i")
     assert (i + 1).dtype == np.int32 and (1 + i).dtype == np.int32
-    assert (i * 2).dtype == np.int32 and (i ** 2).dtype == np.int32 and (i % 3).dtype == np.int32
+    assert (i * 2).dtype == np.int32 and (i**2).dtype == np.int32 and (i % 3).dtype == np.int32
     assert (i + 1.5).dtype == np.float32  # fractional literal with ints: symx's default float
     assert (i / 2).dtype == np.float32  # true division of integers
     f = sx.placeholder((2,), "float32", name="f")
@@ -418,15 +411,30 @@ def test_weak_python_scalars():
     iv = np.array([3, 4], np.int32)
     np.testing.assert_array_equal((10 - i).eval({i: iv}), [7, 6])
     np.testing.assert_allclose((1 / f).eval({f: np.array([2, 4], np.float32)}), [0.5, 0.25])
-    np.testing.assert_array_equal((2 ** i).eval({i: iv}), [8, 16])
+    np.testing.assert_array_equal((2**i).eval({i: iv}), [8, 16])
 
 
 def test_indexing_forms():
     x = sx.placeholder((4, 5, 3), name="x")
     a = np.arange(60, dtype=np.float32).reshape(4, 5, 3)
-    for key in [0, -1, slice(None), slice(1, None), slice(None, -1), slice(None, None, -1), slice(4, 0, -2),
-                (1, 2), (1, 2, 0), (None,), (Ellipsis, None), (slice(None), None, 1), (Ellipsis, -1),
-                (0, Ellipsis, slice(None, None, 2)), np.int64(2), (slice(-100, 100),)]:
+    for key in [
+        0,
+        -1,
+        slice(None),
+        slice(1, None),
+        slice(None, -1),
+        slice(None, None, -1),
+        slice(4, 0, -2),
+        (1, 2),
+        (1, 2, 0),
+        (None,),
+        (Ellipsis, None),
+        (slice(None), None, 1),
+        (Ellipsis, -1),
+        (0, Ellipsis, slice(None, None, 2)),
+        np.int64(2),
+        (slice(-100, 100),),
+    ]:
         t = x[key]
         np.testing.assert_array_equal(t.eval({x: a}), a[key], err_msg=str(key))
         assert t.shape == a[key].shape
@@ -464,11 +472,7 @@ print(f.describe())
 
 
 def test_symx_profile_times_each_step():
-    env = dict(os.environ)
-    env["SYMX_PROFILE"] = "1"
-    package_parent = os.path.dirname(os.path.dirname(os.path.abspath(sx.__file__)))
-    env["PYTHONPATH"] = os.pathsep.join(p for p in [package_parent, env.get("PYTHONPATH", "")] if p)
-    result = subprocess.run([sys.executable, "-c", PROFILE_PROBE], env=env, capture_output=True, text=True, timeout=120)
+    result = run_python("-c", PROFILE_PROBE, env=python_env(SYMX_PROFILE="1"))
     assert result.returncode == 0, result.stdout + result.stderr
     steps = [line for line in result.stdout.splitlines() if line.strip().startswith("[") and " ms " in line]
     assert len(steps) == 2, result.stdout  # the two kernels, each with its time and share
@@ -478,13 +482,11 @@ def test_symx_profile_times_each_step():
 WAIT_PROBE = "import os, symx; print(os.environ.get('OMP_WAIT_POLICY'), os.environ.get('GOMP_SPINCOUNT'))"
 
 
-@pytest.mark.parametrize("given, expected", [({}, "passive 10000"), ({"OMP_WAIT_POLICY": "active"}, "active None"),
-                                             ({"GOMP_SPINCOUNT": "5"}, "None 5")])
+@pytest.mark.parametrize(
+    "given, expected",
+    [({}, "passive 10000"), ({"OMP_WAIT_POLICY": "active"}, "active None"), ({"GOMP_SPINCOUNT": "5"}, "None 5")],
+)
 def test_openmp_wait_defaults_only_when_the_user_chose_none(given, expected):
-    env = {k: v for k, v in os.environ.items() if k not in ("OMP_WAIT_POLICY", "GOMP_SPINCOUNT")}
-    env.update(given)
-    package_parent = os.path.dirname(os.path.dirname(os.path.abspath(sx.__file__)))
-    env["PYTHONPATH"] = os.pathsep.join(p for p in [package_parent, env.get("PYTHONPATH", "")] if p)
-    result = subprocess.run([sys.executable, "-c", WAIT_PROBE], env=env, capture_output=True, text=True, timeout=120)
+    result = run_python("-c", WAIT_PROBE, env=python_env(**{"OMP_WAIT_POLICY": None, "GOMP_SPINCOUNT": None, **given}))
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == expected

@@ -2,6 +2,7 @@
 (bench/paper_cnn_torch.py). The harness is driven by a fake `symx` tool written here, whose metrics
 are known, so the summary is checked against values worked out by hand; nothing here needs
 PyTorch except the twin's own tests, which skip without it. No timing is asserted."""
+
 import json
 import os
 import stat
@@ -10,7 +11,8 @@ import sys
 import numpy as np
 import pytest
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from helpers import MNIST, ROOT
+
 sys.path.insert(0, os.path.join(ROOT, "bench"))
 
 import paper_cnn  # noqa: E402
@@ -61,32 +63,53 @@ def test_harness_summarizes_the_symx_runs(tmp_path, fake_symx, capsys):
     assert rc == 0
     s = res["summary"]["symx"]
     assert s["runs"] == 2 and s["seeds"] == [0, 5]
-    assert s["final_val_accuracy"] == pytest.approx(0.93)    # epoch 3 of each seed
+    assert s["final_val_accuracy"] == pytest.approx(0.93)  # epoch 3 of each seed
     assert s["best_val_accuracy"] == pytest.approx(0.93)
-    assert s["last_epochs_val_accuracy"] == pytest.approx(0.92)   # epochs 1-3: 0.91, 0.92, 0.93
-    assert s["median_epoch_s"] == pytest.approx(4.0)          # median of 2, 4, 6, 2, 4, 6
+    assert s["last_epochs_val_accuracy"] == pytest.approx(0.92)  # epochs 1-3: 0.91, 0.92, 0.93
+    assert s["median_epoch_s"] == pytest.approx(4.0)  # median of 2, 4, 6, 2, 4, 6
     assert s["median_step_s"] == pytest.approx(2.0)
     assert s["first_epoch_s"] == pytest.approx(2.0)
     assert s["min_epoch_s"] == pytest.approx(2.0)
     assert res["comparison"]["target_accuracy_met"] is False  # 93% < 98%
-    assert "epoch_time_ratio" not in res["comparison"]        # no torch run
+    assert "epoch_time_ratio" not in res["comparison"]  # no torch run
     # the tool was called with the paper-cnn recipe and a fresh run folder per seed
     with open(os.path.join(ROOT, res["runs"][1]["run_dir"], "argv.json")) as f:
         argv = json.load(f)
-    for flag, value in (("--model", "paper-cnn"), ("--data", "mnist"), ("--epochs", "3"), ("--batch-size", "32"),
-                        ("--seed", "5"), ("--log", "lines"), ("--threads", "1")):
+    for flag, value in (
+        ("--model", "paper-cnn"),
+        ("--data", "mnist"),
+        ("--epochs", "3"),
+        ("--batch-size", "32"),
+        ("--seed", "5"),
+        ("--log", "lines"),
+        ("--threads", "1"),
+    ):
         assert argv[argv.index(flag) + 1] == value
     assert (out.parent / "paper_cnn.md").exists()
     assert "93.00%" in capsys.readouterr().out
 
 
 def test_harness_compares_against_torch_by_hand():
-    runs = [{"framework": "symx", "seed": 0, "ok": True,
-             "metrics": [{"epoch": 1, "val_accuracy": 0.97, "seconds": 3.0, "step_seconds": 2.0},
-                         {"epoch": 2, "val_accuracy": 0.985, "seconds": 2.0, "step_seconds": 1.5}]},
-            {"framework": "torch", "seed": 0, "ok": True,
-             "metrics": [{"epoch": 1, "val_accuracy": 0.975, "seconds": 5.0, "step_seconds": 4.0},
-                         {"epoch": 2, "val_accuracy": 0.981, "seconds": 5.0, "step_seconds": 4.0}]}]
+    runs = [
+        {
+            "framework": "symx",
+            "seed": 0,
+            "ok": True,
+            "metrics": [
+                {"epoch": 1, "val_accuracy": 0.97, "seconds": 3.0, "step_seconds": 2.0},
+                {"epoch": 2, "val_accuracy": 0.985, "seconds": 2.0, "step_seconds": 1.5},
+            ],
+        },
+        {
+            "framework": "torch",
+            "seed": 0,
+            "ok": True,
+            "metrics": [
+                {"epoch": 1, "val_accuracy": 0.975, "seconds": 5.0, "step_seconds": 4.0},
+                {"epoch": 2, "val_accuracy": 0.981, "seconds": 5.0, "step_seconds": 4.0},
+            ],
+        },
+    ]
     summary = {fw: paper_cnn.summarize(runs, fw) for fw in ("symx", "torch")}
     cmp = paper_cnn.compare(summary)
     assert cmp["epoch_time_ratio"] == pytest.approx(2.5 / 5.0)
@@ -100,7 +123,7 @@ def test_harness_compares_against_torch_by_hand():
     cmp = paper_cnn.compare({fw: paper_cnn.summarize(runs, fw) for fw in ("symx", "torch")})
     assert cmp["final_accuracy_diff_points"] == pytest.approx(-0.6)
     assert not cmp["target_accuracy_diff_met"] and not cmp["target_accuracy_met"]
-    runs[0]["metrics"][1]["val_accuracy"] = 0.976   # exactly 0.5 points below: within the target
+    runs[0]["metrics"][1]["val_accuracy"] = 0.976  # exactly 0.5 points below: within the target
     cmp = paper_cnn.compare({fw: paper_cnn.summarize(runs, fw) for fw in ("symx", "torch")})
     assert cmp["final_accuracy_diff_points"] == pytest.approx(-0.5) and cmp["target_accuracy_diff_met"]
 
@@ -136,16 +159,17 @@ def test_twin_normalizes_each_image_by_its_maximum():
 
 
 def test_twin_numpy_split_of_the_bundled_digits():
-    (xt, yt), (xv, yv) = paper_cnn_torch._numpy_split(os.path.join(ROOT, "data", "mnist"), 0)
+    (xt, yt), (xv, yv) = paper_cnn_torch._numpy_split(MNIST, 0)
     assert xt.shape == (7000, 1, 28, 28) and xv.shape == (1000, 1, 28, 28)
     assert yt.shape == (7000,) and yv.shape == (1000,) and set(np.unique(yv)) == set(range(10))
     # a partition of the 8,000: the same (image, label) pairs as the files, each once
-    mnist = os.path.join(ROOT, "data", "mnist")
-    x = paper_cnn_torch._read_idx(os.path.join(mnist, "train-images-idx3-ubyte.gz")).reshape(8000, -1)
-    y = paper_cnn_torch._read_idx(os.path.join(mnist, "train-labels-idx1-ubyte.gz"))
-    got = sorted(r.tobytes() + bytes([int(l)]) for r, l in zip(np.concatenate([xt, xv]).reshape(8000, -1),
-                                                               np.concatenate([yt, yv])))
-    assert got == sorted(r.tobytes() + bytes([int(l)]) for r, l in zip(x, y))
+    x = paper_cnn_torch._read_idx(os.path.join(MNIST, "train-images-idx3-ubyte.gz")).reshape(8000, -1)
+    y = paper_cnn_torch._read_idx(os.path.join(MNIST, "train-labels-idx1-ubyte.gz"))
+    got = sorted(
+        r.tobytes() + bytes([int(label)])
+        for r, label in zip(np.concatenate([xt, xv]).reshape(8000, -1), np.concatenate([yt, yv]))
+    )
+    assert got == sorted(r.tobytes() + bytes([int(label)]) for r, label in zip(x, y))
 
 
 def test_twin_crop_is_a_window_of_the_zero_padded_image():
@@ -156,10 +180,15 @@ def test_twin_crop_is_a_window_of_the_zero_padded_image():
     xp = np.pad(x.numpy(), ((0, 0), (0, 0), (2, 2), (2, 2)))
     offsets = set()
     for i in range(64):
-        hits = [(t, l) for t in range(5) for l in range(5) if np.array_equal(xp[i, :, t:t + 5, l:l + 6], y[i].numpy())]
+        hits = [
+            (t, left)
+            for t in range(5)
+            for left in range(5)
+            if np.array_equal(xp[i, :, t : t + 5, left : left + 6], y[i].numpy())
+        ]
         assert len(hits) == 1, "image %d is not one window of its padded image" % i
         offsets.add(hits[0])
-    assert len(offsets) > 10   # offsets drawn per image, not one for the batch
+    assert len(offsets) > 10  # offsets drawn per image, not one for the batch
 
 
 def test_twin_initialization_mirrors_symx():
@@ -178,17 +207,22 @@ def test_twin_initialization_mirrors_symx():
         assert m.momentum == 0.1 and m.eps == 1e-5
         assert np.all(m.weight.detach().numpy() == 1) and np.all(m.bias.detach().numpy() == 0)
     assert [paper_cnn_torch.learning_rate(e) for e in (0, 49, 50, 74, 75, 99)] == [
-        0.005, 0.005, 0.001, 0.001, 0.0005, 0.0005]
+        0.005,
+        0.005,
+        0.001,
+        0.001,
+        0.0005,
+        0.0005,
+    ]
 
 
 def test_twin_takes_symx_split_when_available():
     sx = pytest.importorskip("symx")
     if not hasattr(sx.data, "train_test_split") or not hasattr(sx.data, "load_mnist"):
         pytest.skip("symx.data has no load_mnist/train_test_split in this build")
-    mnist = os.path.join(ROOT, "data", "mnist")
-    (xt, yt), (xv, yv), note = paper_cnn_torch.load_split(mnist, 3, "symx")
+    (xt, yt), (xv, yv), note = paper_cnn_torch.load_split(MNIST, 3, "symx")
     assert note.startswith("symx.data.train_test_split")
-    train, val = sx.data.train_test_split(sx.data.load_mnist(mnist), 1000, 3)
+    train, val = sx.data.train_test_split(sx.data.load_mnist(MNIST), 1000, 3)
     np.testing.assert_array_equal(xv, np.asarray(val.x))
     np.testing.assert_array_equal(yt, np.asarray(train.y))
     assert xt.shape == (7000, 1, 28, 28) and xv.shape == (1000, 1, 28, 28)

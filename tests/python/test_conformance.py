@@ -19,6 +19,7 @@ test_every_primitive_is_covered walks symx._symx._op_names() and fails for a pri
 row (or no test listed in PRIMITIVE_COVERAGE) exercises; test_every_public_function_has_a_row
 fails for a public function without a row.
 """
+
 import math
 import os
 import zlib
@@ -29,14 +30,29 @@ import pytest
 import symx as sx
 
 F = ("float32", "float64")
-I = ("int32", "int64")
+I = ("int32", "int64")  # noqa: E741 (the integer dtypes, as F holds the floating ones)
 TOL = {"float32": (2e-5, 2e-6), "float64": (1e-10, 1e-12)}
 LOOSE = {"float32": (2e-4, 2e-5), "float64": (1e-9, 1e-11)}
 
 
 class Row:
-    def __init__(self, name, fn, ref, cases=None, kinds="normal", dtypes=F, gen=None, grad=True, diff=None,
-                 dtype=None, tol=None, api=None, grad_cases=2, ints=()):
+    def __init__(
+        self,
+        name,
+        fn,
+        ref,
+        cases=None,
+        kinds="normal",
+        dtypes=F,
+        gen=None,
+        grad=True,
+        diff=None,
+        dtype=None,
+        tol=None,
+        api=None,
+        grad_cases=2,
+        ints=(),
+    ):
         self.name = name
         self.fn = fn
         self.ref = ref
@@ -98,7 +114,9 @@ def f32_if_int(args, ref):
 
 
 def erf_ref(x):
-    return np.vectorize(math.erf, otypes=[np.float64])(x).astype(np.result_type(x.dtype, np.float32) if x.dtype.kind == "f" else np.float64)
+    return np.vectorize(math.erf, otypes=[np.float64])(x).astype(
+        np.result_type(x.dtype, np.float32) if x.dtype.kind == "f" else np.float64
+    )
 
 
 ROWS = []
@@ -138,24 +156,70 @@ for name, fn, ref, kind, ints in [
 ]:
     kind_ints = "small" if name in ("exp", "sin") else kind
     numeric = name in ("negative", "abs", "sign", "square")
-    row(name, fn, ref, UNARY_SHAPES, kinds=kind, ints=ints, dtype=None if numeric else f32_if_int,
-        gen=(lambda rng, dt, kind=kind, kind_ints=kind_ints: [
-            [make(kind_ints if np.dtype(dt).kind in "iu" else kind, s[0], dt, rng)] for s in UNARY_SHAPES]))
+    row(
+        name,
+        fn,
+        ref,
+        UNARY_SHAPES,
+        kinds=kind,
+        ints=ints,
+        dtype=None if numeric else f32_if_int,
+        gen=(
+            lambda rng, dt, kind=kind, kind_ints=kind_ints: [
+                [make(kind_ints if np.dtype(dt).kind in "iu" else kind, s[0], dt, rng)] for s in UNARY_SHAPES
+            ]
+        ),
+    )
 
 row("logical_not", sx.logical_not, np.logical_not, UNARY_SHAPES, kinds="bool", dtypes=("bool", "float32"), grad=False)
 row("isnan", sx.isnan, np.isnan, [((3, 4),), ((7,),)], kinds="special", grad=False)
 row("isfinite", sx.isfinite, np.isfinite, [((3, 4),), ((7,),)], kinds="special", grad=False)
-row("cast[float32]", lambda x: sx.cast(x, "float32"), lambda x: x.astype(np.float32), dtypes=("float64", "int32"), grad=False)
-row("cast[int32]", lambda x: sx.cast(x, np.int32), lambda x: x.astype(np.int32),
-    gen=lambda rng, dt: [[np.asarray(rng.standard_normal((3, 4)) * 5, dt)], [np.asarray(rng.integers(-9, 9, (5,)), dt)]],
-    dtypes=("float32", "float64", "int64"), grad=False, api=("cast",))
-row("cast[bool]", lambda x: sx.cast(x, bool), lambda x: x.astype(bool), kinds="small", dtypes=("float32", "int32"),
-    grad=False, api=("cast",))
-row("cast[float64]", lambda x: sx.cast(x, "float64"), lambda x: x.astype(np.float64), dtypes=("float64",), api=("cast",))
-row("astype", lambda x: sx.astype(x, "float64"), lambda x: x.astype(np.float64), dtypes=("float32", "int32", "bool"),
-    grad=False)
-row("Tensor.astype", lambda x: x.astype(np.float32), lambda x: x.astype(np.float32), dtypes=("float64", "int64"),
-    grad=False, api=())
+row(
+    "cast[float32]",
+    lambda x: sx.cast(x, "float32"),
+    lambda x: x.astype(np.float32),
+    dtypes=("float64", "int32"),
+    grad=False,
+)
+row(
+    "cast[int32]",
+    lambda x: sx.cast(x, np.int32),
+    lambda x: x.astype(np.int32),
+    gen=lambda rng, dt: [
+        [np.asarray(rng.standard_normal((3, 4)) * 5, dt)],
+        [np.asarray(rng.integers(-9, 9, (5,)), dt)],
+    ],
+    dtypes=("float32", "float64", "int64"),
+    grad=False,
+    api=("cast",),
+)
+row(
+    "cast[bool]",
+    lambda x: sx.cast(x, bool),
+    lambda x: x.astype(bool),
+    kinds="small",
+    dtypes=("float32", "int32"),
+    grad=False,
+    api=("cast",),
+)
+row(
+    "cast[float64]", lambda x: sx.cast(x, "float64"), lambda x: x.astype(np.float64), dtypes=("float64",), api=("cast",)
+)
+row(
+    "astype",
+    lambda x: sx.astype(x, "float64"),
+    lambda x: x.astype(np.float64),
+    dtypes=("float32", "int32", "bool"),
+    grad=False,
+)
+row(
+    "Tensor.astype",
+    lambda x: x.astype(np.float32),
+    lambda x: x.astype(np.float32),
+    dtypes=("float64", "int64"),
+    grad=False,
+    api=(),
+)
 row("stop_gradient", sx.stop_gradient, lambda x: x, UNARY_SHAPES, grad="zero")
 
 # ---- binary elementwise ---------------------------------------------------------------------
@@ -175,17 +239,33 @@ for name, fn, ref, kinds, ints, extra in [
     row(name, fn, ref, BCAST, kinds=kinds, ints=ints, **extra)
 row("power[int]", sx.power, np.power, BCAST, kinds=("small", "nonneg"), dtypes=I, grad=False, api=("power",))
 
-for name, fn, ref in [("equal", sx.equal, np.equal), ("not_equal", sx.not_equal, np.not_equal),
-                      ("less", sx.less, np.less), ("less_equal", sx.less_equal, np.less_equal),
-                      ("greater", sx.greater, np.greater), ("greater_equal", sx.greater_equal, np.greater_equal)]:
+for name, fn, ref in [
+    ("equal", sx.equal, np.equal),
+    ("not_equal", sx.not_equal, np.not_equal),
+    ("less", sx.less, np.less),
+    ("less_equal", sx.less_equal, np.less_equal),
+    ("greater", sx.greater, np.greater),
+    ("greater_equal", sx.greater_equal, np.greater_equal),
+]:
     row(name, fn, ref, BCAST, kinds="small", ints=I, grad=False)
 row("floor_divide", sx.floor_divide, np.floor_divide, BCAST, kinds=("normal", "away"), ints=I, grad=False)
-for name, fn, ref in [("bitwise_and", sx.bitwise_and, np.bitwise_and), ("bitwise_or", sx.bitwise_or, np.bitwise_or),
-                      ("bitwise_xor", sx.bitwise_xor, np.bitwise_xor)]:
+for name, fn, ref in [
+    ("bitwise_and", sx.bitwise_and, np.bitwise_and),
+    ("bitwise_or", sx.bitwise_or, np.bitwise_or),
+    ("bitwise_xor", sx.bitwise_xor, np.bitwise_xor),
+]:
     row(name, fn, ref, BCAST, kinds="normal", dtypes=("bool", "uint8") + I, grad=False)
 for name, fn, ref in [("left_shift", sx.left_shift, np.left_shift), ("right_shift", sx.right_shift, np.right_shift)]:
     row(name, fn, ref, BCAST, kinds=("normal", "nonneg"), dtypes=("uint8",) + I, grad=False)
-row("bitwise_not", sx.bitwise_not, np.bitwise_not, UNARY_SHAPES, kinds="normal", dtypes=("bool", "uint8") + I, grad=False)
+row(
+    "bitwise_not",
+    sx.bitwise_not,
+    np.bitwise_not,
+    UNARY_SHAPES,
+    kinds="normal",
+    dtypes=("bool", "uint8") + I,
+    grad=False,
+)
 for name, fn, ref in [("logical_and", sx.logical_and, np.logical_and), ("logical_or", sx.logical_or, np.logical_or)]:
     row(name, fn, ref, BCAST, kinds="bool", dtypes=("bool",), grad=False)
     row(name + "[float]", fn, ref, BCAST[:2], kinds="small", dtypes=("float32",), grad=False, api=())
@@ -196,14 +276,35 @@ def mixed(dtypes, shapes=((3, 4), (4,))):
 
 
 # NumPy's array-array promotion.
-for a, b in [("int32", "float32"), ("float32", "float64"), ("uint8", "int32"), ("bool", "int32"),
-             ("int32", "int64"), ("uint8", "float32"), ("bool", "float64")]:
+for a, b in [
+    ("int32", "float32"),
+    ("float32", "float64"),
+    ("uint8", "int32"),
+    ("bool", "int32"),
+    ("int32", "int64"),
+    ("uint8", "float32"),
+    ("bool", "float64"),
+]:
     row(f"add[{a},{b}]", sx.add, np.add, gen=mixed((a, b)), dtypes=("-",), grad=False, api=())
-row("multiply[int32,float64]", sx.multiply, np.multiply, gen=mixed(("int32", "float64")), dtypes=("-",), grad=False,
-    api=())
-row("divide[int32,int64]", sx.divide, np.true_divide, gen=lambda rng, _: [[make("small", (3,), "int32", rng),
-                                                                         make("away", (3,), "int64", rng)]],
-    dtypes=("-",), grad=False, dtype=f32_if_int, api=())
+row(
+    "multiply[int32,float64]",
+    sx.multiply,
+    np.multiply,
+    gen=mixed(("int32", "float64")),
+    dtypes=("-",),
+    grad=False,
+    api=(),
+)
+row(
+    "divide[int32,int64]",
+    sx.divide,
+    np.true_divide,
+    gen=lambda rng, _: [[make("small", (3,), "int32", rng), make("away", (3,), "int64", rng)]],
+    dtypes=("-",),
+    grad=False,
+    dtype=f32_if_int,
+    api=(),
+)
 
 # Operators, and weak Python scalars (NEP 50): int literals keep the tensor's dtype.
 row("operator+", lambda x, y: x + y, np.add, BCAST, ints=I, api=())
@@ -211,7 +312,7 @@ row("operator-", lambda x, y: x - y, np.subtract, BCAST, ints=I, api=())
 row("operator*", lambda x, y: x * y, np.multiply, BCAST, ints=I, api=())
 row("operator/", lambda x, y: x / y, np.true_divide, BCAST, kinds=("normal", "away"), dtype=f32_if_int, api=())
 row("operator%", lambda x, y: x % y, np.mod, BCAST, kinds=("normal", "away"), ints=I, api=())
-row("operator**", lambda x, y: x ** y, np.power, BCAST, kinds=("pos", "normal"), api=())
+row("operator**", lambda x, y: x**y, np.power, BCAST, kinds=("pos", "normal"), api=())
 row("operator@", lambda x, y: x @ y, np.matmul, [((3, 4), (4, 2)), ((2, 3, 4), (4,))], tol=LOOSE, api=())
 row("operator-unary", lambda x: -x, np.negative, UNARY_SHAPES, ints=I, api=())
 row("operator<", lambda x, y: x < y, np.less, BCAST, kinds="small", ints=I, grad=False, api=())
@@ -223,24 +324,51 @@ row("scalar 3-x", lambda x: 3 - x, lambda x: 3 - x, ints=("int32",), api=())
 row("scalar 2*x", lambda x: 2 * x, lambda x: 2 * x, ints=("int32",), api=())
 row("scalar x*1.5", lambda x: x * 1.5, lambda x: x * 1.5, ints=("int32",), dtype=f32_if_int, api=())
 row("scalar 1/x", lambda x: 1 / x, lambda x: 1 / x, kinds="away", ints=("int32",), dtype=f32_if_int, api=())
-row("scalar x**2", lambda x: x ** 2, lambda x: x ** 2, ints=("int32",), api=())
-row("scalar 2.0**x", lambda x: 2.0 ** x, lambda x: 2.0 ** x, api=())
+row("scalar x**2", lambda x: x**2, lambda x: x**2, ints=("int32",), api=())
+row("scalar 2.0**x", lambda x: 2.0**x, lambda x: 2.0**x, api=())
 row("scalar x%3", lambda x: x % 3, lambda x: x % 3, ints=("int64",), api=())
 row("scalar x<0.5", lambda x: x < 0.5, lambda x: x < 0.5, ints=("int32",), grad=False, api=())
 row("scalar x+True", lambda x: x + True, lambda x: x + True, dtypes=("int32", "float32"), grad=False, api=())
-row("numpy-array+x", lambda x: np.full((3, 4), 2, np.float32) + x, lambda x: np.full((3, 4), 2, np.float32) + x,
-    dtypes=F, api=())
-row("where", sx.where, np.where, [((3, 4), (3, 4), (3, 4)), ((3, 1), (4,), (3, 4)), ((), (2, 3), ())],
-    kinds=("bool", "normal", "normal"), gen=None, diff=[1, 2], ints=("int32",))
-ROWS[-1].gen = lambda rng, dt: [[make("bool", s[0], "bool", rng), make("normal", s[1], dt, rng), make("normal", s[2], dt, rng)]
-                                for s in [((3, 4), (3, 4), (3, 4)), ((3, 1), (4,), (3, 4)), ((), (2, 3), ())]]
-row("where[scalars]", lambda c, x: sx.where(c, x, 0.0), lambda c, x: np.where(c, x, np.asarray(0, x.dtype)),
-    gen=lambda rng, dt: [[make("bool", (3, 4), "bool", rng), make("normal", (3, 4), dt, rng)]], diff=[1], api=())
+row(
+    "numpy-array+x",
+    lambda x: np.full((3, 4), 2, np.float32) + x,
+    lambda x: np.full((3, 4), 2, np.float32) + x,
+    dtypes=F,
+    api=(),
+)
+row(
+    "where",
+    sx.where,
+    np.where,
+    [((3, 4), (3, 4), (3, 4)), ((3, 1), (4,), (3, 4)), ((), (2, 3), ())],
+    kinds=("bool", "normal", "normal"),
+    gen=None,
+    diff=[1, 2],
+    ints=("int32",),
+)
+ROWS[-1].gen = lambda rng, dt: [
+    [make("bool", s[0], "bool", rng), make("normal", s[1], dt, rng), make("normal", s[2], dt, rng)]
+    for s in [((3, 4), (3, 4), (3, 4)), ((3, 1), (4,), (3, 4)), ((), (2, 3), ())]
+]
+row(
+    "where[scalars]",
+    lambda c, x: sx.where(c, x, 0.0),
+    lambda c, x: np.where(c, x, np.asarray(0, x.dtype)),
+    gen=lambda rng, dt: [[make("bool", (3, 4), "bool", rng), make("normal", (3, 4), dt, rng)]],
+    diff=[1],
+    api=(),
+)
 row("clip", lambda x: sx.clip(x, -0.5, 0.7), lambda x: np.clip(x, -0.5, 0.7).astype(x.dtype), UNARY_SHAPES)
 row("clip[int]", lambda x: sx.clip(x, -2, 3), lambda x: np.clip(x, -2, 3), dtypes=I, grad=False, api=())
-row("clip[tensors]", sx.clip, lambda x, lo, hi: np.clip(x, lo, hi),
-    gen=lambda rng, dt: [[make("normal", (3, 4), dt, rng), -make("pos", (4,), dt, rng) / 2, make("pos", (3, 1), dt, rng) / 2]],
-    api=())
+row(
+    "clip[tensors]",
+    sx.clip,
+    lambda x, lo, hi: np.clip(x, lo, hi),
+    gen=lambda rng, dt: [
+        [make("normal", (3, 4), dt, rng), -make("pos", (4,), dt, rng) / 2, make("pos", (3, 1), dt, rng) / 2]
+    ],
+    api=(),
+)
 
 # ---- reductions -----------------------------------------------------------------------------
 
@@ -249,30 +377,64 @@ def logsumexp_ref(x, axis=None, keepdims=False):
     return np.log(np.sum(np.exp(x), axis=axis, keepdims=keepdims))
 
 
-REDUCE_VARIANTS = [("all", {}, (2, 3, 4)), ("axis0", {"axis": 0}, (3, 4)), ("axis-1", {"axis": -1}, (2, 3, 4)),
-                   ("axes02", {"axis": (0, 2)}, (2, 3, 4)), ("keepdims", {"axis": 1, "keepdims": True}, (2, 3, 4)),
-                   ("scalar", {}, ()), ("allkeep", {"keepdims": True}, (2, 3))]
+REDUCE_VARIANTS = [
+    ("all", {}, (2, 3, 4)),
+    ("axis0", {"axis": 0}, (3, 4)),
+    ("axis-1", {"axis": -1}, (2, 3, 4)),
+    ("axes02", {"axis": (0, 2)}, (2, 3, 4)),
+    ("keepdims", {"axis": 1, "keepdims": True}, (2, 3, 4)),
+    ("scalar", {}, ()),
+    ("allkeep", {"keepdims": True}, (2, 3)),
+]
 for name, fn, ref, kind, ints in [
-    ("sum", sx.sum, np.sum, "normal", I), ("mean", sx.mean, np.mean, "normal", ("int32",)),
-    ("prod", sx.prod, np.prod, "away", I), ("max", sx.max, np.max, "normal", I), ("min", sx.min, np.min, "normal", I),
-    ("logsumexp", sx.logsumexp, logsumexp_ref, "normal", ()), ("var", sx.var, np.var, "normal", ()),
+    ("sum", sx.sum, np.sum, "normal", I),
+    ("mean", sx.mean, np.mean, "normal", ("int32",)),
+    ("prod", sx.prod, np.prod, "away", I),
+    ("max", sx.max, np.max, "normal", I),
+    ("min", sx.min, np.min, "normal", I),
+    ("logsumexp", sx.logsumexp, logsumexp_ref, "normal", ()),
+    ("var", sx.var, np.var, "normal", ()),
     ("std", sx.std, np.std, "normal", ()),
 ]:
     for vname, kw, shape in REDUCE_VARIANTS:
         if name == "std" and shape == ():
             continue  # d std / dx is undefined at a single element (std = 0)
-        row(f"{name}[{vname}]", lambda x, fn=fn, kw=kw: fn(x, **kw),
-            lambda x, ref=ref, kw=kw: np.asarray(ref(x, **kw)), [(shape,)], kinds=kind, ints=ints, tol=LOOSE,
+        row(
+            f"{name}[{vname}]",
+            lambda x, fn=fn, kw=kw: fn(x, **kw),
+            lambda x, ref=ref, kw=kw: np.asarray(ref(x, **kw)),
+            [(shape,)],
+            kinds=kind,
+            ints=ints,
+            tol=LOOSE,
             dtype=(lambda args, r: np.dtype("float32") if args[0].dtype.kind in "iu" else args[0].dtype)
-            if name == "mean" else None)
+            if name == "mean"
+            else None,
+        )
 for name, fn, ref in [("argmax", sx.argmax, np.argmax), ("argmin", sx.argmin, np.argmin)]:
-    for vname, kw, shape in [("all", {}, (3, 4)), ("axis1", {"axis": 1}, (2, 3, 4)), ("axis-1", {"axis": -1}, (5,)),
-                             ("keepdims", {"axis": 0, "keepdims": True}, (3, 4))]:
-        row(f"{name}[{vname}]", lambda x, fn=fn, kw=kw: fn(x, **kw), lambda x, ref=ref, kw=kw: np.asarray(ref(x, **kw)),
-            [(shape,)], ints=I, grad=False)
+    for vname, kw, shape in [
+        ("all", {}, (3, 4)),
+        ("axis1", {"axis": 1}, (2, 3, 4)),
+        ("axis-1", {"axis": -1}, (5,)),
+        ("keepdims", {"axis": 0, "keepdims": True}, (3, 4)),
+    ]:
+        row(
+            f"{name}[{vname}]",
+            lambda x, fn=fn, kw=kw: fn(x, **kw),
+            lambda x, ref=ref, kw=kw: np.asarray(ref(x, **kw)),
+            [(shape,)],
+            ints=I,
+            grad=False,
+        )
 for vname, kw, shape in [("flat", {}, (3, 4)), ("axis0", {"axis": 0}, (3, 4)), ("axis-1", {"axis": -1}, (2, 3, 4))]:
-    row(f"cumsum[{vname}]", lambda x, kw=kw: sx.cumsum(x, **kw), lambda x, kw=kw: np.cumsum(x, **kw), [(shape,)],
-        ints=I, tol=LOOSE)
+    row(
+        f"cumsum[{vname}]",
+        lambda x, kw=kw: sx.cumsum(x, **kw),
+        lambda x, kw=kw: np.cumsum(x, **kw),
+        [(shape,)],
+        ints=I,
+        tol=LOOSE,
+    )
 
 # ---- shape and indexing ---------------------------------------------------------------------
 
@@ -288,29 +450,72 @@ row("expand_dims", lambda x: sx.expand_dims(x, 1), lambda x: np.expand_dims(x, 1
 row("expand_dims[-1]", lambda x: sx.expand_dims(x, -1), lambda x: np.expand_dims(x, -1), [((3,),), ((),)], api=())
 row("squeeze", sx.squeeze, np.squeeze, [((2, 1, 3, 1),), ((1,),)])
 row("squeeze[axis]", lambda x: sx.squeeze(x, 1), lambda x: np.squeeze(x, 1), [((2, 1, 3, 1),)], api=())
-row("broadcast_to", lambda x: sx.broadcast_to(x, (2, 3, 4)), lambda x: np.broadcast_to(x, (2, 3, 4)),
-    [((3, 1),), ((),), ((4,),)], ints=("int32",))
-row("concatenate", lambda a, b, c: sx.concatenate([a, b, c]), lambda a, b, c: np.concatenate([a, b, c]),
-    [((2, 3), (1, 3), (4, 3))], ints=("int32",))
-row("concatenate[axis1]", lambda a, b: sx.concatenate((a, b), axis=1), lambda a, b: np.concatenate((a, b), axis=1),
-    [((2, 3), (2, 1))], api=())
-row("concatenate[axis-1]", lambda a, b: sx.concatenate([a, b], axis=-1), lambda a, b: np.concatenate([a, b], axis=-1),
-    [((2, 2, 3), (2, 2, 2))], api=())
-row("stack", lambda a, b: sx.stack([a, b]), lambda a, b: np.stack([a, b]), [((3, 4), (3, 4)), ((), ())], ints=("int32",))
-row("stack[axis-1]", lambda a, b, c: sx.stack([a, b, c], axis=-1), lambda a, b, c: np.stack([a, b, c], axis=-1),
-    [((3, 2),) * 3], api=())
+row(
+    "broadcast_to",
+    lambda x: sx.broadcast_to(x, (2, 3, 4)),
+    lambda x: np.broadcast_to(x, (2, 3, 4)),
+    [((3, 1),), ((),), ((4,),)],
+    ints=("int32",),
+)
+row(
+    "concatenate",
+    lambda a, b, c: sx.concatenate([a, b, c]),
+    lambda a, b, c: np.concatenate([a, b, c]),
+    [((2, 3), (1, 3), (4, 3))],
+    ints=("int32",),
+)
+row(
+    "concatenate[axis1]",
+    lambda a, b: sx.concatenate((a, b), axis=1),
+    lambda a, b: np.concatenate((a, b), axis=1),
+    [((2, 3), (2, 1))],
+    api=(),
+)
+row(
+    "concatenate[axis-1]",
+    lambda a, b: sx.concatenate([a, b], axis=-1),
+    lambda a, b: np.concatenate([a, b], axis=-1),
+    [((2, 2, 3), (2, 2, 2))],
+    api=(),
+)
+row(
+    "stack", lambda a, b: sx.stack([a, b]), lambda a, b: np.stack([a, b]), [((3, 4), (3, 4)), ((), ())], ints=("int32",)
+)
+row(
+    "stack[axis-1]",
+    lambda a, b, c: sx.stack([a, b, c], axis=-1),
+    lambda a, b, c: np.stack([a, b, c], axis=-1),
+    [((3, 2),) * 3],
+    api=(),
+)
 row("split", lambda x: sx.split(x, 3), lambda x: np.split(x, 3), [((6, 2),)])
 row("split[indices]", lambda x: sx.split(x, [1, 3], axis=1), lambda x: np.split(x, [1, 3], axis=1), [((2, 5),)], api=())
 
 INDEXERS = {
-    "int": 1, "neg_int": -1, "slice": slice(1, 3), "step": slice(None, None, 2), "neg_step": slice(None, None, -1),
-    "neg_bounds": slice(-3, -1), "tuple": (1, slice(1, 4)), "newaxis": (None, slice(None), None),
-    "ellipsis": (Ellipsis, 1), "mixed": (Ellipsis, slice(None, None, -2), None), "oob_stop": slice(1, 100),
-    "neg_start_step": (slice(3, 0, -2), 2), "all_ints": (1, 2, 0), "empty": slice(2, 2),
+    "int": 1,
+    "neg_int": -1,
+    "slice": slice(1, 3),
+    "step": slice(None, None, 2),
+    "neg_step": slice(None, None, -1),
+    "neg_bounds": slice(-3, -1),
+    "tuple": (1, slice(1, 4)),
+    "newaxis": (None, slice(None), None),
+    "ellipsis": (Ellipsis, 1),
+    "mixed": (Ellipsis, slice(None, None, -2), None),
+    "oob_stop": slice(1, 100),
+    "neg_start_step": (slice(3, 0, -2), 2),
+    "all_ints": (1, 2, 0),
+    "empty": slice(2, 2),
 }
 for iname, key in INDEXERS.items():
-    row(f"getitem[{iname}]", lambda x, key=key: x[key], lambda x, key=key: x[key], [((4, 5, 3),)], ints=("int32",),
-        api=())
+    row(
+        f"getitem[{iname}]",
+        lambda x, key=key: x[key],
+        lambda x, key=key: x[key],
+        [((4, 5, 3),)],
+        ints=("int32",),
+        api=(),
+    )
 row("slice", lambda x: sx.slice(x, (slice(None), slice(None, None, -1), 0)), lambda x: x[:, ::-1, 0], [((3, 4, 2),)])
 
 
@@ -319,61 +524,194 @@ def take_gen(x_shape, i_shape, n):
 
 
 row("take", lambda x, i: sx.take(x, i), lambda x, i: np.take(x, i), gen=take_gen((3, 4), (2, 3), 12), diff=[0])
-row("take[axis0]", lambda x, i: sx.take(x, i, axis=0), lambda x, i: np.take(x, i, axis=0),
-    gen=take_gen((3, 4), (5,), 3), diff=[0], api=())
-row("take[axis1]", lambda x, i: sx.take(x, i, axis=1), lambda x, i: np.take(x, i, axis=1),
-    gen=take_gen((2, 4, 3), (2, 2), 4), diff=[0], api=())
-row("take[int32 indices]", lambda x, i: sx.take(x, i, axis=-1), lambda x, i: np.take(x, i, axis=-1),
-    gen=lambda rng, dt: [[make("normal", (3, 4), dt, rng), rng.integers(0, 4, (6,)).astype(np.int32)]], diff=[0], api=())
-row("take_along_axis", lambda x, i: sx.take_along_axis(x, i, 1), lambda x, i: np.take_along_axis(x, i, 1),
-    gen=lambda rng, dt: [[make("normal", (3, 4), dt, rng), rng.integers(0, 4, (3, 6)).astype(np.int64)]], diff=[0])
-row("take_along_axis[argsort]", lambda x, i: sx.take_along_axis(x, i, 0), lambda x, i: np.take_along_axis(x, i, 0),
-    gen=lambda rng, dt: [[x := make("normal", (3, 4), dt, rng), np.argsort(x, axis=0)]], diff=[0], api=())
+row(
+    "take[axis0]",
+    lambda x, i: sx.take(x, i, axis=0),
+    lambda x, i: np.take(x, i, axis=0),
+    gen=take_gen((3, 4), (5,), 3),
+    diff=[0],
+    api=(),
+)
+row(
+    "take[axis1]",
+    lambda x, i: sx.take(x, i, axis=1),
+    lambda x, i: np.take(x, i, axis=1),
+    gen=take_gen((2, 4, 3), (2, 2), 4),
+    diff=[0],
+    api=(),
+)
+row(
+    "take[int32 indices]",
+    lambda x, i: sx.take(x, i, axis=-1),
+    lambda x, i: np.take(x, i, axis=-1),
+    gen=lambda rng, dt: [[make("normal", (3, 4), dt, rng), rng.integers(0, 4, (6,)).astype(np.int32)]],
+    diff=[0],
+    api=(),
+)
+row(
+    "take_along_axis",
+    lambda x, i: sx.take_along_axis(x, i, 1),
+    lambda x, i: np.take_along_axis(x, i, 1),
+    gen=lambda rng, dt: [[make("normal", (3, 4), dt, rng), rng.integers(0, 4, (3, 6)).astype(np.int64)]],
+    diff=[0],
+)
+row(
+    "take_along_axis[argsort]",
+    lambda x, i: sx.take_along_axis(x, i, 0),
+    lambda x, i: np.take_along_axis(x, i, 0),
+    gen=lambda rng, dt: [[x := make("normal", (3, 4), dt, rng), np.argsort(x, axis=0)]],
+    diff=[0],
+    api=(),
+)
 row("pad", lambda x: sx.pad(x, [(1, 2), (0, 1)]), lambda x: np.pad(x, [(1, 2), (0, 1)]), [((2, 3),)], ints=("int32",))
-row("pad[value]", lambda x: sx.pad(x, [(2, 1)], constant_values=1.5), lambda x: np.pad(x, [(2, 1)], constant_values=1.5),
-    [((3,),)], api=())
+row(
+    "pad[value]",
+    lambda x: sx.pad(x, [(2, 1)], constant_values=1.5),
+    lambda x: np.pad(x, [(2, 1)], constant_values=1.5),
+    [((3,),)],
+    api=(),
+)
 row("flip", sx.flip, np.flip, SHP, ints=("int32",))
 row("flip[axis]", lambda x: sx.flip(x, (0, 2)), lambda x: np.flip(x, (0, 2)), SHP, api=())
 row("tile", lambda x: sx.tile(x, (2, 1, 3)), lambda x: np.tile(x, (2, 1, 3)), [((2, 3),)], ints=("int32",))
 row("tile[1d]", lambda x: sx.tile(x, 2), lambda x: np.tile(x, 2), [((3,),)], api=())
 row("repeat", lambda x: sx.repeat(x, 2), lambda x: np.repeat(x, 2), [((2, 3),)], ints=("int32",))
 row("repeat[axis]", lambda x: sx.repeat(x, 3, axis=1), lambda x: np.repeat(x, 3, axis=1), [((2, 3),)], api=())
-row("one_hot", lambda i: sx.one_hot(i, 5), lambda i: np.eye(5, dtype=np.float32)[i], grad=False,
-    gen=lambda rng, dt: [[rng.integers(0, 5, (3, 4)).astype(dt)], [rng.integers(0, 5, (6,)).astype(dt)]], dtypes=I)
-row("one_hot[int32]", lambda i: sx.one_hot(i, 3, dtype="int32"), lambda i: np.eye(3, dtype=np.int32)[i], grad=False,
-    gen=lambda rng, dt: [[rng.integers(0, 3, (4,)).astype(dt)]], dtypes=("int64",), api=())
+row(
+    "one_hot",
+    lambda i: sx.one_hot(i, 5),
+    lambda i: np.eye(5, dtype=np.float32)[i],
+    grad=False,
+    gen=lambda rng, dt: [[rng.integers(0, 5, (3, 4)).astype(dt)], [rng.integers(0, 5, (6,)).astype(dt)]],
+    dtypes=I,
+)
+row(
+    "one_hot[int32]",
+    lambda i: sx.one_hot(i, 3, dtype="int32"),
+    lambda i: np.eye(3, dtype=np.int32)[i],
+    grad=False,
+    gen=lambda rng, dt: [[rng.integers(0, 3, (4,)).astype(dt)]],
+    dtypes=("int64",),
+    api=(),
+)
 row("eye", lambda: sx.eye(3), lambda: np.eye(3, dtype=np.float32), gen=lambda rng, dt: [[]], dtypes=("-",), grad=False)
-row("eye[rect]", lambda: sx.eye(3, 4, k=1), lambda: np.eye(3, 4, k=1, dtype=np.float32), gen=lambda rng, dt: [[]],
-    dtypes=("-",), grad=False, api=())
-row("eye[int]", lambda: sx.eye(4, 3, k=-1, dtype="int32"), lambda: np.eye(4, 3, k=-1, dtype=np.int32),
-    gen=lambda rng, dt: [[]], dtypes=("-",), grad=False, api=())
-row("linspace", lambda: sx.linspace(-5, 5, 5), lambda: np.linspace(-5, 5, 5, dtype=np.float32),
-    gen=lambda rng, dt: [[]], dtypes=("-",), grad=False)
-row("linspace[open]", lambda: sx.linspace(0, 1, 4, endpoint=False, dtype="float64"),
-    lambda: np.linspace(0, 1, 4, endpoint=False), gen=lambda rng, dt: [[]], dtypes=("-",), grad=False, api=())
-row("arange", lambda: sx.arange(5), lambda: np.arange(5, dtype=np.float32), gen=lambda rng, dt: [[]], dtypes=("-",),
-    grad=False)
-row("arange[step]", lambda: sx.arange(1, 8, 2, dtype="int32"), lambda: np.arange(1, 8, 2, dtype=np.int32),
-    gen=lambda rng, dt: [[]], dtypes=("-",), grad=False, api=())
-row("arange[float]", lambda: sx.arange(0, 1, 0.25, dtype=np.float64), lambda: np.arange(0, 1, 0.25),
-    gen=lambda rng, dt: [[]], dtypes=("-",), grad=False, api=())
-row("zeros", lambda: sx.zeros((2, 3)), lambda: np.zeros((2, 3), np.float32), gen=lambda rng, dt: [[]], dtypes=("-",),
-    grad=False)
-row("ones", lambda: sx.ones((2, 3), "int32"), lambda: np.ones((2, 3), np.int32), gen=lambda rng, dt: [[]],
-    dtypes=("-",), grad=False)
+row(
+    "eye[rect]",
+    lambda: sx.eye(3, 4, k=1),
+    lambda: np.eye(3, 4, k=1, dtype=np.float32),
+    gen=lambda rng, dt: [[]],
+    dtypes=("-",),
+    grad=False,
+    api=(),
+)
+row(
+    "eye[int]",
+    lambda: sx.eye(4, 3, k=-1, dtype="int32"),
+    lambda: np.eye(4, 3, k=-1, dtype=np.int32),
+    gen=lambda rng, dt: [[]],
+    dtypes=("-",),
+    grad=False,
+    api=(),
+)
+row(
+    "linspace",
+    lambda: sx.linspace(-5, 5, 5),
+    lambda: np.linspace(-5, 5, 5, dtype=np.float32),
+    gen=lambda rng, dt: [[]],
+    dtypes=("-",),
+    grad=False,
+)
+row(
+    "linspace[open]",
+    lambda: sx.linspace(0, 1, 4, endpoint=False, dtype="float64"),
+    lambda: np.linspace(0, 1, 4, endpoint=False),
+    gen=lambda rng, dt: [[]],
+    dtypes=("-",),
+    grad=False,
+    api=(),
+)
+row(
+    "arange",
+    lambda: sx.arange(5),
+    lambda: np.arange(5, dtype=np.float32),
+    gen=lambda rng, dt: [[]],
+    dtypes=("-",),
+    grad=False,
+)
+row(
+    "arange[step]",
+    lambda: sx.arange(1, 8, 2, dtype="int32"),
+    lambda: np.arange(1, 8, 2, dtype=np.int32),
+    gen=lambda rng, dt: [[]],
+    dtypes=("-",),
+    grad=False,
+    api=(),
+)
+row(
+    "arange[float]",
+    lambda: sx.arange(0, 1, 0.25, dtype=np.float64),
+    lambda: np.arange(0, 1, 0.25),
+    gen=lambda rng, dt: [[]],
+    dtypes=("-",),
+    grad=False,
+    api=(),
+)
+row(
+    "zeros",
+    lambda: sx.zeros((2, 3)),
+    lambda: np.zeros((2, 3), np.float32),
+    gen=lambda rng, dt: [[]],
+    dtypes=("-",),
+    grad=False,
+)
+row(
+    "ones",
+    lambda: sx.ones((2, 3), "int32"),
+    lambda: np.ones((2, 3), np.int32),
+    gen=lambda rng, dt: [[]],
+    dtypes=("-",),
+    grad=False,
+)
 row("zeros_like", sx.zeros_like, np.zeros_like, SHP, ints=("int32",), grad="zero")
 row("ones_like", sx.ones_like, np.ones_like, SHP, ints=("int32",), grad="zero")
 row("meshgrid", lambda a, b: sx.meshgrid(a, b), lambda a, b: np.meshgrid(a, b), [((3,), (4,))])
-row("meshgrid[ij]", lambda a, b, c: sx.meshgrid(a, b, c, indexing="ij"), lambda a, b, c: np.meshgrid(a, b, c, indexing="ij"),
-    [((2,), (3,), (2,))], api=())
+row(
+    "meshgrid[ij]",
+    lambda a, b, c: sx.meshgrid(a, b, c, indexing="ij"),
+    lambda a, b, c: np.meshgrid(a, b, c, indexing="ij"),
+    [((2,), (3,), (2,))],
+    api=(),
+)
 
 # ---- linear algebra -------------------------------------------------------------------------
 
-row("matmul", sx.matmul, np.matmul,
-    [((3, 4), (4, 5)), ((2, 3, 4), (2, 4, 5)), ((2, 1, 3, 4), (5, 4, 2)), ((4,), (4, 5)), ((3, 4), (4,)),
-     ((4,), (4,)), ((2, 3, 4), (4,)), ((4,), (2, 4, 3))], ints=("int32",), tol=LOOSE, grad_cases=8)
-row("dot", sx.dot, np.dot, [((4,), (4,)), ((3, 4), (4,)), ((3, 4), (4, 2)), ((4,), (4, 3))], ints=("int64",), tol=LOOSE,
-    grad_cases=4)
+row(
+    "matmul",
+    sx.matmul,
+    np.matmul,
+    [
+        ((3, 4), (4, 5)),
+        ((2, 3, 4), (2, 4, 5)),
+        ((2, 1, 3, 4), (5, 4, 2)),
+        ((4,), (4, 5)),
+        ((3, 4), (4,)),
+        ((4,), (4,)),
+        ((2, 3, 4), (4,)),
+        ((4,), (2, 4, 3)),
+    ],
+    ints=("int32",),
+    tol=LOOSE,
+    grad_cases=8,
+)
+row(
+    "dot",
+    sx.dot,
+    np.dot,
+    [((4,), (4,)), ((3, 4), (4,)), ((3, 4), (4, 2)), ((4,), (4, 3))],
+    ints=("int64",),
+    tol=LOOSE,
+    grad_cases=4,
+)
 row("outer", sx.outer, np.outer, [((3,), (4,))], ints=("int32",))
 
 
@@ -381,6 +719,7 @@ def well_conditioned(shape):
     def gen(rng, dt):
         a = rng.standard_normal(shape) + 3 * np.eye(shape[-1])
         return [[np.asarray(a, dt)]]
+
     return gen
 
 
@@ -390,50 +729,99 @@ def spd_input(shape):
 
 def sym_sx(b):
     n = b.shape[-1]
-    return sx.matmul(b, sx.transpose(b, tuple(range(b.ndim - 2)) + (b.ndim - 1, b.ndim - 2))) + 3 * np.eye(n, dtype=b.dtype)
+    return sx.matmul(b, sx.transpose(b, tuple(range(b.ndim - 2)) + (b.ndim - 1, b.ndim - 2))) + 3 * np.eye(
+        n, dtype=b.dtype
+    )
 
 
 def sym_np(b):
     return b @ np.swapaxes(b, -1, -2) + 3 * np.eye(b.shape[-1], dtype=b.dtype)
 
 
-row("linalg.inv", sx.linalg.inv, np.linalg.inv, gen=lambda rng, dt: well_conditioned((3, 3))(rng, dt) + well_conditioned((2, 3, 3))(rng, dt),
-    tol=LOOSE)
-row("linalg.det", sx.linalg.det, np.linalg.det, gen=lambda rng, dt: well_conditioned((3, 3))(rng, dt) + [[np.asarray(rng.standard_normal((2, 4, 4)), dt)]],
-    tol=LOOSE)
-row("linalg.slogdet", lambda a: sx.linalg.slogdet(a), lambda a: tuple(np.linalg.slogdet(a)),
-    gen=lambda rng, dt: [[np.asarray(rng.standard_normal((3, 3)), dt)], [np.asarray(rng.standard_normal((4, 2, 2)), dt)]],
-    tol=LOOSE)
-row("linalg.cholesky", lambda b: sx.linalg.cholesky(sym_sx(b)), lambda b: np.linalg.cholesky(sym_np(b)),
-    gen=lambda rng, dt: spd_input((3, 3))(rng, dt) + spd_input((2, 4, 4))(rng, dt), tol=LOOSE)
-row("linalg.solve", sx.linalg.solve, np.linalg.solve,
-    gen=lambda rng, dt: [well_conditioned((3, 3))(rng, dt)[0] + [make("normal", (3,), dt, rng)],
-                         well_conditioned((3, 3))(rng, dt)[0] + [make("normal", (3, 2), dt, rng)],
-                         well_conditioned((2, 3, 3))(rng, dt)[0] + [make("normal", (2, 3, 2), dt, rng)]], tol=LOOSE)
+row(
+    "linalg.inv",
+    sx.linalg.inv,
+    np.linalg.inv,
+    gen=lambda rng, dt: well_conditioned((3, 3))(rng, dt) + well_conditioned((2, 3, 3))(rng, dt),
+    tol=LOOSE,
+)
+row(
+    "linalg.det",
+    sx.linalg.det,
+    np.linalg.det,
+    gen=lambda rng, dt: well_conditioned((3, 3))(rng, dt) + [[np.asarray(rng.standard_normal((2, 4, 4)), dt)]],
+    tol=LOOSE,
+)
+row(
+    "linalg.slogdet",
+    lambda a: sx.linalg.slogdet(a),
+    lambda a: tuple(np.linalg.slogdet(a)),
+    gen=lambda rng, dt: [
+        [np.asarray(rng.standard_normal((3, 3)), dt)],
+        [np.asarray(rng.standard_normal((4, 2, 2)), dt)],
+    ],
+    tol=LOOSE,
+)
+row(
+    "linalg.cholesky",
+    lambda b: sx.linalg.cholesky(sym_sx(b)),
+    lambda b: np.linalg.cholesky(sym_np(b)),
+    gen=lambda rng, dt: spd_input((3, 3))(rng, dt) + spd_input((2, 4, 4))(rng, dt),
+    tol=LOOSE,
+)
+row(
+    "linalg.solve",
+    sx.linalg.solve,
+    np.linalg.solve,
+    gen=lambda rng, dt: [
+        well_conditioned((3, 3))(rng, dt)[0] + [make("normal", (3,), dt, rng)],
+        well_conditioned((3, 3))(rng, dt)[0] + [make("normal", (3, 2), dt, rng)],
+        well_conditioned((2, 3, 3))(rng, dt)[0] + [make("normal", (2, 3, 2), dt, rng)],
+    ],
+    tol=LOOSE,
+)
 
 
 def tri_ref(lower, transpose_a, unit):
     def ref(a, b):
         t = np.tril(a) if lower else np.triu(a)
         if unit:
-            t = t - np.diag(np.diagonal(t)) + np.eye(a.shape[-1], dtype=a.dtype) if t.ndim == 2 else \
-                t * (1 - np.eye(a.shape[-1], dtype=a.dtype)) + np.eye(a.shape[-1], dtype=a.dtype)
+            t = (
+                t - np.diag(np.diagonal(t)) + np.eye(a.shape[-1], dtype=a.dtype)
+                if t.ndim == 2
+                else t * (1 - np.eye(a.shape[-1], dtype=a.dtype)) + np.eye(a.shape[-1], dtype=a.dtype)
+            )
         if transpose_a:
             t = np.swapaxes(t, -1, -2)
         return np.linalg.solve(t, b)
+
     return ref
 
 
-for lower, transpose_a, unit in [(True, False, False), (False, False, False), (True, True, False), (False, True, True),
-                                 (True, False, True)]:
+for lower, transpose_a, unit in [
+    (True, False, False),
+    (False, False, False),
+    (True, True, False),
+    (False, True, True),
+    (True, False, True),
+]:
+
     def fn(a, b, lower=lower, transpose_a=transpose_a, unit=unit):
         n = a.shape[-1]
         mask = np.tril(np.ones((n, n), a.dtype)) if lower else np.triu(np.ones((n, n), a.dtype))
         return sx.linalg.triangular_solve(a * mask, b, lower=lower, transpose_a=transpose_a, unit_diagonal=unit)
-    row(f"linalg.triangular_solve[lower={lower},trans={transpose_a},unit={unit}]", fn, tri_ref(lower, transpose_a, unit),
-        gen=lambda rng, dt: [well_conditioned((3, 3))(rng, dt)[0] + [make("normal", (3, 2), dt, rng)],
-                             well_conditioned((2, 3, 3))(rng, dt)[0] + [make("normal", (2, 3, 1), dt, rng)]],
-        tol=LOOSE, api=("linalg.triangular_solve",))
+
+    row(
+        f"linalg.triangular_solve[lower={lower},trans={transpose_a},unit={unit}]",
+        fn,
+        tri_ref(lower, transpose_a, unit),
+        gen=lambda rng, dt: [
+            well_conditioned((3, 3))(rng, dt)[0] + [make("normal", (3, 2), dt, rng)],
+            well_conditioned((2, 3, 3))(rng, dt)[0] + [make("normal", (2, 3, 1), dt, rng)],
+        ],
+        tol=LOOSE,
+        api=("linalg.triangular_solve",),
+    )
 
 # ---- neural-network ops ---------------------------------------------------------------------
 
@@ -453,26 +841,53 @@ def softmax_ref(x, axis=-1):
 
 
 row("nn.relu", sx.nn.relu, lambda x: np.maximum(x, 0), UNARY_SHAPES, kinds="away", ints=("int32",))
-row("nn.leaky_relu", lambda x: sx.nn.leaky_relu(x, 0.1), lambda x: np.where(x > 0, x, x * np.asarray(0.1, x.dtype)),
-    UNARY_SHAPES, kinds="away")
+row(
+    "nn.leaky_relu",
+    lambda x: sx.nn.leaky_relu(x, 0.1),
+    lambda x: np.where(x > 0, x, x * np.asarray(0.1, x.dtype)),
+    UNARY_SHAPES,
+    kinds="away",
+)
 row("nn.elu", sx.nn.elu, lambda x: np.where(x > 0, x, np.expm1(x)), UNARY_SHAPES, kinds="away")
-row("nn.elu[alpha]", lambda x: sx.nn.elu(x, alpha=0.5), lambda x: np.where(x > 0, x, np.asarray(0.5, x.dtype) * np.expm1(x)),
-    UNARY_SHAPES, kinds="away", api=())
+row(
+    "nn.elu[alpha]",
+    lambda x: sx.nn.elu(x, alpha=0.5),
+    lambda x: np.where(x > 0, x, np.asarray(0.5, x.dtype) * np.expm1(x)),
+    UNARY_SHAPES,
+    kinds="away",
+    api=(),
+)
 row("nn.gelu", sx.nn.gelu, gelu_ref, UNARY_SHAPES)
-row("nn.gelu[approximate]", lambda x: sx.nn.gelu(x, approximate=True), lambda x: gelu_ref(x, True), UNARY_SHAPES, api=())
+row(
+    "nn.gelu[approximate]", lambda x: sx.nn.gelu(x, approximate=True), lambda x: gelu_ref(x, True), UNARY_SHAPES, api=()
+)
 row("nn.softplus", sx.nn.softplus, lambda x: np.logaddexp(np.asarray(0, x.dtype), x), UNARY_SHAPES)
 row("nn.sigmoid", sx.nn.sigmoid, lambda x: 1 / (1 + np.exp(-x)), UNARY_SHAPES)
 row("nn.softmax", sx.nn.softmax, softmax_ref, [((3, 4),), ((2, 3, 5),), ((4,),)])
 row("nn.softmax[axis0]", lambda x: sx.nn.softmax(x, axis=0), lambda x: softmax_ref(x, 0), [((3, 4),)], api=())
 row("nn.log_softmax", sx.nn.log_softmax, lambda x: np.log(softmax_ref(x)), [((3, 4),), ((5,),)])
-row("nn.log_softmax[axis1]", lambda x: sx.nn.log_softmax(x, axis=1), lambda x: np.log(softmax_ref(x, 1)), [((2, 3, 4),)],
-    api=())
-row("nn.softmax_cross_entropy", sx.nn.softmax_cross_entropy,
-    lambda x, y: -np.sum(y * np.log(softmax_ref(x)), axis=-1).astype(x.dtype), [((3, 4), (3, 4)), ((5,), (5,))],
-    kinds=("normal", "pos"))
-row("nn.softmax_cross_entropy[axis1]", lambda x, y: sx.nn.softmax_cross_entropy(x, y, axis=1),
-    lambda x, y: -np.sum(y * np.log(softmax_ref(x, 1)), axis=1).astype(x.dtype), [((2, 3, 4), (2, 3, 4))],
-    kinds=("normal", "pos"), api=())
+row(
+    "nn.log_softmax[axis1]",
+    lambda x: sx.nn.log_softmax(x, axis=1),
+    lambda x: np.log(softmax_ref(x, 1)),
+    [((2, 3, 4),)],
+    api=(),
+)
+row(
+    "nn.softmax_cross_entropy",
+    sx.nn.softmax_cross_entropy,
+    lambda x, y: -np.sum(y * np.log(softmax_ref(x)), axis=-1).astype(x.dtype),
+    [((3, 4), (3, 4)), ((5,), (5,))],
+    kinds=("normal", "pos"),
+)
+row(
+    "nn.softmax_cross_entropy[axis1]",
+    lambda x, y: sx.nn.softmax_cross_entropy(x, y, axis=1),
+    lambda x, y: -np.sum(y * np.log(softmax_ref(x, 1)), axis=1).astype(x.dtype),
+    [((2, 3, 4), (2, 3, 4))],
+    kinds=("normal", "pos"),
+    api=(),
+)
 
 
 # The toolkit's activations (toolkit/include/symx/nn/activations.hpp): compositions of the ops above,
@@ -495,10 +910,18 @@ row("nn.relu6", sx.nn.relu6, lambda x: np.clip(x, 0, 6), gen=spread)
 row("nn.silu", sx.nn.silu, lambda x: x / (1 + np.exp(-x)), gen=spread)
 row("nn.swish", sx.nn.swish, lambda x: x / (1 + np.exp(-x)), gen=spread)
 row("nn.hard_tanh", sx.nn.hard_tanh, lambda x: np.clip(x, -1, 1), gen=spread)
-row("nn.selu", sx.nn.selu, lambda x: np.where(x > 0, x, np.asarray(SELU[0], x.dtype) * np.expm1(x)) *
-    np.asarray(SELU[1], x.dtype), gen=spread)
-row("nn.celu", lambda x: sx.nn.celu(x, alpha=0.5), lambda x: np.where(x > 0, x, np.asarray(0.5, x.dtype) *
-    np.expm1(x / np.asarray(0.5, x.dtype))), gen=spread)
+row(
+    "nn.selu",
+    sx.nn.selu,
+    lambda x: np.where(x > 0, x, np.asarray(SELU[0], x.dtype) * np.expm1(x)) * np.asarray(SELU[1], x.dtype),
+    gen=spread,
+)
+row(
+    "nn.celu",
+    lambda x: sx.nn.celu(x, alpha=0.5),
+    lambda x: np.where(x > 0, x, np.asarray(0.5, x.dtype) * np.expm1(x / np.asarray(0.5, x.dtype))),
+    gen=spread,
+)
 row("nn.hard_sigmoid", sx.nn.hard_sigmoid, hard_sigmoid_ref, gen=spread)
 row("nn.hard_silu", sx.nn.hard_silu, lambda x: x * hard_sigmoid_ref(x), gen=spread)
 row("nn.hard_swish", sx.nn.hard_swish, lambda x: x * hard_sigmoid_ref(x), gen=spread)
@@ -506,10 +929,20 @@ row("nn.soft_sign", sx.nn.soft_sign, lambda x: x / (1 + np.abs(x)), gen=spread)
 row("nn.log_sigmoid", sx.nn.log_sigmoid, lambda x: -np.logaddexp(np.asarray(0, x.dtype), -x), gen=spread)
 row("nn.glu", sx.nn.glu, lambda x: np.split(x, 2, -1)[0] / (1 + np.exp(-np.split(x, 2, -1)[1])), gen=spread)
 row("nn.normalize", sx.nn.normalize, normalize_ref, gen=spread)
-row("nn.normalize[ord3_axis0]", lambda x: sx.nn.normalize(x, ord=3, axis=0), lambda x: normalize_ref(x, 3, 0),
-    gen=spread, api=())
-row("nn.normalize[inf]", lambda x: sx.nn.normalize(x, ord=np.inf), lambda x: normalize_ref(x, np.inf), gen=spread,
-    api=())
+row(
+    "nn.normalize[ord3_axis0]",
+    lambda x: sx.nn.normalize(x, ord=3, axis=0),
+    lambda x: normalize_ref(x, 3, 0),
+    gen=spread,
+    api=(),
+)
+row(
+    "nn.normalize[inf]",
+    lambda x: sx.nn.normalize(x, ord=np.inf),
+    lambda x: normalize_ref(x, np.inf),
+    gen=spread,
+    api=(),
+)
 
 
 def same_pads(size, kernel, stride, dilation=1):
@@ -529,10 +962,12 @@ def conv_ref(x, w, strides, pads, dilation, groups):
     out = np.zeros((n, o, *out_sp), np.result_type(x, w))
     cg, og = c // groups, o // groups
     for g in range(groups):
-        xs, ws = x[:, g * cg:(g + 1) * cg], w[g * og:(g + 1) * og]
+        xs, ws = x[:, g * cg : (g + 1) * cg], w[g * og : (g + 1) * og]
         for idx in np.ndindex(*out_sp):
-            window = tuple(slice(idx[i] * strides[i], idx[i] * strides[i] + dilation[i] * (k[i] - 1) + 1, dilation[i])
-                           for i in range(nsp))
+            window = tuple(
+                slice(idx[i] * strides[i], idx[i] * strides[i] + dilation[i] * (k[i] - 1) + 1, dilation[i])
+                for i in range(nsp)
+            )
             patch = xs[(slice(None), slice(None)) + window]
             axes = list(range(1, 2 + nsp))
             out[(slice(None), slice(g * og, (g + 1) * og)) + idx] = np.tensordot(patch, ws, axes=(axes, axes))
@@ -553,9 +988,13 @@ def conv_transpose_ref(x, w, strides, pads, output_padding, dilation, groups):
             for j in range(wd):
                 for a in range(kh):
                     for b in range(kw):
-                        contrib = np.einsum("nc,co->no", x[:, g * cg:(g + 1) * cg, i, j], w[g * cg:(g + 1) * cg, :, a, b])
-                        big[:, g * og:(g + 1) * og, i * strides[0] + a * dilation[0], j * strides[1] + b * dilation[1]] += contrib
-    return big[:, :, pads[0][0]:pads[0][0] + size[0], pads[1][0]:pads[1][0] + size[1]]
+                        contrib = np.einsum(
+                            "nc,co->no", x[:, g * cg : (g + 1) * cg, i, j], w[g * cg : (g + 1) * cg, :, a, b]
+                        )
+                        big[
+                            :, g * og : (g + 1) * og, i * strides[0] + a * dilation[0], j * strides[1] + b * dilation[1]
+                        ] += contrib
+    return big[:, :, pads[0][0] : pads[0][0] + size[0], pads[1][0] : pads[1][0] + size[1]]
 
 
 def conv_gen(x_shape, w_shape):
@@ -571,8 +1010,15 @@ def conv1d_case(name, x_shape, w_shape, stride=1, padding="VALID", dilation=1, g
         else:
             pads = padding
         return conv_ref(x, w, [stride], pads, [dilation], groups)
-    row(f"nn.conv1d[{name}]", lambda x, w: sx.nn.conv1d(x, w, stride=stride, padding=padding, dilation=dilation, groups=groups),
-        ref, gen=conv_gen(x_shape, w_shape), tol=LOOSE, api=("nn.conv1d",))
+
+    row(
+        f"nn.conv1d[{name}]",
+        lambda x, w: sx.nn.conv1d(x, w, stride=stride, padding=padding, dilation=dilation, groups=groups),
+        ref,
+        gen=conv_gen(x_shape, w_shape),
+        tol=LOOSE,
+        api=("nn.conv1d",),
+    )
 
 
 conv1d_case("basic", (2, 3, 7), (4, 3, 3))
@@ -591,8 +1037,15 @@ def conv2d_case(name, x_shape, w_shape, strides=(1, 1), padding="VALID", dilatio
         else:
             pads = padding
         return conv_ref(x, w, strides, pads, dilation, groups)
-    row(f"nn.conv2d[{name}]", lambda x, w: sx.nn.conv2d(x, w, strides=strides, padding=padding, dilation=dilation, groups=groups),
-        ref, gen=conv_gen(x_shape, w_shape), tol=LOOSE, api=("nn.conv2d",))
+
+    row(
+        f"nn.conv2d[{name}]",
+        lambda x, w: sx.nn.conv2d(x, w, strides=strides, padding=padding, dilation=dilation, groups=groups),
+        ref,
+        gen=conv_gen(x_shape, w_shape),
+        tol=LOOSE,
+        api=("nn.conv2d",),
+    )
 
 
 conv2d_case("basic", (1, 2, 5, 4), (3, 2, 3, 2))
@@ -605,21 +1058,28 @@ conv2d_case("groups2", (1, 4, 5, 5), (4, 2, 3, 3), groups=2)
 conv2d_case("depthwise", (1, 3, 5, 4), (3, 1, 3, 3), groups=3, padding="SAME")
 
 
-def conv2d_transpose_case(name, x_shape, w_shape, strides=(1, 1), padding="VALID", output_padding=(0, 0),
-                          dilation=(1, 1), groups=1):
+def conv2d_transpose_case(
+    name, x_shape, w_shape, strides=(1, 1), padding="VALID", output_padding=(0, 0), dilation=(1, 1), groups=1
+):
     pads = [(0, 0), (0, 0)] if padding == "VALID" else padding
-    row(f"nn.conv2d_transpose[{name}]",
-        lambda x, w: sx.nn.conv2d_transpose(x, w, strides=strides, padding=padding, output_padding=output_padding,
-                                            dilation=dilation, groups=groups),
+    row(
+        f"nn.conv2d_transpose[{name}]",
+        lambda x, w: sx.nn.conv2d_transpose(
+            x, w, strides=strides, padding=padding, output_padding=output_padding, dilation=dilation, groups=groups
+        ),
         lambda x, w: conv_transpose_ref(x, w, strides, pads, output_padding, dilation, groups),
-        gen=conv_gen(x_shape, w_shape), tol=LOOSE, api=("nn.conv2d_transpose",))
+        gen=conv_gen(x_shape, w_shape),
+        tol=LOOSE,
+        api=("nn.conv2d_transpose",),
+    )
 
 
 conv2d_transpose_case("basic", (1, 2, 3, 3), (2, 3, 2, 2))
 conv2d_transpose_case("strides2", (2, 2, 3, 2), (2, 2, 3, 3), strides=(2, 2))
 conv2d_transpose_case("explicit", (1, 2, 4, 3), (2, 2, 3, 3), strides=(2, 1), padding=[(1, 1), (0, 1)])
-conv2d_transpose_case("output_padding", (1, 1, 3, 3), (1, 2, 3, 3), strides=(2, 2), padding=[(1, 1), (1, 1)],
-                      output_padding=(1, 1))
+conv2d_transpose_case(
+    "output_padding", (1, 1, 3, 3), (1, 2, 3, 3), strides=(2, 2), padding=[(1, 1), (1, 1)], output_padding=(1, 1)
+)
 conv2d_transpose_case("dilation", (1, 2, 3, 3), (2, 1, 2, 2), dilation=(2, 1))
 conv2d_transpose_case("groups2", (1, 4, 3, 3), (4, 1, 2, 2), groups=2)
 
@@ -656,10 +1116,16 @@ for kind, fn in [("max", sx.nn.max_pool2d), ("avg", sx.nn.avg_pool2d)]:
         ("explicit", (1, 2, 4, 5), (2, 3), (1, 2), [(1, 0), (1, 1)]),
         ("rect_stride", (1, 1, 6, 5), (3, 2), (2, 1), "VALID"),
     ]:
-        row(f"nn.{kind}_pool2d[{name}]",
+        row(
+            f"nn.{kind}_pool2d[{name}]",
             lambda x, fn=fn, window=window, strides=strides, padding=padding: fn(x, window, strides, padding),
-            lambda x, window=window, strides=strides, padding=padding, kind=kind: pool_ref(x, window, strides, padding, kind),
-            [(x_shape,)], tol=LOOSE, api=(f"nn.{kind}_pool2d",))
+            lambda x, window=window, strides=strides, padding=padding, kind=kind: pool_ref(
+                x, window, strides, padding, kind
+            ),
+            [(x_shape,)],
+            tol=LOOSE,
+            api=(f"nn.{kind}_pool2d",),
+        )
 
 ROW_NAMES = [r.name for r in ROWS]
 assert len(set(ROW_NAMES)) == len(ROW_NAMES), "duplicate row names"
@@ -668,12 +1134,9 @@ ROW_BY_NAME = {r.name: r for r in ROWS}
 # ---- the tests ------------------------------------------------------------------------------
 
 
-@pytest.fixture(autouse=True)
-def fresh_graph():
-    # The default graph keeps every placeholder's unique name, and naming is slow in their number;
-    # tensors outlive a reset (the module-scoped fixtures below keep theirs).
-    sx.reset_default_graph()
-    yield
+# A fresh graph for each test: the default graph keeps every placeholder's unique name, and naming
+# is slow in their number; tensors outlive a reset (the module-scoped fixtures below keep theirs).
+pytestmark = pytest.mark.usefixtures("fresh_graph")
 
 
 def as_list(x):
@@ -750,8 +1213,13 @@ def test_gradient(r):
             if r.grad == "zero":
                 np.testing.assert_array_equal(symbolic, np.zeros_like(symbolic), err_msg=r.name)
             else:
-                np.testing.assert_allclose(symbolic, numeric, rtol=1e-5, atol=1e-6,
-                                           err_msg=f"{r.name} d/d arg{i} shapes={[a.shape for a in args]}")
+                np.testing.assert_allclose(
+                    symbolic,
+                    numeric,
+                    rtol=1e-5,
+                    atol=1e-6,
+                    err_msg=f"{r.name} d/d arg{i} shapes={[a.shape for a in args]}",
+                )
 
 
 # ---- the compiled backend -------------------------------------------------------------------
@@ -800,29 +1268,36 @@ class Batch:
                 self.results[id(group[0])] = e
             else:
                 self.run(group[: len(group) // 2])
-                self.run(group[len(group) // 2:])
+                self.run(group[len(group) // 2 :])
             return
         self.functions.append(f)
         i = 0
         for c in group:
-            self.results[id(c)] = got[i: i + len(c.outs)]
+            self.results[id(c)] = got[i : i + len(c.outs)]
             i += len(c.outs)
 
     def values(self, case):
         got = self.results[id(case)]
         if isinstance(got, Exception):
-            raise AssertionError(f"{case.row.name} {case.where}: the {self.backend} backend failed: "
-                                 f"{type(got).__name__}: {got}") from got
+            raise AssertionError(
+                f"{case.row.name} {case.where}: the {self.backend} backend failed: {type(got).__name__}: {got}"
+            ) from got
         return got
 
 
 def assert_compiled_matches(got, want, out, where):
     """A compiled value against the reference evaluator's, and the inferred type."""
-    assert got.shape == out.shape == want.shape, f"{where}: shape {got.shape}, inferred {out.shape}, reference {want.shape}"
-    assert got.dtype == out.dtype == want.dtype, f"{where}: dtype {got.dtype}, inferred {out.dtype}, reference {want.dtype}"
+    assert got.shape == out.shape == want.shape, (
+        f"{where}: shape {got.shape}, inferred {out.shape}, reference {want.shape}"
+    )
+    assert got.dtype == out.dtype == want.dtype, (
+        f"{where}: dtype {got.dtype}, inferred {out.dtype}, reference {want.dtype}"
+    )
     if got.dtype.kind == "f":
         rtol, atol = CTOL["float32" if got.dtype == np.float32 else "float64"]
-        np.testing.assert_allclose(got, want, rtol=rtol, atol=atol, equal_nan=True, err_msg=f"{where}: compiled vs reference")
+        np.testing.assert_allclose(
+            got, want, rtol=rtol, atol=atol, equal_nan=True, err_msg=f"{where}: compiled vs reference"
+        )
     else:
         np.testing.assert_array_equal(got, want, err_msg=f"{where}: compiled vs reference")
 
@@ -923,21 +1398,36 @@ def test_compiled_large_shapes():
     y = sx.placeholder((300, 257), "float64", name="y")
     z = sx.placeholder((20000,), "float32", name="z")
     b = sx.placeholder((257,), "float64", name="b")
-    elementwise = [sx.exp(x) * 2 - sx.sin(x), sx.tanh(y + b) / (1 + y * y), sx.mean(y, axis=1, keepdims=True) - y,
-                   x[:, ::-3] + 1, sx.where(y > 0, y, b), sx.nn.softmax(x), sx.max(x * x, axis=0),
-                   sx.sum(sx.transpose(y) * 2, axis=0), sx.cumsum(z), sx.argmax(y, axis=1), x, x]
+    elementwise = [
+        sx.exp(x) * 2 - sx.sin(x),
+        sx.tanh(y + b) / (1 + y * y),
+        sx.mean(y, axis=1, keepdims=True) - y,
+        x[:, ::-3] + 1,
+        sx.where(y > 0, y, b),
+        sx.nn.softmax(x),
+        sx.max(x * x, axis=0),
+        sx.sum(sx.transpose(y) * 2, axis=0),
+        sx.cumsum(z),
+        sx.argmax(y, axis=1),
+        x,
+        x,
+    ]
     # Long float32 sums: the kernels accumulate in float32, the reference in float64.
     sums = [(sx.sum(x, axis=1), np.abs), (sx.sum(sx.square(z)), np.square)]
     outs = elementwise + [s for s, _ in sums]
-    vals = [rng.standard_normal((3, 20000)).astype(np.float32), rng.standard_normal((300, 257)),
-            rng.standard_normal(20000).astype(np.float32), rng.standard_normal(257)]
+    vals = [
+        rng.standard_normal((3, 20000)).astype(np.float32),
+        rng.standard_normal((300, 257)),
+        rng.standard_normal(20000).astype(np.float32),
+        rng.standard_normal(257),
+    ]
     phs = [x, y, z, b]
     got = sx.function(phs, outs, backend="compiled")(*vals)
     want = sx.function(phs, outs, backend="reference")(*vals)
     for k, (out, g, w) in enumerate(zip(elementwise, got, want)):
         assert_compiled_matches(g, w, out, f"large output {k}")
     terms = [np.abs(vals[0]).sum(axis=1), np.square(vals[2].astype(np.float64)).sum()]
-    for k, ((out, _), g, w, t) in enumerate(zip(sums, got[len(elementwise):], want[len(elementwise):], terms)):
+    for k, ((out, _), g, w, t) in enumerate(zip(sums, got[len(elementwise) :], want[len(elementwise) :], terms)):
         n = vals[0].shape[1] if k == 0 else vals[2].size
         bound = np.sqrt(n) * np.finfo(np.float32).eps * t  # a random walk of float32 roundings
         assert g.shape == w.shape == out.shape and g.dtype == w.dtype == out.dtype == np.float32
@@ -1007,12 +1497,41 @@ def test_every_primitive_is_covered():
 
 # Public names that are not ops (graph tools, autodiff, io, types) and need no row.
 NOT_OPS = {
-    "Tensor", "Function", "Scope", "ShapeError", "DTypeError", "IOError", "placeholder", "variable", "constant",
-    "variables", "placeholders", "reset_default_graph", "current_scope", "grad", "vjp", "jacobian", "hessian",
-    "function", "clone", "debugprint", "to_dot", "topological_order", "save_variables", "load_variables",
-    "save_npy", "load_npy", "save_npz", "load_npz", "reset_variables", "add_updates", "get_updates", "clear_updates",
+    "Tensor",
+    "Function",
+    "Scope",
+    "ShapeError",
+    "DTypeError",
+    "IOError",
+    "placeholder",
+    "variable",
+    "constant",
+    "variables",
+    "placeholders",
+    "reset_default_graph",
+    "current_scope",
+    "grad",
+    "vjp",
+    "jacobian",
+    "hessian",
+    "function",
+    "clone",
+    "debugprint",
+    "to_dot",
+    "topological_order",
+    "save_variables",
+    "load_variables",
+    "save_npy",
+    "load_npy",
+    "save_npz",
+    "load_npz",
+    "reset_variables",
+    "add_updates",
+    "get_updates",
+    "clear_updates",
     "invert",  # NumPy's other name of bitwise_not, the same function object
-    "nn.init", "nn.layers",  # submodules (initializers and layers), tested in test_init.py and test_layers.py
+    "nn.init",
+    "nn.layers",  # submodules (initializers and layers), tested in test_init.py and test_layers.py
     "nn.losses",  # a submodule, tested against PyTorch in test_nn_losses.py
 }
 

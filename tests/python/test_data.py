@@ -2,10 +2,9 @@
 digits in data/mnist and files written here), CIFAR files written here, splits, statistics and
 one-hot against direct NumPy computations, and the batch iterator's epochs, determinism, restore,
 transforms (C++ and Python), error propagation and shutdown."""
+
 import gzip
 import os
-import subprocess
-import sys
 import threading
 import time
 
@@ -13,34 +12,10 @@ import numpy as np
 import pytest
 
 import symx as sx
-
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-MNIST = os.path.join(os.environ.get("SYMX_TEST_DATA", os.path.join(ROOT, "data")), "mnist")
-
-
-def idx_oracle(path):
-    """An IDX file parsed with gzip and NumPy: the independent reference for read_idx."""
-    opener = gzip.open if path.endswith(".gz") else open
-    with opener(path, "rb") as f:
-        raw = f.read()
-    dtypes = {0x08: ">u1", 0x09: ">i1", 0x0B: ">i2", 0x0C: ">i4", 0x0D: ">f4", 0x0E: ">f8"}
-    ndim = raw[3]
-    shape = tuple(int.from_bytes(raw[4 + 4 * k:8 + 4 * k], "big") for k in range(ndim))
-    return np.frombuffer(raw, dtypes[raw[2]], offset=4 + 4 * ndim).reshape(shape)
-
-
-def write_idx(path, array, code):
-    header = bytes([0, 0, code, array.ndim]) + b"".join(int(d).to_bytes(4, "big") for d in array.shape)
-    payload = header + array.astype(array.dtype.newbyteorder(">")).tobytes()
-    if path.endswith(".gz"):
-        with gzip.open(path, "wb") as f:
-            f.write(payload)
-    else:
-        with open(path, "wb") as f:
-            f.write(payload)
-
+from helpers import MNIST, idx_oracle, run_python, write_idx
 
 # ---- readers ----
+
 
 def test_read_idx_matches_numpy_on_the_real_digits():
     for name in ("train-images-idx3-ubyte.gz", "train-labels-idx1-ubyte.gz"):
@@ -62,14 +37,18 @@ def test_load_mnist_real_digits():
     assert set(np.unique(d.y)) == set(range(10))
 
 
-@pytest.mark.parametrize("code, dtype", [(0x08, np.uint8), (0x09, np.int8), (0x0B, np.int16), (0x0C, np.int32),
-                                         (0x0D, np.float32), (0x0E, np.float64)],
-                         ids=["u8", "i8", "i16", "i32", "f32", "f64"])
+@pytest.mark.parametrize(
+    "code, dtype",
+    [(0x08, np.uint8), (0x09, np.int8), (0x0B, np.int16), (0x0C, np.int32), (0x0D, np.float32), (0x0E, np.float64)],
+    ids=["u8", "i8", "i16", "i32", "f32", "f64"],
+)
 @pytest.mark.parametrize("suffix", ["", ".gz"], ids=["raw", "gzip"])
 def test_read_idx_every_type(tmp_path, code, dtype, suffix):
     rng = np.random.default_rng(code)
     info = np.iinfo(dtype) if np.issubdtype(dtype, np.integer) else None
-    a = (rng.integers(info.min, info.max, (3, 4, 2), endpoint=True) if info else rng.standard_normal((3, 4, 2))).astype(dtype)
+    a = (rng.integers(info.min, info.max, (3, 4, 2), endpoint=True) if info else rng.standard_normal((3, 4, 2))).astype(
+        dtype
+    )
     path = str(tmp_path / ("a.idx" + suffix))
     write_idx(path, a, code)
     actual = sx.data.read_idx(path)
@@ -147,6 +126,7 @@ def test_load_arrays(tmp_path):
 
 # ---- splits and transforms ----
 
+
 def numbered(n, classes=10):
     return sx.data.Dataset(np.arange(n, dtype=np.int64).reshape(n, 1), np.arange(n) % classes)
 
@@ -188,8 +168,9 @@ def test_train_test_split():
     assert not np.array_equal(sx.data.train_test_split(d, 25, seed=5)[1].x, test.x)
     assert len(sx.data.train_test_split(d, 0.15)[1]) == 15  # a fraction, rounded up
     assert len(sx.data.train_test_split(d, 0.101)[1]) == 11
-    strat = sx.data.train_test_split(sx.data.Dataset(np.zeros((100, 1)), np.repeat([0, 1, 2], [50, 30, 20])), 10,
-                                     stratify=True)[1]
+    strat = sx.data.train_test_split(
+        sx.data.Dataset(np.zeros((100, 1)), np.repeat([0, 1, 2], [50, 30, 20])), 10, stratify=True
+    )[1]
     np.testing.assert_array_equal(np.bincount(strat.y), [5, 3, 2])
     with pytest.raises(ValueError, match="test_size is 101"):
         sx.data.train_test_split(d, 101)
@@ -229,6 +210,7 @@ def test_builtin_transforms_against_numpy():
 
 
 # ---- the batch iterator ----
+
 
 def epoch(it):
     return [batch[0][:, 0].tolist() for batch in it]
@@ -294,8 +276,9 @@ def test_python_transforms_get_seeds_and_run_in_order():
     assert xs[0].dtype == np.float32
     assert sorted(np.concatenate(xs)[:, 0].tolist()) == [2 * i + 1 for i in range(40)]
     again = []
-    sx.data.BatchIterator([d.x, d.y], batch_size=10, seed=1, prefetch=0,
-                          transforms=[lambda x, y, s: (again.append(s), (x, y))[1]]).next()
+    sx.data.BatchIterator(
+        [d.x, d.y], batch_size=10, seed=1, prefetch=0, transforms=[lambda x, y, s: (again.append(s), (x, y))[1]]
+    ).next()
     # The four batches of the epoch had seeds of their own (the prefetching thread may already have
     # prepared batches of the next epoch, so `seen` can be longer).
     assert seen[0] == again[0] and len(set(seen[:4])) == 4
@@ -310,8 +293,9 @@ def test_transform_errors_keep_type_and_say_which_batch():
         return x, y
 
     for prefetch in (0, 2):
-        it = sx.data.BatchIterator([d.x, d.y], batch_size=10, shuffle=False, prefetch=prefetch,
-                                   transforms=[fail_on_second])
+        it = sx.data.BatchIterator(
+            [d.x, d.y], batch_size=10, shuffle=False, prefetch=prefetch, transforms=[fail_on_second]
+        )
         assert it.next() is not None
         with pytest.raises(KeyError, match="no tens") as info:
             it.next()
@@ -354,18 +338,20 @@ def test_dropping_an_iterator_mid_epoch_with_a_slow_python_transform_returns():
 
 
 def test_interpreter_exit_with_a_live_iterator_does_not_hang():
-    code = ("import time, numpy as np, symx as sx\n"
-            "def slow(x, s):\n    time.sleep(0.05)\n    return (x,)\n"
-            "it = sx.data.BatchIterator([np.zeros((1000, 3))], batch_size=2, transforms=[slow])\n"
-            "it.next()\nprint('done')\n")
-    env = dict(os.environ)
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, env=env)
+    code = (
+        "import time, numpy as np, symx as sx\n"
+        "def slow(x, s):\n    time.sleep(0.05)\n    return (x,)\n"
+        "it = sx.data.BatchIterator([np.zeros((1000, 3))], batch_size=2, transforms=[slow])\n"
+        "it.next()\nprint('done')\n"
+    )
+    result = run_python("-c", code, timeout=60)
     assert result.returncode == 0, result.stderr
     assert "done" in result.stdout
 
 
 def test_state_pickles():
     import pickle
+
     s = sx.data.IteratorState(seed=3, epoch=2, batch=7)
     assert pickle.loads(pickle.dumps(s)) == s
     assert "epoch=2" in repr(s)

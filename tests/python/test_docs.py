@@ -1,6 +1,7 @@
 """Help text (issue 8, part 5): every public function, class, method and property has a docstring
 with an example, and the docstrings are the comments of include/symx/*.hpp (one source for both
 languages). The header comments are read here by this test's own parser, not the build's."""
+
 import inspect
 import os
 import pydoc
@@ -11,8 +12,8 @@ import sys
 import pytest
 
 import symx as sx
+from helpers import ROOT
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 HEADERS = os.path.join(ROOT, "include", "symx")
 
 
@@ -53,30 +54,44 @@ def public_callables():
 def test_every_public_callable_has_a_docstring_with_an_example():
     names = [name for name, _ in public_callables()]
     # The walk itself must see the API (a broken walk would pass vacuously).
-    for expected in ("sx.sum", "sx.nn.conv2d", "sx.linalg.inv", "sx.random.normal", "sx.Tensor.eval",
-                     "sx.Tensor.shape", "sx.Function.describe", "sx.function", "sx.ShapeError", "sx.Tensor.sum"):
+    for expected in (
+        "sx.sum",
+        "sx.nn.conv2d",
+        "sx.linalg.inv",
+        "sx.random.normal",
+        "sx.Tensor.eval",
+        "sx.Tensor.shape",
+        "sx.Function.describe",
+        "sx.function",
+        "sx.ShapeError",
+        "sx.Tensor.sum",
+    ):
         assert expected in names
-    undocumented = [name for name, obj in public_callables()
-                    if not re.search(r"^\s*Example", obj.__doc__ or "", re.MULTILINE)]
+    undocumented = [
+        name for name, obj in public_callables() if not re.search(r"^\s*Example", obj.__doc__ or "", re.MULTILINE)
+    ]
     assert undocumented == [], "no docstring with an 'Example' line: " + ", ".join(undocumented)
 
 
-@pytest.mark.parametrize("obj, header, declaration", [
-    (sx.sum, "ops.hpp", "Tensor sum("),
-    (sx.floor_divide, "ops.hpp", "Tensor floor_divide("),
-    (sx.nn.conv2d, "ops.hpp", "Tensor conv2d("),
-    (sx.nn.softmax_cross_entropy, "ops.hpp", "Tensor softmax_cross_entropy("),
-    (sx.linalg.solve, "ops.hpp", "Tensor solve("),
-    (sx.random.truncated_normal, "ops.hpp", "Tensor truncated_normal("),
-    (sx.grad, "autodiff.hpp", "std::vector<Tensor> grad("),
-    (sx.function, "function.hpp", "Function function("),
-    (sx.load_variables, "io.hpp", "void load_variables("),
-    (sx.Tensor.eval, "tensor.hpp", "Array eval("),
-    (sx.Tensor.shape, "tensor.hpp", "const Shape& shape()"),
-    (sx.Function.__call__, "function.hpp", "std::vector<Array> operator()("),
-    (sx.Tensor, "tensor.hpp", "class Tensor {"),
-    (sx.ShapeError, "error.hpp", "class ShapeError"),
-])
+@pytest.mark.parametrize(
+    "obj, header, declaration",
+    [
+        (sx.sum, "ops.hpp", "Tensor sum("),
+        (sx.floor_divide, "ops.hpp", "Tensor floor_divide("),
+        (sx.nn.conv2d, "ops.hpp", "Tensor conv2d("),
+        (sx.nn.softmax_cross_entropy, "ops.hpp", "Tensor softmax_cross_entropy("),
+        (sx.linalg.solve, "ops.hpp", "Tensor solve("),
+        (sx.random.truncated_normal, "ops.hpp", "Tensor truncated_normal("),
+        (sx.grad, "autodiff.hpp", "std::vector<Tensor> grad("),
+        (sx.function, "function.hpp", "Function function("),
+        (sx.load_variables, "io.hpp", "void load_variables("),
+        (sx.Tensor.eval, "tensor.hpp", "Array eval("),
+        (sx.Tensor.shape, "tensor.hpp", "const Shape& shape()"),
+        (sx.Function.__call__, "function.hpp", "std::vector<Array> operator()("),
+        (sx.Tensor, "tensor.hpp", "class Tensor {"),
+        (sx.ShapeError, "error.hpp", "class ShapeError"),
+    ],
+)
 def test_docstrings_are_the_header_comments(obj, header, declaration):
     comment = header_comment(header, declaration)
     assert "Example" in comment
@@ -113,19 +128,29 @@ def test_the_stubs_carry_the_docstrings():
 
 def test_the_build_fails_naming_a_binding_without_a_header_comment(tmp_path):
     binding = tmp_path / "binding.cpp"
-    binding.write_text('#define SYMX_UNARY(name) m.def(#name, DOC(name));\n'
-                       'm.def("sum", DOC(sum)); SYMX_UNARY(exp) SYMX_UNARY(frobnicate) nn.def("x", DOC(nn_blur));\n')
+    binding.write_text(
+        "#define SYMX_UNARY(name) m.def(#name, DOC(name));\n"
+        'm.def("sum", DOC(sum)); SYMX_UNARY(exp) SYMX_UNARY(frobnicate) nn.def("x", DOC(nn_blur));\n'
+    )
     headers = [os.path.join(HEADERS, h) for h in sorted(os.listdir(HEADERS)) if h.endswith(".hpp")]
-    result = subprocess.run([sys.executable, os.path.join(ROOT, "cmake", "docstrings.py"), str(tmp_path / "out.hpp"),
-                             str(binding)] + headers, capture_output=True, text=True)
+    result = subprocess.run(
+        [sys.executable, os.path.join(ROOT, "cmake", "docstrings.py"), str(tmp_path / "out.hpp"), str(binding)]
+        + headers,
+        capture_output=True,
+        text=True,
+    )
     assert result.returncode != 0
     assert "frobnicate" in result.stderr and "nn::blur" in result.stderr
     assert "exp" not in result.stderr.split("docstring of")[1].split(",")[0]
     assert "comment" in result.stderr
 
     binding.write_text('m.def("sum", DOC(sum)); nn.def("conv2d", DOC(nn_conv2d));\n')
-    result = subprocess.run([sys.executable, os.path.join(ROOT, "cmake", "docstrings.py"), str(tmp_path / "out.hpp"),
-                             str(binding)] + headers, capture_output=True, text=True)
+    result = subprocess.run(
+        [sys.executable, os.path.join(ROOT, "cmake", "docstrings.py"), str(tmp_path / "out.hpp"), str(binding)]
+        + headers,
+        capture_output=True,
+        text=True,
+    )
     assert result.returncode == 0, result.stderr
     generated = (tmp_path / "out.hpp").read_text()
     assert "inline constexpr const char nn_conv2d[]" in generated and "char sum[]" in generated

@@ -4,6 +4,7 @@ after a dropped connection, a server that ignores Range, wrong bytes, 404, CIFAR
 extracted, HTTPS with a self-signed certificate, and the `symx data download` command (C++ tool and
 `python -m symx`). The generated files' sums reach download() through an explicit checksums file;
 without one the pinned sums hold, which one test checks too."""
+
 import contextlib
 import hashlib
 import http.server
@@ -21,11 +22,15 @@ import pytest
 
 import symx
 import symx.data
+from helpers import python_env, symx_tool
 
-PACKAGE_PARENT = os.path.dirname(os.path.dirname(os.path.abspath(symx.__file__)))
-SYMX_TOOL = os.path.join(os.path.dirname(PACKAGE_PARENT), "bin", "symx")
-MNIST_FILES = ["train-images-idx3-ubyte.gz", "train-labels-idx1-ubyte.gz", "t10k-images-idx3-ubyte.gz",
-               "t10k-labels-idx1-ubyte.gz"]
+SYMX_TOOL = symx_tool()
+MNIST_FILES = [
+    "train-images-idx3-ubyte.gz",
+    "train-labels-idx1-ubyte.gz",
+    "t10k-images-idx3-ubyte.gz",
+    "t10k-labels-idx1-ubyte.gz",
+]
 PINNED_MNIST_TRAIN_IMAGES = "440fcabf73cc546fa21475e81ea370265605f56be210a4024d2ca8f203523609"
 FAST = dict(connect_timeout=5, stall_timeout=5, quiet=True)
 
@@ -90,7 +95,7 @@ class FileServer:
             drop = self.drops_left > 0 and self.drop_after is not None
             self.drops_left -= drop
         with contextlib.suppress(OSError):
-            handler.wfile.write(body[:self.drop_after] if drop or self.stall else body)
+            handler.wfile.write(body[: self.drop_after] if drop or self.stall else body)
             handler.wfile.flush()
             if self.stall:
                 self.closing.wait(30)
@@ -142,8 +147,14 @@ def read(path):
 def test_fresh_download_places_the_files_and_a_second_call_fetches_nothing(server, tmp_path):
     files, sums = make_mnist(server, tmp_path)
     seen = []
-    folder = symx.data.download("mnist", tmp_path / "data", mirror=server.url, checksums=sums,
-                                progress=lambda f, done, total: seen.append((f, done, total)), **FAST)
+    folder = symx.data.download(
+        "mnist",
+        tmp_path / "data",
+        mirror=server.url,
+        checksums=sums,
+        progress=lambda f, done, total: seen.append((f, done, total)),
+        **FAST,
+    )
     assert folder == str(tmp_path / "data" / "mnist")
     assert sorted(os.listdir(folder)) == sorted(MNIST_FILES)  # no .part, no temporary file left
     for name, data in files.items():
@@ -192,8 +203,16 @@ def test_a_stalled_connection_is_given_up_after_the_stall_timeout(server, tmp_pa
     _, sums = make_mnist(server, tmp_path)
     server.stall, server.drop_after = True, 0  # (bytes sent first would keep curl's speed average up for ~5 s)
     with pytest.raises(symx.IOError) as err:
-        symx.data.download("mnist", tmp_path, mirror=server.url, checksums=sums, retries=0, connect_timeout=5,
-                           stall_timeout=1, quiet=True)
+        symx.data.download(
+            "mnist",
+            tmp_path,
+            mirror=server.url,
+            checksums=sums,
+            retries=0,
+            connect_timeout=5,
+            stall_timeout=1,
+            quiet=True,
+        )
     assert "Operation too slow" in str(err.value) and "curl error 28" in str(err.value)
     assert os.listdir(tmp_path / "mnist") == []  # an empty part is not kept
 
@@ -363,10 +382,31 @@ def certificate(tmp_path_factory):
     if shutil.which("openssl") is None:
         pytest.skip("the openssl command is missing: cannot make a certificate for the HTTPS test")
     folder = tmp_path_factory.mktemp("tls")
-    subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1",
-                    "-nodes", "-keyout", str(folder / "key.pem"), "-out", str(folder / "cert.pem"), "-days", "2",
-                    "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"],
-                   check=True, capture_output=True, timeout=60)
+    subprocess.run(
+        [
+            "openssl",
+            "req",
+            "-x509",
+            "-newkey",
+            "ec",
+            "-pkeyopt",
+            "ec_paramgen_curve:prime256v1",
+            "-nodes",
+            "-keyout",
+            str(folder / "key.pem"),
+            "-out",
+            str(folder / "cert.pem"),
+            "-days",
+            "2",
+            "-subj",
+            "/CN=127.0.0.1",
+            "-addext",
+            "subjectAltName=IP:127.0.0.1",
+        ],
+        check=True,
+        capture_output=True,
+        timeout=60,
+    )
     return folder / "cert.pem", folder / "key.pem"
 
 
@@ -388,10 +428,13 @@ def test_https_with_a_private_certificate_authority(certificate, tmp_path):
 
 
 def run_tool(command, *args, env=None):
-    full_env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in [PACKAGE_PARENT, os.environ.get("PYTHONPATH")] if p))
-    full_env.update(env or {})
-    return subprocess.run(command + ["data", "download", *args], capture_output=True, text=True, timeout=120,
-                          env=full_env)
+    return subprocess.run(
+        command + ["data", "download", *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=python_env(**(env or {})),
+    )
 
 
 @pytest.mark.parametrize("tool", ["cpp", "python"])
@@ -401,16 +444,32 @@ def test_the_download_command(server, tmp_path, tool):
     command = [SYMX_TOOL] if tool == "cpp" else [sys.executable, "-m", "symx"]
     files, sums = make_mnist(server, tmp_path, "fashion-mnist")
     # The mirror and the folder from the environment; plain lines on a pipe, the folder on stdout.
-    result = run_tool(command, "fashion-mnist", "--checksums", sums, "--timeout", "5",
-                      env={"SYMX_DATA_MIRROR": server.url, "SYMX_DATA_DIR": str(tmp_path / "cache")})
+    result = run_tool(
+        command,
+        "fashion-mnist",
+        "--checksums",
+        sums,
+        "--timeout",
+        "5",
+        env={"SYMX_DATA_MIRROR": server.url, "SYMX_DATA_DIR": str(tmp_path / "cache")},
+    )
     assert result.returncode == 0, result.stderr
     assert result.stdout == str(tmp_path / "cache" / "fashion-mnist") + "\n"
     assert f"fetching {server.url}/fashion-mnist/train-images-idx3-ubyte.gz" in result.stderr
     assert "\r" not in result.stderr
     for name, data in files.items():
         assert read(tmp_path / "cache" / "fashion-mnist" / name) == data
-    result = run_tool(command, "fashion-mnist", "--dir", str(tmp_path / "cache"), "--mirror",
-                      server.url, "--checksums", sums, "--quiet")
+    result = run_tool(
+        command,
+        "fashion-mnist",
+        "--dir",
+        str(tmp_path / "cache"),
+        "--mirror",
+        server.url,
+        "--checksums",
+        sums,
+        "--quiet",
+    )
     assert (result.returncode, result.stderr) == (0, "") and len(server.gets()) == 4
     result = run_tool(command, "imagenet")
     assert result.returncode == 2 and "choose one of mnist, fashion-mnist, cifar10, cifar100" in result.stderr

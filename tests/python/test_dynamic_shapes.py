@@ -1,5 +1,6 @@
 """Batch-polymorphic placeholders (issue 8, point 2): placeholder((None, 784)) takes batches of any
 size; a function specializes and compiles once per input shape; NumPy is the reference."""
+
 import numpy as np
 import pytest
 
@@ -46,15 +47,16 @@ def test_last_batch_and_evaluation_set_of_any_size():
     evaluate = sx.function([x, y], [loss])
     data, labels = RNG.normal(size=(100, 6)), RNG.integers(0, 3, size=100)
     for start in range(0, 100, 32):  # batches of 32, 32, 32 and 4
-        xb, yb = data[start:start + 32], labels[start:start + 32]
+        xb, yb = data[start : start + 32], labels[start : start + 32]
         before = _loss_by_numpy(xb, yb, w1.value, w2.value)
         (got,) = step(xb, yb)
         np.testing.assert_allclose(got, before, rtol=1e-12)
     assert step.compile_count() == 2
     (whole,) = evaluate(data, labels)  # the evaluation set in one call
     np.testing.assert_allclose(whole, _loss_by_numpy(data, labels, w1.value, w2.value), rtol=1e-12)
-    np.testing.assert_allclose(loss.eval({x: data[:7], y: labels[:7]}),
-                               _loss_by_numpy(data[:7], labels[:7], w1.value, w2.value), rtol=1e-12)
+    np.testing.assert_allclose(
+        loss.eval({x: data[:7], y: labels[:7]}), _loss_by_numpy(data[:7], labels[:7], w1.value, w2.value), rtol=1e-12
+    )
     assert evaluate.compile_count() == 1
     assert "specialized to x_train (100, 6)" in evaluate.describe()
 

@@ -1,22 +1,16 @@
 """Runs examples/mvn_pdf.py and examples/sgd.py as scripts against the symx package this test
 process imports (its directory goes first on the child's PYTHONPATH)."""
+
 import os
 import subprocess
-import sys
 
 import pytest
 
-import symx
-
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-PACKAGE_PARENT = os.path.dirname(os.path.dirname(os.path.abspath(symx.__file__)))
+from helpers import MNIST, ROOT, run_python, symx_tool
 
 
 def run_example(name):
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(p for p in [PACKAGE_PARENT, env.get("PYTHONPATH", "")] if p)
-    return subprocess.run([sys.executable, os.path.join(ROOT, "examples", name)], env=env, capture_output=True,
-                          text=True, timeout=300)
+    return run_python(os.path.join(ROOT, "examples", name), timeout=300)
 
 
 @pytest.mark.parametrize("name", ["mvn_pdf.py", "sgd.py", "quickstart.py"])
@@ -39,15 +33,20 @@ def test_sgd_prints_ten_costs():
 def readme_block(title, language):
     with open(os.path.join(ROOT, "README.md")) as f:
         text = f.read()
-    section = text[text.index("## " + title):]
+    section = text[text.index("## " + title) :]
     start = section.index("```" + language + "\n") + len(language) + 4
-    return section[start:section.index("```", start)]
+    return section[start : section.index("```", start)]
 
 
-@pytest.mark.parametrize("title,language,path", [("Quick start, C++", "cpp", "examples/quickstart.cpp"),
-                                                 ("Quick start, Python", "python", "examples/quickstart.py"),
-                                                 ("Quick start, a network", "python", "examples/network.py"),
-                                                 ("Quick start, training loop", "python", "examples/train_digits.py")])
+@pytest.mark.parametrize(
+    "title,language,path",
+    [
+        ("Quick start, C++", "cpp", "examples/quickstart.cpp"),
+        ("Quick start, Python", "python", "examples/quickstart.py"),
+        ("Quick start, a network", "python", "examples/network.py"),
+        ("Quick start, training loop", "python", "examples/train_digits.py"),
+    ],
+)
 def test_readme_quick_starts_are_the_example_files(title, language, path):
     # The README shows the files that the tests compile and run, so it cannot drift from them.
     with open(os.path.join(ROOT, path)) as f:
@@ -58,7 +57,7 @@ def test_python_quick_start_loss_falls():
     result = run_example("quickstart.py")
     assert result.returncode == 0, result.stderr
     checker = os.path.join(ROOT, "tests", "package", "check_quickstart.py")
-    check = subprocess.run([sys.executable, checker], input=result.stdout, capture_output=True, text=True)
+    check = run_python(checker, input=result.stdout)
     assert check.returncode == 0, check.stdout + check.stderr
 
 
@@ -86,20 +85,20 @@ def _check_digits_run(stdout, run_dir):
 
 
 def test_train_digits_quick_start_python(tmp_path):
-    result = subprocess.run([sys.executable, os.path.join(ROOT, "examples", "train_digits.py"),
-                             os.path.join(ROOT, "data", "mnist"), str(tmp_path / "run")],
-                            env=dict(os.environ, PYTHONPATH=PACKAGE_PARENT), capture_output=True, text=True,
-                            timeout=600)
+    result = run_python(os.path.join(ROOT, "examples", "train_digits.py"), MNIST, str(tmp_path / "run"), timeout=600)
     assert result.returncode == 0, result.stdout + result.stderr
     _check_digits_run(result.stdout, tmp_path / "run")
 
 
 def test_train_digits_quick_start_cpp(tmp_path):
-    tool = os.environ.get("SYMX_BIN", os.path.join(ROOT, "build", "bin", "symx"))
-    program = os.path.join(os.path.dirname(tool), "train_digits")
+    program = os.path.join(os.path.dirname(symx_tool()), "train_digits")
     if not os.path.exists(program):
         pytest.skip("build/bin/train_digits is not built (set SYMX_BIN to the build's bin/symx)")
-    result = subprocess.run([program, os.path.join(ROOT, "data", "mnist"), str(tmp_path / "run")], capture_output=True,
-                            text=True, timeout=600)
+    result = subprocess.run(
+        [program, MNIST, str(tmp_path / "run")],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert result.returncode == 0, result.stdout + result.stderr
     _check_digits_run(result.stdout, tmp_path / "run")

@@ -1,5 +1,6 @@
 """Files and error messages: safetensors validation from Python, non-UTF-8 bytes in messages,
 Scope misuse, Tensors passed where values belong, and truncated_normal against SciPy."""
+
 import os
 import struct
 
@@ -9,12 +10,7 @@ from scipy import stats
 
 import symx as sx
 
-
-@pytest.fixture(autouse=True)
-def fresh_graph():
-    sx.reset_default_graph()
-    yield
-    sx.reset_default_graph()
+pytestmark = pytest.mark.usefixtures("fresh_graph")
 
 
 def st_file(header: bytes, data: bytes) -> bytes:
@@ -64,14 +60,16 @@ def test_header_with_invalid_utf8_key_is_an_ioerror_with_escaped_bytes(tmp_path)
 def test_script_with_a_non_utf8_name_is_named_in_errors_and_locations(tmp_path):
     script = os.fsencode(tmp_path) + b"/model\xff.py"
     with open(script, "w") as f:
-        f.write("import numpy as np, symx as sx\n"
-                "x = sx.placeholder((2,), 'float32')\n"
-                "y = x + 1\n"
-                "where = y.where\n"
-                "try:\n"
-                "    sx.matmul(x, sx.placeholder((3, 4), 'float32'))\n"
-                "except ValueError as e:\n"
-                "    message = str(e)\n")
+        f.write(
+            "import numpy as np, symx as sx\n"
+            "x = sx.placeholder((2,), 'float32')\n"
+            "y = x + 1\n"
+            "where = y.where\n"
+            "try:\n"
+            "    sx.matmul(x, sx.placeholder((3, 4), 'float32'))\n"
+            "except ValueError as e:\n"
+            "    message = str(e)\n"
+        )
     with open(script) as f:
         source = f.read()
     namespace = {}
@@ -91,8 +89,10 @@ def test_stray_byte_and_duplicate_key_are_rejected_and_change_nothing(tmp_path):
     (tmp_path / "stray.safetensors").write_bytes(good + b"\x00")
     with pytest.raises(sx.IOError, match="data section has 9 bytes"):
         sx.load_variables(tmp_path / "stray.safetensors")
-    dup = b'{"w": {"dtype": "F32", "shape": [2], "data_offsets": [0, 8]}, ' \
-          b'"w": {"dtype": "F32", "shape": [2], "data_offsets": [8, 16]}}'
+    dup = (
+        b'{"w": {"dtype": "F32", "shape": [2], "data_offsets": [0, 8]}, '
+        b'"w": {"dtype": "F32", "shape": [2], "data_offsets": [8, 16]}}'
+    )
     (tmp_path / "dup.safetensors").write_bytes(st_file(dup, np.arange(4, dtype=np.float32).tobytes()))
     with pytest.raises(sx.IOError, match="'w' twice"):
         sx.load_variables(tmp_path / "dup.safetensors")
@@ -165,8 +165,22 @@ def test_tensor_passed_as_a_function_input_says_so():
 # ---- truncated_normal against SciPy ----------------------------------------------------------
 
 
-@pytest.mark.parametrize("lower,upper", [(-2, 2), (1, 1.5), (-5, -4), (8, 9), (38, 39), (40, 41), (-41, -40),
-                                         (100, 101), (5, np.inf), (-np.inf, -30), (40, 40.001)])
+@pytest.mark.parametrize(
+    "lower,upper",
+    [
+        (-2, 2),
+        (1, 1.5),
+        (-5, -4),
+        (8, 9),
+        (38, 39),
+        (40, 41),
+        (-41, -40),
+        (100, 101),
+        (5, np.inf),
+        (-np.inf, -30),
+        (40, 40.001),
+    ],
+)
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 def test_truncated_normal_matches_scipy(lower, upper, dtype):
     sx.random.seed(11)

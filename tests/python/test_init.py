@@ -1,6 +1,7 @@
 """symx.nn.init: each initializer's mean and variance against its formula on large shapes (5 standard
 errors), truncation bounds, orthogonality, fans of 2-D and 4-D shapes, reproducibility under a seed,
 dtypes and errors. Oracle: the distributions' moments (scipy.stats for the truncated normal)."""
+
 import numpy as np
 import pytest
 from scipy import stats
@@ -11,11 +12,7 @@ from symx.nn import init
 SHAPE = (400, 500)  # 200,000 draws
 
 
-@pytest.fixture(autouse=True)
-def fresh_graph():
-    sx.reset_default_graph()
-    yield
-    sx.reset_default_graph()
+pytestmark = pytest.mark.usefixtures("fresh_graph")
 
 
 def check_moments(a, dist):
@@ -25,7 +22,7 @@ def check_moments(a, dist):
     mean, var = dist.mean(), dist.var()
     mu4 = dist.expect(lambda x: (x - mean) ** 4)
     assert abs(a.mean() - mean) < 5 * np.sqrt(var / n), (a.mean(), mean)
-    assert abs(a.var() - var) < 5 * np.sqrt((mu4 - var ** 2) / n), (a.var(), var)
+    assert abs(a.var() - var) < 5 * np.sqrt((mu4 - var**2) / n), (a.var(), var)
 
 
 def truncated(mean, stddev):
@@ -60,9 +57,12 @@ def test_fans_of_matrices_and_kernels():
 
 # (initializer, scale, mode, truncated/uniform/normal) with Keras's definitions
 NAMED = [
-    ("glorot_uniform", 1.0, "fan_avg", "uniform"), ("glorot_normal", 1.0, "fan_avg", "truncated"),
-    ("he_uniform", 2.0, "fan_in", "uniform"), ("he_normal", 2.0, "fan_in", "truncated"),
-    ("lecun_uniform", 1.0, "fan_in", "uniform"), ("lecun_normal", 1.0, "fan_in", "truncated"),
+    ("glorot_uniform", 1.0, "fan_avg", "uniform"),
+    ("glorot_normal", 1.0, "fan_avg", "truncated"),
+    ("he_uniform", 2.0, "fan_in", "uniform"),
+    ("he_normal", 2.0, "fan_in", "truncated"),
+    ("lecun_uniform", 1.0, "fan_in", "uniform"),
+    ("lecun_normal", 1.0, "fan_in", "truncated"),
 ]
 
 
@@ -92,8 +92,10 @@ def test_named_variance_scaling_moments_and_bounds(name, scale, mode, kind, shap
     assert dist.var() == pytest.approx(scale / n, rel=1e-7)
 
 
-@pytest.mark.parametrize("mode,distribution", [("fan_out", "untruncated_normal"), ("fan_avg", "normal"),
-                                               ("fan_out", "uniform"), ("fan_in", "truncated_normal")])
+@pytest.mark.parametrize(
+    "mode,distribution",
+    [("fan_out", "untruncated_normal"), ("fan_avg", "normal"), ("fan_out", "uniform"), ("fan_in", "truncated_normal")],
+)
 def test_variance_scaling_modes(mode, distribution):
     shape = (32, 16, 5, 5)
     a = init.variance_scaling(3.0, mode, distribution)(shape, np.float32)
@@ -146,15 +148,30 @@ def test_errors():
         init.glorot_uniform()((3, 3), np.int64)
     with pytest.raises(sx.ShapeError, match="orthogonal.*2 axes"):
         init.orthogonal()((5,), np.float32)
-    for bad in [lambda: init.uniform(1.0, 0.0), lambda: init.normal(stddev=-1.0),
-                lambda: init.truncated_normal(stddev=float("nan")), lambda: init.variance_scaling(0.0),
-                lambda: init.variance_scaling(mode="fan"), lambda: init.variance_scaling(distribution="cauchy")]:
+    for bad in [
+        lambda: init.uniform(1.0, 0.0),
+        lambda: init.normal(stddev=-1.0),
+        lambda: init.truncated_normal(stddev=float("nan")),
+        lambda: init.variance_scaling(0.0),
+        lambda: init.variance_scaling(mode="fan"),
+        lambda: init.variance_scaling(distribution="cauchy"),
+    ]:
         with pytest.raises(ValueError):
             bad()
 
 
 def test_repr_and_docstrings():
     assert repr(init.he_normal()) == "symx.nn.init.he_normal()"
-    for name in ["seed", "compute_fans", "constant", "zeros", "ones", "uniform", "normal", "truncated_normal",
-                 "orthogonal", "variance_scaling"] + [n for n, *_ in NAMED]:
+    for name in [
+        "seed",
+        "compute_fans",
+        "constant",
+        "zeros",
+        "ones",
+        "uniform",
+        "normal",
+        "truncated_normal",
+        "orthogonal",
+        "variance_scaling",
+    ] + [n for n, *_ in NAMED]:
         assert "Example:" in getattr(init, name).__doc__, name

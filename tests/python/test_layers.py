@@ -138,8 +138,14 @@ def test_small_network_matches_torch_compiled():
     net = L.Sequential([conv, bn, L.Activation("relu"), L.MaxPool2D(2), L.Flatten(), dense])
     x = sx.placeholder(data["x"].shape, sx.float64, name="x")
     y = net(x, training=True)
-    names = {"sequential/conv2d/w": "conv_w", "sequential/conv2d/b": "conv_b", "sequential/batch_norm/gamma": "bn_gamma",
-             "sequential/batch_norm/beta": "bn_beta", "sequential/dense/w": "dense_w", "sequential/dense/b": "dense_b"}
+    names = {
+        "sequential/conv2d/w": "conv_w",
+        "sequential/conv2d/b": "conv_b",
+        "sequential/batch_norm/gamma": "bn_gamma",
+        "sequential/batch_norm/beta": "bn_beta",
+        "sequential/dense/w": "dense_w",
+        "sequential/dense/b": "dense_b",
+    }
     set_weights(net, data, names)
     params = net.variables(trainable=True)
     assert [v.name for v in params] == list(names)
@@ -153,6 +159,7 @@ def test_small_network_matches_torch_compiled():
 
 
 # ---- building, naming, sharing ----
+
 
 def test_variables_are_built_once_and_shared():
     layer = L.Dense(4)
@@ -172,8 +179,14 @@ def test_names_are_unique_per_instance_and_scoped():
     with sx.Scope("encoder"):
         third = L.Dense(2, name="proj")
         third(x)
-    assert [v.name for v in sx.variables()] == ["dense/w", "dense/b", "dense_1/w", "dense_1/b",
-                                                "encoder/proj/w", "encoder/proj/b"]
+    assert [v.name for v in sx.variables()] == [
+        "dense/w",
+        "dense/b",
+        "dense_1/w",
+        "dense_1/b",
+        "encoder/proj/w",
+        "encoder/proj/b",
+    ]
     assert second.name == "dense_1"
 
 
@@ -195,8 +208,10 @@ def test_train_and_eval_graphs_share_variables_and_only_training_adds_updates():
     net(x, training=False)
     assert sx.get_updates() == []
     net(x, training=True)
-    assert [v.name for v, _ in sx.get_updates()] == ["sequential/batch_norm/running_mean",
-                                                    "sequential/batch_norm/running_var"]
+    assert [v.name for v, _ in sx.get_updates()] == [
+        "sequential/batch_norm/running_mean",
+        "sequential/batch_norm/running_var",
+    ]
     assert len(net.variables()) == 8 and len(net.variables(trainable=True)) == 6
 
 
@@ -230,6 +245,7 @@ def test_flatten_reshape_identity():
 
 # ---- random layers: statistics and invariants ----
 
+
 def test_dropout_keep_rate_scaling_and_eval_identity():
     x = sx.constant(np.ones((200, 500), np.float32))
     y = L.Dropout(0.3)(x, training=True).eval()
@@ -253,8 +269,9 @@ def test_random_crop_windows_of_the_padded_image_and_centre_in_eval():
     padded = np.pad(xv, ((0, 0), (0, 0), (2, 2), (2, 2)))
     offsets = set()
     for n in range(64):
-        windows = [(i, j) for i in range(5) for j in range(5)
-                   if np.array_equal(padded[n, :, i:i + 5, j:j + 6], y[n])]
+        windows = [
+            (i, j) for i in range(5) for j in range(5) if np.array_equal(padded[n, :, i : i + 5, j : j + 6], y[n])
+        ]
         assert windows, "crop %d is not a window of the padded image" % n
         offsets.add(windows[0])
     assert len(offsets) > 5  # per image, not one offset for the batch
@@ -276,6 +293,7 @@ def test_random_flip_per_image_and_eval_identity():
 
 # ---- errors ----
 
+
 def test_a_different_feature_size_is_a_shape_error_naming_the_layer():
     layer = L.Dense(4, name="head")
     layer(sx.placeholder((2, 3)))
@@ -289,13 +307,26 @@ def test_a_different_feature_size_is_a_shape_error_naming_the_layer():
         conv(sx.placeholder((3, 8, 8)))
 
 
-@pytest.mark.parametrize("make", [
-    lambda: L.Dense(-1), lambda: L.Dense(0), lambda: L.Conv2D(4, 3, padding="FULL"), lambda: L.Conv2D(4, (3, 3, 3)),
-    lambda: L.Conv2D(4, 3, strides=0), lambda: L.Conv2D(4, 3, groups=3), lambda: L.Dropout(1.0),
-    lambda: L.Dropout(-0.1), lambda: L.BatchNorm(momentum=2.0), lambda: L.Activation("nope"),
-    lambda: L.Upsample2D(2, method="cubic"), lambda: L.Reshape((-1, -1)), lambda: L.Dense(3, name="a/b"),
-    lambda: L.MaxPool2D(0), lambda: L.RandomCrop(3, padding=-1),
-])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: L.Dense(-1),
+        lambda: L.Dense(0),
+        lambda: L.Conv2D(4, 3, padding="FULL"),
+        lambda: L.Conv2D(4, (3, 3, 3)),
+        lambda: L.Conv2D(4, 3, strides=0),
+        lambda: L.Conv2D(4, 3, groups=3),
+        lambda: L.Dropout(1.0),
+        lambda: L.Dropout(-0.1),
+        lambda: L.BatchNorm(momentum=2.0),
+        lambda: L.Activation("nope"),
+        lambda: L.Upsample2D(2, method="cubic"),
+        lambda: L.Reshape((-1, -1)),
+        lambda: L.Dense(3, name="a/b"),
+        lambda: L.MaxPool2D(0),
+        lambda: L.RandomCrop(3, padding=-1),
+    ],
+)
 def test_bad_configuration_is_a_value_error_at_construction(make):
     with pytest.raises(ValueError):
         make()
@@ -312,9 +343,28 @@ def test_embedding_needs_integer_indices():
 
 
 def test_docstrings_have_examples():
-    for name in ["Layer", "Sequential", "Dense", "Conv1D", "Conv2D", "Conv2DTranspose", "MaxPool2D", "AvgPool2D",
-                 "GlobalAvgPool2D", "Flatten", "Reshape", "Activation", "Dropout", "BatchNorm", "LayerNorm",
-                 "Embedding", "RandomCrop", "RandomFlip", "Upsample2D", "Identity"]:
+    for name in [
+        "Layer",
+        "Sequential",
+        "Dense",
+        "Conv1D",
+        "Conv2D",
+        "Conv2DTranspose",
+        "MaxPool2D",
+        "AvgPool2D",
+        "GlobalAvgPool2D",
+        "Flatten",
+        "Reshape",
+        "Activation",
+        "Dropout",
+        "BatchNorm",
+        "LayerNorm",
+        "Embedding",
+        "RandomCrop",
+        "RandomFlip",
+        "Upsample2D",
+        "Identity",
+    ]:
         assert "Example:" in getattr(L, name).__doc__, name
     assert "Example:" in L.Layer.__call__.__doc__
     assert "Example:" in L.Layer.variables.__doc__
@@ -360,6 +410,7 @@ def test_batch_norm_features_last_against_numpy():
 
 # ---- an unknown batch size: placeholder((None, ...)) ----
 
+
 def static_run(layer, value, training=False, name="x_static"):
     """`layer` on a static-shape placeholder of `value`'s shape over the same variables; in training the
     updates it makes run once (leaving the collection as it was)."""
@@ -375,8 +426,9 @@ def test_network_with_an_unknown_batch_size_matches_static_shapes():
     and BatchNorm's running statistics equal static-shape graphs; one compile per batch size."""
     rng = np.random.default_rng(5)
     bn = L.BatchNorm()
-    features = L.Sequential([L.Conv2D(3, 3, padding=1), bn, L.Activation("relu"), L.MaxPool2D(2), L.Flatten()],
-                            name="features")
+    features = L.Sequential(
+        [L.Conv2D(3, 3, padding=1), bn, L.Activation("relu"), L.MaxPool2D(2), L.Flatten()], name="features"
+    )
     head = L.Sequential([L.Dropout(0.5), L.Dense(4)], name="head")
     net = L.Sequential([features, head])
     x = sx.placeholder((None, 2, 6, 6), sx.float64, name="x")
@@ -418,8 +470,9 @@ def test_other_layers_with_an_unknown_batch_size_match_static_shapes():
     embedding, token_norm = L.Embedding(10, 3, dtype=sx.float64), L.LayerNorm()
     tokens = L.Sequential([embedding, token_norm], name="tokens")
     image_norm = L.LayerNorm(axes=[1, 2, 3])
-    images = L.Sequential([L.Upsample2D(2, method="bilinear"), image_norm, L.GlobalAvgPool2D(), L.Reshape((1, -1))],
-                          name="images")
+    images = L.Sequential(
+        [L.Upsample2D(2, method="bilinear"), image_norm, L.GlobalAvgPool2D(), L.Reshape((1, -1))], name="images"
+    )
     idx = sx.placeholder((None, 5), sx.int64, name="idx")
     x = sx.placeholder((None, 2, 3, 4), sx.float64, name="x")
     f = sx.function([idx, x], [tokens(idx, training=True), images(x, training=True)])
@@ -443,7 +496,7 @@ def windows(image, padding, size):
         p = np.pad(im, ((0, 0), (padding, padding), (padding, padding)))
         for top in range(p.shape[1] - size + 1):
             for left in range(p.shape[2] - size + 1):
-                out.append(p[:, top:top + size, left:left + size])
+                out.append(p[:, top : top + size, left : left + size])
     return out
 
 
@@ -482,8 +535,9 @@ def test_a_variable_from_an_unknown_size_is_a_shape_error_naming_the_layer():
         L.Dense(3)(x)
 
 
-@pytest.mark.parametrize("make", [lambda: L.Reshape((-1,)), lambda: L.RandomCrop(2),
-                                  lambda: L.Upsample2D(2, method="bilinear")])
+@pytest.mark.parametrize(
+    "make", [lambda: L.Reshape((-1,)), lambda: L.RandomCrop(2), lambda: L.Upsample2D(2, method="bilinear")]
+)
 def test_unknown_sizes_beyond_the_batch_are_shape_errors_where_a_layer_needs_them(make):
     layer = make()
     x = sx.placeholder((None, 2, None, 4), name="x_" + layer.name)

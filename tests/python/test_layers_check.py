@@ -1,6 +1,7 @@
 """tools/check_layers.py, the include check of `make test`: it passes on the real tree and fails,
 naming the file, the line, the include and both layers, on a copy with an include planted that
 points up."""
+
 import importlib.util
 import os
 import shutil
@@ -14,16 +15,18 @@ SCRIPT = os.path.join(ROOT, "tools", "check_layers.py")
 
 
 def run(root, *args):
-    return subprocess.run([sys.executable, SCRIPT, "--root", str(root), *args], capture_output=True, text=True,
-                          timeout=60)
+    return subprocess.run(
+        [sys.executable, SCRIPT, "--root", str(root), *args], capture_output=True, text=True, timeout=60
+    )
 
 
 @pytest.fixture
 def tree(tmp_path):
     """A copy of the sources the check reads."""
     for top in ("src", "include", "toolkit", "python"):
-        shutil.copytree(os.path.join(ROOT, top), tmp_path / top,
-                        ignore=shutil.ignore_patterns("__pycache__", "*.so", "*.pyc"))
+        shutil.copytree(
+            os.path.join(ROOT, top), tmp_path / top, ignore=shutil.ignore_patterns("__pycache__", "*.so", "*.pyc")
+        )
     return tmp_path
 
 
@@ -48,7 +51,7 @@ def test_an_include_from_core_into_the_runtime_fails_naming_it(tree):
     assert result.returncode == 1
     problems = [p for p in result.stderr.splitlines() if not p.startswith("check_layers:")]
     assert len(problems) == 1, result.stderr
-    assert problems[0].startswith("src/core/graph.cpp:%d: includes \"runtime/program.hpp\"" % line)
+    assert problems[0].startswith('src/core/graph.cpp:%d: includes "runtime/program.hpp"' % line)
     assert "layer runtime" in problems[0] and "layer core" in problems[0]
     assert "Fix:" in problems[0]
     assert int(run(tree, "--count").stdout) == int(run(ROOT, "--count").stdout) + 1
@@ -58,7 +61,7 @@ def test_a_public_header_including_a_higher_one_fails(tree):
     line = plant(tree / "include" / "symx" / "tensor.hpp", '#include "symx/function.hpp"')
     result = run(tree)
     assert result.returncode == 1
-    assert "include/symx/tensor.hpp:%d: includes \"symx/function.hpp\"" % line in result.stderr
+    assert 'include/symx/tensor.hpp:%d: includes "symx/function.hpp"' % line in result.stderr
     assert "layer function" in result.stderr and "layer core" in result.stderr
 
 
@@ -66,7 +69,7 @@ def test_the_toolkit_including_an_engine_source_header_fails(tree):
     line = plant(tree / "toolkit" / "src" / "optim.cpp", '#include "ops/op_table.hpp"')
     result = run(tree)
     assert result.returncode == 1
-    assert "toolkit/src/optim.cpp:%d: includes \"ops/op_table.hpp\"" % line in result.stderr
+    assert 'toolkit/src/optim.cpp:%d: includes "ops/op_table.hpp"' % line in result.stderr
     assert "public API" in result.stderr
 
 
@@ -84,5 +87,7 @@ def test_an_allowed_arrow_that_no_longer_exists_fails(tree, monkeypatch):
     spec.loader.exec_module(module)
     monkeypatch.setattr(module, "ALLOWED_UPWARD", module.ALLOWED_UPWARD | {("src/core/graph.cpp", "src/ops/ops.hpp")})
     problems, _, _ = module.check(str(tree))
-    assert problems == ["tools/check_layers.py: the allowed upward include src/core/graph.cpp -> src/ops/ops.hpp "
-                        "no longer exists. Delete its entry from ALLOWED_UPWARD."]
+    assert problems == [
+        "tools/check_layers.py: the allowed upward include src/core/graph.cpp -> src/ops/ops.hpp "
+        "no longer exists. Delete its entry from ALLOWED_UPWARD."
+    ]

@@ -8,8 +8,6 @@ import pytest
 import symx as sx
 from goldens import load_golden
 
-
-
 pytestmark = pytest.mark.usefixtures("fresh_graph")
 
 
@@ -67,8 +65,20 @@ def finite_difference(f, x, step=1e-6):
     return out
 
 
-@pytest.mark.parametrize("case", ["selu", "celu_alpha0.5", "hard_silu", "soft_sign", "log_sigmoid", "glu_axis0",
-                                  "normalize", "normalize_ord3_axis0", "normalize_inf"])
+@pytest.mark.parametrize(
+    "case",
+    [
+        "selu",
+        "celu_alpha0.5",
+        "hard_silu",
+        "soft_sign",
+        "log_sigmoid",
+        "glu_axis0",
+        "normalize",
+        "normalize_ord3_axis0",
+        "normalize_inf",
+    ],
+)
 def test_gradient_matches_finite_differences(case):
     g = golden(case)
     # Moderate inputs: central differences of 1e4-sized values lose the digits compared here.
@@ -118,8 +128,9 @@ def test_hand_values():
     np.testing.assert_allclose(sx.nn.glu([[1.0, 2.0, 0.0, 100.0]]).eval(), [[0.5, 2.0]], rtol=1e-6)
     np.testing.assert_allclose(sx.nn.normalize([[3.0, 4.0], [0.0, 0.0]]).eval(), [[0.6, 0.8], [0.0, 0.0]])
     np.testing.assert_allclose(sx.nn.normalize([[3.0, -4.0]], ord=1).eval(), [[3 / 7, -4 / 7]], rtol=1e-6)
-    np.testing.assert_allclose(sx.nn.log_sigmoid(np.array([-1e4, 0.0, 1e4], np.float32)).eval(),
-                               [-1e4, -np.log(2), 0.0], rtol=1e-6)
+    np.testing.assert_allclose(
+        sx.nn.log_sigmoid(np.array([-1e4, 0.0, 1e4], np.float32)).eval(), [-1e4, -np.log(2), 0.0], rtol=1e-6
+    )
     # Integer inputs compute in float32, as the engine's activations do.
     assert sx.nn.selu(np.array([1, 2], np.int32)).dtype == np.float32
 

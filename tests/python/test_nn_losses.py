@@ -2,6 +2,7 @@
 (golden files written by tests/golden/golden_losses.py, float64, 1e-10 relative), gradients also
 against float64 finite differences, finiteness for logits of +-1e4 in float32, the compiled path,
 metrics against torch.topk, a batch size known only at run time, and argument errors."""
+
 import inspect
 import re
 
@@ -12,8 +13,6 @@ import symx as sx
 from goldens import load_golden
 from symx.nn import losses
 
-
-
 pytestmark = pytest.mark.usefixtures("fresh_graph")
 
 
@@ -23,38 +22,76 @@ def golden(case):
 
 # case -> (the symx loss of (placeholders by name, golden arrays, reduction), its tensor arguments)
 CASES = {
-    "ce_sparse": (lambda a, g, r: losses.softmax_cross_entropy_loss(a["logits"], a["labels"], reduction=r),
-                  ["logits", "labels"]),
-    "ce_sparse_smooth": (lambda a, g, r: losses.softmax_cross_entropy_loss(
-        a["logits"], a["labels"], label_smoothing=float(g["label_smoothing"]), reduction=r), ["logits", "labels"]),
-    "ce_soft": (lambda a, g, r: losses.softmax_cross_entropy_loss(a["logits"], a["labels"], reduction=r),
-                ["logits", "labels"]),
-    "ce_soft_smooth": (lambda a, g, r: losses.softmax_cross_entropy_loss(
-        a["logits"], a["labels"], label_smoothing=float(g["label_smoothing"]), reduction=r), ["logits", "labels"]),
-    "ce_3d": (lambda a, g, r: losses.softmax_cross_entropy_loss(a["logits"], a["labels"], reduction=r),
-              ["logits", "labels"]),
-    "bce": (lambda a, g, r: losses.sigmoid_binary_cross_entropy_loss(a["logits"], a["labels"], reduction=r),
-            ["logits", "labels"]),
-    "bce_pos_weight": (lambda a, g, r: losses.sigmoid_binary_cross_entropy_loss(
-        a["logits"], a["labels"], pos_weight=a["pos_weight"], reduction=r), ["logits", "labels", "pos_weight"]),
-    "mse": (lambda a, g, r: losses.mean_squared_error_loss(a["predictions"], a["targets"], reduction=r),
-            ["predictions", "targets"]),
-    "mae": (lambda a, g, r: losses.mean_absolute_error_loss(a["predictions"], a["targets"], reduction=r),
-            ["predictions", "targets"]),
-    "huber": (lambda a, g, r: losses.huber_loss(a["predictions"], a["targets"], reduction=r),
-              ["predictions", "targets"]),
-    "huber_delta0.5": (lambda a, g, r: losses.huber_loss(a["predictions"], a["targets"], delta=float(g["delta"]),
-                                                         reduction=r), ["predictions", "targets"]),
+    "ce_sparse": (
+        lambda a, g, r: losses.softmax_cross_entropy_loss(a["logits"], a["labels"], reduction=r),
+        ["logits", "labels"],
+    ),
+    "ce_sparse_smooth": (
+        lambda a, g, r: losses.softmax_cross_entropy_loss(
+            a["logits"], a["labels"], label_smoothing=float(g["label_smoothing"]), reduction=r
+        ),
+        ["logits", "labels"],
+    ),
+    "ce_soft": (
+        lambda a, g, r: losses.softmax_cross_entropy_loss(a["logits"], a["labels"], reduction=r),
+        ["logits", "labels"],
+    ),
+    "ce_soft_smooth": (
+        lambda a, g, r: losses.softmax_cross_entropy_loss(
+            a["logits"], a["labels"], label_smoothing=float(g["label_smoothing"]), reduction=r
+        ),
+        ["logits", "labels"],
+    ),
+    "ce_3d": (
+        lambda a, g, r: losses.softmax_cross_entropy_loss(a["logits"], a["labels"], reduction=r),
+        ["logits", "labels"],
+    ),
+    "bce": (
+        lambda a, g, r: losses.sigmoid_binary_cross_entropy_loss(a["logits"], a["labels"], reduction=r),
+        ["logits", "labels"],
+    ),
+    "bce_pos_weight": (
+        lambda a, g, r: losses.sigmoid_binary_cross_entropy_loss(
+            a["logits"], a["labels"], pos_weight=a["pos_weight"], reduction=r
+        ),
+        ["logits", "labels", "pos_weight"],
+    ),
+    "mse": (
+        lambda a, g, r: losses.mean_squared_error_loss(a["predictions"], a["targets"], reduction=r),
+        ["predictions", "targets"],
+    ),
+    "mae": (
+        lambda a, g, r: losses.mean_absolute_error_loss(a["predictions"], a["targets"], reduction=r),
+        ["predictions", "targets"],
+    ),
+    "huber": (
+        lambda a, g, r: losses.huber_loss(a["predictions"], a["targets"], reduction=r),
+        ["predictions", "targets"],
+    ),
+    "huber_delta0.5": (
+        lambda a, g, r: losses.huber_loss(a["predictions"], a["targets"], delta=float(g["delta"]), reduction=r),
+        ["predictions", "targets"],
+    ),
     "hinge_pm1": (lambda a, g, r: losses.hinge_loss(a["scores"], a["labels"], reduction=r), ["scores", "labels"]),
     "hinge_01": (lambda a, g, r: losses.hinge_loss(a["scores"], a["labels"], reduction=r), ["scores", "labels"]),
-    "multi_margin": (lambda a, g, r: losses.multiclass_hinge_loss(a["logits"], a["labels"], reduction=r),
-                     ["logits", "labels"]),
-    "multi_margin_p2": (lambda a, g, r: losses.multiclass_hinge_loss(
-        a["logits"], a["labels"], margin=float(g["margin"]), p=int(g["p"]), reduction=r), ["logits", "labels"]),
-    "kl": (lambda a, g, r: losses.kl_divergence_loss(a["log_predictions"], a["targets"], reduction=r),
-           ["log_predictions", "targets"]),
-    "kl_log_target": (lambda a, g, r: losses.kl_divergence_loss(a["log_predictions"], a["targets"], log_target=True,
-                                                                reduction=r), ["log_predictions", "targets"]),
+    "multi_margin": (
+        lambda a, g, r: losses.multiclass_hinge_loss(a["logits"], a["labels"], reduction=r),
+        ["logits", "labels"],
+    ),
+    "multi_margin_p2": (
+        lambda a, g, r: losses.multiclass_hinge_loss(
+            a["logits"], a["labels"], margin=float(g["margin"]), p=int(g["p"]), reduction=r
+        ),
+        ["logits", "labels"],
+    ),
+    "kl": (
+        lambda a, g, r: losses.kl_divergence_loss(a["log_predictions"], a["targets"], reduction=r),
+        ["log_predictions", "targets"],
+    ),
+    "kl_log_target": (
+        lambda a, g, r: losses.kl_divergence_loss(a["log_predictions"], a["targets"], log_target=True, reduction=r),
+        ["log_predictions", "targets"],
+    ),
 }
 
 
@@ -70,7 +107,7 @@ def build(case, float_dtype=np.float64):
 
 
 def reductions(g):
-    return [key[len("value_"):] for key in g if key.startswith("value_")]
+    return [key[len("value_") :] for key in g if key.startswith("value_")]
 
 
 @pytest.mark.parametrize("case", sorted(CASES))
@@ -87,12 +124,15 @@ def test_gradients_match_pytorch(case):
     g, args, feed = build(case)
     differentiable = [name for name in args if "d" + name in g]
     assert differentiable
-    for suffix, loss in (("", sx.sum(CASES[case][0](args, g, "none") * g["r"])),
-                         ("_mean", CASES[case][0](args, g, "mean"))):
+    for suffix, loss in (
+        ("", sx.sum(CASES[case][0](args, g, "none") * g["r"])),
+        ("_mean", CASES[case][0](args, g, "mean")),
+    ):
         grads = sx.grad(loss, [args[name] for name in differentiable])
         for name, gradient in zip(differentiable, grads):
-            np.testing.assert_allclose(gradient.eval(feed), g["d" + name + suffix], rtol=1e-10, atol=1e-14,
-                                       err_msg=name + suffix)
+            np.testing.assert_allclose(
+                gradient.eval(feed), g["d" + name + suffix], rtol=1e-10, atol=1e-14, err_msg=name + suffix
+            )
 
 
 def finite_difference(f, x, step=1e-6):
@@ -105,8 +145,19 @@ def finite_difference(f, x, step=1e-6):
     return out
 
 
-@pytest.mark.parametrize("case", ["ce_sparse_smooth", "ce_soft", "bce_pos_weight", "huber_delta0.5", "hinge_01",
-                                  "multi_margin_p2", "kl", "kl_log_target"])
+@pytest.mark.parametrize(
+    "case",
+    [
+        "ce_sparse_smooth",
+        "ce_soft",
+        "bce_pos_weight",
+        "huber_delta0.5",
+        "hinge_01",
+        "multi_margin_p2",
+        "kl",
+        "kl_log_target",
+    ],
+)
 def test_gradients_match_finite_differences(case):
     g, args, feed = build(case)
     # Moderate values: central differences lose the digits compared here around 1e4.
@@ -171,10 +222,12 @@ def test_hand_values():
     np.testing.assert_allclose(losses.multiclass_hinge_loss([[0.1, 0.2, 0.4]], [2]).eval(), 0.5, rtol=1e-6)
     np.testing.assert_allclose(losses.sigmoid_binary_cross_entropy_loss([0.0], [1.0]).eval(), np.log(2), rtol=1e-6)
     # Uniform logits: the loss is log(C) whatever the labels and the smoothing.
-    np.testing.assert_allclose(losses.softmax_cross_entropy_loss(np.zeros((2, 4)), np.array([0, 3]),
-                                                                 label_smoothing=0.3).eval(), np.log(4))
-    np.testing.assert_allclose(losses.kl_divergence_loss(np.log([[0.5, 0.5]]), [[1.0, 0.0]],
-                                                         reduction="batchmean").eval(), np.log(2))
+    np.testing.assert_allclose(
+        losses.softmax_cross_entropy_loss(np.zeros((2, 4)), np.array([0, 3]), label_smoothing=0.3).eval(), np.log(4)
+    )
+    np.testing.assert_allclose(
+        losses.kl_divergence_loss(np.log([[0.5, 0.5]]), [[1.0, 0.0]], reduction="batchmean").eval(), np.log(2)
+    )
 
 
 def test_mean_divides_by_the_batch_size_of_the_call():
@@ -190,8 +243,9 @@ def test_mean_divides_by_the_batch_size_of_the_call():
         x, y = rng.normal(size=(n, 4)), rng.integers(0, 4, n)
         ce_value, kl_value, d_ce, d_kl = f(x, y)
         np.testing.assert_allclose(ce_value, np.mean(np.log(np.exp(x).sum(1)) - x[np.arange(n), y]), rtol=1e-12)
-        np.testing.assert_allclose(d_ce, (np.exp(x) / np.exp(x).sum(1, keepdims=True) - np.eye(4)[y]) / n,
-                                   rtol=1e-12, atol=1e-15)
+        np.testing.assert_allclose(
+            d_ce, (np.exp(x) / np.exp(x).sum(1, keepdims=True) - np.eye(4)[y]) / n, rtol=1e-12, atol=1e-15
+        )
         np.testing.assert_allclose(kl_value, np.sum(0.25 * (np.log(0.25) - x)) / n, rtol=1e-12)
         np.testing.assert_allclose(d_kl, np.full((n, 4), -0.25 / n), rtol=1e-12)
 
@@ -201,8 +255,12 @@ def test_every_loss_takes_an_unknown_batch_size(case):
     """Each loss built on placeholders whose first axis is None (pos_weight, per class, excepted) matches
     PyTorch's golden values and gradients when called."""
     g = golden(case)
-    args = {name: sx.placeholder((None,) + g[name].shape[1:] if name != "pos_weight" else g[name].shape,
-                                 g[name].dtype, name=name) for name in CASES[case][1]}
+    args = {
+        name: sx.placeholder(
+            (None,) + g[name].shape[1:] if name != "pos_weight" else g[name].shape, g[name].dtype, name=name
+        )
+        for name in CASES[case][1]
+    }
     loss = CASES[case][0](args, g, "mean")
     names = [name for name in args if "d" + name + "_mean" in g]
     f = sx.function(list(args.values()), [loss] + sx.grad(loss, [args[name] for name in names]), backend="reference")
@@ -221,8 +279,11 @@ def test_out_of_range_labels_are_not_checked_and_read_nothing():
 
 def test_errors_name_the_argument():
     logits = sx.placeholder((8, 10), name="logits")
-    with pytest.raises(ValueError, match=r"softmax_cross_entropy_loss: reduction 'avg' is not one of 'mean', "
-                                         r"'sum', 'none', at test_nn_losses\.py:\d+"):
+    with pytest.raises(
+        ValueError,
+        match=r"softmax_cross_entropy_loss: reduction 'avg' is not one of 'mean', "
+        r"'sum', 'none', at test_nn_losses\.py:\d+",
+    ):
         losses.softmax_cross_entropy_loss(logits, sx.placeholder((8,), "int64"), reduction="avg")
     with pytest.raises(ValueError, match=r"'mean', 'batchmean', 'sum', 'none'"):
         losses.kl_divergence_loss(logits, logits, reduction="max")
@@ -254,11 +315,21 @@ def test_errors_name_the_argument():
 
 def test_every_function_has_a_docstring_with_an_example():
     import symx.nn.losses as imported  # the submodule imports like an ordinary one
+
     assert imported is losses
     names = [n for n in dir(losses) if not n.startswith("_") and callable(getattr(losses, n))]
     assert len(names) == 10
     for name in names:
         assert re.search(r"^\s*Example", getattr(losses, name).__doc__ or "", re.MULTILINE), name
-    for name in ("selu", "celu", "hard_sigmoid", "hard_silu", "hard_swish", "soft_sign", "log_sigmoid", "glu",
-                 "normalize"):
+    for name in (
+        "selu",
+        "celu",
+        "hard_sigmoid",
+        "hard_silu",
+        "hard_swish",
+        "soft_sign",
+        "log_sigmoid",
+        "glu",
+        "normalize",
+    ):
         assert "Example" in inspect.getdoc(getattr(sx.nn, name)), name

@@ -1,4 +1,5 @@
 """sx.load_npz / sx.save_npz against numpy.load / numpy.savez, both ways, and their errors."""
+
 import zipfile
 
 import numpy as np
@@ -62,7 +63,9 @@ def test_npz_errors_name_the_file_and_entry(tmp_path):
     bad = tmp_path / "bad.npz"
     with zipfile.ZipFile(bad, "w", compression=zipfile.ZIP_BZIP2) as z:
         z.writestr("w.npy", b"x" * 100)
-    with pytest.raises(sx.IOError, match=r"load_npz: '.*bad\.npz': entry 'w\.npy' is compressed with method 12 \(bzip2\)"):
+    with pytest.raises(
+        sx.IOError, match=r"load_npz: '.*bad\.npz': entry 'w\.npy' is compressed with method 12 \(bzip2\)"
+    ):
         sx.load_npz(bad)
     other = tmp_path / "other.npz"
     with zipfile.ZipFile(other, "w") as z:

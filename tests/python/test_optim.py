@@ -3,6 +3,7 @@
 Oracles: torch.optim trajectories stored in golden files (tests/golden/golden_optim.py), NumPy
 formulas (written independently here) for the schedules and clipping, and the known minimum (1, 1)
 of Rosenbrock's function."""
+
 import glob
 import inspect
 import math
@@ -17,10 +18,16 @@ from goldens import GOLDEN, load_golden
 from symx import optim
 from symx.optim import schedules
 
-GOLDEN_CASES = sorted(os.path.basename(p)[len("optim_"):-len(".npz")]
-                      for p in glob.glob(os.path.join(GOLDEN, "optim_*.npz")))
-OPTIMIZERS = {"sgd": optim.SGD, "adam": optim.Adam, "adamw": optim.AdamW, "rmsprop": optim.RMSprop,
-              "adagrad": optim.Adagrad}
+GOLDEN_CASES = sorted(
+    os.path.basename(p)[len("optim_") : -len(".npz")] for p in glob.glob(os.path.join(GOLDEN, "optim_*.npz"))
+)
+OPTIMIZERS = {
+    "sgd": optim.SGD,
+    "adam": optim.Adam,
+    "adamw": optim.AdamW,
+    "rmsprop": optim.RMSprop,
+    "adagrad": optim.Adagrad,
+}
 FLAGS = ("nesterov", "amsgrad", "centered")
 
 
@@ -46,17 +53,27 @@ def optimizer_for(case, data):
         if flag in settings:
             settings[flag] = bool(settings[flag])
     if "decay_rate" in settings:  # torch's ExponentialLR(gamma), stepped after every update
-        settings["learning_rate"] = schedules.exponential_decay(settings["learning_rate"], 1,
-                                                                settings.pop("decay_rate"))
+        settings["learning_rate"] = schedules.exponential_decay(
+            settings["learning_rate"], 1, settings.pop("decay_rate")
+        )
     return OPTIMIZERS[case.split("_")[0]](**settings)
 
 
 def test_golden_files_cover_every_optimizer_and_option():
     kinds = {case.split("_")[0] for case in GOLDEN_CASES}
     assert kinds == set(OPTIMIZERS)
-    for needed in ("sgd_nesterov_wd", "sgd_dampening_wd", "adam_amsgrad", "adamw", "rmsprop_centered",
-                   "rmsprop_centered_momentum_wd", "adagrad_decay_wd", "sgd_clip_norm", "adam_clip_value",
-                   "adam_exponential"):
+    for needed in (
+        "sgd_nesterov_wd",
+        "sgd_dampening_wd",
+        "adam_amsgrad",
+        "adamw",
+        "rmsprop_centered",
+        "rmsprop_centered_momentum_wd",
+        "adagrad_decay_wd",
+        "sgd_clip_norm",
+        "adam_clip_value",
+        "adam_exponential",
+    ):
         assert needed in GOLDEN_CASES
 
 
@@ -114,6 +131,7 @@ def test_reaches_the_minimum_of_rosenbrock(name, make, steps):
 
 
 # ---- state: saved and restored with the model ----
+
 
 def test_state_is_variables_named_under_the_optimizer():
     data = load("adam_amsgrad")
@@ -179,6 +197,7 @@ def test_reset_variables_restarts_the_optimizer():
 
 
 # ---- parameters, gradients and learning rates ----
+
 
 def test_default_parameters_are_the_trainable_variables_of_the_loss():
     a = sx.variable(np.array([1.0, 2.0]), name="a")
@@ -258,6 +277,7 @@ def test_learning_rate_advances_once_per_call_of_the_training_function():
 
 # ---- clipping ----
 
+
 def test_clip_by_global_norm_matches_numpy():
     rng = np.random.default_rng(3)
     grads = [rng.normal(size=(3, 2)), rng.normal(size=4)]
@@ -291,30 +311,54 @@ def np_restarts(step, initial, first, t_mul, m_mul, alpha):
     while step >= start + length:  # walk the periods one by one: exact at every restart
         start, length, i = start + length, length * t_mul, i + 1
     fraction = (step - start) / length
-    return initial * ((1 - alpha) * m_mul ** i * 0.5 * (1 + math.cos(math.pi * fraction)) + alpha)
+    return initial * ((1 - alpha) * m_mul**i * 0.5 * (1 + math.cos(math.pi * fraction)) + alpha)
 
 
 SCHEDULES = [
     ("constant", schedules.constant(0.3), lambda s: np.full(s.shape, 0.3)),
     ("linear", schedules.linear(0.1, 0.5, 40), lambda s: 0.1 + 0.4 * np.minimum(s, 40) / 40),
-    ("piecewise_constant", schedules.piecewise_constant([10, 50, 51], [1.0, 0.1, 0.01, 0.001]),
-     lambda s: np.array([1.0, 0.1, 0.01, 0.001])[np.searchsorted([10, 50, 51], s, side="right")]),
-    ("exponential_decay", schedules.exponential_decay(0.1, 30, 0.7),
-     lambda s: 0.1 * 0.7 ** (s / 30)),
-    ("exponential_decay_staircase", schedules.exponential_decay(0.1, 30, 0.7, staircase=True),
-     lambda s: 0.1 * 0.7 ** np.floor(s / 30)),
+    (
+        "piecewise_constant",
+        schedules.piecewise_constant([10, 50, 51], [1.0, 0.1, 0.01, 0.001]),
+        lambda s: np.array([1.0, 0.1, 0.01, 0.001])[np.searchsorted([10, 50, 51], s, side="right")],
+    ),
+    ("exponential_decay", schedules.exponential_decay(0.1, 30, 0.7), lambda s: 0.1 * 0.7 ** (s / 30)),
+    (
+        "exponential_decay_staircase",
+        schedules.exponential_decay(0.1, 30, 0.7, staircase=True),
+        lambda s: 0.1 * 0.7 ** np.floor(s / 30),
+    ),
     ("cosine_decay", schedules.cosine_decay(0.2, 150, alpha=0.1), lambda s: np_cosine(s, 0.2, 150, 0.1)),
-    ("cosine_decay_restarts", schedules.cosine_decay_restarts(0.2, 10, t_mul=2.0, m_mul=0.8, alpha=0.05),
-     lambda s: np.array([np_restarts(k, 0.2, 10, 2.0, 0.8, 0.05) for k in s])),
-    ("cosine_decay_restarts_t3", schedules.cosine_decay_restarts(1.0, 7, t_mul=3.0),
-     lambda s: np.array([np_restarts(k, 1.0, 7, 3.0, 1.0, 0.0) for k in s])),
-    ("cosine_decay_restarts_equal", schedules.cosine_decay_restarts(0.5, 25, t_mul=1.0, m_mul=0.5),
-     lambda s: np.array([np_restarts(k, 0.5, 25, 1.0, 0.5, 0.0) for k in s])),
-    ("linear_warmup", schedules.linear_warmup(schedules.cosine_decay(0.1, 200), 20, init_value=0.01),
-     lambda s: np.where(s < 20, 0.01 + (0.1 - 0.01) * s / 20, np_cosine(np.maximum(s - 20, 0), 0.1, 200, 0.0))),
-    ("join", schedules.join([schedules.constant(0.5), schedules.exponential_decay(0.2, 10, 0.5),
-                             schedules.linear(0.3, 0.0, 100)], [30, 90]),
-     lambda s: np.where(s < 30, 0.5, np.where(s < 90, 0.2 * 0.5 ** ((s - 30) / 10), 0.3 - 0.3 * np.minimum(s - 90, 100) / 100))),
+    (
+        "cosine_decay_restarts",
+        schedules.cosine_decay_restarts(0.2, 10, t_mul=2.0, m_mul=0.8, alpha=0.05),
+        lambda s: np.array([np_restarts(k, 0.2, 10, 2.0, 0.8, 0.05) for k in s]),
+    ),
+    (
+        "cosine_decay_restarts_t3",
+        schedules.cosine_decay_restarts(1.0, 7, t_mul=3.0),
+        lambda s: np.array([np_restarts(k, 1.0, 7, 3.0, 1.0, 0.0) for k in s]),
+    ),
+    (
+        "cosine_decay_restarts_equal",
+        schedules.cosine_decay_restarts(0.5, 25, t_mul=1.0, m_mul=0.5),
+        lambda s: np.array([np_restarts(k, 0.5, 25, 1.0, 0.5, 0.0) for k in s]),
+    ),
+    (
+        "linear_warmup",
+        schedules.linear_warmup(schedules.cosine_decay(0.1, 200), 20, init_value=0.01),
+        lambda s: np.where(s < 20, 0.01 + (0.1 - 0.01) * s / 20, np_cosine(np.maximum(s - 20, 0), 0.1, 200, 0.0)),
+    ),
+    (
+        "join",
+        schedules.join(
+            [schedules.constant(0.5), schedules.exponential_decay(0.2, 10, 0.5), schedules.linear(0.3, 0.0, 100)],
+            [30, 90],
+        ),
+        lambda s: np.where(
+            s < 30, 0.5, np.where(s < 90, 0.2 * 0.5 ** ((s - 30) / 10), 0.3 - 0.3 * np.minimum(s - 90, 100) / 100)
+        ),
+    ),
 ]
 
 
@@ -335,24 +379,28 @@ def test_schedule_from_a_function():
 
 # ---- errors ----
 
-@pytest.mark.parametrize("make, words", [
-    (lambda: optim.SGD(0.0), "learning_rate is 0"),
-    (lambda: optim.Adam(-1e-3), "learning_rate is -0.001"),
-    (lambda: optim.Adam(beta1=1.0), "beta1 is 1"),
-    (lambda: optim.AdamW(beta2=-0.1), "beta2 is -0.1"),
-    (lambda: optim.RMSprop(alpha=1.5), "alpha is 1.5"),
-    (lambda: optim.Adam(eps=0.0), "eps is 0"),
-    (lambda: optim.SGD(0.1, nesterov=True), "nesterov momentum needs momentum > 0"),
-    (lambda: optim.SGD(0.1, momentum=-0.5), "momentum is -0.5"),
-    (lambda: optim.Adagrad(weight_decay=-1.0), "weight_decay is -1"),
-    (lambda: optim.SGD(0.1, clip_norm=0.0), "clip_norm is 0"),
-    (lambda: optim.SGD(sx.placeholder((2,), sx.float64, name="lrs")), "'lrs' has shape (2,)"),
-    (lambda: schedules.piecewise_constant([5, 3], [1.0, 2.0, 3.0]), "boundaries must increase"),
-    (lambda: schedules.piecewise_constant([5], [1.0]), "1 values for 1 boundaries"),
-    (lambda: schedules.cosine_decay(0.1, 0), "decay_steps is 0"),
-    (lambda: schedules.cosine_decay_restarts(0.1, 10, t_mul=0.5), "t_mul is 0.5"),
-    (lambda: schedules.join([schedules.constant(1.0)], [3]), "1 schedules for 1 boundaries"),
-])
+
+@pytest.mark.parametrize(
+    "make, words",
+    [
+        (lambda: optim.SGD(0.0), "learning_rate is 0"),
+        (lambda: optim.Adam(-1e-3), "learning_rate is -0.001"),
+        (lambda: optim.Adam(beta1=1.0), "beta1 is 1"),
+        (lambda: optim.AdamW(beta2=-0.1), "beta2 is -0.1"),
+        (lambda: optim.RMSprop(alpha=1.5), "alpha is 1.5"),
+        (lambda: optim.Adam(eps=0.0), "eps is 0"),
+        (lambda: optim.SGD(0.1, nesterov=True), "nesterov momentum needs momentum > 0"),
+        (lambda: optim.SGD(0.1, momentum=-0.5), "momentum is -0.5"),
+        (lambda: optim.Adagrad(weight_decay=-1.0), "weight_decay is -1"),
+        (lambda: optim.SGD(0.1, clip_norm=0.0), "clip_norm is 0"),
+        (lambda: optim.SGD(sx.placeholder((2,), sx.float64, name="lrs")), "'lrs' has shape (2,)"),
+        (lambda: schedules.piecewise_constant([5, 3], [1.0, 2.0, 3.0]), "boundaries must increase"),
+        (lambda: schedules.piecewise_constant([5], [1.0]), "1 values for 1 boundaries"),
+        (lambda: schedules.cosine_decay(0.1, 0), "decay_steps is 0"),
+        (lambda: schedules.cosine_decay_restarts(0.1, 10, t_mul=0.5), "t_mul is 0.5"),
+        (lambda: schedules.join([schedules.constant(1.0)], [3]), "1 schedules for 1 boundaries"),
+    ],
+)
 def test_bad_settings_are_value_errors_with_a_fix(make, words):
     with pytest.raises(ValueError) as info:
         make()
@@ -363,7 +411,9 @@ def test_bad_settings_are_value_errors_with_a_fix(make, words):
 
 def test_loss_that_is_not_a_scalar():
     w = sx.variable(np.ones(3), name="w")
-    with pytest.raises(ValueError, match=r"Adam.minimize: the loss '.*' has shape \(3,\).*must be a scalar.*mean\(loss\)"):
+    with pytest.raises(
+        ValueError, match=r"Adam.minimize: the loss '.*' has shape \(3,\).*must be a scalar.*mean\(loss\)"
+    ):
         optim.Adam().minimize(w * 2)
 
 
@@ -382,6 +432,7 @@ def test_parameter_that_is_not_a_variable():
 
 # ---- documentation ----
 
+
 def test_every_public_name_has_a_docstring_with_an_example():
     found = []
     for module in (optim, schedules):
@@ -391,22 +442,35 @@ def test_every_public_name_has_a_docstring_with_an_example():
                 continue
             found.append((name, obj))
             if inspect.isclass(obj):
-                found += [(name + "." + n, o) for n, o in vars(obj).items()
-                          if not n.startswith("_") or (n in ("__init__", "__call__") and obj is not optim.Optimizer)]
+                found += [
+                    (name + "." + n, o)
+                    for n, o in vars(obj).items()
+                    if not n.startswith("_") or (n in ("__init__", "__call__") and obj is not optim.Optimizer)
+                ]
     names = [n for n, _ in found]
-    for expected in ("Adam", "Adam.__init__", "Optimizer.minimize", "SGD", "clip_by_global_norm", "cosine_decay",
-                     "Schedule.__call__"):
+    for expected in (
+        "Adam",
+        "Adam.__init__",
+        "Optimizer.minimize",
+        "SGD",
+        "clip_by_global_norm",
+        "cosine_decay",
+        "Schedule.__call__",
+    ):
         assert expected in names
     missing = [n for n, obj in found if not re.search(r"^\s*Example", obj.__doc__ or "", re.MULTILINE)]
     assert missing == []
 
 
 def test_learning_rate_of_another_type_is_a_type_error_naming_what_is_accepted():
-    with pytest.raises(TypeError, match=r"learning_rate: float \| symx._symx.Tensor \| symx._symx.optim.schedules.Schedule"):
+    with pytest.raises(
+        TypeError, match=r"learning_rate: float \| symx._symx.Tensor \| symx._symx.optim.schedules.Schedule"
+    ):
         optim.SGD("0.1")
 
 
 # ---- an unknown batch size ----
+
 
 @pytest.mark.parametrize("kind", ["sgd", "adam"])
 def test_steps_on_batches_of_an_unknown_size_follow_the_formulas(kind):

@@ -1,16 +1,12 @@
 """Random draws: reproducibility from sx.random.seed, fresh values on every evaluation and call,
 and the statistics of each distribution (these tests cover the random_* primitives)."""
+
 import numpy as np
 import pytest
 
 import symx as sx
 
-
-@pytest.fixture(autouse=True)
-def fresh_graph():
-    sx.reset_default_graph()
-    yield
-    sx.reset_default_graph()
+pytestmark = pytest.mark.usefixtures("fresh_graph")
 
 
 def draws(t, n=1):

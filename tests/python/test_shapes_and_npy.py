@@ -1,6 +1,7 @@
 """Shape limits and .npy files from Python: element counts that overflow are ShapeErrors at build
 time, axes beyond C int are checked rather than wrapped, and load_npy/save_npy agree with
 numpy.load/numpy.save."""
+
 import os
 
 import numpy as np
@@ -8,12 +9,7 @@ import pytest
 
 import symx as sx
 
-
-@pytest.fixture(autouse=True)
-def fresh_graph():
-    sx.reset_default_graph()
-    yield
-    sx.reset_default_graph()
+pytestmark = pytest.mark.usefixtures("fresh_graph")
 
 
 # ---- element counts --------------------------------------------------------------------------
@@ -117,8 +113,13 @@ def test_version_2_and_3_files_from_numpy_load(tmp_path):
 
 @pytest.mark.parametrize(
     "shape_text, message",
-    [("(3 4)", r"'shape' is '\(3 4\)'; expected a tuple"), ("[3, 4]", r"'shape' is '\[3, 4\]'"),
-     ("(3.0, 4)", r"'shape' is '\(3.0, 4\)'"), ("(-3, 4)", r"'shape' is '\(-3, 4\)'")])
+    [
+        ("(3 4)", r"'shape' is '\(3 4\)'; expected a tuple"),
+        ("[3, 4]", r"'shape' is '\[3, 4\]'"),
+        ("(3.0, 4)", r"'shape' is '\(3.0, 4\)'"),
+        ("(-3, 4)", r"'shape' is '\(-3, 4\)'"),
+    ],
+)
 def test_malformed_npy_headers_are_io_errors(tmp_path, shape_text, message):
     path = tmp_path / "bad.npy"
     np.save(path, np.zeros((3, 4)))
@@ -143,10 +144,16 @@ def test_npy_claiming_huge_shape_is_an_io_error(tmp_path):
 
 @pytest.mark.parametrize(
     "call",
-    [lambda x: sx.expand_dims(x, 2**32), lambda x: sx.concatenate([x, x], axis=2**32),
-     lambda x: sx.stack([x, x], axis=-(2**33)), lambda x: sx.argmax(x, axis=2**32),
-     lambda x: sx.cumsum(x, axis=2**32), lambda x: sx.split(x, 1, axis=2**32),
-     lambda x: sx.nn.softmax(x, axis=2**32)])
+    [
+        lambda x: sx.expand_dims(x, 2**32),
+        lambda x: sx.concatenate([x, x], axis=2**32),
+        lambda x: sx.stack([x, x], axis=-(2**33)),
+        lambda x: sx.argmax(x, axis=2**32),
+        lambda x: sx.cumsum(x, axis=2**32),
+        lambda x: sx.split(x, 1, axis=2**32),
+        lambda x: sx.nn.softmax(x, axis=2**32),
+    ],
+)
 def test_single_axes_beyond_int_are_shape_errors(call):
     x = sx.placeholder((1, 3), name="x")
     with pytest.raises(sx.ShapeError, match=r"axis -?\d{10} is out of range"):

@@ -2,6 +2,7 @@
 1e-10), KL divergences against closed forms in NumPy or numerical integration (scipy.integrate),
 sample moments within 5 standard errors, gradients of log_prob against float64 finite
 differences, and the errors for invalid parameters and shapes."""
+
 import inspect
 import re
 
@@ -31,6 +32,7 @@ def random_spd(rng, n, batch=()):
 
 
 # ---- densities, entropies, moments against scipy.stats ----
+
 
 def test_normal_matches_scipy():
     loc = f64([0.0, -3.0, 1e6, 2.5, -1e-8])[:, None]
@@ -168,8 +170,13 @@ def test_bernoulli_with_certain_outcomes():
 def test_golden_files_agree(family):
     # The golden files that the C++ tests read (tests/golden/golden_stats.py) hold SciPy's values.
     golden = load_golden("stats_" + family)
-    cls = {"normal": stats.Normal, "uniform": stats.Uniform, "gamma": stats.Gamma, "beta": stats.Beta,
-           "bernoulli": stats.Bernoulli}[family]
+    cls = {
+        "normal": stats.Normal,
+        "uniform": stats.Uniform,
+        "gamma": stats.Gamma,
+        "beta": stats.Beta,
+        "bernoulli": stats.Bernoulli,
+    }[family]
     params = {k: v for k, v in golden.items() if k not in ("x", "log_prob", "entropy", "mean", "variance")}
     d = cls(**params)
     close(d.log_prob(golden["x"]).eval(), golden["log_prob"], atol=1e-9)
@@ -179,6 +186,7 @@ def test_golden_files_agree(family):
 
 
 # ---- KL divergences ----
+
 
 def test_kl_normal_closed_form():
     mp, sp, mq, sq = f64([0.0, 1.0, -3.0]), f64([1.0, 0.1, 5.0]), f64([1.0, 1.0, 2.0]), f64([2.0, 3.0, 0.5])
@@ -193,8 +201,13 @@ def test_kl_multivariate_normal_closed_form():
     cp, cq = random_spd(rng, 3, (2,)), random_spd(rng, 3)
     iq = np.linalg.inv(cq)
     delta = mq - mp
-    expected = 0.5 * (np.trace(iq @ cp, axis1=-2, axis2=-1) + np.einsum("bi,ij,bj->b", delta, iq, delta) - 3
-                      + np.linalg.slogdet(cq)[1] - np.linalg.slogdet(cp)[1])
+    expected = 0.5 * (
+        np.trace(iq @ cp, axis1=-2, axis2=-1)
+        + np.einsum("bi,ij,bj->b", delta, iq, delta)
+        - 3
+        + np.linalg.slogdet(cq)[1]
+        - np.linalg.slogdet(cp)[1]
+    )
     kl = stats.kl_divergence(stats.MultivariateNormal(mp, cp), stats.MultivariateNormal(mq, cq))
     close(kl.eval(), expected)
 
@@ -216,8 +229,9 @@ def test_kl_uniform_closed_form():
 
 
 def kl_by_quadrature(p, q, lo, hi):
-    value, _ = integrate.quad(lambda x: p.pdf(x) * (p.logpdf(x) - q.logpdf(x)), lo, hi, epsabs=1e-13, epsrel=1e-12,
-                              limit=200)
+    value, _ = integrate.quad(
+        lambda x: p.pdf(x) * (p.logpdf(x) - q.logpdf(x)), lo, hi, epsabs=1e-13, epsrel=1e-12, limit=200
+    )
     return value
 
 
@@ -235,6 +249,7 @@ def test_kl_beta_by_quadrature(ap, bp, aq, bq):
 
 
 # ---- sampling ----
+
 
 def check_moments(draws, mean, var, kurtosis_excess, label):
     """Sample mean and variance within 5 standard errors of the exact ones."""
@@ -257,8 +272,11 @@ def test_sample_moments_of_scalar_distributions():
         ("normal", stats.Normal(f64([0.0, 5.0]), f64([1.0, 0.2])), ss.norm(f64([0.0, 5.0]), f64([1.0, 0.2]))),
         ("uniform", stats.Uniform(f64([0.0, -3.0]), f64([1.0, 7.0])), ss.uniform(f64([0.0, -3.0]), f64([1.0, 10.0]))),
         ("bernoulli", stats.Bernoulli(probs=f64([0.1, 0.5])), ss.bernoulli(f64([0.1, 0.5]))),
-        ("gamma", stats.Gamma(f64([0.3, 1.0, 7.0]), f64([1.0, 2.0, 0.5])),
-         ss.gamma(f64([0.3, 1.0, 7.0]), scale=1 / f64([1.0, 2.0, 0.5]))),
+        (
+            "gamma",
+            stats.Gamma(f64([0.3, 1.0, 7.0]), f64([1.0, 2.0, 0.5])),
+            ss.gamma(f64([0.3, 1.0, 7.0]), scale=1 / f64([1.0, 2.0, 0.5])),
+        ),
         ("beta", stats.Beta(f64([0.2, 2.0]), f64([0.5, 3.0])), ss.beta(f64([0.2, 2.0]), f64([0.5, 3.0]))),
     ]
     for label, d, ref in cases:
@@ -329,6 +347,7 @@ def test_reparameterized_samples_differentiate():
 
 # ---- gradients of log_prob against finite differences ----
 
+
 def finite_difference(fn, params, h=1e-6):
     grads = []
     for i, p in enumerate(params):
@@ -348,11 +367,17 @@ GRADIENT_CASES = {
     "uniform": (lambda a, b: stats.Uniform(a, b), [f64([0.0, -1.0]), f64([2.0, 3.0])], f64([0.5, 1.0])),
     "gamma": (lambda a, b: stats.Gamma(a, b), [f64([0.4, 3.0]), f64([2.0, 0.7])], f64([0.3, 4.0])),
     "beta": (lambda a, b: stats.Beta(a, b), [f64([0.6, 4.0]), f64([2.0, 1.3])], f64([0.2, 0.8])),
-    "bernoulli": (lambda l: stats.Bernoulli(logits=l), [f64([-1.0, 2.0])], f64([1.0, 0.0])),
-    "categorical": (lambda l: stats.Categorical(logits=l), [f64([[0.1, -0.4, 2.0], [1.0, 0.0, 0.5]])],
-                    np.array([2, 0])),
-    "mvn": (lambda m, l: stats.MultivariateNormal(m, scale_tril=l),
-            [f64([0.2, -0.5]), f64([[1.3, 0.0], [0.4, 0.8]])], f64([[0.1, 0.3], [-1.0, 2.0]])),
+    "bernoulli": (lambda logits: stats.Bernoulli(logits=logits), [f64([-1.0, 2.0])], f64([1.0, 0.0])),
+    "categorical": (
+        lambda logits: stats.Categorical(logits=logits),
+        [f64([[0.1, -0.4, 2.0], [1.0, 0.0, 0.5]])],
+        np.array([2, 0]),
+    ),
+    "mvn": (
+        lambda m, tril: stats.MultivariateNormal(m, scale_tril=tril),
+        [f64([0.2, -0.5]), f64([[1.3, 0.0], [0.4, 0.8]])],
+        f64([[0.1, 0.3], [-1.0, 2.0]]),
+    ),
 }
 
 
@@ -382,6 +407,7 @@ def test_entropy_and_kl_gradients_match_finite_differences():
 
 # ---- parameters, dtypes and compiled functions ----
 
+
 def test_placeholder_parameters_compile():
     loc = sx.placeholder((3,), "float64", name="loc")
     scale = sx.placeholder((3,), "float64", name="scale")
@@ -400,7 +426,11 @@ def test_numbers_are_float32_unless_a_parameter_is_float64():
 
 
 def test_float32_densities_are_accurate_to_float32():
-    a, rate, x = np.float32([0.2, 1.0, 7.5, 300.0]), np.float32([1.0, 0.5, 2.0, 10.0]), np.float32([0.1, 1.0, 3.0, 30.0])
+    a, rate, x = (
+        np.float32([0.2, 1.0, 7.5, 300.0]),
+        np.float32([1.0, 0.5, 2.0, 10.0]),
+        np.float32([0.1, 1.0, 3.0, 30.0]),
+    )
     d = stats.Gamma(a, rate)
     out = d.log_prob(x).eval()
     assert out.dtype == np.float32
@@ -413,40 +443,51 @@ def test_float32_densities_are_accurate_to_float32():
 
 # ---- errors ----
 
-@pytest.mark.parametrize("make,argument", [
-    (lambda: stats.Normal(0.0, -1.0), "scale"),
-    (lambda: stats.Normal(0.0, f64([1.0, 0.0])), "scale"),
-    (lambda: stats.Gamma(-1.0, 1.0), "concentration"),
-    (lambda: stats.Gamma(1.0, f64([np.nan])), "rate"),
-    (lambda: stats.Beta(1.0, 0.0), "b"),
-    (lambda: stats.Uniform(1.0, 1.0), "low must be less than high"),
-    (lambda: stats.Bernoulli(probs=1.5), "probs"),
-    (lambda: stats.Categorical(probs=f64([0.5, -0.1])), "probs"),
-    (lambda: stats.MultivariateNormal(np.zeros(2), f64([[1.0, 2.0], [2.0, 1.0]])), "positive definite"),
-    (lambda: stats.MultivariateNormal(np.zeros(2), f64([[1.0, 0.5], [0.0, 1.0]])), "symmetric"),
-    (lambda: stats.MultivariateNormal(np.zeros(2), scale_tril=f64([[1.0, 0.0], [0.5, -1.0]])), "scale_tril"),
-    (lambda: stats.MultivariateNormal(np.zeros(2)), "exactly one of covariance and scale_tril"),
-    (lambda: stats.Bernoulli(), "exactly one of logits and probs"),
-    (lambda: stats.Categorical(logits=f64([0.0]), probs=f64([1.0])), "exactly one of logits and probs"),
-    (lambda: stats.Categorical(logits=f64([0.0, 1.0])).mean(), "no mean"),
-    (lambda: stats.kl_divergence(stats.Normal(0.0, 1.0), stats.Gamma(1.0, 1.0)), "no closed form"),
-], ids=lambda v: v if isinstance(v, str) else "")
+
+@pytest.mark.parametrize(
+    "make,argument",
+    [
+        (lambda: stats.Normal(0.0, -1.0), "scale"),
+        (lambda: stats.Normal(0.0, f64([1.0, 0.0])), "scale"),
+        (lambda: stats.Gamma(-1.0, 1.0), "concentration"),
+        (lambda: stats.Gamma(1.0, f64([np.nan])), "rate"),
+        (lambda: stats.Beta(1.0, 0.0), "b"),
+        (lambda: stats.Uniform(1.0, 1.0), "low must be less than high"),
+        (lambda: stats.Bernoulli(probs=1.5), "probs"),
+        (lambda: stats.Categorical(probs=f64([0.5, -0.1])), "probs"),
+        (lambda: stats.MultivariateNormal(np.zeros(2), f64([[1.0, 2.0], [2.0, 1.0]])), "positive definite"),
+        (lambda: stats.MultivariateNormal(np.zeros(2), f64([[1.0, 0.5], [0.0, 1.0]])), "symmetric"),
+        (lambda: stats.MultivariateNormal(np.zeros(2), scale_tril=f64([[1.0, 0.0], [0.5, -1.0]])), "scale_tril"),
+        (lambda: stats.MultivariateNormal(np.zeros(2)), "exactly one of covariance and scale_tril"),
+        (lambda: stats.Bernoulli(), "exactly one of logits and probs"),
+        (lambda: stats.Categorical(logits=f64([0.0]), probs=f64([1.0])), "exactly one of logits and probs"),
+        (lambda: stats.Categorical(logits=f64([0.0, 1.0])).mean(), "no mean"),
+        (lambda: stats.kl_divergence(stats.Normal(0.0, 1.0), stats.Gamma(1.0, 1.0)), "no closed form"),
+    ],
+    ids=lambda v: v if isinstance(v, str) else "",
+)
 def test_invalid_parameters_known_at_build_time_raise_value_error(make, argument):
     with pytest.raises(ValueError, match=re.escape(argument)) as info:
         make()
     assert not isinstance(info.value, sx.ShapeError)
 
 
-@pytest.mark.parametrize("make,names", [
-    (lambda: stats.Normal(np.zeros(3), np.ones(4)), ["loc (3,)", "scale (4,)"]),
-    (lambda: stats.Beta(np.ones((2, 3)), np.ones(2)), ["a (2, 3)", "b (2,)"]),
-    (lambda: stats.Normal(np.zeros(3), 1.0).log_prob(np.zeros(2)), ["value (2,)"]),
-    (lambda: stats.MultivariateNormal(np.zeros(3), np.eye(2)), ["covariance", "(2, 2)"]),
-    (lambda: stats.MultivariateNormal(np.zeros(2), np.eye(2)).log_prob(np.zeros(3)), ["value (3,)"]),
-    (lambda: stats.Categorical(logits=0.5), ["logits", "()"]),
-    (lambda: stats.kl_divergence(stats.Normal(np.zeros(2), 1.0), stats.Normal(np.zeros(3), 1.0)),
-     ["p.batch_shape (2,)", "q.batch_shape (3,)"]),
-], ids=["normal", "beta", "log_prob", "mvn_cov", "mvn_value", "categorical", "kl"])
+@pytest.mark.parametrize(
+    "make,names",
+    [
+        (lambda: stats.Normal(np.zeros(3), np.ones(4)), ["loc (3,)", "scale (4,)"]),
+        (lambda: stats.Beta(np.ones((2, 3)), np.ones(2)), ["a (2, 3)", "b (2,)"]),
+        (lambda: stats.Normal(np.zeros(3), 1.0).log_prob(np.zeros(2)), ["value (2,)"]),
+        (lambda: stats.MultivariateNormal(np.zeros(3), np.eye(2)), ["covariance", "(2, 2)"]),
+        (lambda: stats.MultivariateNormal(np.zeros(2), np.eye(2)).log_prob(np.zeros(3)), ["value (3,)"]),
+        (lambda: stats.Categorical(logits=0.5), ["logits", "()"]),
+        (
+            lambda: stats.kl_divergence(stats.Normal(np.zeros(2), 1.0), stats.Normal(np.zeros(3), 1.0)),
+            ["p.batch_shape (2,)", "q.batch_shape (3,)"],
+        ),
+    ],
+    ids=["normal", "beta", "log_prob", "mvn_cov", "mvn_value", "categorical", "kl"],
+)
 def test_mismatched_shapes_raise_shape_error_naming_the_argument(make, names):
     with pytest.raises(sx.ShapeError) as info:
         make()
@@ -461,6 +502,7 @@ def test_placeholders_are_not_checked_at_build_time():
 
 
 # ---- documentation ----
+
 
 def test_every_class_and_method_has_a_docstring_with_an_example():
     missing = []

@@ -1,24 +1,19 @@
 """Threads and the arrays users hold: other Python threads run while a call compiles and runs
 (the GIL is released), concurrent calls from Python threads are correct, and NumPy views of
 variables (`Tensor.value`, `eval()`) never change after they are taken, on both backends."""
-import os
-import subprocess
-import sys
+
 import threading
 
 import numpy as np
 import pytest
 
 import symx as sx
+from helpers import python_env, run_python
 
 BACKENDS = ["reference", "compiled"]
 
 
-@pytest.fixture(autouse=True)
-def fresh_graph():
-    sx.reset_default_graph()
-    yield
-    sx.reset_default_graph()
+pytestmark = pytest.mark.usefixtures("fresh_graph")
 
 
 COUNT_DURING_COMPILE = r"""
@@ -54,9 +49,7 @@ print(elapsed, counted, rate)
 
 def test_other_threads_run_while_a_call_compiles(tmp_path):
     # A fresh process and cache folder, so that the first call really runs the host compiler.
-    env = dict(os.environ, SYMX_CACHE_DIR=str(tmp_path / "cache"))
-    out = subprocess.run([sys.executable, "-c", COUNT_DURING_COMPILE], env=env, capture_output=True,
-                         text=True, timeout=300)
+    out = run_python("-c", COUNT_DURING_COMPILE, env=python_env(SYMX_CACHE_DIR=str(tmp_path / "cache")), timeout=300)
     assert out.returncode == 0, out.stderr
     elapsed, counted, rate = (float(v) for v in out.stdout.split())
     assert elapsed > 0.05, f"the first call took {elapsed:.3f} s: it did not compile"

@@ -2,37 +2,40 @@
 history against metrics.jsonl, resume bit-identical to an uninterrupted run, Ctrl-C as
 KeyboardInterrupt, curves.png as a valid PNG, evaluate on any number of examples against NumPy,
 and `python -m symx train` / `eval`. Each run trains a few steps on a few hundred real digits."""
-import gzip
+
 import json
 import os
 import signal
 import struct
-import subprocess
-import sys
 import time
 import zlib
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 import symx as sx
-
-MNIST = Path(__file__).resolve().parents[2] / "data" / "mnist"
+from helpers import MNIST, idx_oracle, run_python, write_idx
 
 
 def _digits(n, offset=0):
-    with gzip.open(MNIST / "train-images-idx3-ubyte.gz") as f:
-        images = np.frombuffer(f.read(), np.uint8, offset=16).reshape(-1, 1, 28, 28)
-    with gzip.open(MNIST / "train-labels-idx1-ubyte.gz") as f:
-        labels = np.frombuffer(f.read(), np.uint8, offset=8).astype(np.int64)
-    return images[offset:offset + n].copy(), labels[offset:offset + n].copy()
+    images = idx_oracle(os.path.join(MNIST, "train-images-idx3-ubyte.gz")).reshape(-1, 1, 28, 28)
+    labels = idx_oracle(os.path.join(MNIST, "train-labels-idx1-ubyte.gz")).astype(np.int64)
+    return images[offset : offset + n].copy(), labels[offset : offset + n].copy()
 
 
 def _small_net():
     L = sx.nn.layers
-    return L.Sequential([L.RandomCrop(28, padding=2), L.Flatten(), L.Dense(32), L.BatchNorm(), L.Activation("relu"),
-                         L.Dropout(0.2), L.Dense(10)])
+    return L.Sequential(
+        [
+            L.RandomCrop(28, padding=2),
+            L.Flatten(),
+            L.Dense(32),
+            L.BatchNorm(),
+            L.Activation("relu"),
+            L.Dropout(0.2),
+            L.Dense(10),
+        ]
+    )
 
 
 def test_fit_matches_a_hand_written_loop(fresh_graph):
@@ -41,8 +44,9 @@ def test_fit_matches_a_hand_written_loop(fresh_graph):
     x, y = _digits(64)
     L = sx.nn.layers
     net = L.Sequential([L.Flatten(), L.Dense(10)])
-    history = sx.train.fit(net, optimizer=sx.optim.SGD(0.001), train=(x, y), epochs=3, batch_size=64, seed=4,
-                           log="quiet")
+    history = sx.train.fit(
+        net, optimizer=sx.optim.SGD(0.001), train=(x, y), epochs=3, batch_size=64, seed=4, log="quiet"
+    )
     sx.reset_default_graph()
     sx.nn.init.seed(4)
     sx.random.seed(4)
@@ -54,10 +58,10 @@ def test_fit_matches_a_hand_written_loop(fresh_graph):
     sx.optim.SGD(0.001).minimize(loss)
     step = sx.function([xp, yp], [loss, sx.nn.losses.accuracy(logits, yp)], updates=sx.get_updates())
     for epoch in range(3):
-        l, a = step(x.astype(np.float32), y)
+        loss_value, accuracy = step(x.astype(np.float32), y)
         assert history[epoch]["epoch"] == epoch + 1
-        np.testing.assert_allclose(history[epoch]["train_loss"], float(l), rtol=1e-5)
-        assert history[epoch]["train_accuracy"] == pytest.approx(round(float(a) * 64) / 64)
+        np.testing.assert_allclose(history[epoch]["train_loss"], float(loss_value), rtol=1e-5)
+        assert history[epoch]["train_accuracy"] == pytest.approx(round(float(accuracy) * 64) / 64)
         assert history[epoch]["val_loss"] is None  # no validation data
         assert history[epoch]["lr"] == pytest.approx(0.001)
 
@@ -89,8 +93,7 @@ def test_early_stopping_and_python_callbacks(fresh_graph, tmp_path):
             seen.append((epoch, metrics["train_loss"]))
             return epoch == 3  # stop after the third epoch
 
-    history = sx.train.fit(sx.train.mlp(), train=(x, y), epochs=10, batch_size=32, log="quiet",
-                           callbacks=[Recorder()])
+    history = sx.train.fit(sx.train.mlp(), train=(x, y), epochs=10, batch_size=32, log="quiet", callbacks=[Recorder()])
     assert len(history) == 3
     assert seen == [(m["epoch"], m["train_loss"]) for m in history]
 
@@ -109,8 +112,17 @@ def test_history_metrics_file_and_resume_are_exact(fresh_graph, tmp_path):
     def run(out, epochs, resume=False):
         sx.reset_default_graph()
         opt = sx.optim.Adam(sx.optim.schedules.piecewise_constant([10], [0.01, 0.002]))
-        history = sx.train.fit(_small_net(), optimizer=opt, train=train, validation=val, epochs=epochs, seed=9,
-                               out_dir=str(out), resume=resume, log="quiet")
+        history = sx.train.fit(
+            _small_net(),
+            optimizer=opt,
+            train=train,
+            validation=val,
+            epochs=epochs,
+            seed=9,
+            out_dir=str(out),
+            resume=resume,
+            log="quiet",
+        )
         return history, {v.name: np.array(v.value) for v in sx.variables()}
 
     full, expected = run(tmp_path / "full", 3)
@@ -118,8 +130,17 @@ def test_history_metrics_file_and_resume_are_exact(fresh_graph, tmp_path):
     with open(tmp_path / "full" / "metrics.jsonl") as f:
         lines = [json.loads(line) for line in f]
     assert lines == full  # the same numbers (JSON round-trips doubles exactly)
-    assert list(lines[0]) == ["epoch", "train_loss", "train_accuracy", "val_loss", "val_accuracy", "seconds",
-                              "step_seconds", "items_per_second", "lr"]
+    assert list(lines[0]) == [
+        "epoch",
+        "train_loss",
+        "train_accuracy",
+        "val_loss",
+        "val_accuracy",
+        "seconds",
+        "step_seconds",
+        "items_per_second",
+        "lr",
+    ]
     assert [m["lr"] for m in full] == pytest.approx([0.01, 0.002, 0.002])  # the drop at step 10 (8 steps an epoch)
 
     run(tmp_path / "resumed", 1)
@@ -145,13 +166,15 @@ def test_ctrl_c_is_keyboard_interrupt_and_resumes(fresh_graph, tmp_path):
 
     sx.reset_default_graph()
     with pytest.raises(KeyboardInterrupt, match="interrupted"):
-        sx.train.fit(_small_net(), train=train, epochs=2, seed=1, out_dir=str(tmp_path / "a"), log="quiet",
-                     callbacks=[CtrlC()])
+        sx.train.fit(
+            _small_net(), train=train, epochs=2, seed=1, out_dir=str(tmp_path / "a"), log="quiet", callbacks=[CtrlC()]
+        )
     info = sx.train.read_checkpoint(str(tmp_path / "a"))
     assert (info["epoch"], info["batch"], len(info["history"])) == (1, 2, 1)  # mid-epoch 2: not in the history
     sx.reset_default_graph()
-    history = sx.train.fit(_small_net(), train=train, epochs=2, seed=1, out_dir=str(tmp_path / "a"), resume=True,
-                           log="quiet")
+    history = sx.train.fit(
+        _small_net(), train=train, epochs=2, seed=1, out_dir=str(tmp_path / "a"), resume=True, log="quiet"
+    )
     resumed = {v.name: np.array(v.value) for v in sx.variables()}
     sx.reset_default_graph()
     straight = sx.train.fit(_small_net(), train=train, epochs=2, seed=1, log="quiet")
@@ -161,8 +184,16 @@ def test_ctrl_c_is_keyboard_interrupt_and_resumes(fresh_graph, tmp_path):
 
 
 def test_curves_png_is_valid(tmp_path):
-    history = [{"epoch": e, "train_loss": 1 / e, "train_accuracy": 1 - 0.5 / e, "val_loss": 1.1 / e,
-                "val_accuracy": None if e == 2 else 1 - 0.6 / e} for e in range(1, 6)]
+    history = [
+        {
+            "epoch": e,
+            "train_loss": 1 / e,
+            "train_accuracy": 1 - 0.5 / e,
+            "val_loss": 1.1 / e,
+            "val_accuracy": None if e == 2 else 1 - 0.6 / e,
+        }
+        for e in range(1, 6)
+    ]
     path = tmp_path / "curves.png"
     sx.train.plot_history(history, str(path), title="test")
     with open(path, "rb") as f:
@@ -197,20 +228,32 @@ def test_models_and_errors(fresh_graph):
 
 def _write_idx(folder, images, labels, split="train"):
     folder.mkdir(parents=True, exist_ok=True)
-    with open(folder / f"{split}-images-idx3-ubyte", "wb") as f:
-        f.write(struct.pack(">IIII", 0x803, len(images), 28, 28) + images.tobytes())
-    with open(folder / f"{split}-labels-idx1-ubyte", "wb") as f:
-        f.write(struct.pack(">II", 0x801, len(labels)) + labels.astype(np.uint8).tobytes())
+    write_idx(folder / f"{split}-images-idx3-ubyte", images.astype(np.uint8), 0x08)
+    write_idx(folder / f"{split}-labels-idx1-ubyte", labels.astype(np.uint8), 0x08)
 
 
 def test_python_m_symx_train_and_eval(tmp_path):
     x, y = _digits(160)
     _write_idx(tmp_path / "data", x[:, 0], y)
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
     run = tmp_path / "run"
-    done = subprocess.run([sys.executable, "-m", "symx", "train", "--model", "mlp", "--data", "mnist", "--data-dir",
-                           str(tmp_path / "data"), "--epochs", "2", "--val-size", "32", "--out", str(run)],
-                          capture_output=True, text=True, env=env, check=False)
+    done = run_python(
+        "-m",
+        "symx",
+        "train",
+        "--model",
+        "mlp",
+        "--data",
+        "mnist",
+        "--data-dir",
+        str(tmp_path / "data"),
+        "--epochs",
+        "2",
+        "--val-size",
+        "32",
+        "--out",
+        str(run),
+        timeout=600,
+    )
     assert done.returncode == 0, done.stderr
     assert "epoch 2/2" in done.stdout  # plain lines: stdout is a pipe
     assert (run / "curves.png").exists() and (run / "LATEST").exists()
@@ -218,10 +261,20 @@ def test_python_m_symx_train_and_eval(tmp_path):
         assert len(f.readlines()) == 2
     test_x, test_y = _digits(1001, 4000)  # 31 batches of 32 and one of 9
     _write_idx(tmp_path / "test", test_x[:, 0], test_y, split="t10k")
-    done = subprocess.run([sys.executable, "-m", "symx", "eval", "--checkpoint", str(run), "--images",
-                           str(tmp_path / "test" / "t10k-images-idx3-ubyte"), "--labels",
-                           str(tmp_path / "test" / "t10k-labels-idx1-ubyte"), "--batch-size", "32"],
-                          capture_output=True, text=True, env=env, check=False)
+    done = run_python(
+        "-m",
+        "symx",
+        "eval",
+        "--checkpoint",
+        str(run),
+        "--images",
+        str(tmp_path / "test" / "t10k-images-idx3-ubyte"),
+        "--labels",
+        str(tmp_path / "test" / "t10k-labels-idx1-ubyte"),
+        "--batch-size",
+        "32",
+        timeout=600,
+    )
     assert done.returncode == 0, done.stderr
     assert "(1001 examples of" in done.stdout
     # The same numbers from the library: the checkpoint loaded into the same model.
@@ -232,8 +285,18 @@ def test_python_m_symx_train_and_eval(tmp_path):
     expected = sx.train.evaluate(net, (test_x, test_y), batch_size=1001)
     assert f"loss {expected['loss']:.4f}  accuracy {100 * expected['accuracy']:.2f}%" in done.stdout
     sx.reset_default_graph()
-    done = subprocess.run([sys.executable, "-m", "symx", "train", "--model", "resnet", "--data-dir", str(tmp_path),
-                           "--out", str(tmp_path / "r")], capture_output=True, text=True, env=env, check=False)
+    done = run_python(
+        "-m",
+        "symx",
+        "train",
+        "--model",
+        "resnet",
+        "--data-dir",
+        str(tmp_path),
+        "--out",
+        str(tmp_path / "r"),
+        timeout=600,
+    )
     assert done.returncode == 1
     assert "unknown model 'resnet'. The known models are: mlp, paper-cnn." in done.stderr
 
@@ -252,8 +315,16 @@ def test_fit_applies_transforms_to_the_training_batches(fresh_graph):
     def run(data, transforms):
         sx.reset_default_graph()
         net = L.Sequential([L.Flatten(), L.Dense(10)])
-        return sx.train.fit(net, optimizer=sx.optim.SGD(0.01), train=data, epochs=2, batch_size=32, seed=3,
-                            log="quiet", transforms=transforms)
+        return sx.train.fit(
+            net,
+            optimizer=sx.optim.SGD(0.01),
+            train=data,
+            epochs=2,
+            batch_size=32,
+            seed=3,
+            log="quiet",
+            transforms=transforms,
+        )
 
     transformed = run((x, y), [halve, sx.data.divide_by_max()])
     scaled = x.astype(np.float32) * 0.5

@@ -1,5 +1,6 @@
 """What a new user meets first (issue 8): NumPy conversion, default dtypes, int arguments of the
 convolution and pooling ops, tensor methods, grad of one tensor, and Function's inspection."""
+
 import numpy as np
 import pytest
 
@@ -40,17 +41,20 @@ def numpy_conv2d(x, w, stride, pad):
     out = np.zeros((n, o, oh, ow))
     for i in range(oh):
         for j in range(ow):
-            patch = x[:, :, i * stride[0]:i * stride[0] + kh, j * stride[1]:j * stride[1] + kw]
+            patch = x[:, :, i * stride[0] : i * stride[0] + kh, j * stride[1] : j * stride[1] + kw]
             out[:, :, i, j] = np.einsum("nchw,ochw->no", patch, w)
     return out
 
 
-@pytest.mark.parametrize("strides,padding,stride,pad", [
-    (2, 1, (2, 2), ((1, 1), (1, 1))),
-    ((1, 2), (1, 2), (1, 2), ((1, 1), (2, 2))),
-    (1, ((0, 1), (2, 0)), (1, 1), ((0, 1), (2, 0))),
-    ([3], 0, (3, 3), ((0, 0), (0, 0))),
-])
+@pytest.mark.parametrize(
+    "strides,padding,stride,pad",
+    [
+        (2, 1, (2, 2), ((1, 1), (1, 1))),
+        ((1, 2), (1, 2), (1, 2), ((1, 1), (2, 2))),
+        (1, ((0, 1), (2, 0)), (1, 1), ((0, 1), (2, 0))),
+        ([3], 0, (3, 3), ((0, 0), (0, 0))),
+    ],
+)
 def test_conv2d_takes_an_int_for_strides_and_padding(strides, padding, stride, pad):
     xv = RNG.standard_normal((2, 3, 7, 8)).astype(np.float32)
     wv = RNG.standard_normal((4, 3, 3, 3)).astype(np.float32)
@@ -88,8 +92,9 @@ def test_reduction_methods_match_numpy(name):
     ref = getattr(np, name)
     np.testing.assert_allclose(getattr(x, name)().eval(), ref(xv), rtol=1e-5)
     np.testing.assert_allclose(getattr(x, name)(1).eval(), ref(xv, axis=1), rtol=1e-5)
-    np.testing.assert_allclose(getattr(x, name)(axis=(0, 2), keepdims=True).eval(), ref(xv, axis=(0, 2), keepdims=True),
-                               rtol=1e-5)
+    np.testing.assert_allclose(
+        getattr(x, name)(axis=(0, 2), keepdims=True).eval(), ref(xv, axis=(0, 2), keepdims=True), rtol=1e-5
+    )
 
 
 def test_shape_and_value_methods_match_numpy():
@@ -143,12 +148,20 @@ def test_function_compile_count_is_a_method_and_repr_names_the_parts():
 
 
 def test_integer_and_bool_operators_match_numpy():
-    a = np.array([-7, 7, -8, 9, 0, 5, -2**31, 3], np.int32)
+    a = np.array([-7, 7, -8, 9, 0, 5, -(2**31), 3], np.int32)
     b = np.array([2, -2, 3, 0, -1, -3, -1, 40], np.int32)  # a zero divisor, INT_MIN // -1, a shift >= 32
     x, y = sx.placeholder(a.shape, "int32"), sx.placeholder(b.shape, "int32")
-    cases = [(x // y, np.floor_divide), (x & y, np.bitwise_and), (x | y, np.bitwise_or), (x ^ y, np.bitwise_xor),
-             (x << y, np.left_shift), (x >> y, np.right_shift), (7 // x, lambda p, q: np.floor_divide(7, p)),
-             (x & 6, lambda p, q: p & 6), (1 << y, lambda p, q: np.left_shift(np.int32(1), q))]
+    cases = [
+        (x // y, np.floor_divide),
+        (x & y, np.bitwise_and),
+        (x | y, np.bitwise_or),
+        (x ^ y, np.bitwise_xor),
+        (x << y, np.left_shift),
+        (x >> y, np.right_shift),
+        (7 // x, lambda p, q: np.floor_divide(7, p)),
+        (x & 6, lambda p, q: p & 6),
+        (1 << y, lambda p, q: np.left_shift(np.int32(1), q)),
+    ]
     f = sx.function([x, y], [c[0] for c in cases])
     with np.errstate(divide="ignore", over="ignore"):
         for (t, ref), got in zip(cases, f(a, b)):
@@ -183,7 +196,7 @@ def test_bitwise_ops_on_floats_say_what_to_do():
     with pytest.raises(sx.DTypeError, match="integer operands"):
         sx.placeholder((3,), "int32") << x
     with pytest.raises(sx.DTypeError, match="integer or bool operand"):
-        ~x
+        _ = ~x
 
 
 def test_the_package_ships_type_stubs_for_every_public_name():
@@ -192,18 +205,27 @@ def test_the_package_ships_type_stubs_for_every_public_name():
 
     package = os.path.dirname(os.path.abspath(sx.__file__))
     assert os.path.exists(os.path.join(package, "py.typed"))
-    for module, names in [("__init__", [n for n in dir(sx._symx) if not n.startswith("_")]),
-                          ("nn", [n for n in dir(sx.nn) if not n.startswith("_")]),
-                          ("nn/losses", [n for n in dir(sx.nn.losses) if not n.startswith("_")])]:
+    for module, names in [
+        ("__init__", [n for n in dir(sx._symx) if not n.startswith("_")]),
+        ("nn", [n for n in dir(sx.nn) if not n.startswith("_")]),
+        ("nn/losses", [n for n in dir(sx.nn.losses) if not n.startswith("_")]),
+    ]:
         path = os.path.join(package, "_symx", module + ".pyi")
         if os.path.exists(os.path.join(package, "_symx", module, "__init__.pyi")):  # a module with submodules
             path = os.path.join(package, "_symx", module, "__init__.pyi")
         with open(path) as f:
             tree = ast.parse(f.read(), path)
         defined = {node.name for node in ast.walk(tree) if isinstance(node, (ast.FunctionDef, ast.ClassDef))}
-        defined |= {t.id for node in ast.walk(tree) if isinstance(node, ast.Assign) for t in node.targets
-                    if isinstance(t, ast.Name)}
-        defined |= {a.asname or a.name for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) for a in node.names}
+        defined |= {
+            t.id
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Assign)
+            for t in node.targets
+            if isinstance(t, ast.Name)
+        }
+        defined |= {
+            a.asname or a.name for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) for a in node.names
+        }
         assert not set(names) - defined, f"{path} lacks {sorted(set(names) - defined)}"
         imported = {a.name for node in ast.walk(tree) if isinstance(node, ast.Import) for a in node.names}
         # Every qualified name in an annotation comes from a module the stub imports.
@@ -216,8 +238,12 @@ def test_the_package_ships_type_stubs_for_every_public_name():
 def test_python_and_numpy_scalars_as_function_inputs_convert_as_numpy_asarray():
     a, n, flag = sx.placeholder((), "float32"), sx.placeholder((), "int32"), sx.placeholder((), "bool")
     f = sx.function([a, n, flag], [a * 2, n + 1, sx.logical_not(flag)])
-    for args in [(1.1, 3, True), (np.float32(1.1), np.int64(3), np.bool_(True)), (np.float64(1.1), 3, True),
-                 (3, np.int32(3), np.array(True))]:
+    for args in [
+        (1.1, 3, True),
+        (np.float32(1.1), np.int64(3), np.bool_(True)),
+        (np.float64(1.1), 3, True),
+        (3, np.int32(3), np.array(True)),
+    ]:
         got = f(*args)
         want = [np.asarray(args[0], np.float32) * 2, np.asarray(args[1], np.int32) + 1, ~np.asarray(args[2], bool)]
         for g, w in zip(got, want):
@@ -242,8 +268,11 @@ def test_inputs_that_convert_without_loss_are_accepted(backend):
     np.testing.assert_array_equal(got[1], [2.0, 3.0, 4.0, 5.0])
     np.testing.assert_array_equal((labels + 1).eval({labels: np.array([1, 2, 3, 4], np.int32)}), [2, 3, 4, 5])
     # Lossy conversions stay errors that show the conversion to write.
-    with pytest.raises(sx.DTypeError, match=r"'labels(_\d+)?' expects \(4,\) int64 but received \(4,\) float32.*"
-                                            r"astype\(numpy\.int64\) in Python, array\.astype\(symx::i64\) in C\+\+"):
+    with pytest.raises(
+        sx.DTypeError,
+        match=r"'labels(_\d+)?' expects \(4,\) int64 but received \(4,\) float32.*"
+        r"astype\(numpy\.int64\) in Python, array\.astype\(symx::i64\) in C\+\+",
+    ):
         f(np.zeros(4, np.float32), np.zeros(4))
     with pytest.raises(sx.ShapeError, match=r"'scores(_\d+)?' expects \(4,\) float64 but received \(5,\) float64"):
         f(np.zeros(4, np.int64), np.zeros(5))
@@ -254,7 +283,7 @@ def test_describe_says_which_root_is_an_output_and_which_an_update():
     w = sx.variable(np.zeros(3, np.float32), name="weights")
     f = sx.function([x], [sx.sum(x * w), x * 2], updates={w: w + x})
     text = f.describe()
-    roots = text[text.index("roots:"):text.index("kernels:")].splitlines()[1:]
+    roots = text[text.index("roots:") : text.index("kernels:")].splitlines()[1:]
     assert [line.split(": ", 1)[1] for line in roots] == ["output 0", "output 1", "update of variable 'weights'"]
 
 

@@ -1,6 +1,7 @@
 """The core additions the toolkit builds on (issue 9): variables made from an initializer, an array or
 a number; reset_variables; the graph's update collection (add_updates, get_updates, clear_updates).
 Values are checked against hand-computed ones, errors by their messages."""
+
 import os
 
 import numpy as np
@@ -8,12 +9,7 @@ import pytest
 
 import symx as sx
 
-
-@pytest.fixture(autouse=True)
-def fresh_graph():
-    sx.reset_default_graph()
-    yield
-    sx.reset_default_graph()
+pytestmark = pytest.mark.usefixtures("fresh_graph")
 
 
 def counting_initializer():
@@ -55,8 +51,11 @@ def test_variable_from_a_number_or_an_array():
 def test_initializer_errors():
     with pytest.raises(ValueError, match=r"variable 'w': an initializer needs the variable's shape"):
         sx.variable(lambda shape, dtype: np.zeros(shape), name="w")
-    with pytest.raises(ValueError, match=r"variable 'w': the initializer returned a \(3,\) float32 array for a "
-                                         r"\(2, 2\) float32 variable"):
+    with pytest.raises(
+        ValueError,
+        match=r"variable 'w': the initializer returned a \(3,\) float32 array for a "
+        r"\(2, 2\) float32 variable",
+    ):
         sx.variable(lambda shape, dtype: np.zeros(3), (2, 2), name="w")
     with pytest.raises(ZeroDivisionError):  # the initializer's own exception reaches the caller
         sx.variable(lambda shape, dtype: 1 / 0, (2,))
@@ -121,8 +120,10 @@ def test_update_collection_order_glob_and_function():
 def test_update_collection_errors():
     w = sx.variable(np.array([1.0], np.float32), name="w")
     x = sx.placeholder((1,), name="x")
-    with pytest.raises(ValueError, match=r"add_updates at %s:\d+: 'x' is not a variable" %
-                       os.path.basename(__file__).replace(".", r"\.")):
+    with pytest.raises(
+        ValueError,
+        match=r"add_updates at %s:\d+: 'x' is not a variable" % os.path.basename(__file__).replace(".", r"\."),
+    ):
         sx.add_updates({x: x + 1})
     sx.add_updates({w: w + 1})
     with pytest.raises(ValueError, match=r"variable 'w' already has an update in the collection"):

@@ -6,6 +6,7 @@ or streamed archives (ZIP64 central-directory fields, ZIP64 end records, a data 
 that the reader's paths for them are tested without gigabyte files; numpy.load must read it.
 Run from anywhere: python3 tests/cpp/data/make_npz_fixtures.py
 """
+
 import io
 import pathlib
 import struct
@@ -42,8 +43,30 @@ def zip64_with_data_descriptor(entries):
         out += struct.pack("<IHHHHHIIIHH", 0x04034B50, 45, 0x8, 0, 0, 0x21, 0, 0, 0, len(name), 0) + name
         out += data + struct.pack("<IIQQ", 0x08074B50, crc, len(data), len(data))
         extra = struct.pack("<HHQQQ", 1, 24, len(data), len(data), offset)
-        central += struct.pack("<IHHHHHHIIIHHHHHII", 0x02014B50, 0x32D, 45, 0x8, 0, 0, 0x21, crc, 0xFFFFFFFF,
-                               0xFFFFFFFF, len(name), len(extra), 0, 0, 0, 0o100644 << 16, 0xFFFFFFFF) + name + extra
+        central += (
+            struct.pack(
+                "<IHHHHHHIIIHHHHHII",
+                0x02014B50,
+                0x32D,
+                45,
+                0x8,
+                0,
+                0,
+                0x21,
+                crc,
+                0xFFFFFFFF,
+                0xFFFFFFFF,
+                len(name),
+                len(extra),
+                0,
+                0,
+                0,
+                0o100644 << 16,
+                0xFFFFFFFF,
+            )
+            + name
+            + extra
+        )
     cd_offset, n = len(out), len(entries)
     out += central
     end64 = len(out)
