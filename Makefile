@@ -14,7 +14,7 @@ WERROR ?= ON
 # .clang-format (tools/check_format.sh --fix); then this line goes.
 export SYMX_SKIP_CLANG_FORMAT ?= 1
 
-.PHONY: all deps build asan tsan test check-format test-cpp test-asan test-tsan test-python test-package demo bench clean
+.PHONY: all deps build asan tsan test test-layers check-format test-cpp test-asan test-tsan test-python test-package demo bench clean
 
 all: build
 
@@ -64,7 +64,12 @@ test-package: build
 test-tsan: tsan
 	cd $(BUILD)/tsan && ctest --output-on-failure
 
-test: check-format test-cpp test-asan test-tsan test-package test-python
+# Includes point down the layers only (core <- ... <- function <- toolkit <- python): cheap, and
+# needs no build, so it runs first.
+test-layers:
+	$(PYTHON) tools/check_layers.py
+
+test: test-layers check-format test-cpp test-asan test-tsan test-package test-python
 
 # The main job: the paper's two examples, in C++ and in Python; then its CNN experiment: paper-cnn
 # trained for 3 epochs on the real digits bundled in data/mnist (7,000 to train, 1,000 to validate)

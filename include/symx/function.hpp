@@ -1,5 +1,6 @@
 // symx/function.hpp: `function`, which turns a graph into a callable with inputs, outputs and
-// variable updates; `clone`, which substitutes nodes; and the graph printers.
+// variable updates, and `clone`, which substitutes nodes. The graph printers and
+// topological_order come with it from symx/graph.hpp.
 #pragma once
 
 #include <memory>
@@ -7,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "symx/graph.hpp"
 #include "symx/tensor.hpp"
 
 namespace symx {
@@ -86,19 +88,5 @@ Function function(const std::vector<Tensor>& inputs, const std::vector<Tensor>& 
 // Example: y2, = clone([y], {x: x_new})
 std::vector<Tensor> clone(const std::vector<Tensor>& outputs,
                           const std::vector<std::pair<Tensor, Tensor>>& replace, Loc loc = Loc::current());
-
-// The graph of `outputs` as an indented tree, one node a line: the function that built it with its id
-// (and the primitive op in brackets when it differs: "relu#10 [maximum]"), name, shape, dtype, and
-// the value of a constant of at most 8 elements ("= 0.5"); shared nodes are printed once and referred
-// to by id after that. Python: one tensor or a list; a str.
-// Example: print(debugprint(loss))
-std::string debugprint(const std::vector<Tensor>& outputs);
-// The graph of `outputs` in Graphviz dot syntax (a string). Python: one tensor or a list.
-// Example: open("graph.dot", "w").write(to_dot(loss))
-std::string to_dot(const std::vector<Tensor>& outputs);
-
-// Nodes that `outputs` depend on, inputs before users, each once. Python: one tensor or a list.
-// Example: [t.op for t in topological_order(y)]
-std::vector<Tensor> topological_order(const std::vector<Tensor>& outputs);
 
 }  // namespace symx

@@ -6,6 +6,7 @@
 #include "symx/dtype.hpp"
 #include "symx/error.hpp"
 #include "symx/function.hpp"
+#include "symx/graph.hpp"
 #include "symx/io.hpp"
 #include "symx/ops.hpp"
 #include "symx/tensor.hpp"

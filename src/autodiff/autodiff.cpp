@@ -4,7 +4,7 @@
 #include <unordered_map>
 
 #include "ops/op_table.hpp"
-#include "symx/function.hpp"
+#include "symx/graph.hpp"
 #include "symx/ops.hpp"
 
 namespace symx {

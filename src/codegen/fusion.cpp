@@ -7,7 +7,7 @@
 #include "codegen/library_capabilities.hpp"
 #include "ops/op_table.hpp"
 #include "passes/rewrite.hpp"
-#include "symx/function.hpp"
+#include "symx/graph.hpp"
 
 namespace symx::codegen {
 

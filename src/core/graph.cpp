@@ -1,13 +1,12 @@
-#include <algorithm>
+// The graph (core): the default graph with its name scopes and collections, the Tensor handle,
+// and variables' values. Leaves are built in ops (ops/tensor_builders.cpp), Tensor::eval in function
+// (function/eval.cpp).
 #include <mutex>
 #include <shared_mutex>
 
-#include "ops/op_table.hpp"
-#include "runtime/evaluator.hpp"
-#include "symx/ops.hpp"
+#include "core/graph.hpp"
+#include "core/location.hpp"
 #include "symx/tensor.hpp"
-
-#include "function/specialize.hpp"
 
 namespace symx {
 namespace {
@@ -16,13 +15,6 @@ Graph*& current_graph() {
   static Graph root;
   static thread_local Graph* current = &root;
   return current;
-}
-
-std::shared_ptr<VariableState> make_variable_state(Array value, bool trainable) {
-  auto state = std::make_shared<VariableState>();  // not aggregate-initialized: the mutex cannot move
-  state->value = std::move(value);
-  state->trainable = trainable;
-  return state;
 }
 
 // Glob match with * and ?.
@@ -34,6 +26,13 @@ bool glob_match(const char* pattern, const char* text) {
 }
 
 }  // namespace
+
+std::shared_ptr<VariableState> detail::make_variable_state(Array value, bool trainable) {
+  auto state = std::make_shared<VariableState>();  // not aggregate-initialized: the mutex cannot move
+  state->value = std::move(value);
+  state->trainable = trainable;
+  return state;
+}
 
 Graph& default_graph() { return *current_graph(); }
 
@@ -85,7 +84,7 @@ std::string Graph::unique_name(const std::string& name) {
 void Graph::add_variable(const Tensor& t) { variables_.push_back(t); }
 
 void Graph::add_updates(const std::vector<std::pair<Tensor, Tensor>>& updates, Loc loc) {
-  std::string at = ops::where_string(loc);
+  std::string at = detail::where_string(loc);
   for (const auto& [var, value] : updates) {
     if (!var.defined() || var.op() != OpKind::Variable)
       throw ValueError("add_updates" + (at.empty() ? std::string() : " at " + at) + ": '" +
@@ -124,7 +123,7 @@ Tensor Graph::random_state() {
     node->type = {Shape{}, DType::i64};
     node->name = "random_state";
     node->id = next_node_id();
-    node->variable = make_variable_state(Array::zeros({}, DType::i64), false);
+    node->variable = detail::make_variable_state(Array::zeros({}, DType::i64), false);
     random_state_ = Tensor(std::move(node));
   }
   return random_state_;
@@ -152,21 +151,6 @@ std::string Tensor::display_op() const {
 std::string Tensor::label() const {
   if (!name().empty()) return name();
   return display_op() + "#" + std::to_string(id());
-}
-
-Array Tensor::eval(const Feed& feed) const {
-  bool dynamic = std::any_of(feed.begin(), feed.end(), [](const auto& f) { return detail::is_dynamic(f.first); });
-  if (!dynamic) return runtime::evaluate_and_advance({*this}, feed)[0];
-  // Placeholders of unknown sizes: the graph specialized to the fed shapes, as a function call does.
-  std::vector<std::pair<Tensor, Shape>> given;
-  for (const auto& [p, value] : feed) {
-    if (detail::is_dynamic(p)) detail::check_dynamic_input(p, value.shape(), "eval");
-    given.emplace_back(p, value.shape());
-  }
-  detail::Specialization s = detail::specialize({*this}, given);
-  Feed fixed;
-  for (std::size_t i = 0; i < given.size(); ++i) fixed.emplace_back(s.placeholders[i], feed[i].second);
-  return runtime::evaluate_and_advance(s.roots, fixed)[0];
 }
 
 namespace {
@@ -200,67 +184,7 @@ void Tensor::assign(const Array& value) const {
 
 bool Tensor::trainable() const { return state_of(*this, "trainable").trainable; }
 
-Tensor Tensor::astype(DType dtype, Loc loc) const { return symx::astype(*this, dtype, loc); }
-Tensor Tensor::reshape(Shape shape, Loc loc) const { return symx::reshape(*this, std::move(shape), loc); }
-Tensor Tensor::T(Loc loc) const { return symx::transpose(*this, {}, loc); }
-Tensor Tensor::operator[](std::int64_t index) const { return symx::slice(*this, {Index(index)}); }
-
 // ---- leaves ----
-
-namespace {
-Tensor make_leaf(OpKind op, TensorType type, std::string name, Attr attr, Loc loc,
-                 std::shared_ptr<VariableState> state = nullptr) {
-  auto node = std::make_shared<Node>();
-  node->variable = std::move(state);
-  node->op = op;
-  node->type = std::move(type);
-  node->attr = std::move(attr);
-  node->name = std::move(name);
-  node->where = ops::where_string(loc);
-  node->id = default_graph().next_node_id();
-  return Tensor(std::move(node));
-}
-
-}  // namespace
-
-Tensor placeholder(Shape shape, DType dtype, const std::string& name, Loc loc) {
-  for (auto& d : shape)
-    if (d == kDynamic) d = new_symbol();  // each unknown size its own symbol
-  ops::check_user_shape(name.empty() ? "placeholder" : ("placeholder '" + name + "'").c_str(), shape, dtype, loc);
-  Graph& g = default_graph();
-  Tensor t = make_leaf(OpKind::Placeholder, {std::move(shape), dtype}, g.unique_name(name.empty() ? "placeholder" : name), NoAttr{}, loc);
-  g.add_placeholder(t);
-  return t;
-}
-
-Tensor variable(const Array& value, const std::string& name, bool trainable, Loc loc) {
-  Graph& g = default_graph();
-  auto state = make_variable_state(value.copy(), trainable);
-  // reset_variables restores the first value; sharing its storage costs one copy on the first update.
-  state->initializer = [first = state->value](const Shape&, DType) { return first; };
-  Tensor t = make_leaf(OpKind::Variable, {value.shape(), value.dtype()}, g.unique_name(name.empty() ? "variable" : name), NoAttr{}, loc,
-                       std::move(state));
-  g.add_variable(t);
-  return t;
-}
-
-Tensor variable(const Initializer& init, Shape shape, DType dtype, const std::string& name, bool trainable, Loc loc) {
-  std::string what = name.empty() ? std::string("variable") : "variable '" + name + "'";
-  if (!init) throw ValueError(what + ": the initializer is empty. Pass a function of (shape, dtype), such as nn::init::zeros().");
-  ops::check_user_shape(what.c_str(), shape, dtype, loc);
-  Array value = init(shape, dtype);
-  if (value.shape() != shape || value.dtype() != dtype)
-    throw ValueError(what + ": the initializer returned a " + shape_string(value.shape()) + " " +
-                     std::string(dtype_name(value.dtype())) + " array for a " + shape_string(shape) + " " +
-                     std::string(dtype_name(dtype)) + " variable. An initializer must return an array of the shape and dtype it is given.");
-  Graph& g = default_graph();
-  auto state = make_variable_state(std::move(value), trainable);
-  state->initializer = init;
-  Tensor t = make_leaf(OpKind::Variable, {std::move(shape), dtype}, g.unique_name(name.empty() ? "variable" : name),
-                       NoAttr{}, loc, std::move(state));
-  g.add_variable(t);
-  return t;
-}
 
 void reset_variables(const std::vector<Tensor>& variables) {
   for (const Tensor& v : variables.empty() ? default_graph().variables() : variables) {
@@ -289,16 +213,6 @@ std::vector<std::pair<Tensor, Tensor>> get_updates(const std::string& pattern) {
 }
 
 void clear_updates() { default_graph().clear_updates(); }
-
-Tensor constant(const Array& value, Loc loc) {
-  return make_leaf(OpKind::Constant, {value.shape(), value.dtype()}, "", ConstantAttr{value.copy()}, loc);
-}
-
-Tensor constant(double value, DType dtype, Loc loc) {
-  Array a(Shape{}, dtype);
-  a.set_flat(0, value);
-  return constant(a, loc);
-}
 
 std::vector<Tensor> variables(const std::string& pattern, std::optional<bool> trainable) {
   return default_graph().variables(pattern, trainable);

@@ -1,4 +1,4 @@
-// Leaves: placeholders, variables and constants. They are built by src/core/graph.cpp, not make_node;
+// Leaves: placeholders, variables and constants. They are built by tensor_builders.cpp, not make_node;
 // their rows exist so that the table is complete and walkable.
 #include "ops/op_table.hpp"
 

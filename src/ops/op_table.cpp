@@ -1,9 +1,6 @@
 #include "ops/op_table.hpp"
 
 #include <array>
-#include <filesystem>
-
-#include "symx/function.hpp"
 
 namespace symx {
 
@@ -107,18 +104,6 @@ void fail_value(std::string problem, std::string fix) {
   throw TypeProblem{TypeProblem::Kind::value, std::move(problem), std::move(fix)};
 }
 
-namespace {
-thread_local std::string location_override;
-}
-}  // namespace ops
-
-detail::UserLocation::UserLocation(std::string where) : previous_(std::move(ops::location_override)) {
-  ops::location_override = std::move(where);
-}
-detail::UserLocation::~UserLocation() { ops::location_override = std::move(previous_); }
-
-namespace ops {
-
 Shape known_sizes(const Shape& shape) {
   Shape known = shape;
   for (auto& d : known)
@@ -130,12 +115,6 @@ void check_user_shape(const char* op, const Shape& shape, DType dtype, Loc loc) 
   if (std::string problem = shape_problem(known_sizes(shape), dtype); !problem.empty())
     raise(op, {}, {TypeProblem::Kind::shape, problem, "Every dimension must be zero or more and the tensor must fit in 2^48 bytes."},
           loc);
-}
-
-std::string where_string(Loc loc) {
-  if (!location_override.empty()) return location_override;
-  if (loc.line() == 0 || loc.file_name() == nullptr || *loc.file_name() == '\0') return "";
-  return std::filesystem::path(loc.file_name()).filename().string() + ":" + std::to_string(loc.line());
 }
 
 void raise_at(const char* op, const std::vector<Tensor>& operands, const TypeProblem& problem, const std::string& where) {

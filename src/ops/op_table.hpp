@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "core/location.hpp"
 #include "symx/ops.hpp"
 #include "symx/tensor.hpp"
 
@@ -125,8 +126,8 @@ Tensor rebuild_node(const Node& node, std::vector<Tensor> inputs);
 void check_user_shape(const char* op, const Shape& shape, DType dtype, Loc loc);
 // `shape` with every unknown size (symbol) replaced by 1: what size checks look at.
 Shape known_sizes(const Shape& shape);
-// "at file.cpp:41" for `loc` (or the Python location override), empty if unknown.
-std::string where_string(Loc loc);
+// Source locations live in core (core/location.hpp).
+using detail::where_string;
 
 // Gradient helpers shared by the VJP rules.
 // Sums `cotangent` down to `shape` (undoing broadcasting).

@@ -9,7 +9,7 @@
 
 #include "ops/op_table.hpp"
 #include "passes/rewrite.hpp"
-#include "symx/function.hpp"
+#include "symx/graph.hpp"
 #include "symx/ops.hpp"
 
 namespace symx::passes {

@@ -6,7 +6,7 @@
 #include <unordered_map>
 
 #include "ops/op_table.hpp"
-#include "symx/function.hpp"
+#include "symx/graph.hpp"
 
 namespace symx::passes {
 namespace {

@@ -5,7 +5,7 @@
 
 #include "ops/op_table.hpp"
 #include "runtime/variable_locks.hpp"
-#include "symx/function.hpp"
+#include "symx/graph.hpp"
 
 namespace symx::runtime {
 namespace {

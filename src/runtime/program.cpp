@@ -15,9 +15,8 @@
 #include "core/memory.hpp"
 #include "codegen/kernel.hpp"
 #include "ops/op_table.hpp"
-#include "passes/passes.hpp"
 #include "runtime/library_calls.hpp"
-#include "symx/function.hpp"
+#include "symx/graph.hpp"
 
 namespace symx::runtime {
 namespace {
@@ -133,6 +132,44 @@ bool reads_in_lockstep(const codegen::Kernel& k, const Tensor& var) {
 
 }  // namespace
 
+InPlaceUpdates choose_in_place_updates(codegen::FusionPlan& plan, const std::vector<Tensor>& roots, const Updates& updates) {
+  InPlaceUpdates chosen;
+  std::vector<std::shared_ptr<VariableState>> update_targets;
+  for (const auto& [var, value] : updates) update_targets.push_back(var.node().variable);
+  const std::size_t n_outputs = roots.size() - updates.size();
+  std::unordered_map<const Node*, std::size_t> step_of;
+  for (std::size_t i = 0; i < plan.steps.size(); ++i) step_of[&plan.steps[i].node.node()] = i;
+  for (std::size_t u = 0; u < update_targets.size(); ++u) {
+    const Tensor& value = roots[n_outputs + u];
+    auto it = step_of.find(&value.node());
+    if (it == step_of.end() || plan.steps[it->second].role != Role::kernel || chosen.count(&value.node())) continue;
+    // The variable node read by the program, if any.
+    Tensor var;
+    for (const Tensor& leaf : plan.leaves)
+      if (leaf.op() == OpKind::Variable && leaf.node().variable == update_targets[u]) var = leaf;
+    bool safe = std::count(roots.begin(), roots.end(), value) == 1;
+    for (const Tensor& r : roots) safe = safe && !(r == var);
+    if (safe && var.defined()) {
+      for (std::size_t s = 0; s < plan.steps.size() && safe; ++s) {
+        bool reads = false;
+        if (plan.steps[s].role == Role::kernel) {
+          const auto& loads = plan.kernels[static_cast<std::size_t>(plan.steps[s].kernel)].loads;
+          reads = std::find(loads.begin(), loads.end(), var) != loads.end();
+        } else {
+          for (const Tensor& in : plan.steps[s].inputs()) reads = reads || in == var;
+        }
+        if (!reads) continue;
+        if (s > it->second) safe = false;
+        if (s == it->second) safe = reads_in_lockstep(plan.kernels[static_cast<std::size_t>(plan.steps[s].kernel)], var);
+      }
+    }
+    if (!safe) continue;
+    chosen[&value.node()] = update_targets[u];
+    plan.kernels[static_cast<std::size_t>(plan.steps[it->second].kernel)].in_place = true;
+  }
+  return chosen;
+}
+
 struct Program::Impl {
   std::vector<Tensor> inputs, outputs;
   std::vector<Tensor> roots;  // optimized outputs then update values
@@ -185,45 +222,7 @@ struct Program::Impl {
     }
   }
 
-  // Update targets computed by a kernel whose only readers of the old value run no later than
-  // that kernel, in lockstep, are written in place.
-  std::unordered_map<const Node*, std::shared_ptr<VariableState>> choose_in_place(std::size_t n_outputs) {
-    std::unordered_map<const Node*, std::shared_ptr<VariableState>> chosen;
-    std::unordered_map<const Node*, std::size_t> step_of;
-    for (std::size_t i = 0; i < plan.steps.size(); ++i) step_of[&plan.steps[i].node.node()] = i;
-    for (std::size_t u = 0; u < update_targets.size(); ++u) {
-      const Tensor& value = roots[n_outputs + u];
-      auto it = step_of.find(&value.node());
-      if (it == step_of.end() || plan.steps[it->second].role != Role::kernel || chosen.count(&value.node())) continue;
-      // The variable node read by the program, if any.
-      Tensor var;
-      for (const Tensor& leaf : plan.leaves)
-        if (leaf.op() == OpKind::Variable && leaf.node().variable == update_targets[u]) var = leaf;
-      bool safe = std::count(roots.begin(), roots.end(), value) == 1;
-      for (const Tensor& r : roots) safe = safe && !(r == var);
-      if (safe && var.defined()) {
-        for (std::size_t s = 0; s < plan.steps.size() && safe; ++s) {
-          bool reads = false;
-          if (plan.steps[s].role == Role::kernel) {
-            const auto& loads = plan.kernels[static_cast<std::size_t>(plan.steps[s].kernel)].loads;
-            reads = std::find(loads.begin(), loads.end(), var) != loads.end();
-          } else {
-            for (const Tensor& in : plan.steps[s].inputs()) reads = reads || in == var;
-          }
-          if (!reads) continue;
-          if (s > it->second) safe = false;
-          if (s == it->second) safe = reads_in_lockstep(plan.kernels[static_cast<std::size_t>(plan.steps[s].kernel)], var);
-        }
-      }
-      if (!safe) continue;
-      chosen[&value.node()] = update_targets[u];
-      plan.kernels[static_cast<std::size_t>(plan.steps[it->second].kernel)].in_place = true;
-    }
-    return chosen;
-  }
-
-  void assign_steps(std::size_t n_outputs) {
-    auto chosen = choose_in_place(n_outputs);
+  void assign_steps(std::size_t n_outputs, const InPlaceUpdates& chosen) {
     for (const codegen::Step& s : plan.steps) {
       Buffer b;
       if (s.role == Role::alias) {
@@ -427,27 +426,22 @@ void run_fallback(const ExecStep& s, char* const* p) {
 
 }  // namespace
 
-Program::Program(const std::vector<Tensor>& inputs, const std::vector<Tensor>& outputs, const Updates& updates)
-    : impl_(std::make_unique<Impl>()) {
+Program::Program(CompiledGraph compiled) : impl_(std::make_unique<Impl>()) {
   Impl& p = *impl_;
+  const std::vector<Tensor>& inputs = compiled.inputs;
+  const std::vector<Tensor>& outputs = compiled.outputs;
+  const Updates& updates = compiled.updates;
   p.inputs = inputs;
-  std::vector<Tensor> roots = outputs;
   for (const auto& [var, value] : updates) {
-    roots.push_back(value);
     p.update_targets.push_back(var.node().variable);
     p.update_labels.push_back(var.label());
   }
-  p.roots = passes::optimize(roots);
+  p.roots = std::move(compiled.roots);
   p.outputs.assign(p.roots.begin(), p.roots.begin() + static_cast<std::ptrdiff_t>(outputs.size()));
-  p.plan = codegen::plan_fusion(p.roots, library_capabilities());
+  p.plan = std::move(compiled.plan);
+  p.library = std::move(compiled.library);
   p.assign_leaves();
-  p.assign_steps(outputs.size());
-  if (!p.plan.kernels.empty()) {
-    codegen::EmittedPlan emitted = codegen::emit_plan(p.plan);
-    codegen::CompileOptions options;
-    options.ir_text = std::move(emitted.ir_text);
-    p.library = codegen::compile_and_load(emitted.source, options);
-  }
+  p.assign_steps(outputs.size(), compiled.in_place);
   p.build_steps();
   p.build_copies(outputs.size());
   p.plan_arena(outputs.size());

@@ -1,20 +1,48 @@
 // The compiled backend's executor: a program is the fusion plan of a function's roots, its
 // generated kernels loaded from a shared object, library calls, and a buffer plan made once by
-// liveness, so that a steady-state call allocates nothing.
+// liveness, so that a steady-state call allocates nothing. The compile pipeline that prepares
+// what it runs is function/compile.cpp.
 #pragma once
 
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
+#include "codegen/kernel.hpp"
 #include "symx/tensor.hpp"
+
+namespace symx::codegen {
+class Library;
+}
 
 namespace symx::runtime {
 
+// The updates whose new value a kernel writes straight into the variable's storage: the value's
+// node and the variable's state.
+using InPlaceUpdates = std::unordered_map<const Node*, std::shared_ptr<VariableState>>;
+
+// Chooses the updates written in place: those computed by a kernel whose only readers of the old
+// value run no later than that kernel, in lockstep. `roots` are the optimized outputs, then the
+// new value of each of `updates`. Marks the chosen kernels in_place in `plan`, which changes their
+// generated code: call it before emitting the plan.
+InPlaceUpdates choose_in_place_updates(codegen::FusionPlan& plan, const std::vector<Tensor>& roots,
+                                       const Updates& updates);
+
+// What a program is made from: a function's graph after the compile pipeline.
+struct CompiledGraph {
+  std::vector<Tensor> inputs, outputs;  // as the function was made
+  Updates updates;                      // as the function was made
+  std::vector<Tensor> roots;            // the optimized outputs, then the new value of each update
+  codegen::FusionPlan plan;             // the steps computing `roots`, in-place kernels marked
+  InPlaceUpdates in_place;              // from choose_in_place_updates
+  std::shared_ptr<codegen::Library> library;  // the plan's compiled kernels; null when it has none
+};
+
 class Program {
  public:
-  // `outputs` and the values of `updates` are optimized, fused and compiled.
-  Program(const std::vector<Tensor>& inputs, const std::vector<Tensor>& outputs, const Updates& updates);
+  // Plans the buffers of `compiled` by liveness and binds each step to its kernel or library call.
+  explicit Program(CompiledGraph compiled);
   ~Program();
   Program(const Program&) = delete;
   Program& operator=(const Program&) = delete;
