@@ -474,7 +474,7 @@ void Program::Impl::run_steps(Scratch& scratch, bool timed) {
           break;
         }
         [[fallthrough]];
-      default: run_fallback(s, pointers); break;
+      case Role::fallback: case Role::alias: case Role::leaf: case Role::inlined: run_fallback(s, pointers); break;
     }
     if (timed) scratch.seconds[n] = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   }
@@ -577,7 +577,7 @@ std::string Program::describe() const {
         break;
       }
       case Role::alias: os << "alias of its input"; break;
-      default: os << "reference evaluation"; break;
+      case Role::fallback: case Role::leaf: case Role::inlined: os << "reference evaluation"; break;
     }
     os << "\n";
   }
