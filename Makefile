@@ -10,9 +10,6 @@ LAUNCHER := $(shell command -v ccache >/dev/null 2>&1 && echo "-DCMAKE_CXX_COMPI
 # fails on a warning as CI does (.ci/run sets WERROR=ON too); `make WERROR=OFF ...` for a newer
 # compiler with warnings of its own. One value for all targets: a change recompiles everything.
 WERROR ?= ON
-# The C++ half of the format check waits until the C++ sources have been formatted once with
-# .clang-format (tools/check_format.sh --fix); then this line goes.
-export SYMX_SKIP_CLANG_FORMAT ?= 1
 
 .PHONY: all deps build asan tsan test test-layers check-format test-cpp test-asan test-tsan test-python test-package demo bench clean
 

@@ -34,10 +34,10 @@ int main(int argc, char** argv) {
   }
   std::vector<double> sorted = ns;
   std::sort(sorted.begin(), sorted.end());
-  std::printf("{\"median_ns\": %.4g, \"min_ns\": %.4g, \"calls\": %ld, \"first_call_s\": %.6g, "
-              "\"compile_count\": %lld, \"result\": %.6g, \"backend\": \"%s\"}\n",
-              sorted[sorted.size() / 2], sorted[0], per * samples, first_s,
-              static_cast<long long>(f.compile_count()), out[0].item<double>(),
-              f.backend() == sx::Backend::compiled ? "compiled" : "reference");
+  std::printf(
+      "{\"median_ns\": %.4g, \"min_ns\": %.4g, \"calls\": %ld, \"first_call_s\": %.6g, "
+      "\"compile_count\": %lld, \"result\": %.6g, \"backend\": \"%s\"}\n",
+      sorted[sorted.size() / 2], sorted[0], per * samples, first_s, static_cast<long long>(f.compile_count()),
+      out[0].item<double>(), f.backend() == sx::Backend::compiled ? "compiled" : "reference");
   return 0;
 }

@@ -44,9 +44,13 @@ int main(int argc, char** argv) {
   std::sort(t.begin(), t.end());
   const double bytes = 4.0 * sizeof(float) * n;
   const double med = t[t.size() / 2], best = t[0];
-  std::printf("{\"n\": %ld, \"threads\": %d, \"bytes\": %.0f, \"median_s\": %.9g, \"min_s\": %.9g, "
-              "\"median_gbps\": %.4g, \"best_gbps\": %.4g, \"check\": %.6g}\n",
-              n, omp_get_max_threads(), bytes, med, best, bytes / med / 1e9, bytes / best / 1e9, check);
-  std::free(x); std::free(a); std::free(b); std::free(out);
+  std::printf(
+      "{\"n\": %ld, \"threads\": %d, \"bytes\": %.0f, \"median_s\": %.9g, \"min_s\": %.9g, "
+      "\"median_gbps\": %.4g, \"best_gbps\": %.4g, \"check\": %.6g}\n",
+      n, omp_get_max_threads(), bytes, med, best, bytes / med / 1e9, bytes / best / 1e9, check);
+  std::free(x);
+  std::free(a);
+  std::free(b);
+  std::free(out);
   return 0;
 }

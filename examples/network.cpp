@@ -26,8 +26,9 @@ int main() {
     labels.set_flat(i, std::hypot(a, b) > 1.2f ? 1 : 0);  // inside or outside a circle
   }
 
-  L::Sequential net({std::make_shared<L::Dense>(32), std::make_shared<L::BatchNorm>(), std::make_shared<L::Activation>("relu"),
-                     std::make_shared<L::Dropout>(0.1), std::make_shared<L::Dense>(2)});
+  L::Sequential net({std::make_shared<L::Dense>(32), std::make_shared<L::BatchNorm>(),
+                     std::make_shared<L::Activation>("relu"), std::make_shared<L::Dropout>(0.1),
+                     std::make_shared<L::Dense>(2)});
   auto x = sx::placeholder({sx::kDynamic, 2}, sx::f32, "x");
   auto y = sx::placeholder({sx::kDynamic}, sx::i64, "y");
   auto loss = sx::nn::losses::softmax_cross_entropy_loss(net(x, true), y);  // integer labels, mean over the batch
@@ -53,6 +54,7 @@ int main() {
       }
       total += train({xb, yb})[0].item<double>();
     }
-    std::printf("epoch %d: loss %.4f, accuracy %.3f\n", epoch, total / batches, evaluate({data, labels})[0].item<double>());
+    std::printf("epoch %d: loss %.4f, accuracy %.3f\n", epoch, total / batches,
+                evaluate({data, labels})[0].item<double>());
   }
 }

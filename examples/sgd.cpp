@@ -13,7 +13,7 @@ int main() {
   sx::Tensor dmu = sx::grad(cost, {mu})[0];
   sx::Function step = sx::function({}, {cost}, {{mu, mu - 0.2f * dmu}});
 
-  const double expected[10] = {0.008471076, 0.008201109, 0.007946267, 0.007705368, 0.0074773384,
+  const double expected[10] = {0.008471076, 0.008201109,  0.007946267, 0.007705368, 0.0074773384,
                                0.007261208, 0.0070561105, 0.006861261, 0.006675923, 0.006499458};
   int failures = 0;
   for (int i = 0; i < 10; ++i) {
@@ -22,6 +22,7 @@ int main() {
     failures += !ok;
     std::printf("step %d: cost %.10g%s\n", i + 1, c, ok ? "" : "   <- expected different value");
   }
-  std::printf(failures ? "%d costs differ from the paper's\n" : "all ten costs match the paper's within 1e-5\n", failures);
+  std::printf(failures ? "%d costs differ from the paper's\n" : "all ten costs match the paper's within 1e-5\n",
+              failures);
   return failures ? 1 : 0;
 }

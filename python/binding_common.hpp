@@ -61,13 +61,15 @@ template <auto F, class R, class... A> struct Located<F, R (*)(A...)> {
 
 // The parts of the module, each bound in its own file and called from NB_MODULE in binding.cpp with
 // the module it fills.
-void bind_ops(nb::module_& m);  // binding_ops.cpp: the NumPy-like functions (symx/ops.hpp)
+void bind_ops(nb::module_& m);          // binding_ops.cpp: the NumPy-like functions (symx/ops.hpp)
 void bind_linalg(nb::module_& linalg);  // binding_ops.cpp: symx.linalg
 void bind_random(nb::module_& random);  // binding_ops.cpp: symx.random
-void bind_nn(nb::module_& nn);  // binding_nn.cpp: nn ops, activations and nn.losses (symx/nn/activations.hpp, losses.hpp)
-void bind_layers(nb::module_& nn);  // binding_layers.cpp: nn.init and nn.layers (symx/nn/init.hpp, layers.hpp)
+void bind_nn(
+    nb::module_& nn);  // binding_nn.cpp: nn ops, activations and nn.losses (symx/nn/activations.hpp, losses.hpp)
+void bind_layers(nb::module_& nn);    // binding_layers.cpp: nn.init and nn.layers (symx/nn/init.hpp, layers.hpp)
 void bind_optim(nb::module_& optim);  // binding_optim.cpp: optimizers, clipping, schedules (symx/optim.hpp)
 void bind_stats(nb::module_& stats);  // binding_stats.cpp: distributions (symx/stats.hpp)
-void bind_data(nb::module_& data);  // binding_data.cpp: readers, splits, transforms, BatchIterator, download (symx/data.hpp)
+void bind_data(
+    nb::module_& data);  // binding_data.cpp: readers, splits, transforms, BatchIterator, download (symx/data.hpp)
 void bind_train(nb::module_& train);  // binding_train.cpp: fit, callbacks, checkpoints, models (symx/train.hpp)
-void bind_cli(nb::module_& m);  // binding_train.cpp: _cli_run, what `python -m symx` calls (symx/cli.hpp)
+void bind_cli(nb::module_& m);        // binding_train.cpp: _cli_run, what `python -m symx` calls (symx/cli.hpp)

@@ -59,36 +59,61 @@ std::string number(double v) { return nb::cast<std::string>(nb::repr(nb::float_(
 
 void bind_init(nb::module_& m) {
   nb::class_<PyInitializer>(m, "Initializer", DOC(nn_init_Initializer))
-      .def("__call__", [](const PyInitializer& self, IntList shape, symx::DType dtype) {
-        return writable_array_to_python(self.fn(shape.v, dtype).copy());
-      }, "shape"_a, "dtype"_a = symx::DType::f32)
+      .def(
+          "__call__",
+          [](const PyInitializer& self, IntList shape, symx::DType dtype) {
+            return writable_array_to_python(self.fn(shape.v, dtype).copy());
+          },
+          "shape"_a, "dtype"_a = symx::DType::f32)
       .def("__repr__", [](const PyInitializer& self) { return "symx.nn.init." + self.repr; });
   m.def("seed", &init::seed, "seed"_a, DOC(nn_init_seed));
-  m.def("compute_fans", [](IntList shape) {
-    auto fans = init::compute_fans(shape.v);
-    return std::make_pair(fans.fan_in, fans.fan_out);
-  }, "shape"_a, DOC(nn_init_compute_fans));
-  m.def("constant", [](double v) { return make("constant(" + number(v) + ")", [&] { return init::constant(v); }); },
-        "value"_a, DOC(nn_init_constant));
-  m.def("zeros", [] { return make("zeros()", [] { return init::zeros(); }); }, DOC(nn_init_zeros));
-  m.def("ones", [] { return make("ones()", [] { return init::ones(); }); }, DOC(nn_init_ones));
-  m.def("uniform", [](double lo, double hi) {
-    return make("uniform(" + number(lo) + ", " + number(hi) + ")", [&] { return init::uniform(lo, hi); });
-  }, "low"_a = -0.05, "high"_a = 0.05, DOC(nn_init_uniform));
-  m.def("normal", [](double mean, double sd) {
-    return make("normal(" + number(mean) + ", " + number(sd) + ")", [&] { return init::normal(mean, sd); });
-  }, "mean"_a = 0.0, "stddev"_a = 0.05, DOC(nn_init_normal));
-  m.def("truncated_normal", [](double mean, double sd) {
-    return make("truncated_normal(" + number(mean) + ", " + number(sd) + ")", [&] { return init::truncated_normal(mean, sd); });
-  }, "mean"_a = 0.0, "stddev"_a = 0.05, DOC(nn_init_truncated_normal));
-  m.def("orthogonal", [](double gain) {
-    return make("orthogonal(" + number(gain) + ")", [&] { return init::orthogonal(gain); });
-  }, "gain"_a = 1.0, DOC(nn_init_orthogonal));
-  m.def("variance_scaling", [](double scale, const std::string& mode, const std::string& dist) {
-    return make("variance_scaling(" + number(scale) + ", '" + mode + "', '" + dist + "')",
-                [&] { return init::variance_scaling(scale, mode, dist); });
-  }, "scale"_a = 1.0, "mode"_a = "fan_in", "distribution"_a = "truncated_normal", DOC(nn_init_variance_scaling));
-#define SYMX_NAMED_INIT(name, doc) m.def(#name, [] { return make(#name "()", [] { return init::name(); }); }, doc);
+  m.def(
+      "compute_fans",
+      [](IntList shape) {
+        auto fans = init::compute_fans(shape.v);
+        return std::make_pair(fans.fan_in, fans.fan_out);
+      },
+      "shape"_a, DOC(nn_init_compute_fans));
+  m.def(
+      "constant", [](double v) { return make("constant(" + number(v) + ")", [&] { return init::constant(v); }); },
+      "value"_a, DOC(nn_init_constant));
+  m.def(
+      "zeros", [] { return make("zeros()", [] { return init::zeros(); }); }, DOC(nn_init_zeros));
+  m.def(
+      "ones", [] { return make("ones()", [] { return init::ones(); }); }, DOC(nn_init_ones));
+  m.def(
+      "uniform",
+      [](double lo, double hi) {
+        return make("uniform(" + number(lo) + ", " + number(hi) + ")", [&] { return init::uniform(lo, hi); });
+      },
+      "low"_a = -0.05, "high"_a = 0.05, DOC(nn_init_uniform));
+  m.def(
+      "normal",
+      [](double mean, double sd) {
+        return make("normal(" + number(mean) + ", " + number(sd) + ")", [&] { return init::normal(mean, sd); });
+      },
+      "mean"_a = 0.0, "stddev"_a = 0.05, DOC(nn_init_normal));
+  m.def(
+      "truncated_normal",
+      [](double mean, double sd) {
+        return make("truncated_normal(" + number(mean) + ", " + number(sd) + ")",
+                    [&] { return init::truncated_normal(mean, sd); });
+      },
+      "mean"_a = 0.0, "stddev"_a = 0.05, DOC(nn_init_truncated_normal));
+  m.def(
+      "orthogonal",
+      [](double gain) { return make("orthogonal(" + number(gain) + ")", [&] { return init::orthogonal(gain); }); },
+      "gain"_a = 1.0, DOC(nn_init_orthogonal));
+  m.def(
+      "variance_scaling",
+      [](double scale, const std::string& mode, const std::string& dist) {
+        return make("variance_scaling(" + number(scale) + ", '" + mode + "', '" + dist + "')",
+                    [&] { return init::variance_scaling(scale, mode, dist); });
+      },
+      "scale"_a = 1.0, "mode"_a = "fan_in", "distribution"_a = "truncated_normal", DOC(nn_init_variance_scaling));
+#define SYMX_NAMED_INIT(name, doc) \
+  m.def(                           \
+      #name, [] { return make(#name "()", [] { return init::name(); }); }, doc);
   SYMX_NAMED_INIT(glorot_uniform, DOC(nn_init_glorot_uniform))
   SYMX_NAMED_INIT(glorot_normal, DOC(nn_init_glorot_normal))
   SYMX_NAMED_INIT(he_uniform, DOC(nn_init_he_uniform))
@@ -104,48 +129,72 @@ std::string name_or(const std::optional<std::string>& name, const char* fallback
 
 void bind_conv_layers(nb::module_& m) {
   nb::class_<ly::Conv1D, ly::Layer>(m, "Conv1D", DOC(nn_layers_Conv1D))
-      .def("__init__", [](ly::Conv1D* self, std::int64_t filters, std::int64_t kernel_size, std::int64_t stride,
-                          symx::nn::Padding padding, std::int64_t dilation, std::int64_t groups, bool use_bias,
-                          nb::handle w_init, nb::handle b_init, std::optional<std::string> name) {
-        ly::ConvOptions o{.strides = {stride}, .padding = padding, .dilation = {dilation}, .groups = groups, .use_bias = use_bias};
-        o.w_init = initializer_from_python(w_init, o.w_init);
-        o.b_init = initializer_from_python(b_init, o.b_init);
-        o.name = name_or(name, "conv1d");
-        new (self) ly::Conv1D(filters, kernel_size, std::move(o));
-      }, "filters"_a, "kernel_size"_a, "stride"_a = 1, "padding"_a = "VALID", "dilation"_a = 1, "groups"_a = 1,
-         "use_bias"_a = true, "w_init"_a = nb::none(), "b_init"_a = nb::none(), "name"_a = nb::none());
+      .def(
+          "__init__",
+          [](ly::Conv1D* self, std::int64_t filters, std::int64_t kernel_size, std::int64_t stride,
+             symx::nn::Padding padding, std::int64_t dilation, std::int64_t groups, bool use_bias, nb::handle w_init,
+             nb::handle b_init, std::optional<std::string> name) {
+            ly::ConvOptions o{.strides = {stride},
+                              .padding = padding,
+                              .dilation = {dilation},
+                              .groups = groups,
+                              .use_bias = use_bias};
+            o.w_init = initializer_from_python(w_init, o.w_init);
+            o.b_init = initializer_from_python(b_init, o.b_init);
+            o.name = name_or(name, "conv1d");
+            new (self) ly::Conv1D(filters, kernel_size, std::move(o));
+          },
+          "filters"_a, "kernel_size"_a, "stride"_a = 1, "padding"_a = "VALID", "dilation"_a = 1, "groups"_a = 1,
+          "use_bias"_a = true, "w_init"_a = nb::none(), "b_init"_a = nb::none(), "name"_a = nb::none());
   nb::class_<ly::Conv2D, ly::Layer>(m, "Conv2D", DOC(nn_layers_Conv2D))
-      .def("__init__", [](ly::Conv2D* self, std::int64_t filters, IntList kernel_size, IntList strides,
-                          symx::nn::Padding padding, IntList dilation, std::int64_t groups, bool use_bias,
-                          nb::handle w_init, nb::handle b_init, std::optional<std::string> name) {
-        ly::ConvOptions o{.strides = strides.v, .padding = padding, .dilation = dilation.v, .groups = groups, .use_bias = use_bias};
-        o.w_init = initializer_from_python(w_init, o.w_init);
-        o.b_init = initializer_from_python(b_init, o.b_init);
-        o.name = name_or(name, "conv2d");
-        new (self) ly::Conv2D(filters, kernel_size.v, std::move(o));
-      }, "filters"_a, "kernel_size"_a, "strides"_a = 1, "padding"_a = "VALID", "dilation"_a = 1, "groups"_a = 1,
-         "use_bias"_a = true, "w_init"_a = nb::none(), "b_init"_a = nb::none(), "name"_a = nb::none());
+      .def(
+          "__init__",
+          [](ly::Conv2D* self, std::int64_t filters, IntList kernel_size, IntList strides, symx::nn::Padding padding,
+             IntList dilation, std::int64_t groups, bool use_bias, nb::handle w_init, nb::handle b_init,
+             std::optional<std::string> name) {
+            ly::ConvOptions o{.strides = strides.v,
+                              .padding = padding,
+                              .dilation = dilation.v,
+                              .groups = groups,
+                              .use_bias = use_bias};
+            o.w_init = initializer_from_python(w_init, o.w_init);
+            o.b_init = initializer_from_python(b_init, o.b_init);
+            o.name = name_or(name, "conv2d");
+            new (self) ly::Conv2D(filters, kernel_size.v, std::move(o));
+          },
+          "filters"_a, "kernel_size"_a, "strides"_a = 1, "padding"_a = "VALID", "dilation"_a = 1, "groups"_a = 1,
+          "use_bias"_a = true, "w_init"_a = nb::none(), "b_init"_a = nb::none(), "name"_a = nb::none());
   nb::class_<ly::Conv2DTranspose, ly::Layer>(m, "Conv2DTranspose", DOC(nn_layers_Conv2DTranspose))
-      .def("__init__", [](ly::Conv2DTranspose* self, std::int64_t filters, IntList kernel_size, IntList strides,
-                          symx::nn::Padding padding, IntList output_padding, IntList dilation, std::int64_t groups,
-                          bool use_bias, nb::handle w_init, nb::handle b_init, std::optional<std::string> name) {
-        ly::ConvTransposeOptions o{.strides = strides.v, .padding = padding, .output_padding = output_padding.v,
-                                   .dilation = dilation.v, .groups = groups, .use_bias = use_bias};
-        o.w_init = initializer_from_python(w_init, o.w_init);
-        o.b_init = initializer_from_python(b_init, o.b_init);
-        o.name = name_or(name, "conv2d_transpose");
-        new (self) ly::Conv2DTranspose(filters, kernel_size.v, std::move(o));
-      }, "filters"_a, "kernel_size"_a, "strides"_a = 1, "padding"_a = "VALID", "output_padding"_a = 0,
-         "dilation"_a = 1, "groups"_a = 1, "use_bias"_a = true, "w_init"_a = nb::none(), "b_init"_a = nb::none(),
-         "name"_a = nb::none());
+      .def(
+          "__init__",
+          [](ly::Conv2DTranspose* self, std::int64_t filters, IntList kernel_size, IntList strides,
+             symx::nn::Padding padding, IntList output_padding, IntList dilation, std::int64_t groups, bool use_bias,
+             nb::handle w_init, nb::handle b_init, std::optional<std::string> name) {
+            ly::ConvTransposeOptions o{.strides = strides.v,
+                                       .padding = padding,
+                                       .output_padding = output_padding.v,
+                                       .dilation = dilation.v,
+                                       .groups = groups,
+                                       .use_bias = use_bias};
+            o.w_init = initializer_from_python(w_init, o.w_init);
+            o.b_init = initializer_from_python(b_init, o.b_init);
+            o.name = name_or(name, "conv2d_transpose");
+            new (self) ly::Conv2DTranspose(filters, kernel_size.v, std::move(o));
+          },
+          "filters"_a, "kernel_size"_a, "strides"_a = 1, "padding"_a = "VALID", "output_padding"_a = 0,
+          "dilation"_a = 1, "groups"_a = 1, "use_bias"_a = true, "w_init"_a = nb::none(), "b_init"_a = nb::none(),
+          "name"_a = nb::none());
 }
 
 template <class Pool> void bind_pool(nb::module_& m, const char* name, const char* default_name, const char* doc) {
   nb::class_<Pool, ly::Layer>(m, name, doc)
-      .def("__init__", [default_name](Pool* self, IntList window, IntList strides, symx::nn::Padding padding,
-                                      std::optional<std::string> layer_name) {
-        new (self) Pool(window.v, ly::PoolOptions{strides.v, padding, name_or(layer_name, default_name)});
-      }, "window"_a, "strides"_a = nb::none(), "padding"_a = "VALID", "name"_a = nb::none());
+      .def(
+          "__init__",
+          [default_name](Pool* self, IntList window, IntList strides, symx::nn::Padding padding,
+                         std::optional<std::string> layer_name) {
+            new (self) Pool(window.v, ly::PoolOptions{strides.v, padding, name_or(layer_name, default_name)});
+          },
+          "window"_a, "strides"_a = nb::none(), "padding"_a = "VALID", "name"_a = nb::none());
 }
 
 void bind_other_layers(nb::module_& m) {
@@ -153,51 +202,75 @@ void bind_other_layers(nb::module_& m) {
   bind_pool<ly::AvgPool2D>(m, "AvgPool2D", "avg_pool2d", DOC(nn_layers_AvgPool2D));
   nb::class_<ly::GlobalAvgPool2D, ly::Layer>(m, "GlobalAvgPool2D", DOC(nn_layers_GlobalAvgPool2D))
       .def(nb::init<bool, std::string>(), "keepdims"_a = false, "name"_a = "global_avg_pool2d");
-  nb::class_<ly::Flatten, ly::Layer>(m, "Flatten", DOC(nn_layers_Flatten)).def(nb::init<std::string>(), "name"_a = "flatten");
+  nb::class_<ly::Flatten, ly::Layer>(m, "Flatten", DOC(nn_layers_Flatten))
+      .def(nb::init<std::string>(), "name"_a = "flatten");
   nb::class_<ly::Reshape, ly::Layer>(m, "Reshape", DOC(nn_layers_Reshape))
-      .def("__init__", [](ly::Reshape* self, IntList shape, std::string name) { new (self) ly::Reshape(shape.v, name); },
-           "shape"_a, "name"_a = "reshape");
+      .def(
+          "__init__", [](ly::Reshape* self, IntList shape, std::string name) { new (self) ly::Reshape(shape.v, name); },
+          "shape"_a, "name"_a = "reshape");
   nb::class_<ly::Activation, ly::Layer>(m, "Activation", DOC(nn_layers_Activation))
-      .def("__init__", [](ly::Activation* self, nb::handle function, std::optional<std::string> name) {
-        if (PyUnicode_Check(function.ptr()))
-          new (self) ly::Activation(nb::cast<std::string>(function), name.value_or(""));
-        else
-          new (self) ly::Activation(tensor_function(function), name.value_or("activation"));
-      }, "function"_a, "name"_a = nb::none());
+      .def(
+          "__init__",
+          [](ly::Activation* self, nb::handle function, std::optional<std::string> name) {
+            if (PyUnicode_Check(function.ptr()))
+              new (self) ly::Activation(nb::cast<std::string>(function), name.value_or(""));
+            else new (self) ly::Activation(tensor_function(function), name.value_or("activation"));
+          },
+          "function"_a, "name"_a = nb::none());
   nb::class_<ly::Dropout, ly::Layer>(m, "Dropout", DOC(nn_layers_Dropout))
       .def(nb::init<double, std::string>(), "rate"_a, "name"_a = "dropout");
   nb::class_<ly::BatchNorm, ly::Layer>(m, "BatchNorm", DOC(nn_layers_BatchNorm))
-      .def("__init__", [](ly::BatchNorm* self, int axis, double momentum, double eps, bool affine, std::string name) {
-        new (self) ly::BatchNorm(ly::BatchNormOptions{axis, momentum, eps, affine, name});
-      }, "axis"_a = 1, "momentum"_a = 0.1, "eps"_a = 1e-5, "affine"_a = true, "name"_a = "batch_norm");
+      .def(
+          "__init__",
+          [](ly::BatchNorm* self, int axis, double momentum, double eps, bool affine, std::string name) {
+            new (self) ly::BatchNorm(ly::BatchNormOptions{axis, momentum, eps, affine, name});
+          },
+          "axis"_a = 1, "momentum"_a = 0.1, "eps"_a = 1e-5, "affine"_a = true, "name"_a = "batch_norm");
   nb::class_<ly::LayerNorm, ly::Layer>(m, "LayerNorm", DOC(nn_layers_LayerNorm))
-      .def("__init__", [](ly::LayerNorm* self, AxisList axes, double eps, bool affine, std::string name) {
-        new (self) ly::LayerNorm(axes.v, eps, affine, name);
-      }, "axes"_a = -1, "eps"_a = 1e-5, "affine"_a = true, "name"_a = "layer_norm");
+      .def(
+          "__init__",
+          [](ly::LayerNorm* self, AxisList axes, double eps, bool affine, std::string name) {
+            new (self) ly::LayerNorm(axes.v, eps, affine, name);
+          },
+          "axes"_a = -1, "eps"_a = 1e-5, "affine"_a = true, "name"_a = "layer_norm");
   nb::class_<ly::Embedding, ly::Layer>(m, "Embedding", DOC(nn_layers_Embedding))
-      .def("__init__", [](ly::Embedding* self, std::int64_t num, std::int64_t features, nb::handle w_init,
-                          symx::DType dtype, std::string name) {
-        new (self) ly::Embedding(num, features, initializer_from_python(w_init, init::normal(0, 1)), dtype, name);
-      }, "num_embeddings"_a, "features"_a, "w_init"_a = nb::none(), "dtype"_a = symx::DType::f32, "name"_a = "embedding");
+      .def(
+          "__init__",
+          [](ly::Embedding* self, std::int64_t num, std::int64_t features, nb::handle w_init, symx::DType dtype,
+             std::string name) {
+            new (self) ly::Embedding(num, features, initializer_from_python(w_init, init::normal(0, 1)), dtype, name);
+          },
+          "num_embeddings"_a, "features"_a, "w_init"_a = nb::none(), "dtype"_a = symx::DType::f32,
+          "name"_a = "embedding");
   nb::class_<ly::RandomCrop, ly::Layer>(m, "RandomCrop", DOC(nn_layers_RandomCrop))
-      .def("__init__", [](ly::RandomCrop* self, IntList size, std::int64_t padding, std::string name) {
-        new (self) ly::RandomCrop(size.v, padding, name);
-      }, "size"_a, "padding"_a = 0, "name"_a = "random_crop");
+      .def(
+          "__init__",
+          [](ly::RandomCrop* self, IntList size, std::int64_t padding, std::string name) {
+            new (self) ly::RandomCrop(size.v, padding, name);
+          },
+          "size"_a, "padding"_a = 0, "name"_a = "random_crop");
   nb::class_<ly::RandomFlip, ly::Layer>(m, "RandomFlip", DOC(nn_layers_RandomFlip))
       .def(nb::init<bool, bool, std::string>(), "horizontal"_a = true, "vertical"_a = false, "name"_a = "random_flip");
   nb::class_<ly::Upsample2D, ly::Layer>(m, "Upsample2D", DOC(nn_layers_Upsample2D))
-      .def("__init__", [](ly::Upsample2D* self, IntList scale, std::string method, std::string name) {
-        new (self) ly::Upsample2D(scale.v, method, name);
-      }, "scale"_a = 2, "method"_a = "nearest", "name"_a = "upsample2d");
-  nb::class_<ly::Identity, ly::Layer>(m, "Identity", DOC(nn_layers_Identity)).def(nb::init<std::string>(), "name"_a = "identity");
+      .def(
+          "__init__",
+          [](ly::Upsample2D* self, IntList scale, std::string method, std::string name) {
+            new (self) ly::Upsample2D(scale.v, method, name);
+          },
+          "scale"_a = 2, "method"_a = "nearest", "name"_a = "upsample2d");
+  nb::class_<ly::Identity, ly::Layer>(m, "Identity", DOC(nn_layers_Identity))
+      .def(nb::init<std::string>(), "name"_a = "identity");
 }
 
 void bind_layer_classes(nb::module_& m) {
   nb::class_<ly::Layer>(m, "Layer", DOC(nn_layers_Layer))
-      .def("__call__", [](ly::Layer& self, TensorArg x, bool training) {
-        PyLocation here;
-        return self(x.t, training);
-      }, "x"_a, "training"_a = false, DOC(nn_layers_Layer_call))
+      .def(
+          "__call__",
+          [](ly::Layer& self, TensorArg x, bool training) {
+            PyLocation here;
+            return self(x.t, training);
+          },
+          "x"_a, "training"_a = false, DOC(nn_layers_Layer_call))
       .def("variables", &ly::Layer::variables, "trainable"_a = nb::none(), DOC(nn_layers_Layer_variables))
       .def_prop_ro("name", &ly::Layer::name, DOC(nn_layers_Layer_name))
       .def_prop_ro("built", &ly::Layer::built, DOC(nn_layers_Layer_built))
@@ -206,24 +279,30 @@ void bind_layer_classes(nb::module_& m) {
         return "<symx.nn.layers." + nb::cast<std::string>(self.type().attr("__name__")) + " '" + layer.name() + "'>";
       });
   nb::class_<ly::Sequential, ly::Layer>(m, "Sequential", DOC(nn_layers_Sequential))
-      .def("__init__", [](ly::Sequential* self, nb::handle items, std::string name) {
-        std::vector<std::shared_ptr<ly::Layer>> list;
-        for (nb::handle item : items) {  // a plain Python function becomes an Activation layer
-          if (nb::isinstance<ly::Layer>(item)) list.push_back(nb::cast<std::shared_ptr<ly::Layer>>(item));
-          else list.push_back(std::make_shared<ly::Activation>(tensor_function(item), "activation"));
-        }
-        new (self) ly::Sequential(std::move(list), name);
-      }, "layers"_a, "name"_a = "sequential")
+      .def(
+          "__init__",
+          [](ly::Sequential* self, nb::handle items, std::string name) {
+            std::vector<std::shared_ptr<ly::Layer>> list;
+            for (nb::handle item : items) {  // a plain Python function becomes an Activation layer
+              if (nb::isinstance<ly::Layer>(item)) list.push_back(nb::cast<std::shared_ptr<ly::Layer>>(item));
+              else list.push_back(std::make_shared<ly::Activation>(tensor_function(item), "activation"));
+            }
+            new (self) ly::Sequential(std::move(list), name);
+          },
+          "layers"_a, "name"_a = "sequential")
       .def_prop_ro("layers", &ly::Sequential::layers, DOC(nn_layers_Sequential_layers));
   nb::class_<ly::Dense, ly::Layer>(m, "Dense", DOC(nn_layers_Dense))
-      .def("__init__", [](ly::Dense* self, std::int64_t units, bool use_bias, nb::handle w_init, nb::handle b_init,
-                          std::string name) {
-        ly::DenseOptions o{.use_bias = use_bias};
-        o.w_init = initializer_from_python(w_init, o.w_init);
-        o.b_init = initializer_from_python(b_init, o.b_init);
-        o.name = std::move(name);
-        new (self) ly::Dense(units, std::move(o));
-      }, "units"_a, "use_bias"_a = true, "w_init"_a = nb::none(), "b_init"_a = nb::none(), "name"_a = "dense");
+      .def(
+          "__init__",
+          [](ly::Dense* self, std::int64_t units, bool use_bias, nb::handle w_init, nb::handle b_init,
+             std::string name) {
+            ly::DenseOptions o{.use_bias = use_bias};
+            o.w_init = initializer_from_python(w_init, o.w_init);
+            o.b_init = initializer_from_python(b_init, o.b_init);
+            o.name = std::move(name);
+            new (self) ly::Dense(units, std::move(o));
+          },
+          "units"_a, "use_bias"_a = true, "w_init"_a = nb::none(), "b_init"_a = nb::none(), "name"_a = "dense");
 }
 
 }  // namespace

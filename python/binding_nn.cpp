@@ -10,13 +10,15 @@ void bind_losses(nb::module_& m) {
   namespace sl = symx::nn::losses;
   m.def("softmax_cross_entropy_loss", LOC(sl::softmax_cross_entropy_loss), "logits"_a, "labels"_a,
         "label_smoothing"_a = 0.0, "reduction"_a = "mean", DOC(nn_losses_softmax_cross_entropy_loss));
-  m.def("sigmoid_binary_cross_entropy_loss", [](TensorArg logits, TensorArg labels, std::optional<TensorArg> pos_weight,
-                                                const std::string& reduction) {
-    PyLocation here;
-    symx::Tensor weight = pos_weight ? pos_weight->t : symx::Tensor();  // None: no weight
-    return sl::sigmoid_binary_cross_entropy_loss(logits.t, labels.t, weight, reduction);
-  }, "logits"_a, "labels"_a, "pos_weight"_a = nb::none(), "reduction"_a = "mean",
-        DOC(nn_losses_sigmoid_binary_cross_entropy_loss));
+  m.def(
+      "sigmoid_binary_cross_entropy_loss",
+      [](TensorArg logits, TensorArg labels, std::optional<TensorArg> pos_weight, const std::string& reduction) {
+        PyLocation here;
+        symx::Tensor weight = pos_weight ? pos_weight->t : symx::Tensor();  // None: no weight
+        return sl::sigmoid_binary_cross_entropy_loss(logits.t, labels.t, weight, reduction);
+      },
+      "logits"_a, "labels"_a, "pos_weight"_a = nb::none(), "reduction"_a = "mean",
+      DOC(nn_losses_sigmoid_binary_cross_entropy_loss));
   m.def("mean_squared_error_loss", LOC(sl::mean_squared_error_loss), "predictions"_a, "targets"_a,
         "reduction"_a = "mean", DOC(nn_losses_mean_squared_error_loss));
   m.def("mean_absolute_error_loss", LOC(sl::mean_absolute_error_loss), "predictions"_a, "targets"_a,
@@ -24,10 +26,10 @@ void bind_losses(nb::module_& m) {
   m.def("huber_loss", LOC(sl::huber_loss), "predictions"_a, "targets"_a, "delta"_a = 1.0, "reduction"_a = "mean",
         DOC(nn_losses_huber_loss));
   m.def("hinge_loss", LOC(sl::hinge_loss), "scores"_a, "labels"_a, "reduction"_a = "mean", DOC(nn_losses_hinge_loss));
-  m.def("multiclass_hinge_loss", LOC(sl::multiclass_hinge_loss), "logits"_a, "labels"_a, "margin"_a = 1.0,
-        "p"_a = 1, "reduction"_a = "mean", DOC(nn_losses_multiclass_hinge_loss));
-  m.def("kl_divergence_loss", LOC(sl::kl_divergence_loss), "log_predictions"_a, "targets"_a,
-        "log_target"_a = false, "reduction"_a = "mean", DOC(nn_losses_kl_divergence_loss));
+  m.def("multiclass_hinge_loss", LOC(sl::multiclass_hinge_loss), "logits"_a, "labels"_a, "margin"_a = 1.0, "p"_a = 1,
+        "reduction"_a = "mean", DOC(nn_losses_multiclass_hinge_loss));
+  m.def("kl_divergence_loss", LOC(sl::kl_divergence_loss), "log_predictions"_a, "targets"_a, "log_target"_a = false,
+        "reduction"_a = "mean", DOC(nn_losses_kl_divergence_loss));
   m.def("accuracy", LOC(sl::accuracy), "logits"_a, "labels"_a, DOC(nn_losses_accuracy));
   m.def("top_k_accuracy", LOC(sl::top_k_accuracy), "logits"_a, "labels"_a, "k"_a = 5, DOC(nn_losses_top_k_accuracy));
 }
@@ -66,8 +68,7 @@ void bind_nn(nb::module_& nn) {
   nn.def("conv1d", LOC(snn::conv1d), "x"_a, "w"_a, "stride"_a = 1, "padding"_a = "VALID", "dilation"_a = 1,
          "groups"_a = 1, DOC(nn_conv1d));
   nn.def("conv2d", LOC(snn::conv2d), "x"_a, "w"_a, "strides"_a = nb::make_tuple(1, 1), "padding"_a = "VALID",
-         "dilation"_a = nb::make_tuple(1, 1), "groups"_a = 1,
-         DOC(nn_conv2d));
+         "dilation"_a = nb::make_tuple(1, 1), "groups"_a = 1, DOC(nn_conv2d));
   nn.def("conv2d_transpose", LOC(snn::conv2d_transpose), "x"_a, "w"_a, "strides"_a = nb::make_tuple(1, 1),
          "padding"_a = "VALID", "output_padding"_a = nb::make_tuple(0, 0), "dilation"_a = nb::make_tuple(1, 1),
          "groups"_a = 1, DOC(nn_conv2d_transpose));

@@ -9,35 +9,81 @@
 
 void bind_ops(nb::module_& m) {
   // ---- unary elementwise ----
-#define SYMX_UNARY(name) m.def(#name, LOC(symx::name), "x"_a, DOC(name));
-  SYMX_UNARY(negative) SYMX_UNARY(abs) SYMX_UNARY(sign) SYMX_UNARY(exp) SYMX_UNARY(expm1)
-  SYMX_UNARY(log) SYMX_UNARY(log1p) SYMX_UNARY(sqrt) SYMX_UNARY(rsqrt) SYMX_UNARY(square)
-  SYMX_UNARY(reciprocal) SYMX_UNARY(sin) SYMX_UNARY(cos) SYMX_UNARY(tan) SYMX_UNARY(tanh)
-  SYMX_UNARY(arctan) SYMX_UNARY(sigmoid) SYMX_UNARY(erf) SYMX_UNARY(floor) SYMX_UNARY(ceil)
-  SYMX_UNARY(round) SYMX_UNARY(logical_not) SYMX_UNARY(isnan) SYMX_UNARY(isfinite)
-  SYMX_UNARY(stop_gradient) SYMX_UNARY(zeros_like) SYMX_UNARY(ones_like) SYMX_UNARY(bitwise_not)
+#define SYMX_UNARY(name) m.def(#name, LOC(symx::name), "x"_a, DOC(name))
+  SYMX_UNARY(negative);
+  SYMX_UNARY(abs);
+  SYMX_UNARY(sign);
+  SYMX_UNARY(exp);
+  SYMX_UNARY(expm1);
+  SYMX_UNARY(log);
+  SYMX_UNARY(log1p);
+  SYMX_UNARY(sqrt);
+  SYMX_UNARY(rsqrt);
+  SYMX_UNARY(square);
+  SYMX_UNARY(reciprocal);
+  SYMX_UNARY(sin);
+  SYMX_UNARY(cos);
+  SYMX_UNARY(tan);
+  SYMX_UNARY(tanh);
+  SYMX_UNARY(arctan);
+  SYMX_UNARY(sigmoid);
+  SYMX_UNARY(erf);
+  SYMX_UNARY(floor);
+  SYMX_UNARY(ceil);
+  SYMX_UNARY(round);
+  SYMX_UNARY(logical_not);
+  SYMX_UNARY(isnan);
+  SYMX_UNARY(isfinite);
+  SYMX_UNARY(stop_gradient);
+  SYMX_UNARY(zeros_like);
+  SYMX_UNARY(ones_like);
+  SYMX_UNARY(bitwise_not);
 #undef SYMX_UNARY
   m.attr("invert") = m.attr("bitwise_not");  // NumPy's other name
   m.def("cast", LOC(symx::cast), "x"_a, "dtype"_a, DOC(cast));
   m.def("astype", LOC(symx::astype), "x"_a, "dtype"_a, DOC(astype));
 
   // ---- binary elementwise ----
-#define SYMX_BINARY(name) m.def(#name, LOC(symx::name), "x1"_a, "x2"_a, DOC(name));
-  SYMX_BINARY(add) SYMX_BINARY(subtract) SYMX_BINARY(multiply) SYMX_BINARY(divide)
-  SYMX_BINARY(power) SYMX_BINARY(maximum) SYMX_BINARY(minimum) SYMX_BINARY(mod)
-  SYMX_BINARY(arctan2) SYMX_BINARY(equal) SYMX_BINARY(not_equal) SYMX_BINARY(less)
-  SYMX_BINARY(less_equal) SYMX_BINARY(greater) SYMX_BINARY(greater_equal)
-  SYMX_BINARY(logical_and) SYMX_BINARY(logical_or) SYMX_BINARY(floor_divide) SYMX_BINARY(bitwise_and)
-  SYMX_BINARY(bitwise_or) SYMX_BINARY(bitwise_xor) SYMX_BINARY(left_shift) SYMX_BINARY(right_shift)
+#define SYMX_BINARY(name) m.def(#name, LOC(symx::name), "x1"_a, "x2"_a, DOC(name))
+  SYMX_BINARY(add);
+  SYMX_BINARY(subtract);
+  SYMX_BINARY(multiply);
+  SYMX_BINARY(divide);
+  SYMX_BINARY(power);
+  SYMX_BINARY(maximum);
+  SYMX_BINARY(minimum);
+  SYMX_BINARY(mod);
+  SYMX_BINARY(arctan2);
+  SYMX_BINARY(equal);
+  SYMX_BINARY(not_equal);
+  SYMX_BINARY(less);
+  SYMX_BINARY(less_equal);
+  SYMX_BINARY(greater);
+  SYMX_BINARY(greater_equal);
+  SYMX_BINARY(logical_and);
+  SYMX_BINARY(logical_or);
+  SYMX_BINARY(floor_divide);
+  SYMX_BINARY(bitwise_and);
+  SYMX_BINARY(bitwise_or);
+  SYMX_BINARY(bitwise_xor);
+  SYMX_BINARY(left_shift);
+  SYMX_BINARY(right_shift);
 #undef SYMX_BINARY
   m.def("where", LOC(symx::where), "condition"_a, "x"_a, "y"_a, DOC(where));
   m.def("clip", LOC(symx::clip), "a"_a, "a_min"_a, "a_max"_a, DOC(clip));
 
   // ---- reductions ----
-#define SYMX_REDUCE(name) \
-  m.def(#name, LOC(symx::name), "a"_a, "axis"_a = nb::none(), "keepdims"_a = false, DOC(name));
-  SYMX_REDUCE(sum) SYMX_REDUCE(mean) SYMX_REDUCE(prod) SYMX_REDUCE(max) SYMX_REDUCE(min)
-  SYMX_REDUCE(logsumexp) SYMX_REDUCE(var) SYMX_REDUCE(std) SYMX_REDUCE(argmax) SYMX_REDUCE(argmin)
+#define SYMX_REDUCE(name) m.def(#name, LOC(symx::name), "a"_a, "axis"_a = nb::none(), "keepdims"_a = false, DOC(name))
+  SYMX_REDUCE(sum);
+  SYMX_REDUCE(mean);
+  SYMX_REDUCE(prod);
+  SYMX_REDUCE(max);
+  SYMX_REDUCE(min);
+  SYMX_REDUCE(logsumexp);
+  SYMX_REDUCE(var);
+  SYMX_REDUCE(std);
+  SYMX_REDUCE(argmax);
+  SYMX_REDUCE(argmin);
 #undef SYMX_REDUCE
   m.def("cumsum", LOC(symx::cumsum), "a"_a, "axis"_a = nb::none(), DOC(cumsum));
 
@@ -49,22 +95,28 @@ void bind_ops(nb::module_& m) {
   m.def("broadcast_to", LOC(symx::broadcast_to), "array"_a, "shape"_a, DOC(broadcast_to));
   m.def("concatenate", LOC(symx::concatenate), "arrays"_a, "axis"_a = 0, DOC(concatenate));
   m.def("stack", LOC(symx::stack), "arrays"_a, "axis"_a = 0, DOC(stack));
-  m.def("split", [](TensorArg x, nb::handle indices_or_sections, AxisInt axis_arg) {
-    const int axis = axis_arg.v;
-    if (PyIndex_Check(indices_or_sections.ptr())) {
-      auto sections = nb::cast<std::int64_t>(indices_or_sections);
-      PyLocation here;
-      return symx::split(x.t, sections, axis);
-    }
-    auto indices = int_list(indices_or_sections);
-    PyLocation here;
-    return symx::split(x.t, indices, axis);
-  }, "ary"_a, "indices_or_sections"_a, "axis"_a = 0, DOC(split));
-  m.def("slice", [](TensorArg x, nb::handle key) {
-    auto index = index_from_python(key);
-    PyLocation here;
-    return symx::slice(x.t, index);
-  }, "a"_a, nb::arg("index").none(), DOC(slice));
+  m.def(
+      "split",
+      [](TensorArg x, nb::handle indices_or_sections, AxisInt axis_arg) {
+        const int axis = axis_arg.v;
+        if (PyIndex_Check(indices_or_sections.ptr())) {
+          auto sections = nb::cast<std::int64_t>(indices_or_sections);
+          PyLocation here;
+          return symx::split(x.t, sections, axis);
+        }
+        auto indices = int_list(indices_or_sections);
+        PyLocation here;
+        return symx::split(x.t, indices, axis);
+      },
+      "ary"_a, "indices_or_sections"_a, "axis"_a = 0, DOC(split));
+  m.def(
+      "slice",
+      [](TensorArg x, nb::handle key) {
+        auto index = index_from_python(key);
+        PyLocation here;
+        return symx::slice(x.t, index);
+      },
+      "a"_a, nb::arg("index").none(), DOC(slice));
   m.def("take", LOC(symx::take), "a"_a, "indices"_a, "axis"_a = nb::none(), DOC(take));
   m.def("take_along_axis", LOC(symx::take_along_axis), "arr"_a, "indices"_a, "axis"_a, DOC(take_along_axis));
   m.def("pad", LOC(symx::pad), "array"_a, "pad_width"_a, "constant_values"_a = 0.0, DOC(pad));
@@ -75,18 +127,23 @@ void bind_ops(nb::module_& m) {
   m.def("eye", LOC(symx::eye), "N"_a, "M"_a = nb::none(), "k"_a = 0, "dtype"_a = symx::DType::f32, DOC(eye));
   m.def("linspace", LOC(symx::linspace), "start"_a, "stop"_a, "num"_a = 50, "endpoint"_a = true,
         "dtype"_a = symx::DType::f32, DOC(linspace));
-  m.def("arange", [](double start, std::optional<double> stop, double step, symx::DType dtype) {
-    PyLocation here;
-    return stop ? symx::arange(start, *stop, step, dtype) : symx::arange(0, start, step, dtype);
-  }, "start"_a, "stop"_a = nb::none(), "step"_a = 1.0, "dtype"_a = symx::DType::f32,
-     DOC(arange));
+  m.def(
+      "arange",
+      [](double start, std::optional<double> stop, double step, symx::DType dtype) {
+        PyLocation here;
+        return stop ? symx::arange(start, *stop, step, dtype) : symx::arange(0, start, step, dtype);
+      },
+      "start"_a, "stop"_a = nb::none(), "step"_a = 1.0, "dtype"_a = symx::DType::f32, DOC(arange));
   m.def("zeros", LOC(symx::zeros), "shape"_a, "dtype"_a = symx::DType::f32, DOC(zeros));
   m.def("ones", LOC(symx::ones), "shape"_a, "dtype"_a = symx::DType::f32, DOC(ones));
-  m.def("meshgrid", [](nb::args xs, std::string indexing) {
-    auto list = tensor_list(xs);
-    PyLocation here;
-    return symx::meshgrid(list, indexing);
-  }, "xi"_a, "indexing"_a = "xy", DOC(meshgrid));
+  m.def(
+      "meshgrid",
+      [](nb::args xs, std::string indexing) {
+        auto list = tensor_list(xs);
+        PyLocation here;
+        return symx::meshgrid(list, indexing);
+      },
+      "xi"_a, "indexing"_a = "xy", DOC(meshgrid));
 
   // ---- linear algebra ----
   m.def("matmul", LOC(symx::matmul), "x1"_a, "x2"_a, DOC(matmul));
@@ -101,8 +158,8 @@ void bind_linalg(nb::module_& linalg) {
   linalg.def("slogdet", LOC(lin::slogdet), "a"_a, DOC(linalg_slogdet));
   linalg.def("cholesky", LOC(lin::cholesky), "a"_a, DOC(linalg_cholesky));
   linalg.def("solve", LOC(lin::solve), "a"_a, "b"_a, DOC(linalg_solve));
-  linalg.def("triangular_solve", LOC(lin::triangular_solve), "a"_a, "b"_a, "lower"_a = true,
-             "transpose_a"_a = false, "unit_diagonal"_a = false, DOC(linalg_triangular_solve));
+  linalg.def("triangular_solve", LOC(lin::triangular_solve), "a"_a, "b"_a, "lower"_a = true, "transpose_a"_a = false,
+             "unit_diagonal"_a = false, DOC(linalg_triangular_solve));
 }
 
 void bind_random(nb::module_& random) {

@@ -32,8 +32,9 @@ so::LearningRate learning_rate_from_python(nb::handle lr) {
   if (nb::isinstance<symx::Tensor>(lr)) return nb::cast<symx::Tensor>(lr);
   if (PyFloat_Check(lr.ptr()) || (PyLong_Check(lr.ptr()) && !PyBool_Check(lr.ptr()))) return nb::cast<double>(lr);
   if (PyCallable_Check(lr.ptr())) return schedule_from_callable(lr);
-  throw nb::type_error("learning_rate must be a number, a symx.Tensor, a schedule (symx.optim.schedules) or a "
-                       "callable step -> rate");
+  throw nb::type_error(
+      "learning_rate must be a number, a symx.Tensor, a schedule (symx.optim.schedules) or a "
+      "callable step -> rate");
 }
 
 // The learning_rate argument, with its own caster so that signatures and stubs name what it accepts.
@@ -66,12 +67,16 @@ namespace {
 
 void bind_schedules(nb::module_& s) {
   nb::class_<ss::Schedule>(s, "Schedule", DOC(optim_schedules_Schedule))
-      .def("__init__", [](ss::Schedule* self, nb::callable fn) { new (self) ss::Schedule(schedule_from_callable(fn)); },
-           "fn"_a, DOC(optim_schedules_Schedule_Schedule))
-      .def("__call__", [](const ss::Schedule& schedule, TensorArg step) {
-             PyLocation here;
-             return schedule(step.t);
-           }, "step"_a, DOC(optim_schedules_Schedule_call));
+      .def(
+          "__init__", [](ss::Schedule* self, nb::callable fn) { new (self) ss::Schedule(schedule_from_callable(fn)); },
+          "fn"_a, DOC(optim_schedules_Schedule_Schedule))
+      .def(
+          "__call__",
+          [](const ss::Schedule& schedule, TensorArg step) {
+            PyLocation here;
+            return schedule(step.t);
+          },
+          "step"_a, DOC(optim_schedules_Schedule_call));
   s.def("constant", &ss::constant, "value"_a, DOC(optim_schedules_constant));
   s.def("linear", &ss::linear, "init_value"_a, "end_value"_a, "transition_steps"_a, DOC(optim_schedules_linear));
   s.def("piecewise_constant", &ss::piecewise_constant, "boundaries"_a, "values"_a,
@@ -89,71 +94,91 @@ void bind_schedules(nb::module_& s) {
 
 void bind_optimizer_base(nb::module_& m) {
   nb::class_<so::Optimizer>(m, "Optimizer", DOC(optim_Optimizer))
-      .def("minimize", [](so::Optimizer& o, TensorArg loss, std::optional<TensorList> params) {
-             PyLocation here;
-             return o.minimize(loss.t, params ? params->v : std::vector<symx::Tensor>());
-           }, "loss"_a, "params"_a = nb::none(), DOC(optim_Optimizer_minimize))
-      .def("apply_gradients", [](so::Optimizer& o, TensorList grads, TensorList params) {
-             PyLocation here;
-             return o.apply_gradients(grads.v, params.v);
-           }, "grads"_a, "params"_a, DOC(optim_Optimizer_apply_gradients))
-      .def_prop_ro("step", [](const so::Optimizer& o) -> nb::object {
-             return o.step().defined() ? nb::cast(o.step()) : nb::none();
-           }, DOC(optim_Optimizer_step))
-      .def("learning_rate", [](const so::Optimizer& o) {
-             PyLocation here;
-             return o.learning_rate();
-           }, DOC(optim_Optimizer_learning_rate))
+      .def(
+          "minimize",
+          [](so::Optimizer& o, TensorArg loss, std::optional<TensorList> params) {
+            PyLocation here;
+            return o.minimize(loss.t, params ? params->v : std::vector<symx::Tensor>());
+          },
+          "loss"_a, "params"_a = nb::none(), DOC(optim_Optimizer_minimize))
+      .def(
+          "apply_gradients",
+          [](so::Optimizer& o, TensorList grads, TensorList params) {
+            PyLocation here;
+            return o.apply_gradients(grads.v, params.v);
+          },
+          "grads"_a, "params"_a, DOC(optim_Optimizer_apply_gradients))
+      .def_prop_ro(
+          "step",
+          [](const so::Optimizer& o) -> nb::object { return o.step().defined() ? nb::cast(o.step()) : nb::none(); },
+          DOC(optim_Optimizer_step))
+      .def(
+          "learning_rate",
+          [](const so::Optimizer& o) {
+            PyLocation here;
+            return o.learning_rate();
+          },
+          DOC(optim_Optimizer_learning_rate))
       .def_prop_ro("variables", &so::Optimizer::variables, DOC(optim_Optimizer_variables))
-      .def_prop_ro("name", [](const so::Optimizer& o) { return python_text(o.name()); }, DOC(optim_Optimizer_name));
+      .def_prop_ro(
+          "name", [](const so::Optimizer& o) { return python_text(o.name()); }, DOC(optim_Optimizer_name));
 }
 
 void bind_optimizers(nb::module_& m) {
   nb::class_<so::SGD, so::Optimizer>(m, "SGD", DOC(optim_SGD))
-      .def("__init__", [](so::SGD* self, LearningRateArg lr, double momentum, double dampening, bool nesterov,
-                          double weight_decay, std::optional<double> clip_norm, std::optional<double> clip_value,
-                          std::string name) {
-             new (self) so::SGD(std::move(lr.value), {momentum, dampening, nesterov, weight_decay,
-                                                                 clipping(clip_norm, clip_value), std::move(name)});
-           }, "learning_rate"_a, "momentum"_a = 0.0, "dampening"_a = 0.0, "nesterov"_a = false, "weight_decay"_a = 0.0,
-           "clip_norm"_a = nb::none(), "clip_value"_a = nb::none(), "name"_a = "sgd", DOC(optim_SGDOptions));
+      .def(
+          "__init__",
+          [](so::SGD* self, LearningRateArg lr, double momentum, double dampening, bool nesterov, double weight_decay,
+             std::optional<double> clip_norm, std::optional<double> clip_value, std::string name) {
+            new (self) so::SGD(std::move(lr.value), {momentum, dampening, nesterov, weight_decay,
+                                                     clipping(clip_norm, clip_value), std::move(name)});
+          },
+          "learning_rate"_a, "momentum"_a = 0.0, "dampening"_a = 0.0, "nesterov"_a = false, "weight_decay"_a = 0.0,
+          "clip_norm"_a = nb::none(), "clip_value"_a = nb::none(), "name"_a = "sgd", DOC(optim_SGDOptions));
   nb::class_<so::Adam, so::Optimizer>(m, "Adam", DOC(optim_Adam))
-      .def("__init__", [](so::Adam* self, LearningRateArg lr, double beta1, double beta2, double eps, double weight_decay,
-                          bool amsgrad, std::optional<double> clip_norm, std::optional<double> clip_value,
-                          std::string name) {
-             new (self) so::Adam(std::move(lr.value), {beta1, beta2, eps, weight_decay, amsgrad,
-                                                                  clipping(clip_norm, clip_value), std::move(name)});
-           }, "learning_rate"_a = 1e-3, "beta1"_a = 0.9, "beta2"_a = 0.999, "eps"_a = 1e-8, "weight_decay"_a = 0.0,
-           "amsgrad"_a = false, "clip_norm"_a = nb::none(), "clip_value"_a = nb::none(), "name"_a = "adam",
-           DOC(optim_AdamOptions));
+      .def(
+          "__init__",
+          [](so::Adam* self, LearningRateArg lr, double beta1, double beta2, double eps, double weight_decay,
+             bool amsgrad, std::optional<double> clip_norm, std::optional<double> clip_value, std::string name) {
+            new (self) so::Adam(std::move(lr.value), {beta1, beta2, eps, weight_decay, amsgrad,
+                                                      clipping(clip_norm, clip_value), std::move(name)});
+          },
+          "learning_rate"_a = 1e-3, "beta1"_a = 0.9, "beta2"_a = 0.999, "eps"_a = 1e-8, "weight_decay"_a = 0.0,
+          "amsgrad"_a = false, "clip_norm"_a = nb::none(), "clip_value"_a = nb::none(), "name"_a = "adam",
+          DOC(optim_AdamOptions));
   nb::class_<so::AdamW, so::Adam>(m, "AdamW", DOC(optim_AdamW))
-      .def("__init__", [](so::AdamW* self, LearningRateArg lr, double beta1, double beta2, double eps, double weight_decay,
-                          bool amsgrad, std::optional<double> clip_norm, std::optional<double> clip_value,
-                          std::string name) {
-             new (self) so::AdamW(std::move(lr.value), {beta1, beta2, eps, weight_decay, amsgrad,
-                                                                   clipping(clip_norm, clip_value), std::move(name)});
-           }, "learning_rate"_a = 1e-3, "beta1"_a = 0.9, "beta2"_a = 0.999, "eps"_a = 1e-8, "weight_decay"_a = 0.01,
-           "amsgrad"_a = false, "clip_norm"_a = nb::none(), "clip_value"_a = nb::none(), "name"_a = "adamw",
-           DOC(optim_AdamWOptions));
+      .def(
+          "__init__",
+          [](so::AdamW* self, LearningRateArg lr, double beta1, double beta2, double eps, double weight_decay,
+             bool amsgrad, std::optional<double> clip_norm, std::optional<double> clip_value, std::string name) {
+            new (self) so::AdamW(std::move(lr.value), {beta1, beta2, eps, weight_decay, amsgrad,
+                                                       clipping(clip_norm, clip_value), std::move(name)});
+          },
+          "learning_rate"_a = 1e-3, "beta1"_a = 0.9, "beta2"_a = 0.999, "eps"_a = 1e-8, "weight_decay"_a = 0.01,
+          "amsgrad"_a = false, "clip_norm"_a = nb::none(), "clip_value"_a = nb::none(), "name"_a = "adamw",
+          DOC(optim_AdamWOptions));
   nb::class_<so::RMSprop, so::Optimizer>(m, "RMSprop", DOC(optim_RMSprop))
-      .def("__init__", [](so::RMSprop* self, LearningRateArg lr, double alpha, double eps, double momentum, bool centered,
-                          double weight_decay, std::optional<double> clip_norm, std::optional<double> clip_value,
-                          std::string name) {
-             new (self) so::RMSprop(std::move(lr.value), {alpha, eps, momentum, centered, weight_decay,
-                                                                     clipping(clip_norm, clip_value), std::move(name)});
-           }, "learning_rate"_a = 0.01, "alpha"_a = 0.99, "eps"_a = 1e-8, "momentum"_a = 0.0, "centered"_a = false,
-           "weight_decay"_a = 0.0, "clip_norm"_a = nb::none(), "clip_value"_a = nb::none(), "name"_a = "rmsprop",
-           DOC(optim_RMSpropOptions));
+      .def(
+          "__init__",
+          [](so::RMSprop* self, LearningRateArg lr, double alpha, double eps, double momentum, bool centered,
+             double weight_decay, std::optional<double> clip_norm, std::optional<double> clip_value, std::string name) {
+            new (self) so::RMSprop(std::move(lr.value), {alpha, eps, momentum, centered, weight_decay,
+                                                         clipping(clip_norm, clip_value), std::move(name)});
+          },
+          "learning_rate"_a = 0.01, "alpha"_a = 0.99, "eps"_a = 1e-8, "momentum"_a = 0.0, "centered"_a = false,
+          "weight_decay"_a = 0.0, "clip_norm"_a = nb::none(), "clip_value"_a = nb::none(), "name"_a = "rmsprop",
+          DOC(optim_RMSpropOptions));
   nb::class_<so::Adagrad, so::Optimizer>(m, "Adagrad", DOC(optim_Adagrad))
-      .def("__init__", [](so::Adagrad* self, LearningRateArg lr, double lr_decay, double initial_accumulator_value,
-                          double eps, double weight_decay, std::optional<double> clip_norm,
-                          std::optional<double> clip_value, std::string name) {
-             new (self) so::Adagrad(std::move(lr.value), {lr_decay, initial_accumulator_value, eps,
-                                                                     weight_decay, clipping(clip_norm, clip_value),
-                                                                     std::move(name)});
-           }, "learning_rate"_a = 0.01, "lr_decay"_a = 0.0, "initial_accumulator_value"_a = 0.0, "eps"_a = 1e-10,
-           "weight_decay"_a = 0.0, "clip_norm"_a = nb::none(), "clip_value"_a = nb::none(), "name"_a = "adagrad",
-           DOC(optim_AdagradOptions));
+      .def(
+          "__init__",
+          [](so::Adagrad* self, LearningRateArg lr, double lr_decay, double initial_accumulator_value, double eps,
+             double weight_decay, std::optional<double> clip_norm, std::optional<double> clip_value, std::string name) {
+            new (self) so::Adagrad(std::move(lr.value), {lr_decay, initial_accumulator_value, eps, weight_decay,
+                                                         clipping(clip_norm, clip_value), std::move(name)});
+          },
+          "learning_rate"_a = 0.01, "lr_decay"_a = 0.0, "initial_accumulator_value"_a = 0.0, "eps"_a = 1e-10,
+          "weight_decay"_a = 0.0, "clip_norm"_a = nb::none(), "clip_value"_a = nb::none(), "name"_a = "adagrad",
+          DOC(optim_AdagradOptions));
 }
 
 }  // namespace

@@ -79,7 +79,8 @@ symx::data::Dataset dataset_from_python(nb::handle h, const char* what) {
     return {symx_binding::array_from_python(h[0]), symx_binding::array_from_python(h[1])};
   throw nb::type_error((std::string("fit: ") + what +
                         " must be a pair (x, y) of arrays or a Dataset (an object with .x and .y), not " +
-                        nb::cast<std::string>(nb::str(h.type()))).c_str());
+                        nb::cast<std::string>(nb::str(h.type())))
+                           .c_str());
 }
 
 tr::Network network_from_python(nb::handle network) {
@@ -154,92 +155,116 @@ void bind_train(nb::module_& m) {
       .def_prop_ro("best_epoch", &tr::EarlyStopping::best_epoch)
       .def_prop_ro("stopped_epoch", &tr::EarlyStopping::stopped_epoch);
 
-  m.def("fit", [](nb::handle network, nb::handle loss, nb::handle optimizer, nb::handle train, nb::handle validation,
-                  std::int64_t epochs, std::int64_t batch_size, std::uint64_t seed, std::optional<std::string> out_dir,
-                  bool resume, std::string log, std::int64_t prefetch, bool drop_last, nb::handle transforms,
-                  nb::handle callbacks, std::map<std::string, std::string> config) {
-    tr::Network net = network_from_python(network);
-    tr::Loss loss_fn = loss_from_python(loss);
-    std::unique_ptr<symx::optim::Optimizer> default_optimizer;
-    symx::optim::Optimizer* opt = nullptr;
-    if (optimizer.is_none()) {
-      default_optimizer = std::make_unique<symx::optim::Adam>(1e-3);
-      opt = default_optimizer.get();
-    } else {
-      opt = nb::cast<symx::optim::Optimizer*>(optimizer);
-    }
-    symx::data::Dataset train_data = dataset_from_python(train, "train");
-    symx::data::Dataset val_data = dataset_from_python(validation, "validation");
-    std::vector<std::shared_ptr<tr::Callback>> hooks;
-    if (!callbacks.is_none())
-      for (nb::handle c : callbacks) {
-        if (nb::isinstance<tr::Callback>(c)) {
-          nb::object keep = nb::borrow(c);  // the Python object owns the C++ callback
-          tr::Callback* raw = nb::cast<tr::Callback*>(c);
-          hooks.push_back(std::shared_ptr<tr::Callback>(raw, [keep](tr::Callback*) mutable {
-            nb::gil_scoped_acquire gil;
-            keep.reset();
-          }));
+  m.def(
+      "fit",
+      [](nb::handle network, nb::handle loss, nb::handle optimizer, nb::handle train, nb::handle validation,
+         std::int64_t epochs, std::int64_t batch_size, std::uint64_t seed, std::optional<std::string> out_dir,
+         bool resume, std::string log, std::int64_t prefetch, bool drop_last, nb::handle transforms,
+         nb::handle callbacks, std::map<std::string, std::string> config) {
+        tr::Network net = network_from_python(network);
+        tr::Loss loss_fn = loss_from_python(loss);
+        std::unique_ptr<symx::optim::Optimizer> default_optimizer;
+        symx::optim::Optimizer* opt = nullptr;
+        if (optimizer.is_none()) {
+          default_optimizer = std::make_unique<symx::optim::Adam>(1e-3);
+          opt = default_optimizer.get();
         } else {
-          hooks.push_back(std::make_shared<PyCallback>(c));
+          opt = nb::cast<symx::optim::Optimizer*>(optimizer);
         }
-      }
-    tr::FitOptions options{.epochs = epochs, .batch_size = batch_size, .seed = seed,
-                           .out_dir = out_dir.value_or(""), .resume = resume, .log = log, .prefetch = prefetch,
-                           .drop_last = drop_last};
-    options.config = std::move(config);
-    std::vector<nb::object> keep_transforms;  // Python callables among the transforms, alive during fit
-    options.transforms = transforms_from_python(transforms, keep_transforms, "symx.train.fit");
-    tr::History history;
-    try {
-      nb::gil_scoped_release release;
-      history = tr::fit(net, loss_fn, *opt, train_data, val_data, options, hooks);
-    } catch (const tr::Interrupted& e) {
-      PyErr_SetString(PyExc_KeyboardInterrupt, e.what());
-      throw nb::python_error();
-    }
-    return history_list(history);
-  }, "network"_a, "loss"_a = nb::none(), "optimizer"_a = nb::none(), "train"_a, "validation"_a = nb::none(),
-     "epochs"_a = 1, "batch_size"_a = 32, "seed"_a = 0, "out_dir"_a = nb::none(), "resume"_a = false,
-     "log"_a = "auto", "prefetch"_a = 2, "drop_last"_a = false, "transforms"_a = nb::none(), "callbacks"_a = nb::none(),
-     "config"_a = std::map<std::string, std::string>{}, DOC(train_fit));
+        symx::data::Dataset train_data = dataset_from_python(train, "train");
+        symx::data::Dataset val_data = dataset_from_python(validation, "validation");
+        std::vector<std::shared_ptr<tr::Callback>> hooks;
+        if (!callbacks.is_none())
+          for (nb::handle c : callbacks) {
+            if (nb::isinstance<tr::Callback>(c)) {
+              nb::object keep = nb::borrow(c);  // the Python object owns the C++ callback
+              tr::Callback* raw = nb::cast<tr::Callback*>(c);
+              hooks.push_back(std::shared_ptr<tr::Callback>(raw, [keep](tr::Callback*) mutable {
+                nb::gil_scoped_acquire gil;
+                keep.reset();
+              }));
+            } else {
+              hooks.push_back(std::make_shared<PyCallback>(c));
+            }
+          }
+        tr::FitOptions options{.epochs = epochs,
+                               .batch_size = batch_size,
+                               .seed = seed,
+                               .out_dir = out_dir.value_or(""),
+                               .resume = resume,
+                               .log = log,
+                               .prefetch = prefetch,
+                               .drop_last = drop_last};
+        options.config = std::move(config);
+        std::vector<nb::object> keep_transforms;  // Python callables among the transforms, alive during fit
+        options.transforms = transforms_from_python(transforms, keep_transforms, "symx.train.fit");
+        tr::History history;
+        try {
+          nb::gil_scoped_release release;
+          history = tr::fit(net, loss_fn, *opt, train_data, val_data, options, hooks);
+        } catch (const tr::Interrupted& e) {
+          PyErr_SetString(PyExc_KeyboardInterrupt, e.what());
+          throw nb::python_error();
+        }
+        return history_list(history);
+      },
+      "network"_a, "loss"_a = nb::none(), "optimizer"_a = nb::none(), "train"_a, "validation"_a = nb::none(),
+      "epochs"_a = 1, "batch_size"_a = 32, "seed"_a = 0, "out_dir"_a = nb::none(), "resume"_a = false, "log"_a = "auto",
+      "prefetch"_a = 2, "drop_last"_a = false, "transforms"_a = nb::none(), "callbacks"_a = nb::none(),
+      "config"_a = std::map<std::string, std::string>{}, DOC(train_fit));
 
-  m.def("evaluate", [](nb::handle network, nb::handle data, nb::handle loss, std::int64_t batch_size) {
-    tr::Network net = network_from_python(network);
-    tr::Loss loss_fn = loss_from_python(loss);
-    symx::data::Dataset d = dataset_from_python(data, "data");
-    tr::Evaluation e;
-    {
-      nb::gil_scoped_release release;
-      e = tr::evaluate(net, loss_fn, d, batch_size);
-    }
-    nb::dict out;
-    out["loss"] = e.loss;
-    out["accuracy"] = number_or_none(e.accuracy);
-    out["examples"] = e.examples;
-    return out;
-  }, "network"_a, "data"_a, "loss"_a = nb::none(), "batch_size"_a = 32, DOC(train_evaluate));
+  m.def(
+      "evaluate",
+      [](nb::handle network, nb::handle data, nb::handle loss, std::int64_t batch_size) {
+        tr::Network net = network_from_python(network);
+        tr::Loss loss_fn = loss_from_python(loss);
+        symx::data::Dataset d = dataset_from_python(data, "data");
+        tr::Evaluation e;
+        {
+          nb::gil_scoped_release release;
+          e = tr::evaluate(net, loss_fn, d, batch_size);
+        }
+        nb::dict out;
+        out["loss"] = e.loss;
+        out["accuracy"] = number_or_none(e.accuracy);
+        out["examples"] = e.examples;
+        return out;
+      },
+      "network"_a, "data"_a, "loss"_a = nb::none(), "batch_size"_a = 32, DOC(train_evaluate));
 
   m.def("softmax_cross_entropy", &tr::softmax_cross_entropy, "logits"_a, "labels"_a, DOC(train_softmax_cross_entropy));
-  m.def("read_checkpoint", [](const std::string& run_dir) { return checkpoint_dict(tr::read_checkpoint(run_dir)); },
-        "run_dir"_a, DOC(train_read_checkpoint));
-  m.def("load_checkpoint", [](const std::string& run_dir, std::vector<symx::Tensor> variables) {
-    return checkpoint_dict(tr::load_checkpoint(run_dir, variables));
-  }, "run_dir"_a, "variables"_a = std::vector<symx::Tensor>{}, DOC(train_load_checkpoint));
-  m.def("plot_history", [](nb::handle history, const std::string& path, const std::string& title) {
-    tr::plot_history(history_from_python(history), path, title);
-  }, "history"_a, "path"_a, "title"_a = "training curves", DOC(train_plot_history));
+  m.def(
+      "read_checkpoint", [](const std::string& run_dir) { return checkpoint_dict(tr::read_checkpoint(run_dir)); },
+      "run_dir"_a, DOC(train_read_checkpoint));
+  m.def(
+      "load_checkpoint",
+      [](const std::string& run_dir, std::vector<symx::Tensor> variables) {
+        return checkpoint_dict(tr::load_checkpoint(run_dir, variables));
+      },
+      "run_dir"_a, "variables"_a = std::vector<symx::Tensor>{}, DOC(train_load_checkpoint));
+  m.def(
+      "plot_history",
+      [](nb::handle history, const std::string& path, const std::string& title) {
+        tr::plot_history(history_from_python(history), path, title);
+      },
+      "history"_a, "path"_a, "title"_a = "training curves", DOC(train_plot_history));
 
   m.def("model_names", &tr::models::model_names, DOC(train_models_model_names));
-  m.def("make_model", [](const std::string& name, std::vector<std::int64_t> image_shape, std::int64_t classes,
-                         std::int64_t steps_per_epoch) {
-    tr::models::Model model = tr::models::make_model(name, symx::Shape(image_shape.begin(), image_shape.end()),
-                                                     classes, steps_per_epoch);
-    return nb::make_tuple(model.network, model.optimizer, model.batch_size);
-  }, "name"_a, "image_shape"_a, "classes"_a = 10, "steps_per_epoch"_a = 1, DOC(train_models_make_model));
-  m.def("paper_cnn", [](std::vector<std::int64_t> image_shape, std::int64_t classes) {
-    return tr::models::paper_cnn(symx::Shape(image_shape.begin(), image_shape.end()), classes);
-  }, "image_shape"_a, "classes"_a = 10, DOC(train_models_paper_cnn));
+  m.def(
+      "make_model",
+      [](const std::string& name, std::vector<std::int64_t> image_shape, std::int64_t classes,
+         std::int64_t steps_per_epoch) {
+        tr::models::Model model =
+            tr::models::make_model(name, symx::Shape(image_shape.begin(), image_shape.end()), classes, steps_per_epoch);
+        return nb::make_tuple(model.network, model.optimizer, model.batch_size);
+      },
+      "name"_a, "image_shape"_a, "classes"_a = 10, "steps_per_epoch"_a = 1, DOC(train_models_make_model));
+  m.def(
+      "paper_cnn",
+      [](std::vector<std::int64_t> image_shape, std::int64_t classes) {
+        return tr::models::paper_cnn(symx::Shape(image_shape.begin(), image_shape.end()), classes);
+      },
+      "image_shape"_a, "classes"_a = 10, DOC(train_models_paper_cnn));
   m.def("mlp", &tr::models::mlp, "classes"_a = 10, DOC(train_models_mlp));
   m.def("scale_by_max", &tr::models::scale_by_max, "x"_a, DOC(train_models_scale_by_max));
 }
@@ -248,8 +273,11 @@ void bind_train(nb::module_& m) {
 void bind_cli(nb::module_& m) {
   // Without the GIL, so that a long `train` leaves other Python threads running; the tool handles
   // SIGINT itself (a checkpoint, then exit status 130).
-  m.def("_cli_run", [](const std::vector<std::string>& args) {
-    nb::gil_scoped_release release;
-    return symx::cli::run(args);
-  }, "args"_a, DOC(cli_run));
+  m.def(
+      "_cli_run",
+      [](const std::vector<std::string>& args) {
+        nb::gil_scoped_release release;
+        return symx::cli::run(args);
+      },
+      "args"_a, DOC(cli_run));
 }

@@ -66,9 +66,7 @@ std::string python_where() {
 // ---------------------------------------------------------------------------------------------
 // dtypes and arrays.
 
-nb::object dtype_to_python(symx::DType d) {
-  return numpy().attr("dtype")(std::string(symx::dtype_name(d)));
-}
+nb::object dtype_to_python(symx::DType d) { return numpy().attr("dtype")(std::string(symx::dtype_name(d))); }
 
 namespace {
 

@@ -67,18 +67,32 @@ nb::object writable_array_to_python(symx::Array a);
 // Argument wrappers with their own casters (see the nanobind::detail section below).
 
 // A Tensor, or an array-like that becomes a constant.
-struct TensorArg { symx::Tensor t; };
+struct TensorArg {
+  symx::Tensor t;
+};
 // A list or tuple of TensorArg (never a Tensor iterated row by row).
-struct TensorList { std::vector<symx::Tensor> v; };
+struct TensorList {
+  std::vector<symx::Tensor> v;
+};
 // {a: b} or [(a, b), ...] of tensors (function updates, clone replacements).
-struct TensorPairs { std::vector<std::pair<symx::Tensor, symx::Tensor>> v; };
+struct TensorPairs {
+  std::vector<std::pair<symx::Tensor, symx::Tensor>> v;
+};
 // An int, a sequence of ints, or None (empty): shapes, reps, strides.
-struct IntList { std::vector<std::int64_t> v; };
+struct IntList {
+  std::vector<std::int64_t> v;
+};
 // An int, a sequence of ints, or None (empty): axes of transpose, squeeze, flip.
-struct AxisList { std::vector<int> v; };
+struct AxisList {
+  std::vector<int> v;
+};
 // One axis (every `int` parameter of the bound ops is an axis), and an optional one.
-struct AxisInt { int v = 0; };
-struct OptionalAxisInt { std::optional<int> v; };
+struct AxisInt {
+  int v = 0;
+};
+struct OptionalAxisInt {
+  std::optional<int> v;
+};
 
 // An axis narrowed to the C++ int the ops take. A Python int beyond int's range cannot be an axis
 // of any tensor: it is reported (a ShapeError when the call starts) instead of wrapping to a valid one.
@@ -119,7 +133,8 @@ template <class Where> symx::Array input_array(const symx::Tensor* p, nb::handle
     if (auto scalar = scalar_input(*p, value.ptr())) return *scalar;
   if (!is_ndarray && nb::isinstance<symx::Tensor>(value))
     throw nb::type_error((where() + ": got a symx.Tensor (symbolic), not a value; pass a NumPy array, or use "
-                          "tensor.eval() to get its value.").c_str());
+                                    "tensor.eval() to get its value.")
+                             .c_str());
   if (p != nullptr && !is_ndarray)
     return array_from_python(numpy().attr("asarray")(value, "dtype"_a = dtype_to_python(p->dtype())));
   return array_from_python(value);
@@ -250,23 +265,23 @@ template <> struct type_caster<symx::Array> : deferred_error_value<symx::Array> 
   }
 };
 
-#define SYMX_WRAPPER_CASTER(Type, descr, expr)                                  \
-  template <> struct type_caster<Type> : deferred_error_value<Type> {          \
-    using Value = Type;                                                         \
-    static constexpr auto Name = const_name(descr);                             \
-    template <typename T_> using Cast = movable_cast_t<T_>;                     \
-    template <typename T_> static constexpr bool can_cast() { return true; }    \
-    bool from_python(handle src, uint32_t, cleanup_list*) noexcept {            \
-      return convert([&] { return Type{expr}; });                               \
-    }                                                                           \
-    static handle from_cpp(const Type&, rv_policy, cleanup_list*) noexcept {    \
-      return none().release();                                                  \
-    }                                                                           \
+#define SYMX_WRAPPER_CASTER(Type, descr, expr)                                                          \
+  template <> struct type_caster<Type> : deferred_error_value<Type> {                                   \
+    using Value = Type;                                                                                 \
+    static constexpr auto Name = const_name(descr);                                                     \
+    template <typename T_> using Cast = movable_cast_t<T_>;                                             \
+    template <typename T_> static constexpr bool can_cast() { return true; }                            \
+    bool from_python(handle src, uint32_t, cleanup_list*) noexcept {                                    \
+      return convert([&] { return Type{expr}; });                                                       \
+    }                                                                                                   \
+    static handle from_cpp(const Type&, rv_policy, cleanup_list*) noexcept { return none().release(); } \
   };
 
 SYMX_WRAPPER_CASTER(TensorArg, "symx._symx.Tensor | numpy.typing.ArrayLike", tensor_from_python(src))
-SYMX_WRAPPER_CASTER(TensorList, "collections.abc.Sequence[symx._symx.Tensor | numpy.typing.ArrayLike]", tensor_list(src))
-SYMX_WRAPPER_CASTER(TensorPairs, "dict[symx._symx.Tensor, symx._symx.Tensor | numpy.typing.ArrayLike]", tensor_pairs(src))
+SYMX_WRAPPER_CASTER(TensorList, "collections.abc.Sequence[symx._symx.Tensor | numpy.typing.ArrayLike]",
+                    tensor_list(src))
+SYMX_WRAPPER_CASTER(TensorPairs, "dict[symx._symx.Tensor, symx._symx.Tensor | numpy.typing.ArrayLike]",
+                    tensor_pairs(src))
 SYMX_WRAPPER_CASTER(IntList, "int | collections.abc.Sequence[int] | None", int_list(src))
 SYMX_WRAPPER_CASTER(AxisInt, "int", axis_from_python(src))
 SYMX_WRAPPER_CASTER(OptionalAxisInt, "int | None", src.is_none() ? std::optional<int>() : axis_from_python(src))

@@ -169,9 +169,9 @@ void save_npz(const std::string& path, const std::map<std::string, Array>& array
 
 template <class T> Array Array::from_vector(const std::vector<T>& values, Shape shape) {
   if (static_cast<std::int64_t>(values.size()) != num_elements(shape))
-    throw ValueError("Array::from_vector: " + std::to_string(values.size()) +
-                     " values do not fill shape " + shape_string(shape) + " (" +
-                     std::to_string(num_elements(shape)) + " elements). Pass as many values as the shape holds.");
+    throw ValueError("Array::from_vector: " + std::to_string(values.size()) + " values do not fill shape " +
+                     shape_string(shape) + " (" + std::to_string(num_elements(shape)) +
+                     " elements). Pass as many values as the shape holds.");
   if constexpr (std::is_same_v<T, bool>) {
     Array out(std::move(shape), DType::b8);
     for (std::size_t i = 0; i < values.size(); ++i) out.data<bool>()[i] = values[i];
@@ -189,16 +189,14 @@ template <class T> const T* Array::data() const {
   check_dtype(dtype_v<T>);
   return static_cast<const T*>(data_);
 }
-template <class T> T& Array::at(std::initializer_list<std::int64_t> index) {
-  return data<T>()[flat_index(index)];
-}
+template <class T> T& Array::at(std::initializer_list<std::int64_t> index) { return data<T>()[flat_index(index)]; }
 template <class T> const T& Array::at(std::initializer_list<std::int64_t> index) const {
   return data<T>()[flat_index(index)];
 }
 template <class T> T Array::item() const {
   if (size() != 1)
-    throw ValueError("Array::item: the array has shape " + shape_string(shape_) +
-                     " and " + std::to_string(size()) + " elements; item() needs exactly one. Index or reduce it first.");
+    throw ValueError("Array::item: the array has shape " + shape_string(shape_) + " and " + std::to_string(size()) +
+                     " elements; item() needs exactly one. Index or reduce it first.");
   return static_cast<T>(get_flat(0));
 }
 

@@ -19,15 +19,23 @@ class Error : public std::runtime_error {
 };
 // Shapes that do not fit an op, or a wrong axis (a ValueError in Python).
 // Example: add(placeholder((2,)), placeholder((3,))) raises ShapeError
-class ShapeError : public Error { using Error::Error; };
+class ShapeError : public Error {
+  using Error::Error;
+};
 // A dtype an op does not accept (a TypeError in Python).
 // Example: sqrt(placeholder((2,), int32)) raises DTypeError
-class DTypeError : public Error { using Error::Error; };
+class DTypeError : public Error {
+  using Error::Error;
+};
 // Any other bad argument: wrong input count, unknown name, bad attribute value.
-class ValueError : public Error { using Error::Error; };
+class ValueError : public Error {
+  using Error::Error;
+};
 // A file that cannot be read or written, or whose contents do not match (a ValueError in Python).
 // Example: load_variables("missing.safetensors") raises IOError
-class IOError : public Error { using Error::Error; };
+class IOError : public Error {
+  using Error::Error;
+};
 
 // An allocation that passes the size limit but that the system cannot satisfy. It is a
 // std::bad_alloc (so it reaches Python as MemoryError) whose message names the size and shape.
@@ -35,14 +43,14 @@ class OutOfMemory : public std::bad_alloc {
  public:
   explicit OutOfMemory(std::string what) : what_(std::move(what)) {}
   const char* what() const noexcept override { return what_.c_str(); }
+
  private:
   std::string what_;
 };
 
 class InternalError : public std::logic_error {
  public:
-  explicit InternalError(const std::string& what,
-                         std::source_location loc = std::source_location::current());
+  explicit InternalError(const std::string& what, std::source_location loc = std::source_location::current());
 };
 
 // Throws InternalError when `condition` is false. For invariants only, never for user input.

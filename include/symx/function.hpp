@@ -63,6 +63,7 @@ class Function {
 
   struct Impl;
   explicit Function(std::shared_ptr<Impl> impl) : impl_(std::move(impl)) {}
+
  private:
   std::shared_ptr<Impl> impl_;
 };
@@ -80,13 +81,13 @@ int num_threads();
 // new_value} or a list of pairs, all computed from the values at the start of the call; backend is
 // "reference", "compiled" or None.
 // Example: step = function([x, y], [loss], updates={w: w - 0.1 * grad(loss, w)})
-Function function(const std::vector<Tensor>& inputs, const std::vector<Tensor>& outputs,
-                  const Updates& updates = {}, FunctionOptions options = {}, Loc loc = Loc::current());
+Function function(const std::vector<Tensor>& inputs, const std::vector<Tensor>& outputs, const Updates& updates = {},
+                  FunctionOptions options = {}, Loc loc = Loc::current());
 
 // Copies of `outputs` with every node in `replace` substituted (Theano's givens). Replacements
 // must have the replaced node's shape and dtype. Python: replace is a dict {old: new} or pairs.
 // Example: y2, = clone([y], {x: x_new})
-std::vector<Tensor> clone(const std::vector<Tensor>& outputs,
-                          const std::vector<std::pair<Tensor, Tensor>>& replace, Loc loc = Loc::current());
+std::vector<Tensor> clone(const std::vector<Tensor>& outputs, const std::vector<std::pair<Tensor, Tensor>>& replace,
+                          Loc loc = Loc::current());
 
 }  // namespace symx

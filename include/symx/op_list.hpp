@@ -7,108 +7,108 @@
 // primitives and have no row.
 #pragma once
 
-#define SYMX_OP_LIST(X)                                                    \
-  /* leaves */                                                             \
-  X(Placeholder, "placeholder")                                            \
-  X(Variable, "variable")                                                  \
-  X(Constant, "constant")                                                  \
-  /* unary elementwise */                                                  \
-  X(Negative, "negative")                                                  \
-  X(Abs, "abs")                                                            \
-  X(Sign, "sign")                                                          \
-  X(Exp, "exp")                                                            \
-  X(Expm1, "expm1")                                                        \
-  X(Log, "log")                                                            \
-  X(Log1p, "log1p")                                                        \
-  X(Sqrt, "sqrt")                                                          \
-  X(Rsqrt, "rsqrt")                                                        \
-  X(Square, "square")                                                      \
-  X(Reciprocal, "reciprocal")                                              \
-  X(Sin, "sin")                                                            \
-  X(Cos, "cos")                                                            \
-  X(Tan, "tan")                                                            \
-  X(Tanh, "tanh")                                                          \
-  X(Arctan, "arctan")                                                      \
-  X(Sigmoid, "sigmoid")                                                    \
-  X(Erf, "erf")                                                            \
-  X(Floor, "floor")                                                        \
-  X(Ceil, "ceil")                                                          \
-  X(Round, "round")                                                        \
-  X(LogicalNot, "logical_not")                                             \
-  X(IsNan, "isnan")                                                        \
-  X(BitwiseNot, "bitwise_not")                                             \
-  X(IsFinite, "isfinite")                                                  \
-  X(Cast, "cast")                                                          \
-  X(StopGradient, "stop_gradient")                                         \
-  /* binary elementwise (operands already promoted to one dtype) */        \
-  X(Add, "add")                                                            \
-  X(Subtract, "subtract")                                                  \
-  X(Multiply, "multiply")                                                  \
-  X(Divide, "divide")                                                      \
-  X(Power, "power")                                                        \
-  X(Maximum, "maximum")                                                    \
-  X(Minimum, "minimum")                                                    \
-  X(Mod, "mod")                                                            \
-  X(Arctan2, "arctan2")                                                    \
-  X(Equal, "equal")                                                        \
-  X(NotEqual, "not_equal")                                                 \
-  X(Less, "less")                                                          \
-  X(LessEqual, "less_equal")                                               \
-  X(Greater, "greater")                                                    \
-  X(GreaterEqual, "greater_equal")                                         \
-  X(LogicalAnd, "logical_and")                                             \
-  X(LogicalOr, "logical_or")                                               \
-  X(FloorDivide, "floor_divide")                                           \
-  X(BitwiseAnd, "bitwise_and")                                             \
-  X(BitwiseOr, "bitwise_or")                                               \
-  X(BitwiseXor, "bitwise_xor")                                             \
-  X(LeftShift, "left_shift")                                               \
-  X(RightShift, "right_shift")                                             \
-  X(Where, "where")                                                        \
-  /* reductions and scans */                                               \
-  X(Sum, "sum")                                                            \
-  X(Prod, "prod")                                                          \
-  X(Max, "max")                                                            \
-  X(Min, "min")                                                            \
-  X(Argmax, "argmax")                                                      \
-  X(Argmin, "argmin")                                                      \
-  X(Cumsum, "cumsum")                                                      \
-  /* shape and indexing */                                                 \
-  X(Reshape, "reshape")                                                    \
-  X(Transpose, "transpose")                                                \
-  X(BroadcastTo, "broadcast_to")                                           \
-  X(Concatenate, "concatenate")                                            \
-  X(Slice, "slice")                                                        \
-  X(Unslice, "unslice")                                                    \
-  X(Pad, "pad")                                                            \
-  X(Take, "take")                                                          \
-  X(ScatterAdd, "scatter_add")                                             \
-  X(TakeAlongAxis, "take_along_axis")                                      \
-  X(ScatterAddAlongAxis, "scatter_add_along_axis")                         \
-  /* linear algebra */                                                     \
-  X(Matmul, "matmul")                                                      \
-  X(Inv, "inv")                                                            \
-  X(Det, "det")                                                            \
-  X(Slogdet, "slogdet")                                                    \
-  X(Cholesky, "cholesky")                                                  \
-  X(Solve, "solve")                                                        \
-  X(TriangularSolve, "triangular_solve")                                   \
-  /* neural-network primitives */                                          \
-  X(Conv, "conv")                                                          \
-  X(ConvBackwardInput, "conv_backward_input")                              \
-  X(ConvBackwardFilter, "conv_backward_filter")                            \
-  X(MaxPool, "max_pool")                                                   \
-  X(MaxPoolGrad, "max_pool_grad")                                          \
-  X(AvgPool, "avg_pool")                                                   \
-  X(AvgPoolGrad, "avg_pool_grad")                                          \
-  X(SoftmaxCrossEntropy, "softmax_cross_entropy")                          \
-  X(SoftmaxCrossEntropyGrad, "softmax_cross_entropy_grad")                 \
-  /* random draws: input 0 is the graph's random-state variable */         \
-  X(RandomUniform, "random_uniform")                                       \
-  X(RandomNormal, "random_normal")                                         \
-  X(RandomTruncatedNormal, "random_truncated_normal")                      \
-  X(RandomBernoulli, "random_bernoulli")                                   \
-  X(RandomRandint, "random_randint")                                       \
+#define SYMX_OP_LIST(X)                                             \
+  /* leaves */                                                      \
+  X(Placeholder, "placeholder")                                     \
+  X(Variable, "variable")                                           \
+  X(Constant, "constant")                                           \
+  /* unary elementwise */                                           \
+  X(Negative, "negative")                                           \
+  X(Abs, "abs")                                                     \
+  X(Sign, "sign")                                                   \
+  X(Exp, "exp")                                                     \
+  X(Expm1, "expm1")                                                 \
+  X(Log, "log")                                                     \
+  X(Log1p, "log1p")                                                 \
+  X(Sqrt, "sqrt")                                                   \
+  X(Rsqrt, "rsqrt")                                                 \
+  X(Square, "square")                                               \
+  X(Reciprocal, "reciprocal")                                       \
+  X(Sin, "sin")                                                     \
+  X(Cos, "cos")                                                     \
+  X(Tan, "tan")                                                     \
+  X(Tanh, "tanh")                                                   \
+  X(Arctan, "arctan")                                               \
+  X(Sigmoid, "sigmoid")                                             \
+  X(Erf, "erf")                                                     \
+  X(Floor, "floor")                                                 \
+  X(Ceil, "ceil")                                                   \
+  X(Round, "round")                                                 \
+  X(LogicalNot, "logical_not")                                      \
+  X(IsNan, "isnan")                                                 \
+  X(BitwiseNot, "bitwise_not")                                      \
+  X(IsFinite, "isfinite")                                           \
+  X(Cast, "cast")                                                   \
+  X(StopGradient, "stop_gradient")                                  \
+  /* binary elementwise (operands already promoted to one dtype) */ \
+  X(Add, "add")                                                     \
+  X(Subtract, "subtract")                                           \
+  X(Multiply, "multiply")                                           \
+  X(Divide, "divide")                                               \
+  X(Power, "power")                                                 \
+  X(Maximum, "maximum")                                             \
+  X(Minimum, "minimum")                                             \
+  X(Mod, "mod")                                                     \
+  X(Arctan2, "arctan2")                                             \
+  X(Equal, "equal")                                                 \
+  X(NotEqual, "not_equal")                                          \
+  X(Less, "less")                                                   \
+  X(LessEqual, "less_equal")                                        \
+  X(Greater, "greater")                                             \
+  X(GreaterEqual, "greater_equal")                                  \
+  X(LogicalAnd, "logical_and")                                      \
+  X(LogicalOr, "logical_or")                                        \
+  X(FloorDivide, "floor_divide")                                    \
+  X(BitwiseAnd, "bitwise_and")                                      \
+  X(BitwiseOr, "bitwise_or")                                        \
+  X(BitwiseXor, "bitwise_xor")                                      \
+  X(LeftShift, "left_shift")                                        \
+  X(RightShift, "right_shift")                                      \
+  X(Where, "where")                                                 \
+  /* reductions and scans */                                        \
+  X(Sum, "sum")                                                     \
+  X(Prod, "prod")                                                   \
+  X(Max, "max")                                                     \
+  X(Min, "min")                                                     \
+  X(Argmax, "argmax")                                               \
+  X(Argmin, "argmin")                                               \
+  X(Cumsum, "cumsum")                                               \
+  /* shape and indexing */                                          \
+  X(Reshape, "reshape")                                             \
+  X(Transpose, "transpose")                                         \
+  X(BroadcastTo, "broadcast_to")                                    \
+  X(Concatenate, "concatenate")                                     \
+  X(Slice, "slice")                                                 \
+  X(Unslice, "unslice")                                             \
+  X(Pad, "pad")                                                     \
+  X(Take, "take")                                                   \
+  X(ScatterAdd, "scatter_add")                                      \
+  X(TakeAlongAxis, "take_along_axis")                               \
+  X(ScatterAddAlongAxis, "scatter_add_along_axis")                  \
+  /* linear algebra */                                              \
+  X(Matmul, "matmul")                                               \
+  X(Inv, "inv")                                                     \
+  X(Det, "det")                                                     \
+  X(Slogdet, "slogdet")                                             \
+  X(Cholesky, "cholesky")                                           \
+  X(Solve, "solve")                                                 \
+  X(TriangularSolve, "triangular_solve")                            \
+  /* neural-network primitives */                                   \
+  X(Conv, "conv")                                                   \
+  X(ConvBackwardInput, "conv_backward_input")                       \
+  X(ConvBackwardFilter, "conv_backward_filter")                     \
+  X(MaxPool, "max_pool")                                            \
+  X(MaxPoolGrad, "max_pool_grad")                                   \
+  X(AvgPool, "avg_pool")                                            \
+  X(AvgPoolGrad, "avg_pool_grad")                                   \
+  X(SoftmaxCrossEntropy, "softmax_cross_entropy")                   \
+  X(SoftmaxCrossEntropyGrad, "softmax_cross_entropy_grad")          \
+  /* random draws: input 0 is the graph's random-state variable */  \
+  X(RandomUniform, "random_uniform")                                \
+  X(RandomNormal, "random_normal")                                  \
+  X(RandomTruncatedNormal, "random_truncated_normal")               \
+  X(RandomBernoulli, "random_bernoulli")                            \
+  X(RandomRandint, "random_randint")                                \
   X(RandomPermutation, "random_permutation")
 
 namespace symx {

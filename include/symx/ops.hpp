@@ -19,12 +19,13 @@ class Operand {
  public:
   Operand(const Tensor& t) : value_(t) {}  // NOLINT: implicit by design
   template <class T>
-    requires std::is_arithmetic_v<T>
-  Operand(T v) : value_(static_cast<double>(v)), integral_(std::is_integral_v<T>) {}  // NOLINT
+  requires std::is_arithmetic_v<T> Operand(T v)
+      : value_(static_cast<double>(v)), integral_(std::is_integral_v<T>) {}  // NOLINT
   bool is_tensor() const { return std::holds_alternative<Tensor>(value_); }
   const Tensor& tensor() const { return std::get<Tensor>(value_); }
   double number() const { return std::get<double>(value_); }
   bool integral() const { return integral_; }
+
  private:
   std::variant<Tensor, double> value_;
   bool integral_ = false;
@@ -39,9 +40,10 @@ class Axes {
   Axes(std::int64_t axis) : axes_(std::vector<std::int64_t>{axis}) {}  // NOLINT
   Axes(std::initializer_list<std::int64_t> axes) : axes_(std::vector<std::int64_t>(axes)) {}
   Axes(const std::vector<int>& axes) : axes_(std::vector<std::int64_t>(axes.begin(), axes.end())) {}  // NOLINT
-  Axes(std::vector<std::int64_t> axes) : axes_(std::move(axes)) {}  // NOLINT
+  Axes(std::vector<std::int64_t> axes) : axes_(std::move(axes)) {}                                    // NOLINT
   bool all() const { return !axes_.has_value(); }
   const std::vector<std::int64_t>& list() const { return *axes_; }
+
  private:
   std::optional<std::vector<std::int64_t>> axes_;
 };
@@ -333,12 +335,13 @@ struct Index {
   std::int64_t value = 0;
   std::optional<std::int64_t> start, stop, step;
   Index(std::int64_t i) : kind(Kind::integer), value(i) {}  // NOLINT
-  Index(int i) : kind(Kind::integer), value(i) {}  // NOLINT
+  Index(int i) : kind(Kind::integer), value(i) {}           // NOLINT
   static Index range(std::optional<std::int64_t> start = {}, std::optional<std::int64_t> stop = {},
                      std::optional<std::int64_t> step = {});
   static Index all() { return range(); }
   static Index newaxis();
   static Index ellipsis();
+
  private:
   Index() = default;
 };
@@ -372,7 +375,8 @@ Tensor stack(const std::vector<Tensor>& xs, int axis = 0, Loc loc = Loc::current
 std::vector<Tensor> split(const Tensor& x, std::int64_t sections, int axis = 0, Loc loc = Loc::current());
 // Splits a at the given indices along `axis`, as numpy.split with a list.
 // Example: split(arange(5), [1, 3]) gives tensors of 1, 2 and 2 elements
-std::vector<Tensor> split(const Tensor& x, const std::vector<std::int64_t>& indices, int axis = 0, Loc loc = Loc::current());
+std::vector<Tensor> split(const Tensor& x, const std::vector<std::int64_t>& indices, int axis = 0,
+                          Loc loc = Loc::current());
 // Basic indexing, as a[index] (which is the same): ints, slices (start/stop/step, negative steps too),
 // newaxis (None) and an ellipsis; an int removes its axis.
 // Example: slice(x, (1, slice(2, 5), None)) is x[1, 2:5, None]
@@ -388,8 +392,8 @@ Tensor take_along_axis(const Tensor& x, const Tensor& indices, int axis, Loc loc
 // Constant padding with (before, after) cells per axis, as numpy.pad(mode='constant').
 // pad_width: one (before, after) pair per axis; constant_values: the fill value.
 // Example: pad([1, 2], [(1, 2)]).eval() is [0, 1, 2, 0, 0]
-Tensor pad(const Tensor& x, const std::vector<std::pair<std::int64_t, std::int64_t>>& widths,
-           double value = 0, Loc loc = Loc::current());
+Tensor pad(const Tensor& x, const std::vector<std::pair<std::int64_t, std::int64_t>>& widths, double value = 0,
+           Loc loc = Loc::current());
 // Reverses the order of elements along the listed axes (all when empty/None), as numpy.flip.
 // Example: flip([1, 2, 3]).eval() is [3, 2, 1]
 Tensor flip(const Tensor& x, std::vector<int> axes = {}, Loc loc = Loc::current());
@@ -405,10 +409,12 @@ Tensor repeat(const Tensor& x, std::int64_t repeats, std::optional<int> axis = s
 Tensor one_hot(const Tensor& labels, std::int64_t depth, DType dtype = DType::f32, Loc loc = Loc::current());
 // An N x M matrix with ones on diagonal k (M defaults to N), as numpy.eye; float32 by default.
 // Example: eye(2).eval() is [[1, 0], [0, 1]]
-Tensor eye(std::int64_t n, std::optional<std::int64_t> m = std::nullopt, std::int64_t k = 0, DType dtype = DType::f32, Loc loc = Loc::current());
+Tensor eye(std::int64_t n, std::optional<std::int64_t> m = std::nullopt, std::int64_t k = 0, DType dtype = DType::f32,
+           Loc loc = Loc::current());
 // `num` evenly spaced values from start to stop (stop included when endpoint), as numpy.linspace.
 // Example: linspace(0, 1, 5).eval() is [0, 0.25, 0.5, 0.75, 1]
-Tensor linspace(double start, double stop, std::int64_t num, bool endpoint = true, DType dtype = DType::f32, Loc loc = Loc::current());
+Tensor linspace(double start, double stop, std::int64_t num, bool endpoint = true, DType dtype = DType::f32,
+                Loc loc = Loc::current());
 // Values from start up to (not including) stop in steps of `step`, as numpy.arange; float32 by
 // default. In Python, arange(stop) counts from 0.
 // Example: arange(0, 5, 2, dtype=int64).eval() is [0, 2, 4]
@@ -427,7 +433,8 @@ Tensor zeros_like(const Tensor& x, Loc loc = Loc::current());
 Tensor ones_like(const Tensor& x, Loc loc = Loc::current());
 // Coordinate grids from 1-D tensors, as numpy.meshgrid; indexing="xy" (default) or "ij".
 // Example: meshgrid(x, y) of x with 3 and y with 2 elements gives two tensors of shape (2, 3)
-std::vector<Tensor> meshgrid(const std::vector<Tensor>& xs, const std::string& indexing = "xy", Loc loc = Loc::current());
+std::vector<Tensor> meshgrid(const std::vector<Tensor>& xs, const std::string& indexing = "xy",
+                             Loc loc = Loc::current());
 
 // ---- linear algebra ----
 // Batched, broadcasting matrix product, as numpy.matmul (the @ operator); 1-D operands are
@@ -475,11 +482,12 @@ struct Padding {
   std::vector<std::pair<std::int64_t, std::int64_t>> explicit_pads;
   std::int64_t uniform = 0;  // mode "UNIFORM": this many cells on both sides of every spatial axis
   Padding() = default;
-  Padding(const char* m) : mode(m) {}  // NOLINT
-  Padding(std::string m) : mode(std::move(m)) {}  // NOLINT
-  Padding(int cells) : mode("UNIFORM"), uniform(cells) {}  // NOLINT
+  Padding(const char* m) : mode(m) {}                               // NOLINT
+  Padding(std::string m) : mode(std::move(m)) {}                    // NOLINT
+  Padding(int cells) : mode("UNIFORM"), uniform(cells) {}           // NOLINT
   Padding(std::int64_t cells) : mode("UNIFORM"), uniform(cells) {}  // NOLINT
-  Padding(std::vector<std::pair<std::int64_t, std::int64_t>> pads) : mode("EXPLICIT"), explicit_pads(std::move(pads)) {}  // NOLINT
+  Padding(std::vector<std::pair<std::int64_t, std::int64_t>> pads)
+      : mode("EXPLICIT"), explicit_pads(std::move(pads)) {}  // NOLINT
 };
 
 // Rectified linear unit max(x, 0). x: any numeric dtype; returns x's shape and dtype.
@@ -529,16 +537,14 @@ Tensor conv1d(const Tensor& x, const Tensor& w, std::int64_t stride = 1, const P
 // strides and dilation: one int or one per spatial axis; padding "VALID", "SAME", ((lo, hi), (lo, hi)) or one
 // int for every side. Returns (N, O, H_out, W_out) of x's dtype.
 // Example: conv2d(x, w, padding=1) of x (8, 3, 32, 32) and w (16, 3, 3, 3) has shape (8, 16, 32, 32)
-Tensor conv2d(const Tensor& x, const Tensor& w, std::vector<std::int64_t> strides = {1, 1},
-              const Padding& padding = {}, std::vector<std::int64_t> dilation = {1, 1},
-              std::int64_t groups = 1, Loc loc = Loc::current());
+Tensor conv2d(const Tensor& x, const Tensor& w, std::vector<std::int64_t> strides = {1, 1}, const Padding& padding = {},
+              std::vector<std::int64_t> dilation = {1, 1}, std::int64_t groups = 1, Loc loc = Loc::current());
 // The transpose (input gradient) of conv2d. x: (N, C, H, W), w: (C, O/groups, KH, KW) as in
 // PyTorch's ConvTranspose2d; output_padding adds rows/columns at the end. Other arguments as conv2d.
 // Example: conv2d_transpose(x, w, strides=2) of x (1, 16, 8, 8) and w (16, 3, 2, 2) has shape (1, 3, 16, 16)
 Tensor conv2d_transpose(const Tensor& x, const Tensor& w, std::vector<std::int64_t> strides = {1, 1},
                         const Padding& padding = {}, std::vector<std::int64_t> output_padding = {0, 0},
-                        std::vector<std::int64_t> dilation = {1, 1}, std::int64_t groups = 1,
-                        Loc loc = Loc::current());
+                        std::vector<std::int64_t> dilation = {1, 1}, std::int64_t groups = 1, Loc loc = Loc::current());
 // Maximum over each window of (H, W) of an (N, C, H, W) input; strides default to the window (None).
 // window, strides: one int or (h, w); padding as conv2d (padding cells never win).
 // Example: max_pool2d(x, 2) of x (8, 16, 32, 32) has shape (8, 16, 16, 16)
@@ -607,11 +613,11 @@ Tensor operator|(At a, const Tensor& b);
 Tensor operator^(At a, const Tensor& b);
 Tensor operator~(At x);
 // Operators with a plain number on either side (the number is weak, as in NumPy).
-#define SYMX_SCALAR_OPERATOR(op, fn)                                          \
-  template <class T> requires std::is_arithmetic_v<T>                         \
-  Tensor operator op(At a, T b) { return fn(a.tensor, b, a.loc); }            \
-  template <class T> requires std::is_arithmetic_v<T>                         \
-  Tensor operator op(T a, At b) { return fn(a, b.tensor, b.loc); }
+#define SYMX_SCALAR_OPERATOR(op, fn)                                                                \
+  template <class T>                                                                                \
+  requires std::is_arithmetic_v<T> Tensor operator op(At a, T b) { return fn(a.tensor, b, a.loc); } \
+  template <class T>                                                                                \
+  requires std::is_arithmetic_v<T> Tensor operator op(T a, At b) { return fn(a, b.tensor, b.loc); }
 SYMX_SCALAR_OPERATOR(+, add)
 SYMX_SCALAR_OPERATOR(-, subtract)
 SYMX_SCALAR_OPERATOR(*, multiply)

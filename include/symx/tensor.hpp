@@ -46,15 +46,31 @@ struct TensorType {
 };
 
 // ---- typed op attributes ----
-struct NoAttr { bool operator==(const NoAttr&) const = default; };
+struct NoAttr {
+  bool operator==(const NoAttr&) const = default;
+};
 // Reductions: normalized, sorted axes.
-struct ReduceAttr { std::vector<int> axes; bool keepdims = false; bool operator==(const ReduceAttr&) const = default; };
+struct ReduceAttr {
+  std::vector<int> axes;
+  bool keepdims = false;
+  bool operator==(const ReduceAttr&) const = default;
+};
 // One axis: argmax, argmin, cumsum, concatenate, take, take_along_axis.
-struct AxisAttr { int axis = 0; bool operator==(const AxisAttr&) const = default; };
+struct AxisAttr {
+  int axis = 0;
+  bool operator==(const AxisAttr&) const = default;
+};
 // Target shape: reshape, broadcast_to; for scatter-adds the shape of the result and the
 // scattered axis (`axis` is unused by the other ops).
-struct ShapeAttr { Shape shape; int axis = 0; bool operator==(const ShapeAttr&) const = default; };
-struct PermAttr { std::vector<int> perm; bool operator==(const PermAttr&) const = default; };
+struct ShapeAttr {
+  Shape shape;
+  int axis = 0;
+  bool operator==(const ShapeAttr&) const = default;
+};
+struct PermAttr {
+  std::vector<int> perm;
+  bool operator==(const PermAttr&) const = default;
+};
 // Per axis: first index, count of taken elements, step (may be negative). For unslice, the
 // shape the slice came from is in `input_shape`.
 struct SliceAttr {
@@ -67,7 +83,10 @@ struct PadAttr {
   double value = 0;
   bool operator==(const PadAttr&) const = default;
 };
-struct CastAttr { DType dtype = DType::f32; bool operator==(const CastAttr&) const = default; };
+struct CastAttr {
+  DType dtype = DType::f32;
+  bool operator==(const CastAttr&) const = default;
+};
 struct ConstantAttr {
   Array value;
   bool operator==(const ConstantAttr& o) const { return value.equals(o.value); }
@@ -106,9 +125,8 @@ struct RandomAttr {
   bool operator==(const RandomAttr&) const = default;
 };
 
-using Attr = std::variant<NoAttr, ReduceAttr, AxisAttr, ShapeAttr, PermAttr, SliceAttr, PadAttr,
-                          CastAttr, ConstantAttr, ConvAttr, PoolAttr, TriangularSolveAttr,
-                          RandomAttr>;
+using Attr = std::variant<NoAttr, ReduceAttr, AxisAttr, ShapeAttr, PermAttr, SliceAttr, PadAttr, CastAttr, ConstantAttr,
+                          ConvAttr, PoolAttr, TriangularSolveAttr, RandomAttr>;
 
 // Draws a value of the given shape and dtype: how a variable made from an initializer gets its first
 // value, and a new one from reset_variables. The named ones are in symx/nn/init.hpp.
@@ -134,8 +152,8 @@ struct Node {
   std::vector<Tensor> inputs;
   Attr attr;
   TensorType type;
-  std::string name;   // scoped name; empty for anonymous intermediate nodes
-  std::string where;  // "file.cpp:41" where the user built it; empty if unknown
+  std::string name;      // scoped name; empty for anonymous intermediate nodes
+  std::string where;     // "file.cpp:41" where the user built it; empty if unknown
   std::uint64_t id = 0;  // creation order: decides printing and ordering
   // The public function that built the node when it is not the op itself ("relu" for the maximum
   // that nn::relu returns): set once by named_composite, shown by label() and debugprint.
@@ -251,8 +269,7 @@ class Graph {
   void add_placeholder(const Tensor& t);
   // Variables whose scoped name matches `pattern` (a glob with * and ?; empty matches all),
   // optionally only the trainable (true) or non-trainable (false) ones, in creation order.
-  std::vector<Tensor> variables(const std::string& pattern = "",
-                                std::optional<bool> trainable = std::nullopt) const;
+  std::vector<Tensor> variables(const std::string& pattern = "", std::optional<bool> trainable = std::nullopt) const;
   std::vector<Tensor> placeholders() const;
 
   // The graph's update collection (see add_updates).
@@ -292,6 +309,7 @@ class DefaultGraph {
   ~DefaultGraph();
   DefaultGraph(const DefaultGraph&) = delete;
   DefaultGraph& operator=(const DefaultGraph&) = delete;
+
  private:
   Graph* previous_;
 };
@@ -318,15 +336,13 @@ class Scope {
 // labels in a loss) a call checks that they are equal. Ops that need an unknown size at build time
 // (slicing that axis other than whole, a reshape not using -1 for it) say so.
 // Example: x = placeholder((None, 784), name="x")
-Tensor placeholder(Shape shape, DType dtype = DType::f32, const std::string& name = "",
-                   Loc loc = Loc::current());
+Tensor placeholder(Shape shape, DType dtype = DType::f32, const std::string& name = "", Loc loc = Loc::current());
 // State that persists across calls: updated by `function` updates, collected by
 // Graph::variables, saved by save_variables. `value` is copied. Python: numbers and lists become
 // float32 (symx's default float) unless `dtype` says otherwise; NumPy arrays keep their dtype. The
 // first value is kept for reset_variables (sharing storage with the variable until its first update).
 // Example: w = variable(np.zeros((784, 10), np.float32), name="w")
-Tensor variable(const Array& value, const std::string& name = "", bool trainable = true,
-                Loc loc = Loc::current());
+Tensor variable(const Array& value, const std::string& name = "", bool trainable = true, Loc loc = Loc::current());
 // A variable whose value is drawn by `init` (an Initializer: a function of shape and dtype, such
 // as nn::init::glorot_uniform()) for `shape` and `dtype`; reset_variables draws it again. Python:
 // variable(init, shape, dtype=float32, name="", trainable=True), where `init` may also be an array or
@@ -362,8 +378,7 @@ Tensor constant(double value, DType dtype = DType::f32, Loc loc = Loc::current()
 // Variables of the default graph whose scoped name matches the glob `pattern` (* and ?; empty
 // matches all), optionally only the trainable (True) or non-trainable (False) ones, in creation order.
 // Example: variables("layer1/*", trainable=True)
-std::vector<Tensor> variables(const std::string& pattern = "",
-                              std::optional<bool> trainable = std::nullopt);
+std::vector<Tensor> variables(const std::string& pattern = "", std::optional<bool> trainable = std::nullopt);
 // Placeholders of the default graph, in creation order.
 // Example: placeholders()[0] is the first placeholder made
 std::vector<Tensor> placeholders();
@@ -371,9 +386,7 @@ std::vector<Tensor> placeholders();
 }  // namespace symx
 
 template <> struct std::hash<symx::Tensor> {
-  std::size_t operator()(const symx::Tensor& t) const noexcept {
-    return std::hash<const void*>()(t.node_ptr().get());
-  }
+  std::size_t operator()(const symx::Tensor& t) const noexcept { return std::hash<const void*>()(t.node_ptr().get()); }
 };
 
 namespace symx::detail {
@@ -385,6 +398,7 @@ class UserLocation {
   ~UserLocation();
   UserLocation(const UserLocation&) = delete;
   UserLocation& operator=(const UserLocation&) = delete;
+
  private:
   std::string previous_;
 };

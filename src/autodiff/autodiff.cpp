@@ -17,13 +17,22 @@ bool differentiable(DType dtype) { return is_floating(dtype); }
 std::vector<Tensor> vjp(const std::vector<Tensor>& outputs, const std::vector<Tensor>& wrt,
                         const std::vector<Tensor>& cotangents, Loc loc) {
   if (outputs.size() != cotangents.size())
-    ops::raise("vjp", {}, {ops::TypeProblem::Kind::value, std::to_string(outputs.size()) + " outputs but " + std::to_string(cotangents.size()) + " cotangents", "Pass one cotangent per output."}, loc);
+    ops::raise("vjp", {},
+               {ops::TypeProblem::Kind::value,
+                std::to_string(outputs.size()) + " outputs but " + std::to_string(cotangents.size()) + " cotangents",
+                "Pass one cotangent per output."},
+               loc);
   std::unordered_map<const Node*, Tensor> adjoint;
   for (std::size_t i = 0; i < outputs.size(); ++i) {
     const Tensor& y = outputs[i];
     const Tensor& c = cotangents[i];
     if (!shapes_match(c.shape(), y.shape()))
-      ops::raise("vjp", {y, c}, {ops::TypeProblem::Kind::shape, "cotangent " + std::to_string(i) + " has shape " + shape_string(c.shape()) + " but its output has shape " + shape_string(y.shape()), "Give each cotangent its output's shape."}, loc);
+      ops::raise("vjp", {y, c},
+                 {ops::TypeProblem::Kind::shape,
+                  "cotangent " + std::to_string(i) + " has shape " + shape_string(c.shape()) +
+                      " but its output has shape " + shape_string(y.shape()),
+                  "Give each cotangent its output's shape."},
+                 loc);
     if (!differentiable(y.dtype())) continue;
     Tensor ct = c.dtype() == y.dtype() ? c : cast(c, y.dtype());
     auto [it, inserted] = adjoint.emplace(&y.node(), ct);
@@ -58,9 +67,17 @@ std::vector<Tensor> vjp(const std::vector<Tensor>& outputs, const std::vector<Te
 
 std::vector<Tensor> grad(const Tensor& cost, const std::vector<Tensor>& wrt, Loc loc) {
   if (cost.ndim() != 0)
-    ops::raise("grad", {cost}, {ops::TypeProblem::Kind::shape, "the cost '" + cost.label() + "' has shape " + shape_string(cost.shape()) + " but must be a scalar", "Reduce it first, e.g. grad(mean(cost), wrt), or use vjp/jacobian for non-scalar outputs."}, loc);
+    ops::raise("grad", {cost},
+               {ops::TypeProblem::Kind::shape,
+                "the cost '" + cost.label() + "' has shape " + shape_string(cost.shape()) + " but must be a scalar",
+                "Reduce it first, e.g. grad(mean(cost), wrt), or use vjp/jacobian for non-scalar outputs."},
+               loc);
   if (!is_floating(cost.dtype()))
-    ops::raise("grad", {cost}, {ops::TypeProblem::Kind::dtype, "the cost has dtype " + std::string(dtype_name(cost.dtype())) + ", which has no gradient", "Differentiate a floating-point cost (cast it with astype(float32))."}, loc);
+    ops::raise("grad", {cost},
+               {ops::TypeProblem::Kind::dtype,
+                "the cost has dtype " + std::string(dtype_name(cost.dtype())) + ", which has no gradient",
+                "Differentiate a floating-point cost (cast it with astype(float32))."},
+               loc);
   return vjp({cost}, wrt, {ones({}, cost.dtype(), loc)}, loc);
 }
 
@@ -68,9 +85,11 @@ Tensor jacobian(const Tensor& y, const Tensor& x, Loc loc) {
   // One vjp per element of y: the element count must be known when the graph is built.
   for (const Tensor& t : {y, x})
     if (has_symbols(t.shape()))
-      ops::raise("jacobian", {y, x}, {ops::TypeProblem::Kind::shape, "'" + t.label() + "' has a size unknown until a call (None)",
-                                      "The Jacobian has one row per element of y, so both shapes must be known: use placeholders "
-                                      "of fixed size, or vjp/grad, which take any batch size."}, loc);
+      ops::raise("jacobian", {y, x},
+                 {ops::TypeProblem::Kind::shape, "'" + t.label() + "' has a size unknown until a call (None)",
+                  "The Jacobian has one row per element of y, so both shapes must be known: use placeholders "
+                  "of fixed size, or vjp/grad, which take any batch size."},
+                 loc);
   Tensor flat = reshape(y, {y.size()}, loc);
   std::vector<Tensor> rows;
   rows.reserve(static_cast<std::size_t>(y.size()));
@@ -85,8 +104,6 @@ Tensor jacobian(const Tensor& y, const Tensor& x, Loc loc) {
   return reshape(stack(rows, 0, loc), shape, loc);
 }
 
-Tensor hessian(const Tensor& cost, const Tensor& x, Loc loc) {
-  return jacobian(grad(cost, {x}, loc)[0], x, loc);
-}
+Tensor hessian(const Tensor& cost, const Tensor& x, Loc loc) { return jacobian(grad(cost, {x}, loc)[0], x, loc); }
 
 }  // namespace symx

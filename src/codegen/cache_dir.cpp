@@ -69,8 +69,8 @@ std::string temp_base() {
 }
 
 std::mutex g_private_mutex;
-std::string g_private_dir;   // guarded by g_private_mutex
-pid_t g_private_owner = 0;   // the process that made it (a forked child must not remove it)
+std::string g_private_dir;  // guarded by g_private_mutex
+pid_t g_private_owner = 0;  // the process that made it (a forked child must not remove it)
 
 void remove_private_dir_at_exit() {
   std::lock_guard lock(g_private_mutex);
@@ -107,13 +107,13 @@ void create_private_directories(const std::string& dir, const char* env_name) {
     if (::mkdir(prefix.c_str(), 0700) == 0) {
       ::chmod(prefix.c_str(), 0700);  // mkdir's mode went through the umask, which may drop owner bits
     } else if (errno != EEXIST) {
-      throw IOError("codegen: cannot create the folder '" + prefix.string() + "' (" + describe_file_error(errno, env_name) +
-                    "). Set " + env_name + " to a folder you can write.");
+      throw IOError("codegen: cannot create the folder '" + prefix.string() + "' (" +
+                    describe_file_error(errno, env_name) + "). Set " + env_name + " to a folder you can write.");
     }
   }
   if (::stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
-    throw IOError("codegen: cannot create the folder '" + dir + "' (a file of that name is in the way). Set " + env_name +
-                  " to a folder you can write.");
+    throw IOError("codegen: cannot create the folder '" + dir + "' (a file of that name is in the way). Set " +
+                  env_name + " to a folder you can write.");
 }
 
 std::string private_cache_dir() {
@@ -161,9 +161,11 @@ std::string trusted_cache_dir() {
   }
   if (auto reason = untrusted_folder_reason(dir)) {
     const std::string uid = std::to_string(::geteuid());
-    return fall_back_from("not using the kernel cache folder '" + dir + "': " + *reason + ", but it must be owned by you (uid " +
-                          uid + ") and not writable by group or others, because whoever can write it can run code in this "
-                          "process. To fix: chmod 700 '" + dir + "' (and chown " + uid + " '" + dir +
+    return fall_back_from("not using the kernel cache folder '" + dir + "': " + *reason +
+                          ", but it must be owned by you (uid " + uid +
+                          ") and not writable by group or others, because whoever can write it can run code in this "
+                          "process. To fix: chmod 700 '" +
+                          dir + "' (and chown " + uid + " '" + dir +
                           "' if it is not yours), or set SYMX_CACHE_DIR to a folder of your own.");
   }
   return dir;
@@ -176,8 +178,9 @@ std::optional<std::string> untrusted_file_reason(const struct stat& st) {
 }
 
 void warn_untrusted_file(const std::string& path, const std::string& reason) {
-  warn_once(g_warned_file, "not loading the cached kernel '" + path + "': " + reason + ", but it must be a file owned by you (uid " +
-                               std::to_string(::geteuid()) + ") and not writable by group or others, because whoever can "
+  warn_once(g_warned_file, "not loading the cached kernel '" + path + "': " + reason +
+                               ", but it must be a file owned by you (uid " + std::to_string(::geteuid()) +
+                               ") and not writable by group or others, because whoever can "
                                "write it can run code in this process. It is compiled again and replaced (further such "
                                "files are replaced without a warning). Check who else can write that folder.");
 }
@@ -186,7 +189,7 @@ namespace {
 
 // A compile's temporary names end in "<pid>.<counter>" (unique_suffix in compiler.cpp).
 constexpr double kGraceSeconds = 60;  // a compile takes its lock within microseconds of making its folder
-constexpr int kMaxFolderDepth = 8;     // deeper than any compiler's temporary files
+constexpr int kMaxFolderDepth = 8;    // deeper than any compiler's temporary files
 
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
 bool is_lower_hex(char c) { return is_digit(c) || (c >= 'a' && c <= 'f'); }
@@ -241,7 +244,8 @@ std::vector<std::string> names_in_folder(int fd) {
   }
   ::rewinddir(dir);
   while (const dirent* entry = ::readdir(dir))
-    if (std::strcmp(entry->d_name, ".") != 0 && std::strcmp(entry->d_name, "..") != 0) names.emplace_back(entry->d_name);
+    if (std::strcmp(entry->d_name, ".") != 0 && std::strcmp(entry->d_name, "..") != 0)
+      names.emplace_back(entry->d_name);
   ::closedir(dir);
   return names;
 }

@@ -164,7 +164,8 @@ class CacheFile {
       return;
     }
     struct stat st {};
-    std::optional<std::string> reason = ::fstat(fd_, &st) == 0 ? untrusted_file_reason(st) : std::string("fstat failed");
+    std::optional<std::string> reason =
+        ::fstat(fd_, &st) == 0 ? untrusted_file_reason(st) : std::string("fstat failed");
     if (reason) {
       refusal_ = *reason;
       ::close(fd_);
@@ -207,8 +208,9 @@ double compile_timeout_seconds() {
   double value = 0;
   auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
   if (error != std::errc() || end != text.data() + text.size() || !std::isfinite(value) || value <= 0)
-    throw ValueError("codegen: SYMX_COMPILE_TIMEOUT='" + text +
-                     "' is not a number of seconds greater than 0. Set it to e.g. 600, or unset it for the default of 300 s.");
+    throw ValueError(
+        "codegen: SYMX_COMPILE_TIMEOUT='" + text +
+        "' is not a number of seconds greater than 0. Set it to e.g. 600, or unset it for the default of 300 s.");
   return value;
 }
 
@@ -250,8 +252,9 @@ std::string compiler_identity(const std::vector<std::string>& words) {
     std::optional<std::string> path = find_executable(word);
     struct stat st {};
     if (!path || ::stat(path->c_str(), &st) != 0 || !S_ISREG(st.st_mode)) continue;
-    out += *path + " " + std::to_string(st.st_dev) + " " + std::to_string(st.st_ino) + " " + std::to_string(st.st_size) +
-           " " + std::to_string(st.st_mtim.tv_sec) + "." + std::to_string(st.st_mtim.tv_nsec) + ";";
+    out += *path + " " + std::to_string(st.st_dev) + " " + std::to_string(st.st_ino) + " " +
+           std::to_string(st.st_size) + " " + std::to_string(st.st_mtim.tv_sec) + "." +
+           std::to_string(st.st_mtim.tv_nsec) + ";";
   }
   return out;
 }
@@ -300,8 +303,7 @@ void write_version_memo(const std::string& path, const VersionMemo& memo) {
   try {
     write_file(tmp, memo.identity + "\n" + memo.version + "\n", 0644, "SYMX_CACHE_DIR");
     rename_or_throw(tmp, path);
-  } catch (const IOError&) {
-  }
+  } catch (const IOError&) {}
 }
 
 std::optional<std::string> run_compiler_version(const std::vector<std::string>& words, double timeout) {
@@ -350,8 +352,8 @@ const std::string& host_cpu() {
     std::ifstream in("/proc/cpuinfo");
     std::string out, line;
     while (std::getline(in, line) && !line.empty()) {
-      for (const char* field :
-           {"vendor_id", "cpu family", "model", "flags", "Features", "CPU implementer", "CPU architecture", "CPU part", "isa"})
+      for (const char* field : {"vendor_id", "cpu family", "model", "flags", "Features", "CPU implementer",
+                                "CPU architecture", "CPU part", "isa"})
         if (line.rfind(field, 0) == 0) {
           out += line + "\n";
           break;
@@ -430,7 +432,7 @@ void* Library::symbol(const std::string& name) const {
 namespace {
 
 struct CacheLookup {
-  std::shared_ptr<Library> library;  // the entry, when it is valid and trusted
+  std::shared_ptr<Library> library;   // the entry, when it is valid and trusted
   std::string refused_path, refusal;  // a file of the entry that failed the checks, and why
 };
 
@@ -472,28 +474,37 @@ bool mentions(const std::string& text, const char* what) { return text.find(what
 [[noreturn]] void throw_compile_failure(const ProcessResult& r, const std::vector<std::string>& argv,
                                         const std::string& key, double timeout) {
   constexpr std::size_t kMaxOutput = 32 * 1024;
-  std::string output = r.output.size() > kMaxOutput ? r.output.substr(0, kMaxOutput) + "\n[... compiler output truncated]" : r.output;
+  std::string output =
+      r.output.size() > kMaxOutput ? r.output.substr(0, kMaxOutput) + "\n[... compiler output truncated]" : r.output;
   const std::string details = "\ncommand: " + join(argv) + (output.empty() ? "" : "\ncompiler output:\n" + output);
   if (r.spawn_error != 0)
     throw_io("cannot run the C++ compiler '" + argv[0] + "' (" + std::strerror(r.spawn_error) +
              "). Install g++ (e.g. apt-get install g++) or set SYMX_CXX to the compiler command.");
   if (r.timed_out)
-    throw_io("the C++ compiler timed out after " + seconds_text(timeout) + " s and was stopped. A large function on a slow or "
-             "busy machine can take longer: raise SYMX_COMPILE_TIMEOUT (seconds, default 300)." + details);
+    throw_io("the C++ compiler timed out after " + seconds_text(timeout) +
+             " s and was stopped. A large function on a slow or "
+             "busy machine can take longer: raise SYMX_COMPILE_TIMEOUT (seconds, default 300)." +
+             details);
   if (r.wait_status != -1 && WIFSIGNALED(r.wait_status)) {
     const int signal = WTERMSIG(r.wait_status);
     throw_io("the C++ compiler was killed by signal " + signal_name(signal) + " before it finished. " +
              (signal == SIGKILL ? "That usually means that the machine ran out of memory: free some and try again."
-                                : "Check the compiler named by SYMX_CXX (or install g++).") + details);
+                                : "Check the compiler named by SYMX_CXX (or install g++).") +
+             details);
   }
   if (mentions(r.output, "No space left on device") || mentions(r.output, "Disk quota exceeded"))
-    throw_io("the C++ compiler could not write its output: the disk (or your quota) is full. Free some space, or set "
-             "SYMX_CACHE_DIR to a folder on another disk." + details);
+    throw_io(
+        "the C++ compiler could not write its output: the disk (or your quota) is full. Free some space, or set "
+        "SYMX_CACHE_DIR to a folder on another disk." +
+        details);
   if (mentions(r.output, "signal terminated program") || mentions(r.output, "Killed (program"))
-    throw_io("a process of the C++ compiler was killed by a signal before it finished (see its output); when that is "
-             "SIGKILL (\"Killed\"), the machine usually ran out of memory." + details);
+    throw_io(
+        "a process of the C++ compiler was killed by a signal before it finished (see its output); when that is "
+        "SIGKILL (\"Killed\"), the machine usually ran out of memory." +
+        details);
   std::string dump = env_or_empty("SYMX_DUMP_DIR");
-  throw InternalError("codegen: the generated C++ code does not compile (" + describe_status(r) + ").\ncommand: " + join(argv) +
+  throw InternalError("codegen: the generated C++ code does not compile (" + describe_status(r) +
+                      ").\ncommand: " + join(argv) +
                       "\nsource: " + (dump.empty() ? "set SYMX_DUMP_DIR=<dir> to keep it" : dump + "/" + key + ".cpp") +
                       "\ncompiler output:\n" + output);
 }
@@ -512,7 +523,8 @@ std::shared_ptr<Library> load_fresh(const std::string& so_tmp, const std::string
     throw_io(std::string("cannot load the freshly compiled kernel library (") + (error ? error : "unknown error") +
              "). It is not cached. When the folder '" + fs::path(so_path).parent_path().string() +
              "' is on a file system mounted noexec, set SYMX_CACHE_DIR to a folder on another one; else check the "
-             "compiler.\ncommand: " + join(argv));
+             "compiler.\ncommand: " +
+             join(argv));
   }
   return detail::LibraryAccess::make(handle, so_path, key);
 }
@@ -521,7 +533,8 @@ std::shared_ptr<Library> load_fresh(const std::string& so_tmp, const std::string
 // the new .so with a missing or older hash treats the entry as absent and compiles it itself.
 void publish(const WorkDir& work, const std::string& so_path, const std::string& hash_path, const std::string& key) {
   const std::string so_tmp = work.file("kernel.so"), hash_tmp = work.file("kernel.sha256");
-  if (::chmod(so_tmp.c_str(), 0755) != 0) throw_io("cannot set the mode of '" + so_tmp + "' (" + std::strerror(errno) + ")");
+  if (::chmod(so_tmp.c_str(), 0755) != 0)
+    throw_io("cannot set the mode of '" + so_tmp + "' (" + std::strerror(errno) + ")");
   auto hash = sha256_of_file(so_tmp);
   if (!hash) throw_io("cannot read back '" + so_tmp + "' (" + std::strerror(errno) + ")");
   write_file(hash_tmp, *hash + "  " + key + ".so\n", 0644, "SYMX_CACHE_DIR");

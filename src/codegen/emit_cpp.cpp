@@ -26,7 +26,8 @@ const char* ctype(DType dtype) {
 std::string literal(double v, DType dtype) {
   const std::string t = ctype(dtype);
   if (dtype == DType::b8) return v != 0 ? "true" : "false";
-  if (!is_floating(dtype)) return "static_cast<" + t + ">(INT64_C(" + std::to_string(static_cast<std::int64_t>(v)) + "))";
+  if (!is_floating(dtype))
+    return "static_cast<" + t + ">(INT64_C(" + std::to_string(static_cast<std::int64_t>(v)) + "))";
   if (std::isnan(v)) return "std::numeric_limits<" + t + ">::quiet_NaN()";
   if (std::isinf(v)) return std::string(v < 0 ? "-" : "") + "std::numeric_limits<" + t + ">::infinity()";
   char buf[64];
@@ -44,7 +45,10 @@ std::string spell(OpKind op, const std::vector<std::string>& a, DType out, DType
   };
   switch (op) {
     case OpKind::Negative: return "static_cast<" + T + ">(-" + a[0] + ")";
-    case OpKind::Abs: return in == DType::b8 || in == DType::u8 ? a[0] : "(" + a[0] + " < 0 ? static_cast<" + T + ">(-" + a[0] + ") : " + a[0] + ")";
+    case OpKind::Abs:
+      return in == DType::b8 || in == DType::u8
+                 ? a[0]
+                 : "(" + a[0] + " < 0 ? static_cast<" + T + ">(-" + a[0] + ") : " + a[0] + ")";
     case OpKind::Sign: return call("sign", a);
     case OpKind::Exp: return call("exp", a);
     case OpKind::Expm1: return call("expm1", a);
@@ -72,7 +76,8 @@ std::string spell(OpKind op, const std::vector<std::string>& a, DType out, DType
     case OpKind::StopGradient: return a[0];
     case OpKind::Add: return "static_cast<" + T + ">(" + a[0] + " + " + a[1] + ")";
     case OpKind::Subtract: return "static_cast<" + T + ">(" + a[0] + " - " + a[1] + ")";
-    case OpKind::Multiply: return in == DType::b8 ? "(" + a[0] + " && " + a[1] + ")" : "static_cast<" + T + ">(" + a[0] + " * " + a[1] + ")";
+    case OpKind::Multiply:
+      return in == DType::b8 ? "(" + a[0] + " && " + a[1] + ")" : "static_cast<" + T + ">(" + a[0] + " * " + a[1] + ")";
     case OpKind::Divide: return "(" + a[0] + " / " + a[1] + ")";
     case OpKind::Power: return is_floating(in) ? call("pow", a) : call("ipow", a);
     case OpKind::Maximum: return call("maximum", a);
@@ -94,18 +99,49 @@ std::string spell(OpKind op, const std::vector<std::string>& a, DType out, DType
     case OpKind::LeftShift: return call("left_shift", a);
     case OpKind::RightShift: return call("right_shift", a);
     case OpKind::Where: return "symx_kernel::select<" + T + ">(" + a[0] + ", " + a[1] + ", " + a[2] + ")";
-    case OpKind::Placeholder: case OpKind::Variable: case OpKind::Constant: case OpKind::Sum: case OpKind::Prod:
-    case OpKind::Max: case OpKind::Min: case OpKind::Argmax: case OpKind::Argmin: case OpKind::Cumsum:
-    case OpKind::Reshape: case OpKind::Transpose: case OpKind::BroadcastTo: case OpKind::Concatenate:
-    case OpKind::Slice: case OpKind::Unslice: case OpKind::Pad: case OpKind::Take: case OpKind::ScatterAdd:
-    case OpKind::TakeAlongAxis: case OpKind::ScatterAddAlongAxis: case OpKind::Matmul: case OpKind::Inv:
-    case OpKind::Det: case OpKind::Slogdet: case OpKind::Cholesky: case OpKind::Solve: case OpKind::TriangularSolve:
-    case OpKind::Conv: case OpKind::ConvBackwardInput: case OpKind::ConvBackwardFilter: case OpKind::MaxPool:
-    case OpKind::MaxPoolGrad: case OpKind::AvgPool: case OpKind::AvgPoolGrad: case OpKind::SoftmaxCrossEntropy:
-    case OpKind::SoftmaxCrossEntropyGrad: case OpKind::RandomUniform: case OpKind::RandomNormal:
-    case OpKind::RandomTruncatedNormal: case OpKind::RandomBernoulli: case OpKind::RandomRandint:
-    case OpKind::RandomPermutation:
-      break;
+    case OpKind::Placeholder:
+    case OpKind::Variable:
+    case OpKind::Constant:
+    case OpKind::Sum:
+    case OpKind::Prod:
+    case OpKind::Max:
+    case OpKind::Min:
+    case OpKind::Argmax:
+    case OpKind::Argmin:
+    case OpKind::Cumsum:
+    case OpKind::Reshape:
+    case OpKind::Transpose:
+    case OpKind::BroadcastTo:
+    case OpKind::Concatenate:
+    case OpKind::Slice:
+    case OpKind::Unslice:
+    case OpKind::Pad:
+    case OpKind::Take:
+    case OpKind::ScatterAdd:
+    case OpKind::TakeAlongAxis:
+    case OpKind::ScatterAddAlongAxis:
+    case OpKind::Matmul:
+    case OpKind::Inv:
+    case OpKind::Det:
+    case OpKind::Slogdet:
+    case OpKind::Cholesky:
+    case OpKind::Solve:
+    case OpKind::TriangularSolve:
+    case OpKind::Conv:
+    case OpKind::ConvBackwardInput:
+    case OpKind::ConvBackwardFilter:
+    case OpKind::MaxPool:
+    case OpKind::MaxPoolGrad:
+    case OpKind::AvgPool:
+    case OpKind::AvgPoolGrad:
+    case OpKind::SoftmaxCrossEntropy:
+    case OpKind::SoftmaxCrossEntropyGrad:
+    case OpKind::RandomUniform:
+    case OpKind::RandomNormal:
+    case OpKind::RandomTruncatedNormal:
+    case OpKind::RandomBernoulli:
+    case OpKind::RandomRandint:
+    case OpKind::RandomPermutation: break;
   }
   throw InternalError(std::string("spell: op ") + op_name(op) + " is not elementwise");
 }
@@ -183,7 +219,8 @@ class Speller {
         const ir::Var& acc = var(e.var);
         const std::string a = element(e.var, e.at);
         if (acc.nan >= 0)
-          return "(" + element(acc.nan, e.at) + " ? std::numeric_limits<" + ctype(acc.dtype) + ">::quiet_NaN() : " + a + ")";
+          return "(" + element(acc.nan, e.at) + " ? std::numeric_limits<" + ctype(acc.dtype) + ">::quiet_NaN() : " + a +
+                 ")";
         return acc.dtype != acc.result ? "static_cast<" + std::string(ctype(acc.result)) + ">(" + a + ")" : a;
       }
     }
@@ -215,7 +252,10 @@ class Speller {
             for (ir::VarId r : s.reductions) {
               const ir::Var& acc = var(r);
               os << " reduction("
-                 << (acc.reduce == OpKind::Sum ? "+" : acc.reduce == OpKind::Prod ? "*" : acc.reduce == OpKind::Max ? "max" : "min")
+                 << (acc.reduce == OpKind::Sum    ? "+"
+                     : acc.reduce == OpKind::Prod ? "*"
+                     : acc.reduce == OpKind::Max  ? "max"
+                                                  : "min")
                  << " : " << name(r) << ")";
               if (acc.nan >= 0) os << " reduction(| : " << name(acc.nan) << ")";
             }
@@ -268,7 +308,8 @@ class Speller {
           } else if (acc.reduce == OpKind::Prod) {
             os << pad << a << " *= " << e << ";\n";
           } else {
-            os << pad << a << " = " << e << (acc.reduce == OpKind::Max ? " > " : " < ") << a << " ? " << e << " : " << a << ";\n";
+            os << pad << a << " = " << e << (acc.reduce == OpKind::Max ? " > " : " < ") << a << " ? " << e << " : " << a
+               << ";\n";
             if (acc.nan >= 0) os << pad << element(acc.nan, s.at) << " |= (" << e << " != " << e << ");\n";
           }
           break;
@@ -276,8 +317,8 @@ class Speller {
         case ir::Stmt::Kind::store: os << pad << "out[" << offset(s.offset) << "] = " << expr(s.value) << ";\n"; break;
         case ir::Stmt::Kind::call:
           // One call of a row kernel of kernel_rows.hpp.
-          os << pad << "symx_kernel::" << s.callee << "<" << ctype(s.call_dtype) << ", " << (s.contiguous ? "true" : "false")
-             << ">(";
+          os << pad << "symx_kernel::" << s.callee << "<" << ctype(s.call_dtype) << ", "
+             << (s.contiguous ? "true" : "false") << ">(";
           for (int in : s.inputs) os << "in" << in << ", ";
           os << "out";
           for (std::int64_t n : s.sizes) os << ", " << n;

@@ -48,7 +48,7 @@ bool inline_into(const Tensor& producer, const Tensor& consumer) {
 
 struct Uses {
   std::unordered_map<const Node*, std::vector<Tensor>> consumers;  // once per input slot read
-  std::unordered_set<const Node*> roots;                          // outputs: always materialized
+  std::unordered_set<const Node*> roots;                           // outputs: always materialized
 
   // How many input slots read `t`.
   std::size_t reads(const Tensor& t) const {
@@ -78,8 +78,8 @@ std::array<bool, 2> absorbable_transposes(const Tensor& product, const Uses& use
   if (product.op() != OpKind::Matmul || !is_floating(product.dtype())) return absorbed;
   for (std::size_t k = 0; k < 2; ++k) {
     const Tensor& operand = product.node().inputs[k];
-    absorbed[k] = operand.op() == OpKind::Transpose && operand.ndim() == 2 && product.node().inputs[1 - k].ndim() == 2 &&
-                  uses.single(operand);
+    absorbed[k] = operand.op() == OpKind::Transpose && operand.ndim() == 2 &&
+                  product.node().inputs[1 - k].ndim() == 2 && uses.single(operand);
   }
   return absorbed;
 }
@@ -156,11 +156,11 @@ FusionPlan plan_fusion(const std::vector<Tensor>& roots, const LibraryCapabiliti
   for (const Tensor& r : roots) uses.roots.insert(&r.node());
 
   std::unordered_map<const Node*, Role> role;
-  std::unordered_map<const Node*, Epilogue> epilogues;  // by the fused step's last node
+  std::unordered_map<const Node*, Epilogue> epilogues;              // by the fused step's last node
   std::unordered_map<const Node*, std::array<bool, 2>> transposed;  // by the step's node
-  std::unordered_set<const Node*> read_by_library;      // inputs of fused steps: materialized
-  std::unordered_set<const Node*> recomputed;           // inlined into more than one kernel
-  for (auto it = order.rbegin(); it != order.rend(); ++it) {  // consumers before producers
+  std::unordered_set<const Node*> read_by_library;                  // inputs of fused steps: materialized
+  std::unordered_set<const Node*> recomputed;                       // inlined into more than one kernel
+  for (auto it = order.rbegin(); it != order.rend(); ++it) {        // consumers before producers
     const Tensor& t = *it;
     if (role.count(&t.node())) continue;  // absorbed into a fused library step
     std::optional<LibraryGroup> group = match_relu(t, uses, library);
@@ -178,7 +178,10 @@ FusionPlan plan_fusion(const std::vector<Tensor>& roots, const LibraryCapabiliti
       transposed[&t.node()] = step.transposed;
       continue;
     }
-    if (!fusible(t.op())) { role[&t.node()] = role_of_unfusible(t, library); continue; }
+    if (!fusible(t.op())) {
+      role[&t.node()] = role_of_unfusible(t, library);
+      continue;
+    }
     // Inlined into its consumers: the one consumer, or each of a few when recomputing the node
     // there is cheaper than writing it to memory and reading it back (see recomputable).
     // A reduction is never recomputed: under a recomputed node it is materialized instead.
@@ -198,7 +201,10 @@ FusionPlan plan_fusion(const std::vector<Tensor>& roots, const LibraryCapabiliti
   FusionPlan plan;
   for (const Tensor& t : order) {
     Role r = role[&t.node()];
-    if (r == Role::leaf) { plan.leaves.push_back(t); continue; }
+    if (r == Role::leaf) {
+      plan.leaves.push_back(t);
+      continue;
+    }
     if (r == Role::inlined) continue;
     Step step{r, t, -1, std::nullopt, {}};
     if (auto e = epilogues.find(&t.node()); e != epilogues.end()) step.epilogue = e->second;
@@ -215,7 +221,10 @@ FusionPlan plan_fusion(const std::vector<Tensor>& roots, const LibraryCapabiliti
         Tensor n = stack.back();
         stack.pop_back();
         if (!(n == t) && role[&n.node()] != Role::inlined) {
-          if (!loaded[&n.node()]) { loaded[&n.node()] = true; k.loads.push_back(n); }
+          if (!loaded[&n.node()]) {
+            loaded[&n.node()] = true;
+            k.loads.push_back(n);
+          }
           continue;
         }
         k.inlined.insert(&n.node());

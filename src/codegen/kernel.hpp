@@ -28,11 +28,11 @@ enum class Role {
 };
 
 struct Kernel {
-  std::string name;                          // C symbol, "k<id>"
-  Tensor root;                               // the node written
-  std::vector<Tensor> loads;                 // materialized nodes read, in argument order
-  std::unordered_set<const Node*> inlined;   // nodes computed inside
-  bool in_place = false;                     // the output buffer is also a load (an update)
+  std::string name;                         // C symbol, "k<id>"
+  Tensor root;                              // the node written
+  std::vector<Tensor> loads;                // materialized nodes read, in argument order
+  std::unordered_set<const Node*> inlined;  // nodes computed inside
+  bool in_place = false;                    // the output buffer is also a load (an update)
 };
 
 // Work fused into a library call after its matrix product or convolution (the library's bias
@@ -65,9 +65,9 @@ struct Step {
 };
 
 struct FusionPlan {
-  std::vector<Step> steps;        // materialized non-leaf nodes, inputs first
+  std::vector<Step> steps;  // materialized non-leaf nodes, inputs first
   std::vector<Kernel> kernels;
-  std::vector<Tensor> leaves;     // placeholders, variables and constants read
+  std::vector<Tensor> leaves;  // placeholders, variables and constants read
 };
 
 // True for ops that kernels can compute inline: elementwise ops, broadcasting, transposes,

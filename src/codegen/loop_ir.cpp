@@ -61,7 +61,10 @@ void key_of(const Index& i, std::string& out) {
       out += "piece(%" + std::to_string(i.var) + "," + std::to_string(i.pieces) + "," + std::to_string(i.value) + "," +
              std::to_string(i.last) + ")";
       return;
-    case IK::add: case IK::mul: case IK::div: case IK::mod:
+    case IK::add:
+    case IK::mul:
+    case IK::div:
+    case IK::mod:
       out += "(";
       key_of(i.args[0], out);
       out += i.kind == IK::add ? "+" : i.kind == IK::mul ? "*" : i.kind == IK::div ? "/" : "%";
@@ -155,8 +158,9 @@ class Lowering {
     std::int64_t div = 1;
     for (int d = static_cast<int>(shape.size()) - 2; d >= 0; --d) {
       const VarId i = ir_.add_var({.name = "i" + std::to_string(d)});
-      rows.body.push_back(let_index(i, Index::binary(IK::mod, Index::binary(IK::div, Index::variable(q), Index::constant(div)),
-                                                     Index::constant(shape[static_cast<std::size_t>(d)]))));
+      rows.body.push_back(
+          let_index(i, Index::binary(IK::mod, Index::binary(IK::div, Index::variable(q), Index::constant(div)),
+                                     Index::constant(shape[static_cast<std::size_t>(d)]))));
       vars[static_cast<std::size_t>(d)] = Index::variable(i);
       div *= shape[static_cast<std::size_t>(d)];
     }
@@ -257,36 +261,105 @@ class Lowering {
                            : add(Index::constant(s.start[d]), mul(Index::constant(s.step[d]), vars[d]));
         return lower_node(node.inputs[0], in_vars);
       }
-      case OpKind::Sum: case OpKind::Prod: case OpKind::Max: case OpKind::Min: return lower_reduction(n, vars);
-      case OpKind::Negative: case OpKind::Abs: case OpKind::Sign: case OpKind::Exp: case OpKind::Expm1: case OpKind::Log:
-      case OpKind::Log1p: case OpKind::Sqrt: case OpKind::Rsqrt: case OpKind::Square: case OpKind::Reciprocal:
-      case OpKind::Sin: case OpKind::Cos: case OpKind::Tan: case OpKind::Tanh: case OpKind::Arctan: case OpKind::Sigmoid:
-      case OpKind::Erf: case OpKind::Floor: case OpKind::Ceil: case OpKind::Round: case OpKind::LogicalNot:
-      case OpKind::IsNan: case OpKind::BitwiseNot: case OpKind::IsFinite: case OpKind::Cast: case OpKind::Add:
-      case OpKind::Subtract: case OpKind::Multiply: case OpKind::Divide: case OpKind::Power: case OpKind::Maximum:
-      case OpKind::Minimum: case OpKind::Mod: case OpKind::Arctan2: case OpKind::Equal: case OpKind::NotEqual:
-      case OpKind::Less: case OpKind::LessEqual: case OpKind::Greater: case OpKind::GreaterEqual:
-      case OpKind::LogicalAnd: case OpKind::LogicalOr: case OpKind::FloorDivide: case OpKind::BitwiseAnd:
-      case OpKind::BitwiseOr: case OpKind::BitwiseXor: case OpKind::LeftShift: case OpKind::RightShift:
+      case OpKind::Sum:
+      case OpKind::Prod:
+      case OpKind::Max:
+      case OpKind::Min: return lower_reduction(n, vars);
+      case OpKind::Negative:
+      case OpKind::Abs:
+      case OpKind::Sign:
+      case OpKind::Exp:
+      case OpKind::Expm1:
+      case OpKind::Log:
+      case OpKind::Log1p:
+      case OpKind::Sqrt:
+      case OpKind::Rsqrt:
+      case OpKind::Square:
+      case OpKind::Reciprocal:
+      case OpKind::Sin:
+      case OpKind::Cos:
+      case OpKind::Tan:
+      case OpKind::Tanh:
+      case OpKind::Arctan:
+      case OpKind::Sigmoid:
+      case OpKind::Erf:
+      case OpKind::Floor:
+      case OpKind::Ceil:
+      case OpKind::Round:
+      case OpKind::LogicalNot:
+      case OpKind::IsNan:
+      case OpKind::BitwiseNot:
+      case OpKind::IsFinite:
+      case OpKind::Cast:
+      case OpKind::Add:
+      case OpKind::Subtract:
+      case OpKind::Multiply:
+      case OpKind::Divide:
+      case OpKind::Power:
+      case OpKind::Maximum:
+      case OpKind::Minimum:
+      case OpKind::Mod:
+      case OpKind::Arctan2:
+      case OpKind::Equal:
+      case OpKind::NotEqual:
+      case OpKind::Less:
+      case OpKind::LessEqual:
+      case OpKind::Greater:
+      case OpKind::GreaterEqual:
+      case OpKind::LogicalAnd:
+      case OpKind::LogicalOr:
+      case OpKind::FloorDivide:
+      case OpKind::BitwiseAnd:
+      case OpKind::BitwiseOr:
+      case OpKind::BitwiseXor:
+      case OpKind::LeftShift:
+      case OpKind::RightShift:
       case OpKind::Where: {
         Expr e;
         e.kind = Expr::Kind::op;
         e.op = node.op;
         e.dtype = n.dtype();
-        for (const auto& in : node.inputs) e.args.push_back(lower_node(in, broadcast_vars(in.shape(), n.shape(), vars)));
+        for (const auto& in : node.inputs)
+          e.args.push_back(lower_node(in, broadcast_vars(in.shape(), n.shape(), vars)));
         e.in = node.inputs.empty() ? n.dtype() : node.inputs.back().dtype();
         return fresh(std::move(e), n.dtype());
       }
-      case OpKind::Placeholder: case OpKind::Variable: case OpKind::Constant: case OpKind::Argmax: case OpKind::Argmin:
-      case OpKind::Cumsum: case OpKind::Reshape: case OpKind::Concatenate: case OpKind::Unslice: case OpKind::Pad:
-      case OpKind::Take: case OpKind::ScatterAdd: case OpKind::TakeAlongAxis: case OpKind::ScatterAddAlongAxis:
-      case OpKind::Matmul: case OpKind::Inv: case OpKind::Det: case OpKind::Slogdet: case OpKind::Cholesky:
-      case OpKind::Solve: case OpKind::TriangularSolve: case OpKind::Conv: case OpKind::ConvBackwardInput:
-      case OpKind::ConvBackwardFilter: case OpKind::MaxPool: case OpKind::MaxPoolGrad: case OpKind::AvgPool:
-      case OpKind::AvgPoolGrad: case OpKind::SoftmaxCrossEntropy: case OpKind::SoftmaxCrossEntropyGrad:
-      case OpKind::RandomUniform: case OpKind::RandomNormal: case OpKind::RandomTruncatedNormal:
-      case OpKind::RandomBernoulli: case OpKind::RandomRandint: case OpKind::RandomPermutation:
-        break;
+      case OpKind::Placeholder:
+      case OpKind::Variable:
+      case OpKind::Constant:
+      case OpKind::Argmax:
+      case OpKind::Argmin:
+      case OpKind::Cumsum:
+      case OpKind::Reshape:
+      case OpKind::Concatenate:
+      case OpKind::Unslice:
+      case OpKind::Pad:
+      case OpKind::Take:
+      case OpKind::ScatterAdd:
+      case OpKind::TakeAlongAxis:
+      case OpKind::ScatterAddAlongAxis:
+      case OpKind::Matmul:
+      case OpKind::Inv:
+      case OpKind::Det:
+      case OpKind::Slogdet:
+      case OpKind::Cholesky:
+      case OpKind::Solve:
+      case OpKind::TriangularSolve:
+      case OpKind::Conv:
+      case OpKind::ConvBackwardInput:
+      case OpKind::ConvBackwardFilter:
+      case OpKind::MaxPool:
+      case OpKind::MaxPoolGrad:
+      case OpKind::AvgPool:
+      case OpKind::AvgPoolGrad:
+      case OpKind::SoftmaxCrossEntropy:
+      case OpKind::SoftmaxCrossEntropyGrad:
+      case OpKind::RandomUniform:
+      case OpKind::RandomNormal:
+      case OpKind::RandomTruncatedNormal:
+      case OpKind::RandomBernoulli:
+      case OpKind::RandomRandint:
+      case OpKind::RandomPermutation: break;
     }
     throw InternalError(std::string("lower: op ") + op_name(node.op) + " cannot be computed inside a kernel");
   }
@@ -302,7 +375,8 @@ class Lowering {
     const bool wide = n.dtype() == DType::f32 && (node.op == OpKind::Sum || node.op == OpKind::Prod);
     const bool extremum = node.op == OpKind::Max || node.op == OpKind::Min;
     const DType acc_type = wide ? DType::f64 : n.dtype();
-    const VarId acc = ir_.add_var({.name = "acc", .numbered = true, .dtype = acc_type, .reduce = node.op, .result = n.dtype()});
+    const VarId acc =
+        ir_.add_var({.name = "acc", .numbered = true, .dtype = acc_type, .reduce = node.op, .result = n.dtype()});
     if (is_floating(n.dtype()) && extremum)
       ir_.vars[static_cast<std::size_t>(acc)].nan = ir_.add_var({.name = "nan", .numbered = true, .dtype = DType::i32});
     Stmt declare;
@@ -370,9 +444,11 @@ void number_block(std::vector<Stmt>& body, LoopKernel& k, int& next) {
         number(s.var);
         if (VarId nan = k.vars[static_cast<std::size_t>(s.var)].nan; nan >= 0) number(nan);
         break;
-      case Stmt::Kind::let_index: case Stmt::Kind::acc_reset: case Stmt::Kind::acc_update: case Stmt::Kind::store:
-      case Stmt::Kind::call:
-        break;
+      case Stmt::Kind::let_index:
+      case Stmt::Kind::acc_reset:
+      case Stmt::Kind::acc_update:
+      case Stmt::Kind::store:
+      case Stmt::Kind::call: break;
     }
   }
 }
@@ -392,7 +468,9 @@ class Printer {
         return "(" + k_.name_of(i.var) + " + 1 < " + std::to_string(i.pieces) + " ? " + std::to_string(i.value) +
                " : " + std::to_string(i.last) + ")";
       case IK::mul: return index(i.args[0], true) + " * " + index(i.args[1], true);
-      case IK::add: case IK::div: case IK::mod: {
+      case IK::add:
+      case IK::div:
+      case IK::mod: {
         const char* op = i.kind == IK::add ? " + " : i.kind == IK::div ? " / " : " % ";
         std::string s = index(i.args[0], true) + op + index(i.args[1], true);
         return nested ? "(" + s + ")" : s;
@@ -475,7 +553,8 @@ class Printer {
         case Stmt::Kind::acc_update: os << pad << acc(s.var, s.at) << " <- " << expr(s.value) << "\n"; break;
         case Stmt::Kind::store: os << pad << "out[" << offset(s.offset) << "] = " << expr(s.value) << "\n"; break;
         case Stmt::Kind::call: {
-          os << pad << "call " << s.callee << "<" << dtype_name(s.call_dtype) << (s.contiguous ? ", contiguous" : "") << ">(";
+          os << pad << "call " << s.callee << "<" << dtype_name(s.call_dtype) << (s.contiguous ? ", contiguous" : "")
+             << ">(";
           for (int in : s.inputs) os << "in" << in << ", ";
           os << "out";
           for (std::int64_t n : s.sizes) os << ", " << n;
@@ -517,7 +596,8 @@ std::string to_text(const Index& index, const LoopKernel& kernel) { return Print
 std::string to_text(const LoopKernel& kernel) {
   std::ostringstream os;
   os << "kernel " << kernel.name << "(";
-  for (std::size_t j = 0; j < kernel.inputs.size(); ++j) os << "in" << j << ": " << buffer_text(kernel.inputs[j]) << ", ";
+  for (std::size_t j = 0; j < kernel.inputs.size(); ++j)
+    os << "in" << j << ": " << buffer_text(kernel.inputs[j]) << ", ";
   os << "out: " << buffer_text(kernel.output) << ")" << (kernel.no_alias ? "" : " in-place") << ":\n";
   Printer(kernel).block(kernel.body, 2, os);
   return os.str();

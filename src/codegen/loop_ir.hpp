@@ -51,7 +51,7 @@ namespace symx::codegen::ir {
 using VarId = int;
 
 struct Var {
-  std::string name{};    // a fixed name, or the prefix of a numbered one
+  std::string name{};     // a fixed name, or the prefix of a numbered one
   bool numbered = false;  // the name is `name` followed by its number (number_vars)
   int number = -1;
   DType dtype = DType::i64;  // index variables: i64; values and accumulators: their type
@@ -68,8 +68,8 @@ struct Var {
 struct Index {
   enum class Kind { constant, var, add, mul, div, mod, piece_extent };
   Kind kind = Kind::constant;
-  std::int64_t value = 0;  // constant; piece_extent: the piece's length
-  VarId var = -1;          // var; piece_extent: the piece counter
+  std::int64_t value = 0;     // constant; piece_extent: the piece's length
+  VarId var = -1;             // var; piece_extent: the piece counter
   std::vector<Index> args{};  // add, mul, div, mod: two operands
   // piece_extent: the length of piece `var` of a loop split into `pieces` pieces of `value`
   // elements, the last of `last` elements.
@@ -84,15 +84,15 @@ struct Index {
 struct Expr {
   enum class Kind { load, literal, local, op, cast, result };
   Kind kind = Kind::literal;
-  DType dtype = DType::f32;   // the value's type
-  int buffer = -1;            // load: the input buffer
+  DType dtype = DType::f32;     // the value's type
+  int buffer = -1;              // load: the input buffer
   std::vector<Index> offset{};  // load: the element, a sum of terms (empty: 0)
-  double value = 0;           // literal
-  VarId var = -1;             // local: the value; result: the accumulator
-  std::optional<Index> at{};  // result: the element of an accumulator array
-  OpKind op = OpKind::Add;    // op: an elementwise op
-  DType in = DType::f32;      // op: the operands' dtype
-  std::vector<Expr> args{};   // op: operands; cast: the value cast to `dtype`
+  double value = 0;             // literal
+  VarId var = -1;               // local: the value; result: the accumulator
+  std::optional<Index> at{};    // result: the element of an accumulator array
+  OpKind op = OpKind::Add;      // op: an elementwise op
+  DType in = DType::f32;        // op: the operands' dtype
+  std::vector<Expr> args{};     // op: operands; cast: the value cast to `dtype`
 };
 
 struct Parallel {
@@ -100,9 +100,9 @@ struct Parallel {
   // iterations at a time until none are left.
   enum class Schedule { static_split, dynamic };
   Schedule schedule = Schedule::static_split;
-  std::int64_t piece = 0;  // dynamic: iterations handed out at a time
-  std::int64_t work = 0;            // elements of work of the whole loop
-  std::int64_t min_work = 0;        // run in parallel only when work > min_work
+  std::int64_t piece = 0;     // dynamic: iterations handed out at a time
+  std::int64_t work = 0;      // elements of work of the whole loop
+  std::int64_t min_work = 0;  // run in parallel only when work > min_work
 };
 
 struct Stmt {
@@ -118,11 +118,11 @@ struct Stmt {
   std::vector<Stmt> body;
   Role role = Role::other;
   std::optional<Parallel> parallel;
-  bool vector = false;              // the iterations may run as SIMD lanes
-  std::vector<VarId> reductions;    // vector: accumulators combined across lanes (and their NaN flags)
-  VarId reduces = -1;               // reduce: the accumulator the loop feeds
-  bool last_reduced_axis = false;   // reduce: the loop of the reduction's last listed axis
-  bool one_line = false;            // a spelling hint: one statement, written on the loop's line
+  bool vector = false;             // the iterations may run as SIMD lanes
+  std::vector<VarId> reductions;   // vector: accumulators combined across lanes (and their NaN flags)
+  VarId reduces = -1;              // reduce: the accumulator the loop feeds
+  bool last_reduced_axis = false;  // reduce: the loop of the reduction's last listed axis
+  bool one_line = false;           // a spelling hint: one statement, written on the loop's line
 
   Index index;                // let_index: the value
   Expr value;                 // define, acc_update, store: the value

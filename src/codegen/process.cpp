@@ -117,7 +117,8 @@ ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOpt
     return result;
   }
   const double seconds = std::min(options.timeout_seconds, 1e8);  // beyond: no deadline, without overflow
-  const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
+  const auto deadline =
+      Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
   siginfo_t info{};
   result.timed_out = !(read_until_eof(fds[0], deadline, result.output) && wait_for_exit(pid, deadline, info));
   ::close(fds[0]);

@@ -114,8 +114,8 @@ bool block_columns(LoopKernel& ir, const Kernel& kernel) {
   rows.body.pop_back();
   const VarId j = columns.var;
   const Index len = blocks > 1 ? piece_extent(c, inner, block) : Index::constant(inner);
-  const Index column = blocks > 1 ? add(mul(Index::variable(c), Index::constant(block)), Index::variable(j))
-                                  : Index::variable(j);
+  const Index column =
+      blocks > 1 ? add(mul(Index::variable(c), Index::constant(block)), Index::variable(j)) : Index::variable(j);
   // columns.body: the accumulator's declaration, its loops over the reduced axes, the store.
   Stmt declare = std::move(columns.body[0]);
   Stmt reduce = std::move(columns.body[1]);

@@ -54,9 +54,15 @@ template <class T> void store_from_double(void* data, std::int64_t i, double v) 
   } else if constexpr (std::is_integral_v<T>) {
     // NaN and out-of-range values are undefined in C++; NumPy gives implementation values too,
     // so we pin them to 0 / wrap modulo 2^64 to stay well-defined.
-    if (!std::isfinite(v)) { static_cast<T*>(data)[i] = 0; return; }
+    if (!std::isfinite(v)) {
+      static_cast<T*>(data)[i] = 0;
+      return;
+    }
     double t = std::trunc(v);
-    if (t >= 9.2233720368547758e18 || t < -9.2233720368547758e18) { static_cast<T*>(data)[i] = 0; return; }
+    if (t >= 9.2233720368547758e18 || t < -9.2233720368547758e18) {
+      static_cast<T*>(data)[i] = 0;
+      return;
+    }
     static_cast<T*>(data)[i] = static_cast<T>(static_cast<std::int64_t>(t));
   } else {
     static_cast<T*>(data)[i] = static_cast<T>(v);
@@ -79,9 +85,7 @@ std::string format_float(double v, int precision) {
 
 }  // namespace
 
-bool has_symbols(const Shape& shape) {
-  return std::any_of(shape.begin(), shape.end(), is_symbol);
-}
+bool has_symbols(const Shape& shape) { return std::any_of(shape.begin(), shape.end(), is_symbol); }
 
 bool shapes_match(const Shape& a, const Shape& b) {
   if (a.size() != b.size()) return false;
@@ -112,18 +116,19 @@ std::string shape_problem(const Shape& shape, DType dtype) {
     if (shape[i] != 0 && __builtin_mul_overflow(product, shape[i], &product))
       return "shape " + shape_string(shape) + " has more elements than a 64-bit integer can count";
   }
-  if (__builtin_mul_overflow(product, static_cast<std::int64_t>(itemsize(dtype)), &bytes) ||
-      bytes > kMaxArrayBytes)
-    return "shape " + shape_string(shape) + " of " + std::string(dtype_name(dtype)) + " needs " + std::to_string(product) +
-           " elements (" + (bytes > kMaxArrayBytes ? std::to_string(bytes) + " bytes" : "over 2^63 bytes") +
-           "), more than the " + std::to_string(kMaxArrayBytes) + "-byte (2^48) limit of one array";
+  if (__builtin_mul_overflow(product, static_cast<std::int64_t>(itemsize(dtype)), &bytes) || bytes > kMaxArrayBytes)
+    return "shape " + shape_string(shape) + " of " + std::string(dtype_name(dtype)) + " needs " +
+           std::to_string(product) + " elements (" +
+           (bytes > kMaxArrayBytes ? std::to_string(bytes) + " bytes" : "over 2^63 bytes") + "), more than the " +
+           std::to_string(kMaxArrayBytes) + "-byte (2^48) limit of one array";
   return "";
 }
 
 void check_shape(const Shape& shape, DType dtype, const char* what) {
   std::string problem = shape_problem(shape, dtype);
   if (!problem.empty())
-    throw ShapeError(std::string(what) + ": " + problem + ". Every dimension must be zero or more and the array must fit in " +
+    throw ShapeError(std::string(what) + ": " + problem +
+                     ". Every dimension must be zero or more and the array must fit in " +
                      "2^48 bytes; check the shape for a wrong or overflowed dimension.");
 }
 
@@ -145,8 +150,7 @@ Array::Array(Shape shape, DType dtype) : shape_(std::move(shape)), dtype_(dtype)
   data_ = owner_.get();
 }
 
-Array::Array(std::initializer_list<float> values)
-    : Array(Shape{static_cast<std::int64_t>(values.size())}, DType::f32) {
+Array::Array(std::initializer_list<float> values) : Array(Shape{static_cast<std::int64_t>(values.size())}, DType::f32) {
   std::copy(values.begin(), values.end(), data<float>());
 }
 
@@ -156,9 +160,8 @@ Array::Array(std::initializer_list<std::initializer_list<float>> rows) {
   float* out = data<float>();
   for (const auto& row : rows) {
     if (static_cast<std::int64_t>(row.size()) != cols)
-      throw ValueError("Array: rows of a nested initializer list have different lengths (" +
-                       std::to_string(cols) + " and " + std::to_string(row.size()) +
-                       "). Give every row the same number of values.");
+      throw ValueError("Array: rows of a nested initializer list have different lengths (" + std::to_string(cols) +
+                       " and " + std::to_string(row.size()) + "). Give every row the same number of values.");
     out = std::copy(row.begin(), row.end(), out);
   }
 }
@@ -211,8 +214,8 @@ Array Array::arange(double start, double stop, double step, DType dtype) {
 
 void Array::check_dtype(DType requested) const {
   if (requested != dtype_)
-    throw DTypeError("Array::data: the array holds " + std::string(dtype_name(dtype_)) +
-                     " but " + std::string(dtype_name(requested)) +
+    throw DTypeError("Array::data: the array holds " + std::string(dtype_name(dtype_)) + " but " +
+                     std::string(dtype_name(requested)) +
                      " was requested. Use the array's dtype or convert with astype().");
 }
 
@@ -226,8 +229,8 @@ std::int64_t Array::flat_index(std::initializer_list<std::int64_t> index) const 
     std::int64_t d = shape_[axis];
     std::int64_t j = i < 0 ? i + d : i;
     if (j < 0 || j >= d)
-      throw ValueError("Array::at: index " + std::to_string(i) + " is out of bounds for axis " +
-                       std::to_string(axis) + " with size " + std::to_string(d) + ".");
+      throw ValueError("Array::at: index " + std::to_string(i) + " is out of bounds for axis " + std::to_string(axis) +
+                       " with size " + std::to_string(d) + ".");
     flat = flat * d + j;
     ++axis;
   }
@@ -251,7 +254,8 @@ Array Array::astype(DType dtype) const {
   // Integer to integer conversions go through int64 to keep every bit (no double rounding).
   if (!is_floating(dtype_) && !is_floating(dtype)) {
     for (std::int64_t i = 0; i < n; ++i) {
-      auto v = visit_dtype(dtype_, [&]<class S>() { return static_cast<std::int64_t>(static_cast<const S*>(data_)[i]); });
+      auto v =
+          visit_dtype(dtype_, [&]<class S>() { return static_cast<std::int64_t>(static_cast<const S*>(data_)[i]); });
       visit_dtype(dtype, [&]<class D>() { static_cast<D*>(out.data_)[i] = static_cast<D>(v); });
     }
     return out;
@@ -263,8 +267,8 @@ Array Array::astype(DType dtype) const {
 Array Array::reshape(Shape shape) const {
   check_shape(shape, dtype_, "Array::reshape");
   if (num_elements(shape) != size())
-    throw ShapeError("Array::reshape: cannot reshape an array of shape " + shape_string(shape_) +
-                     " into " + shape_string(shape) + ". The sizes must be equal.");
+    throw ShapeError("Array::reshape: cannot reshape an array of shape " + shape_string(shape_) + " into " +
+                     shape_string(shape) + ". The sizes must be equal.");
   Array out = *this;
   out.shape_ = std::move(shape);
   return out;
@@ -307,7 +311,8 @@ std::vector<std::string> format_elements(const Array& a) {
       max_abs = std::max(max_abs, v);
       if (v > 0) min_abs = std::min(min_abs, v);
     }
-    bool scientific = max_abs >= 1e16 || (min_abs < 1e-4 && min_abs > 0) || (max_abs > 0 && max_abs / min_abs > 1e3 && min_abs < 1e-4);
+    bool scientific = max_abs >= 1e16 || (min_abs < 1e-4 && min_abs > 0) ||
+                      (max_abs > 0 && max_abs / min_abs > 1e3 && min_abs < 1e-4);
     for (std::int64_t i = 0; i < n; ++i) {
       double v = a.get_flat(i);
       if (scientific && std::isfinite(v)) {
@@ -341,8 +346,8 @@ std::vector<std::string> format_elements(const Array& a) {
 }
 
 // NumPy separates elements with ", " in repr() and with " " in str().
-void print_block(std::ostream& os, const Array& a, const std::vector<std::string>& items, int axis,
-                 std::int64_t offset, int indent, bool commas) {
+void print_block(std::ostream& os, const Array& a, const std::vector<std::string>& items, int axis, std::int64_t offset,
+                 int indent, bool commas) {
   const Shape& shape = a.shape();
   os << '[';
   std::int64_t stride = 1;

@@ -31,12 +31,15 @@ std::string_view dtype_name(DType dtype) {
 }
 
 DType parse_dtype(std::string_view name) {
-  struct Alias { std::string_view name; DType dtype; };
+  struct Alias {
+    std::string_view name;
+    DType dtype;
+  };
   static constexpr Alias aliases[] = {
-      {"bool", DType::b8},   {"?", DType::b8},     {"b1", DType::b8},      {"uint8", DType::u8},
-      {"u1", DType::u8},     {"int32", DType::i32}, {"i4", DType::i32},    {"int64", DType::i64},
-      {"i8", DType::i64},    {"float32", DType::f32}, {"f4", DType::f32},  {"float", DType::f32},
-      {"float64", DType::f64}, {"f8", DType::f64},  {"double", DType::f64}, {"int", DType::i64},
+      {"bool", DType::b8},     {"?", DType::b8},        {"b1", DType::b8},      {"uint8", DType::u8},
+      {"u1", DType::u8},       {"int32", DType::i32},   {"i4", DType::i32},     {"int64", DType::i64},
+      {"i8", DType::i64},      {"float32", DType::f32}, {"f4", DType::f32},     {"float", DType::f32},
+      {"float64", DType::f64}, {"f8", DType::f64},      {"double", DType::f64}, {"int", DType::i64},
   };
   for (const auto& alias : aliases)
     if (alias.name == name) return alias.dtype;
@@ -45,9 +48,7 @@ DType parse_dtype(std::string_view name) {
 }
 
 bool is_floating(DType dtype) { return dtype == DType::f32 || dtype == DType::f64; }
-bool is_integer(DType dtype) {
-  return dtype == DType::u8 || dtype == DType::i32 || dtype == DType::i64;
-}
+bool is_integer(DType dtype) { return dtype == DType::u8 || dtype == DType::i32 || dtype == DType::i64; }
 
 DType promote_types(DType a, DType b) {
   if (a == b) return a;
@@ -58,7 +59,7 @@ DType promote_types(DType a, DType b) {
 }
 
 InternalError::InternalError(const std::string& what, std::source_location loc)
-    : std::logic_error("symx internal error: " + what + " (at " + loc.file_name() + ":" +
-                       std::to_string(loc.line()) + "). This is a bug in symx; please report it.") {}
+    : std::logic_error("symx internal error: " + what + " (at " + loc.file_name() + ":" + std::to_string(loc.line()) +
+                       "). This is a bug in symx; please report it.") {}
 
 }  // namespace symx

@@ -46,8 +46,7 @@ Scope::~Scope() {
   // A destructor must not throw: the scope is already gone when the graph was reset inside it.
   try {
     default_graph().pop_scope();
-  } catch (const ValueError&) {
-  }
+  } catch (const ValueError&) {}
 }
 
 Graph::Graph() = default;
@@ -60,8 +59,9 @@ void Graph::push_scope(const std::string& name) {
 
 void Graph::pop_scope() {
   if (scopes_.empty())
-    throw ValueError("pop_scope: there is no scope to pop (every pop_scope needs an earlier push_scope). Open "
-                     "scopes with a guard: Scope s(\"layer1\"); in C++, with sx.Scope(\"layer1\"): in Python.");
+    throw ValueError(
+        "pop_scope: there is no scope to pop (every pop_scope needs an earlier push_scope). Open "
+        "scopes with a guard: Scope s(\"layer1\"); in C++, with sx.Scope(\"layer1\"): in Python.");
   scopes_.pop_back();
 }
 
@@ -140,13 +140,14 @@ void Graph::seed(std::uint64_t seed) {
 // ---- Tensor ----
 
 const Node& Tensor::node() const {
-  if (!node_) throw ValueError("Tensor: this tensor is undefined (default-constructed). Build it with placeholder, variable, constant or an op.");
+  if (!node_)
+    throw ValueError(
+        "Tensor: this tensor is undefined (default-constructed). Build it with placeholder, variable, constant or an "
+        "op.");
   return *node_;
 }
 
-std::string Tensor::display_op() const {
-  return node().display.empty() ? std::string(op_name(op())) : node().display;
-}
+std::string Tensor::display_op() const { return node().display.empty() ? std::string(op_name(op())) : node().display; }
 
 std::string Tensor::label() const {
   if (!name().empty()) return name();
@@ -172,9 +173,8 @@ void Tensor::assign(const Array& value) const {
   VariableState& state = state_of(*this, "assign");
   if (value.shape() != shape() || value.dtype() != dtype())
     throw ValueError("assign: variable '" + label() + "' is " + shape_string(shape()) + " " +
-                     std::string(dtype_name(dtype())) + " but the new value is " +
-                     shape_string(value.shape()) + " " + std::string(dtype_name(value.dtype())) +
-                     ". Assign a value of the variable's shape and dtype.");
+                     std::string(dtype_name(dtype())) + " but the new value is " + shape_string(value.shape()) + " " +
+                     std::string(dtype_name(value.dtype())) + ". Assign a value of the variable's shape and dtype.");
   // Copied before locking, so that concurrent calls wait only for the swap; the old storage
   // stays valid for whoever still holds it.
   Array copied = value.copy();

@@ -79,7 +79,8 @@ void apply_thread_setting() {
       char* end = nullptr;
       long n = std::strtol(env, &end, 10);
       if (*end != '\0' || n < 1)
-        throw ValueError(std::string("function: SYMX_NUM_THREADS is '") + env + "'. Set it to a positive integer, or unset it.");
+        throw ValueError(std::string("function: SYMX_NUM_THREADS is '") + env +
+                         "'. Set it to a positive integer, or unset it.");
       chosen_threads = static_cast<int>(n);
     }
     return true;
@@ -103,11 +104,13 @@ Backend default_backend() {
 void check_inputs(const std::vector<Tensor>& inputs, Loc loc) {
   for (std::size_t i = 0; i < inputs.size(); ++i) {
     if (inputs[i].op() != OpKind::Placeholder)
-      fail("input " + std::to_string(i) + " ('" + inputs[i].label() + "') is a " + op_name(inputs[i].op()) + ", not a placeholder",
+      fail("input " + std::to_string(i) + " ('" + inputs[i].label() + "') is a " + op_name(inputs[i].op()) +
+               ", not a placeholder",
            "Make inputs with placeholder(); use clone() to substitute other nodes.", loc);
     for (std::size_t j = 0; j < i; ++j)
       if (inputs[j] == inputs[i])
-        fail("placeholder '" + inputs[i].label() + "' is listed twice among the inputs", "List each placeholder once.", loc);
+        fail("placeholder '" + inputs[i].label() + "' is listed twice among the inputs", "List each placeholder once.",
+             loc);
   }
 }
 
@@ -115,17 +118,22 @@ Updates check_updates(const Updates& updates, Loc loc) {
   Updates checked;
   for (const auto& [var, value] : updates) {
     if (var.op() != OpKind::Variable)
-      fail("the update target '" + var.label() + "' is a " + op_name(var.op()) + ", not a variable", "Only variables can be updated.", loc);
+      fail("the update target '" + var.label() + "' is a " + op_name(var.op()) + ", not a variable",
+           "Only variables can be updated.", loc);
     for (const auto& [other, unused] : checked)
-      if (other == var) fail("variable '" + var.label() + "' is updated twice", "Give each variable one update expression.", loc);
+      if (other == var)
+        fail("variable '" + var.label() + "' is updated twice", "Give each variable one update expression.", loc);
     if (value.shape() != var.shape())
-      fail("the update of variable '" + var.label() + "' " + shape_string(var.shape()) + " has shape " + shape_string(value.shape()),
+      fail("the update of variable '" + var.label() + "' " + shape_string(var.shape()) + " has shape " +
+               shape_string(value.shape()),
            "The new value must have the variable's shape; reshape or reduce the expression.", loc);
     Tensor v = value;
     if (value.dtype() != var.dtype()) {
-      bool safe = is_floating(var.dtype()) || (!is_floating(value.dtype()) && promote_types(value.dtype(), var.dtype()) == var.dtype());
+      bool safe = is_floating(var.dtype()) ||
+                  (!is_floating(value.dtype()) && promote_types(value.dtype(), var.dtype()) == var.dtype());
       if (!safe)
-        fail("the update of variable '" + var.label() + "' (" + std::string(dtype_name(var.dtype())) + ") has dtype " + std::string(dtype_name(value.dtype())),
+        fail("the update of variable '" + var.label() + "' (" + std::string(dtype_name(var.dtype())) + ") has dtype " +
+                 std::string(dtype_name(value.dtype())),
              "Cast the update to the variable's dtype explicitly with astype.", loc);
       v = cast(value, var.dtype(), loc);
     }
@@ -137,7 +145,8 @@ Updates check_updates(const Updates& updates, Loc loc) {
 void check_placeholders_given(const std::vector<Tensor>& inputs, const std::vector<Tensor>& roots, Loc loc) {
   for (const Tensor& t : topological_order(roots))
     if (t.op() == OpKind::Placeholder && std::find(inputs.begin(), inputs.end(), t) == inputs.end())
-      fail("the outputs depend on placeholder '" + t.label() + "' " + shape_string(t.shape()) + " " + std::string(dtype_name(t.dtype())) + ", which is not among the inputs",
+      fail("the outputs depend on placeholder '" + t.label() + "' " + shape_string(t.shape()) + " " +
+               std::string(dtype_name(t.dtype())) + ", which is not among the inputs",
            "Add it to the inputs, or replace it with clone().", loc);
 }
 
@@ -161,7 +170,8 @@ Function function(const std::vector<Tensor>& inputs, const std::vector<Tensor>& 
   impl->accesses = runtime::variable_accesses(roots, written);
   if (!impl->dynamic) {
     for (const Tensor& t : topological_order(roots))
-      if (t.op() == OpKind::Variable || t.op() == OpKind::Placeholder) impl->bytes_per_call += t.size() * static_cast<std::int64_t>(itemsize(t.dtype()));
+      if (t.op() == OpKind::Variable || t.op() == OpKind::Placeholder)
+        impl->bytes_per_call += t.size() * static_cast<std::int64_t>(itemsize(t.dtype()));
     for (const Tensor& t : outputs) impl->bytes_per_call += t.size() * static_cast<std::int64_t>(itemsize(t.dtype()));
   }
   impl->backend = options.backend ? *options.backend : default_backend();
@@ -206,12 +216,14 @@ void Function::call_into(const std::vector<Array>& inputs, std::vector<Array>& o
   Impl& f = *impl_;
   const std::string& context = f.context;
   if (inputs.size() != f.inputs.size() || outputs.size() != f.outputs.size())
-    throw ValueError(context + ": call_into got " + std::to_string(inputs.size()) + " inputs and " + std::to_string(outputs.size()) +
-                     " outputs but the function has " + std::to_string(f.inputs.size()) + " and " + std::to_string(f.outputs.size()) +
+    throw ValueError(context + ": call_into got " + std::to_string(inputs.size()) + " inputs and " +
+                     std::to_string(outputs.size()) + " outputs but the function has " +
+                     std::to_string(f.inputs.size()) + " and " + std::to_string(f.outputs.size()) +
                      ". Pass one array per placeholder and one preallocated array per output.");
   if (f.dynamic) return f.specialized(inputs).call_into(inputs, outputs);
   bool exact = true;
-  for (std::size_t i = 0; i < inputs.size(); ++i) exact &= runtime::check_feed_value(f.inputs[i], inputs[i], context.c_str());
+  for (std::size_t i = 0; i < inputs.size(); ++i)
+    exact &= runtime::check_feed_value(f.inputs[i], inputs[i], context.c_str());
   if (!exact) {
     // A safe conversion (int32 labels into an int64 placeholder, say): converted copies, then
     // the call as usual. Only such calls allocate for it.
@@ -223,12 +235,14 @@ void Function::call_into(const std::vector<Array>& inputs, std::vector<Array>& o
   }
   for (std::size_t k = 0; k < outputs.size(); ++k)
     if (outputs[k].shape() != f.outputs[k].shape() || outputs[k].dtype() != f.outputs[k].dtype())
-      throw ValueError(context + ": output " + std::to_string(k) + " must be " + shape_string(f.outputs[k].shape()) + " " +
-                       std::string(dtype_name(f.outputs[k].dtype())) + ", got " + shape_string(outputs[k].shape()) + " " +
-                       std::string(dtype_name(outputs[k].dtype())) + ". Preallocate outputs with the outputs' shapes and dtypes.");
+      throw ValueError(context + ": output " + std::to_string(k) + " must be " + shape_string(f.outputs[k].shape()) +
+                       " " + std::string(dtype_name(f.outputs[k].dtype())) + ", got " +
+                       shape_string(outputs[k].shape()) + " " + std::string(dtype_name(outputs[k].dtype())) +
+                       ". Preallocate outputs with the outputs' shapes and dtypes.");
   if (f.backend == Backend::reference) {
     auto values = (*this)(inputs);
-    for (std::size_t k = 0; k < outputs.size(); ++k) std::memcpy(outputs[k].raw_data(), values[k].raw_data(), values[k].nbytes());
+    for (std::size_t k = 0; k < outputs.size(); ++k)
+      std::memcpy(outputs[k].raw_data(), values[k].raw_data(), values[k].nbytes());
     return;
   }
   runtime::Program& program = f.compiled_program();
@@ -342,7 +356,8 @@ std::string Function::describe() const {
     std::shared_lock lock(impl_->specializations_mutex);
     if (impl_->specializations.empty())
       return "a function of inputs with unknown sizes (None), not specialized yet: call it once, then describe() "
-             "shows the program made for each input shape met.\n" + debugprint(impl_->outputs);
+             "shows the program made for each input shape met.\n" +
+             debugprint(impl_->outputs);
     std::string text;
     for (const auto& s : impl_->specializations) {
       text += "specialized to";
@@ -362,11 +377,15 @@ const std::vector<Tensor>& Function::outputs() const { return impl_->outputs; }
 const Updates& Function::updates() const { return impl_->updates; }
 Backend Function::backend() const { return impl_->backend; }
 
-std::vector<Tensor> clone(const std::vector<Tensor>& outputs, const std::vector<std::pair<Tensor, Tensor>>& replace, Loc loc) {
+std::vector<Tensor> clone(const std::vector<Tensor>& outputs, const std::vector<std::pair<Tensor, Tensor>>& replace,
+                          Loc loc) {
   std::unordered_map<const Node*, Tensor> mapped;
   for (const auto& [from, to] : replace) {
     if (from.shape() != to.shape() || from.dtype() != to.dtype())
-      ops::raise("clone", {from, to}, {ops::TypeProblem::Kind::shape, "the replacement for '" + from.label() + "' has another type", "Replace each node with one of the same shape and dtype."}, loc);
+      ops::raise("clone", {from, to},
+                 {ops::TypeProblem::Kind::shape, "the replacement for '" + from.label() + "' has another type",
+                  "Replace each node with one of the same shape and dtype."},
+                 loc);
     mapped[&from.node()] = to;
   }
   for (const Tensor& t : topological_order(outputs)) {
@@ -379,7 +398,8 @@ std::vector<Tensor> clone(const std::vector<Tensor>& outputs, const std::vector<
       inputs.push_back(it != mapped.end() ? it->second : in);
       changed = changed || it != mapped.end();
     }
-    mapped[&node] = changed ? named_composite(node.display, ops::make_node(node.op, std::move(inputs), node.attr, loc)) : t;
+    mapped[&node] =
+        changed ? named_composite(node.display, ops::make_node(node.op, std::move(inputs), node.attr, loc)) : t;
   }
   std::vector<Tensor> result;
   for (const auto& t : outputs) result.push_back(mapped.at(&t.node()));

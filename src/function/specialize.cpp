@@ -18,9 +18,12 @@ void learn(Sizes& sizes, const Shape& symbolic, const Shape& concrete, const Ten
     if (!is_symbol(symbolic[i])) continue;
     auto [it, fresh] = sizes.emplace(symbolic[i], concrete[i]);
     if (!fresh && it->second != concrete[i])
-      throw ShapeError("'" + t.label() + "'" + (t.node().where.empty() ? "" : " (at " + t.node().where + ")") + " has size " +
-                       std::to_string(concrete[i]) + " on axis " + std::to_string(i) + " in this call, but another input or "
-                       "node gave the same unknown size " + std::to_string(it->second) + ". Inputs whose None sizes meet in "
+      throw ShapeError("'" + t.label() + "'" + (t.node().where.empty() ? "" : " (at " + t.node().where + ")") +
+                       " has size " + std::to_string(concrete[i]) + " on axis " + std::to_string(i) +
+                       " in this call, but another input or "
+                       "node gave the same unknown size " +
+                       std::to_string(it->second) +
+                       ". Inputs whose None sizes meet in "
                        "an op (a batch of x and its labels y) must have equal sizes in a call.");
   }
 }

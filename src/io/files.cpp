@@ -26,7 +26,8 @@ std::optional<pid_t> temp_file_pid(const std::string& name, const std::string& t
   std::string rest = name.substr(prefix.size());
   std::size_t dash = rest.find('-');
   if (dash == 0 || dash == std::string::npos || dash > 9 || dash + 1 == rest.size()) return std::nullopt;
-  if (!std::all_of(rest.begin(), rest.end(), [](char c) { return (c >= '0' && c <= '9') || c == '-'; })) return std::nullopt;
+  if (!std::all_of(rest.begin(), rest.end(), [](char c) { return (c >= '0' && c <= '9') || c == '-'; }))
+    return std::nullopt;
   return static_cast<pid_t>(std::stol(rest.substr(0, dash)));
 }
 
@@ -46,7 +47,8 @@ void remove_stale_temp_files(const std::filesystem::path& path) {
     FileDescriptor file(::open(it->path().c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK));
     if (file.fd < 0 || ::flock(file.fd, LOCK_EX | LOCK_NB) != 0) continue;
     // Remove the file we locked, not one that replaced it under the same name meanwhile.
-    struct stat locked {}, named {};
+    struct stat locked {
+    }, named{};
     if (::fstat(file.fd, &locked) == 0 && ::lstat(it->path().c_str(), &named) == 0 && locked.st_ino == named.st_ino &&
         locked.st_dev == named.st_dev)
       ::unlink(it->path().c_str());
@@ -72,7 +74,8 @@ void write_all(int fd, const char* data, std::size_t size) {
   }
 }
 
-void write_file_atomically(const std::string& path, const char* what, const std::function<void(int fd)>& write_contents) {
+void write_file_atomically(const std::string& path, const char* what,
+                           const std::function<void(int fd)>& write_contents) {
   remove_stale_temp_files(path);
   // Unique per process and per call, so that concurrent saves never share a temporary file; the
   // pid lets a later save recognise (and remove) the file of a writer that died.
@@ -80,13 +83,15 @@ void write_file_atomically(const std::string& path, const char* what, const std:
   const std::string tmp = path + ".tmp-" + std::to_string(::getpid()) + "-" + std::to_string(counter++);
   auto fail = [&](const std::string& problem, const std::string& fix) {
     ::unlink(tmp.c_str());
-    throw IOError(std::string(what) + ": cannot write '" + path + "': " + problem + "; the file was left as it was. " + fix);
+    throw IOError(std::string(what) + ": cannot write '" + path + "': " + problem + "; the file was left as it was. " +
+                  fix);
   };
   FileDescriptor file(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666));
   if (file.fd < 0) {
     const int error = errno;
-    throw IOError(std::string(what) + ": cannot write '" + path + "': cannot create the temporary file '" + tmp + "' (" +
-                  std::strerror(error) + "); the file was left as it was. Check that the folder exists and is writable.");
+    throw IOError(std::string(what) + ": cannot write '" + path + "': cannot create the temporary file '" + tmp +
+                  "' (" + std::strerror(error) +
+                  "); the file was left as it was. Check that the folder exists and is writable.");
   }
   ::flock(file.fd, LOCK_EX);  // held until the file is closed: tells other writers this one is alive
   try {

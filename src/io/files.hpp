@@ -31,6 +31,7 @@ void write_all(int fd, const char* data, std::size_t size);
 // or the complete new one. Temporary files of `path` left by writers that died are removed first.
 // On failure the temporary file is removed, `path` is left as it was, and IOError is thrown, its
 // message starting with `what` (the caller's name, e.g. "save_npy").
-void write_file_atomically(const std::string& path, const char* what, const std::function<void(int fd)>& write_contents);
+void write_file_atomically(const std::string& path, const char* what,
+                           const std::function<void(int fd)>& write_contents);
 
 }  // namespace symx::io

@@ -60,14 +60,19 @@ bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; 
 struct HeaderCursor {
   std::string_view text;
   std::size_t at = 0;
-  void skip_space() { while (at < text.size() && is_space(text[at])) ++at; }
+  void skip_space() {
+    while (at < text.size() && is_space(text[at])) ++at;
+  }
   bool take(char c) {
     skip_space();
     if (at >= text.size() || text[at] != c) return false;
     ++at;
     return true;
   }
-  bool done() { skip_space(); return at == text.size(); }
+  bool done() {
+    skip_space();
+    return at == text.size();
+  }
   // A quoted string ('x' or "x", no escapes: NumPy never writes them in these fields).
   bool take_string(std::string& out) {
     skip_space();
@@ -113,7 +118,8 @@ RawHeader split_header(const NpyOrigin& origin, std::string_view text) {
       npy_fail(origin, "the header is not a well-formed dict after byte " + std::to_string(c.at) + expected);
     if (key.front() == '"') key = "'" + key.substr(1, key.size() - 2) + "'";
     int slot = -1;
-    for (int i = 0; i < 3; ++i) if (key == names[i]) slot = i;
+    for (int i = 0; i < 3; ++i)
+      if (key == names[i]) slot = i;
     if (slot < 0) npy_fail(origin, "the header has an unexpected key " + key + expected);
     if (seen & (1 << slot)) npy_fail(origin, "the header repeats the key " + key + expected);
     seen |= 1 << slot;
@@ -130,18 +136,21 @@ RawHeader split_header(const NpyOrigin& origin, std::string_view text) {
 }
 
 DType parse_descr(const NpyOrigin& origin, const std::string& descr) {
-  struct Known { const char* text; DType dtype; };
+  struct Known {
+    const char* text;
+    DType dtype;
+  };
   // '|' (no byte order) and '<' (little-endian) are both what NumPy writes on these machines.
-  static constexpr Known known[] = {
-      {"'|b1'", DType::b8}, {"'<b1'", DType::b8}, {"'|u1'", DType::u8}, {"'<u1'", DType::u8},
-      {"'<i4'", DType::i32}, {"'<i8'", DType::i64}, {"'<f4'", DType::f32}, {"'<f8'", DType::f64}};
+  static constexpr Known known[] = {{"'|b1'", DType::b8},  {"'<b1'", DType::b8},  {"'|u1'", DType::u8},
+                                    {"'<u1'", DType::u8},  {"'<i4'", DType::i32}, {"'<i8'", DType::i64},
+                                    {"'<f4'", DType::f32}, {"'<f8'", DType::f64}};
   std::string d = descr;
   if (d.size() >= 2 && d.front() == '"' && d.back() == '"') d = "'" + d.substr(1, d.size() - 2) + "'";
   for (const auto& k : known)
     if (d == k.text) return k.dtype;
   npy_fail(origin, "the header's 'descr' is " + descr +
-                     "; expected one of '|b1', '|u1', '<i4', '<i8', '<f4', '<f8' (little-endian bool, uint8, "
-                     "int32, int64, float32, float64)");
+                       "; expected one of '|b1', '|u1', '<i4', '<i8', '<f4', '<f8' (little-endian bool, uint8, "
+                       "int32, int64, float32, float64)");
 }
 
 bool parse_fortran_order(const NpyOrigin& origin, const std::string& value) {
@@ -171,7 +180,7 @@ std::string_view trim(std::string_view s) {
 Shape parse_shape(const NpyOrigin& origin, const std::string& text) {
   auto fail = [&] {
     npy_fail(origin, "the header's 'shape' is '" + text +
-                       "'; expected a tuple of non-negative integers such as (3, 4), (3,) or ()");
+                         "'; expected a tuple of non-negative integers such as (3, 4), (3,) or ()");
   };
   if (text.size() < 2 || text.front() != '(' || text.back() != ')') fail();
   std::string_view inner = trim(std::string_view(text).substr(1, text.size() - 2));
@@ -207,7 +216,7 @@ Preamble read_preamble(const NpyOrigin& origin, const ReadBytes& read, std::uint
   p.major = head[6];
   if (head[7] != 0 || p.major < 1 || p.major > 3)
     npy_fail(origin, "unsupported format version " + std::to_string(head[6]) + "." + std::to_string(head[7]) +
-                       "; symx reads versions 1.0, 2.0 and 3.0");
+                         "; symx reads versions 1.0, 2.0 and 3.0");
   p.header_len = head[8] | (head[9] << 8);
   p.data_offset = 10;
   if (p.major >= 2) {
@@ -217,8 +226,8 @@ Preamble read_preamble(const NpyOrigin& origin, const ReadBytes& read, std::uint
   }
   if (p.header_len > kMaxHeaderBytes || p.header_len > file_size - p.data_offset)
     npy_fail(origin, "truncated header: its length field says " + std::to_string(p.header_len) + " bytes but " +
-                       std::to_string(file_size - p.data_offset) + " follow it" +
-                       (p.header_len > kMaxHeaderBytes ? " (and symx reads at most 1 MiB of header)" : ""));
+                         std::to_string(file_size - p.data_offset) + " follow it" +
+                         (p.header_len > kMaxHeaderBytes ? " (and symx reads at most 1 MiB of header)" : ""));
   p.data_offset += p.header_len;
   return p;
 }
@@ -291,9 +300,10 @@ Array read_npy(const NpyOrigin& origin, const ReadBytes& read, std::uint64_t fil
     npy_fail(origin, "the header's 'shape' is not a valid array shape: " + problem);
   const auto bytes = static_cast<std::uint64_t>(num_elements(shape)) * itemsize(dtype);
   if (bytes > file_size - pre.data_offset)
-    npy_fail(origin, "truncated data: the header's 'shape' " + shape_string(shape) + " of " + std::string(dtype_name(dtype)) +
-                       " needs " + std::to_string(bytes) + " bytes but the file has " +
-                       std::to_string(file_size - pre.data_offset) + " after the header");
+    npy_fail(origin, "truncated data: the header's 'shape' " + shape_string(shape) + " of " +
+                         std::string(dtype_name(dtype)) + " needs " + std::to_string(bytes) +
+                         " bytes but the file has " + std::to_string(file_size - pre.data_offset) +
+                         " after the header");
   Array out = Array::empty(shape, dtype);
   if (bytes && !read(out.raw_data(), bytes)) npy_fail(origin, "truncated data (the file shrank while read)");
   // A bool byte other than 0 or 1 would be undefined behaviour in C++; NumPy reads it as True.
@@ -308,12 +318,15 @@ Array read_npy(const NpyOrigin& origin, const ReadBytes& read, std::uint64_t fil
 
 Array io::parse_npy(const NpyOrigin& origin, const unsigned char* data, std::size_t size) {
   std::size_t at = 0;
-  return read_npy(origin, [&](void* out, std::size_t n) {
-    if (n > size - at) return false;
-    std::memcpy(out, data + at, n);
-    at += n;
-    return true;
-  }, size);
+  return read_npy(
+      origin,
+      [&](void* out, std::size_t n) {
+        if (n > size - at) return false;
+        std::memcpy(out, data + at, n);
+        at += n;
+        return true;
+      },
+      size);
 }
 
 Array Array::load_npy(const std::string& path) {
@@ -321,12 +334,14 @@ Array Array::load_npy(const std::string& path) {
   io::FileDescriptor file(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
   if (file.fd < 0)
     throw IOError("load_npy: cannot open '" + path + "' for reading (" + std::strerror(errno) + "). Check the path.");
-  const NpyOrigin origin{"load_npy: " + path,
-                         "Write the file with numpy.save from an array of bool, uint8, int32, int64, float32 or float64."};
-  struct stat info{};
+  const NpyOrigin origin{
+      "load_npy: " + path,
+      "Write the file with numpy.save from an array of bool, uint8, int32, int64, float32 or float64."};
+  struct stat info {};
   if (::fstat(file.fd, &info) != 0 || !S_ISREG(info.st_mode)) npy_fail(origin, "not a regular file");
-  return read_npy(origin, [&](void* out, std::size_t n) { return read_fully(file.fd, out, n); },
-                  static_cast<std::uint64_t>(info.st_size));
+  return read_npy(
+      origin, [&](void* out, std::size_t n) { return read_fully(file.fd, out, n); },
+      static_cast<std::uint64_t>(info.st_size));
 }
 
 void Array::save_npy(const std::string& path) const {

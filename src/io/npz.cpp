@@ -107,7 +107,8 @@ Directory read_end(const Archive& a) {
     if (d.entries == kMax16 || d.offset == kMax32 || d.size == kMax32) d = read_zip64_end(a, tail_at + i);
     if (d.size > a.size || d.offset > a.size - d.size)
       a.fail("the central directory (" + std::to_string(d.size) + " bytes at byte " + std::to_string(d.offset) +
-             ") lies beyond the end of the file (" + std::to_string(a.size) + " bytes); the file is truncated or corrupt");
+             ") lies beyond the end of the file (" + std::to_string(a.size) +
+             " bytes); the file is truncated or corrupt");
     if (d.entries > d.size / kCentralSize)
       a.fail("the end record declares " + std::to_string(d.entries) + " entries, more than its " +
              std::to_string(d.size) + "-byte central directory can hold");
@@ -150,7 +151,8 @@ Entry parse_central_entry(const Archive& a, const unsigned char*& p, std::uint64
   if (left < kCentralSize || get_le(p, 4) != kCentralSignature)
     a.fail("the central directory is corrupt (an entry is truncated or has a bad signature)");
   const std::size_t name_len = get_le(p + 28, 2), extra_len = get_le(p + 30, 2), comment_len = get_le(p + 32, 2);
-  if (kCentralSize + name_len + extra_len + comment_len > left) a.fail("the central directory is corrupt (an entry overruns it)");
+  if (kCentralSize + name_len + extra_len + comment_len > left)
+    a.fail("the central directory is corrupt (an entry overruns it)");
   Entry e;
   e.name.assign(reinterpret_cast<const char*>(p + kCentralSize), name_len);
   e.flags = get_le(p + 8, 2);
@@ -248,7 +250,8 @@ std::vector<unsigned char> inflate_entry(const Archive& a, const Entry& e, std::
     a.fail("entry '" + e.name + "' has corrupt deflated data (" +
            (status == Z_STREAM_END ? "it inflates to " + std::to_string(out_at) + " bytes, not the " +
                                          std::to_string(out.size()) + " its header declares"
-                                   : message.empty() ? "the stream ends early or overruns its declared size" : "zlib: " + message) +
+            : message.empty() ? "the stream ends early or overruns its declared size"
+                              : "zlib: " + message) +
            ")");
   return out;
 }
@@ -267,7 +270,8 @@ Array read_entry(const Archive& a, const Entry& e) {
   if (crc32_of(0, data.data(), data.size()) != e.crc)
     a.fail("entry '" + e.name + "' fails its CRC-32 check; the archive is corrupt");
   const io::NpyOrigin origin{"load_npz: '" + a.path + "': entry '" + e.name + "'",
-                             std::string(kFix) + " symx reads arrays of bool, uint8, int32, int64, float32 or float64."};
+                             std::string(kFix) +
+                                 " symx reads arrays of bool, uint8, int32, int64, float32 or float64."};
   return io::parse_npy(origin, data.data(), data.size());
 }
 
@@ -278,7 +282,7 @@ Array read_entry(const Archive& a, const Entry& e) {
 std::string local_header(const std::string& name, std::uint32_t crc, std::uint64_t size) {
   std::string h;
   put_le(h, kLocalSignature, 4);
-  put_le(h, 45, 2);  // version 4.5: ZIP64
+  put_le(h, 45, 2);     // version 4.5: ZIP64
   put_le(h, 0x800, 2);  // names are UTF-8
   put_le(h, 0, 2);      // stored
   put_le(h, 0, 2);
@@ -315,9 +319,9 @@ std::string central_entry(const std::string& name, std::uint32_t crc, std::uint6
   put_le(h, std::min(size, kMax32), 4);
   put_le(h, name.size(), 2);
   put_le(h, extra.size(), 2);
-  put_le(h, 0, 2);  // comment
-  put_le(h, 0, 2);  // disk
-  put_le(h, 0, 2);  // internal attributes
+  put_le(h, 0, 2);                             // comment
+  put_le(h, 0, 2);                             // disk
+  put_le(h, 0, 2);                             // internal attributes
   put_le(h, std::uint64_t{0100644} << 16, 4);  // a regular file, rw-r--r--
   put_le(h, std::min(offset, kMax32), 4);
   return h + name + extra;
@@ -357,7 +361,7 @@ std::map<std::string, Array> load_npz(const std::string& path) {
   Archive a{path, io::FileDescriptor(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK))};
   if (a.file.fd < 0)
     throw IOError("load_npz: cannot open '" + path + "' for reading (" + std::strerror(errno) + "). Check the path.");
-  struct stat info{};
+  struct stat info {};
   if (::fstat(a.file.fd, &info) != 0 || !S_ISREG(info.st_mode)) a.fail("not a regular file");
   a.size = static_cast<std::uint64_t>(info.st_size);
   std::map<std::string, Array> out;
@@ -376,7 +380,8 @@ void save_npz(const std::string& path, const std::map<std::string, Array>& array
     for (const auto& [key, array] : arrays) {
       const std::string name = key + ".npy", preamble = io::npy_preamble(array.shape(), array.dtype());
       const std::uint64_t size = preamble.size() + array.nbytes();
-      const std::uint32_t crc = crc32_of(crc32_of(0, preamble.data(), preamble.size()), array.raw_data(), array.nbytes());
+      const std::uint32_t crc =
+          crc32_of(crc32_of(0, preamble.data(), preamble.size()), array.raw_data(), array.nbytes());
       const std::string header = local_header(name, crc, size);
       directory += central_entry(name, crc, size, offset);
       io::write_all(fd, header.data(), header.size());

@@ -67,10 +67,9 @@ std::optional<DType> parse_st_dtype(const std::string& name) {
 // for tensors of dtypes symx does not load.
 std::optional<std::uint64_t> st_dtype_bits(const std::string& name) {
   static const std::map<std::string, std::uint64_t> bits = {
-      {"BOOL", 8}, {"U8", 8},   {"I8", 8},       {"F8_E5M2", 8},  {"F8_E4M3", 8},  {"F8_E8M0", 8},
-      {"I16", 16}, {"U16", 16}, {"F16", 16},     {"BF16", 16},    {"I32", 32},     {"U32", 32},
-      {"F32", 32}, {"C64", 64}, {"F64", 64},     {"I64", 64},     {"U64", 64},     {"F4", 4},
-      {"F6_E2M3", 6}, {"F6_E3M2", 6}};
+      {"BOOL", 8}, {"U8", 8},   {"I8", 8},    {"F8_E5M2", 8}, {"F8_E4M3", 8}, {"F8_E8M0", 8}, {"I16", 16},
+      {"U16", 16}, {"F16", 16}, {"BF16", 16}, {"I32", 32},    {"U32", 32},    {"F32", 32},    {"C64", 64},
+      {"F64", 64}, {"I64", 64}, {"U64", 64},  {"F4", 4},      {"F6_E2M3", 6}, {"F6_E3M2", 6}};
   auto it = bits.find(name);
   if (it == bits.end()) return std::nullopt;
   return it->second;
@@ -116,7 +115,8 @@ std::uint64_t open_regular_file(const std::string& path, const std::string& cont
   if (S_ISDIR(st.st_mode))
     throw IOError(context + ": expected a safetensors file but found a directory. Pass the path of a file.");
   if (!S_ISREG(st.st_mode))
-    throw IOError(context + ": expected a safetensors file but found a special file, not a regular file. "
+    throw IOError(context +
+                  ": expected a safetensors file but found a special file, not a regular file. "
                   "Pass the path of a regular file.");
   return static_cast<std::uint64_t>(st.st_size);
 }
@@ -127,7 +127,8 @@ void read_at(const Fd& file, std::uint64_t offset, char* out, std::uint64_t size
     ssize_t got = ::pread(file.fd, out, static_cast<std::size_t>(std::min<std::uint64_t>(size, 1 << 30)),
                           static_cast<off_t>(offset));
     if (got < 0 && errno == EINTR) continue;
-    if (got < 0) throw IOError(context + ": reading the file failed (" + errno_text(errno) + "). Check the file and the disk.");
+    if (got < 0)
+      throw IOError(context + ": reading the file failed (" + errno_text(errno) + "). Check the file and the disk.");
     if (got == 0)
       throw IOError(context + ": the file is truncated: it ended at byte " + std::to_string(offset) +
                     " while being read (was it changed during the load?). Save the file again.");
@@ -184,8 +185,8 @@ nlohmann::json parse_header_json(const std::string& text, const std::string& con
     using E = nlohmann::json::parse_event_t;
     if (event == E::object_start) open_objects.emplace_back();
     else if (event == E::object_end && !open_objects.empty()) open_objects.pop_back();
-    else if (event == E::key && !open_objects.empty() && !open_objects.back().insert(parsed.get<std::string>()).second &&
-             !duplicate)
+    else if (event == E::key && !open_objects.empty() &&
+             !open_objects.back().insert(parsed.get<std::string>()).second && !duplicate)
       duplicate = parsed.get<std::string>();
     return true;
   };
@@ -196,8 +197,10 @@ nlohmann::json parse_header_json(const std::string& text, const std::string& con
     throw IOError(context + ": the header is not valid JSON (" + escape_bytes(e.what()) + ")." + format_fix);
   }
   if (duplicate)
-    throw IOError(context + ": the header names '" + *duplicate + "' twice in the same JSON object; every tensor "
-                  "name and every field must appear once." + format_fix);
+    throw IOError(context + ": the header names '" + *duplicate +
+                  "' twice in the same JSON object; every tensor "
+                  "name and every field must appear once." +
+                  format_fix);
   if (!header.is_object())
     throw IOError(context + ": the header is not a JSON object (it is a JSON " + std::string(header.type_name()) +
                   ")." + format_fix);
@@ -213,9 +216,7 @@ struct Entry {
   std::string st_dtype;
   Shape shape;
   std::uint64_t begin = 0, end = 0;
-  std::string offsets() const {
-    return "data_offsets [" + std::to_string(begin) + ", " + std::to_string(end) + "]";
-  }
+  std::string offsets() const { return "data_offsets [" + std::to_string(begin) + ", " + std::to_string(end) + "]"; }
 };
 
 // The byte size of `shape` elements of `bits` bits each, or nullopt on overflow.
@@ -242,13 +243,16 @@ Shape parse_shape(const std::string& where, const nlohmann::json& entry) {
 // Checks one entry on its own (dtype, shape, offsets of the right length).
 Entry parse_entry(const std::string& name, const nlohmann::json& entry, const std::string& context) {
   std::string where = context + ": tensor '" + name + "': ";
-  if (!entry.is_object()) throw IOError(where + "the entry is not a JSON object (found " + entry.dump() + ")." + format_fix);
+  if (!entry.is_object())
+    throw IOError(where + "the entry is not a JSON object (found " + entry.dump() + ")." + format_fix);
   Entry e{name, "", {}, 0, 0};
   auto dt = entry.find("dtype");
   if (dt == entry.end() || !dt->is_string()) throw IOError(where + "no \"dtype\" string." + format_fix);
   e.st_dtype = dt->get<std::string>();
   std::optional<std::uint64_t> bits = st_dtype_bits(e.st_dtype);
-  if (!bits) throw IOError(where + "unknown dtype '" + e.st_dtype + "' (expected a safetensors dtype such as F32)." + format_fix);
+  if (!bits)
+    throw IOError(where + "unknown dtype '" + e.st_dtype + "' (expected a safetensors dtype such as F32)." +
+                  format_fix);
   e.shape = parse_shape(where, entry);
   std::optional<std::uint64_t> nbytes = byte_size(e.shape, *bits);
   if (!nbytes)
@@ -315,7 +319,8 @@ std::map<std::string, Entry> read_header(const Fd& file, std::uint64_t file_size
                   std::to_string(max_header_bytes) + " bytes; this is not a safetensors file." + format_fix);
   if (n > file_size - 8)
     throw IOError(context + ": the file is truncated or not a safetensors file: the header length is " +
-                  std::to_string(n) + " bytes but only " + std::to_string(file_size - 8) + " bytes follow." + format_fix);
+                  std::to_string(n) + " bytes but only " + std::to_string(file_size - 8) + " bytes follow." +
+                  format_fix);
   std::string text(n, '\0');
   read_at(file, 8, text.data(), n, context);
   nlohmann::json header = parse_header_json(text, context);
@@ -329,9 +334,8 @@ std::map<std::string, Entry> read_header(const Fd& file, std::uint64_t file_size
     }
     sorted.push_back(parse_entry(name, value, context));
   }
-  std::sort(sorted.begin(), sorted.end(), [](const Entry& a, const Entry& b) {
-    return std::tie(a.begin, a.end) < std::tie(b.begin, b.end);
-  });
+  std::sort(sorted.begin(), sorted.end(),
+            [](const Entry& a, const Entry& b) { return std::tie(a.begin, a.end) < std::tie(b.begin, b.end); });
   data_start = 8 + n;
   check_layout(sorted, file_size - data_start, context);
   for (Entry& e : sorted) entries.emplace(e.name, std::move(e));
@@ -346,8 +350,8 @@ std::string match_problem(const Tensor& v, const std::map<std::string, Entry>& e
   const Entry& e = it->second;
   std::optional<DType> dtype = parse_st_dtype(e.st_dtype);
   if (!dtype)
-    return "variable '" + v.name() + "' is stored with dtype " + e.st_dtype + ", which symx does not support (expected " +
-           st_dtype(v.dtype()) + ")";
+    return "variable '" + v.name() + "' is stored with dtype " + e.st_dtype +
+           ", which symx does not support (expected " + st_dtype(v.dtype()) + ")";
   if (e.shape != v.shape() || *dtype != v.dtype())
     return "variable '" + v.name() + "' is " + expected + " in the graph but " + type_string(e.shape, *dtype) +
            " in the file";
@@ -414,8 +418,9 @@ void save_variables(const std::string& path, const std::vector<Tensor>& vars) {
   std::vector<Tensor> list = resolve(vars, "save_variables");
   for (const Tensor& v : list)
     if (v.name() == "__metadata__")
-      throw ValueError("save_variables: a variable is named '__metadata__', which is reserved by the safetensors "
-                       "format for the file's metadata. Give the variable another name.");
+      throw ValueError(
+          "save_variables: a variable is named '__metadata__', which is reserved by the safetensors "
+          "format for the file's metadata. Give the variable another name.");
   const std::string text = header_text(list);
   io::write_file_atomically(path, "save_variables", [&](int fd) { write_file(fd, text, list); });
 }

@@ -23,13 +23,16 @@ template <OpKind op> TensorType infer(const std::vector<Tensor>& in, const Attr&
   check_internal(a.dtype() == b.dtype(), "binary op operands must be promoted before make_node");
   Shape shape = broadcast_shapes(a.shape(), b.shape());
   if constexpr (op == OpKind::Arctan2 || op == OpKind::Divide) {  // divide() casts integers to float32 first
-    if (!is_floating(a.dtype())) fail_dtype("expects floating-point operands", "Cast the operands with astype(float32).");
+    if (!is_floating(a.dtype()))
+      fail_dtype("expects floating-point operands", "Cast the operands with astype(float32).");
   }
   if constexpr (op == OpKind::Subtract) {
-    if (a.dtype() == DType::b8) fail_dtype("subtracting booleans is not defined", "Use logical_and / logical_not, or cast to int32 first.");
+    if (a.dtype() == DType::b8)
+      fail_dtype("subtracting booleans is not defined", "Use logical_and / logical_not, or cast to int32 first.");
   }
   if constexpr (op == OpKind::FloorDivide) {
-    if (a.dtype() == DType::b8) fail_dtype("floor division of booleans is not defined", "Cast the operands to int32 first.");
+    if (a.dtype() == DType::b8)
+      fail_dtype("floor division of booleans is not defined", "Cast the operands to int32 first.");
   }
   if constexpr (op == OpKind::BitwiseAnd || op == OpKind::BitwiseOr || op == OpKind::BitwiseXor) {
     if (is_floating(a.dtype()))
@@ -158,21 +161,27 @@ struct Comparison {
 template <class T> using Wide = std::conditional_t<std::is_same_v<T, bool>, int, T>;
 
 template <> struct Binary<K::Add> : Arithmetic {
-  template <class T> static T value(T a, T b) { return static_cast<T>(static_cast<Wide<T>>(a) + static_cast<Wide<T>>(b)); }
+  template <class T> static T value(T a, T b) {
+    return static_cast<T>(static_cast<Wide<T>>(a) + static_cast<Wide<T>>(b));
+  }
   static Grads vjp(const Tensor& out, const Tensor& g) {
     Operands o(out);
     return {o.to_a(g), o.to_b(g)};
   }
 };
 template <> struct Binary<K::Subtract> : Arithmetic {
-  template <class T> static T value(T a, T b) { return static_cast<T>(static_cast<Wide<T>>(a) - static_cast<Wide<T>>(b)); }
+  template <class T> static T value(T a, T b) {
+    return static_cast<T>(static_cast<Wide<T>>(a) - static_cast<Wide<T>>(b));
+  }
   static Grads vjp(const Tensor& out, const Tensor& g) {
     Operands o(out);
     return {o.to_a(g), o.to_b(-g)};
   }
 };
 template <> struct Binary<K::Multiply> : Arithmetic {
-  template <class T> static T value(T a, T b) { return static_cast<T>(static_cast<Wide<T>>(a) * static_cast<Wide<T>>(b)); }
+  template <class T> static T value(T a, T b) {
+    return static_cast<T>(static_cast<Wide<T>>(a) * static_cast<Wide<T>>(b));
+  }
   static Grads vjp(const Tensor& out, const Tensor& g) {
     Operands o(out);
     return {o.to_a(g * o.b), o.to_b(g * o.a)};
@@ -180,7 +189,8 @@ template <> struct Binary<K::Multiply> : Arithmetic {
 };
 template <> struct Binary<K::Divide> : Arithmetic {
   template <class T> static T value(T a, T b) {
-    if constexpr (std::is_floating_point_v<T>) return a / b; else throw InternalError("integer divide");
+    if constexpr (std::is_floating_point_v<T>) return a / b;
+    else throw InternalError("integer divide");
   }
   static Grads vjp(const Tensor& out, const Tensor& g) {
     Operands o(out);
@@ -200,7 +210,8 @@ template <> struct Binary<K::Power> : Arithmetic {
 // NaN in either operand gives NaN (a + b), as NumPy's maximum and minimum.
 template <> struct Binary<K::Maximum> : Arithmetic {
   template <class T> static T value(T a, T b) {
-    if constexpr (std::is_floating_point_v<T>) if (std::isnan(a) || std::isnan(b)) return a + b;
+    if constexpr (std::is_floating_point_v<T>)
+      if (std::isnan(a) || std::isnan(b)) return a + b;
     return a > b ? a : b;
   }
   static Grads vjp(const Tensor& out, const Tensor& g) {
@@ -211,7 +222,8 @@ template <> struct Binary<K::Maximum> : Arithmetic {
 };
 template <> struct Binary<K::Minimum> : Arithmetic {
   template <class T> static T value(T a, T b) {
-    if constexpr (std::is_floating_point_v<T>) if (std::isnan(a) || std::isnan(b)) return a + b;
+    if constexpr (std::is_floating_point_v<T>)
+      if (std::isnan(a) || std::isnan(b)) return a + b;
     return a < b ? a : b;
   }
   static Grads vjp(const Tensor& out, const Tensor& g) {
@@ -231,7 +243,8 @@ template <> struct Binary<K::Mod> : Arithmetic {
 template <> struct Binary<K::Arctan2> : Arithmetic {
   static constexpr bool cheap = false;
   template <class T> static T value(T a, T b) {
-    if constexpr (std::is_floating_point_v<T>) return std::atan2(a, b); else throw InternalError("integer arctan2");
+    if constexpr (std::is_floating_point_v<T>) return std::atan2(a, b);
+    else throw InternalError("integer arctan2");
   }
   static Grads vjp(const Tensor& out, const Tensor& g) {
     Operands o(out);
@@ -290,8 +303,13 @@ template <OpKind op> Array evaluate(const EvalArgs& args) {
 }
 
 template <OpKind... ops> void define_all() {
-  (define(ops, {.family = Family::elementwise, .arity = 2, .lowering = Lowering::kernel, .cheap = Binary<ops>::cheap,
-                .infer = infer<ops>, .evaluate = evaluate<ops>, .vjp = Binary<ops>::vjp}),
+  (define(ops, {.family = Family::elementwise,
+                .arity = 2,
+                .lowering = Lowering::kernel,
+                .cheap = Binary<ops>::cheap,
+                .infer = infer<ops>,
+                .evaluate = evaluate<ops>,
+                .vjp = Binary<ops>::vjp}),
    ...);
 }
 
@@ -356,11 +374,15 @@ Tensor binary(OpKind op, const Operand& a, const Operand& b, Loc loc, DType min_
 
 void register_binary_ops() {
   define_all<K::Add, K::Subtract, K::Multiply, K::Divide, K::Power, K::Maximum, K::Minimum, K::Mod, K::Arctan2,
-             K::Equal, K::NotEqual, K::Less, K::LessEqual, K::Greater, K::GreaterEqual, K::LogicalAnd,
-             K::LogicalOr, K::FloorDivide, K::BitwiseAnd, K::BitwiseOr, K::BitwiseXor, K::LeftShift,
-             K::RightShift>();
-  define(K::Where, {.family = Family::elementwise, .arity = 3, .lowering = Lowering::kernel, .cheap = true,
-                    .infer = infer_where, .evaluate = evaluate_where, .vjp = vjp_where});
+             K::Equal, K::NotEqual, K::Less, K::LessEqual, K::Greater, K::GreaterEqual, K::LogicalAnd, K::LogicalOr,
+             K::FloorDivide, K::BitwiseAnd, K::BitwiseOr, K::BitwiseXor, K::LeftShift, K::RightShift>();
+  define(K::Where, {.family = Family::elementwise,
+                    .arity = 3,
+                    .lowering = Lowering::kernel,
+                    .cheap = true,
+                    .infer = infer_where,
+                    .evaluate = evaluate_where,
+                    .vjp = vjp_where});
 }
 
 }  // namespace ops
@@ -394,7 +416,8 @@ Tensor right_shift(const Operand& a, const Operand& b, Loc loc) { return binary(
 Tensor where(const Operand& condition, const Operand& a, const Operand& b, Loc loc) {
   DType dtype = ops::common_dtype(a, b);
   Tensor c = ops::as_tensor(condition, DType::b8, loc);
-  return ops::make_node(OpKind::Where, {c, ops::as_tensor(a, dtype, loc), ops::as_tensor(b, dtype, loc)}, NoAttr{}, loc);
+  return ops::make_node(OpKind::Where, {c, ops::as_tensor(a, dtype, loc), ops::as_tensor(b, dtype, loc)}, NoAttr{},
+                        loc);
 }
 
 Tensor clip(const Tensor& x, const Operand& lo, const Operand& hi, Loc loc) {

@@ -30,7 +30,10 @@ Tensor eye(std::int64_t n, std::optional<std::int64_t> m, std::int64_t k, DType 
 
 Tensor linspace(double start, double stop, std::int64_t num, bool endpoint, DType dtype, Loc loc) {
   if (num < 0)
-    ops::raise("linspace", {}, {ops::TypeProblem::Kind::value, "num must be non-negative, got " + std::to_string(num), "Pass num >= 0."}, loc);
+    ops::raise("linspace", {},
+               {ops::TypeProblem::Kind::value, "num must be non-negative, got " + std::to_string(num),
+                "Pass num >= 0."},
+               loc);
   Array a(Shape{num}, dtype);
   std::int64_t div = endpoint ? num - 1 : num;
   double step = div > 0 ? (stop - start) / static_cast<double>(div) : 0;

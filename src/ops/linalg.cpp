@@ -232,7 +232,8 @@ Array eval_inv(const EvalArgs& args) {
     double* A = m.at(b);
     lapack_int info = lu(A, m.n, piv);
     if (info > 0)
-      eval_error(args.node, "the matrix is singular" + batch_note(b, m.count) + " (pivot " + std::to_string(info) + " is zero)",
+      eval_error(args.node,
+                 "the matrix is singular" + batch_note(b, m.count) + " (pivot " + std::to_string(info) + " is zero)",
                  "Check the input, or use a pseudo-inverse or a regularized matrix (a + eps * I).");
     auto ln = static_cast<lapack_int>(m.n);
     lapack_int info2 = LAPACKE_dgetri(LAPACK_ROW_MAJOR, ln, A, ln, piv.data());
@@ -340,8 +341,8 @@ Tensor tri_solve_node(const Tensor& a, const Tensor& b, bool lower, bool transpo
 std::vector<Tensor> vjp_cholesky(const Tensor& L, const Tensor& g) {
   std::int64_t n = L.shape().back();
   Tensor phi = matmul_node(mT(L), g) * tri_mask(n, L.dtype(), 1, 0.5, 0);
-  Tensor x = tri_solve_node(L, phi, true, true);          // L^-T phi
-  Tensor s = mT(tri_solve_node(L, mT(x), true, true));    // (L^-T x^T)^T = x L^-1
+  Tensor x = tri_solve_node(L, phi, true, true);        // L^-T phi
+  Tensor s = mT(tri_solve_node(L, mT(x), true, true));  // (L^-T x^T)^T = x L^-1
   return {(s + mT(s)) * 0.5};
 }
 
@@ -355,12 +356,13 @@ TensorType infer_solve_like(const std::vector<Tensor>& in) {
   require_square(a, "the coefficient matrix");
   std::int64_t n = a.shape().back();
   if (b.ndim() < 2)
-    fail_shape("the right-hand side must have at least 2 dimensions (..., n, k) here, got shape " + shape_string(b.shape()),
+    fail_shape("the right-hand side must have at least 2 dimensions (..., n, k) here, got shape " +
+                   shape_string(b.shape()),
                "Pass b as (..., n) or (..., n, k) to the public function.");
   std::int64_t rows = b.shape()[b.shape().size() - 2];
   if (rows != n)
-    fail_shape("the coefficient matrix is " + std::to_string(n) + "x" + std::to_string(n) + " but the right-hand side has " +
-                   std::to_string(rows) + " rows (" + dims(n, rows) + ")",
+    fail_shape("the coefficient matrix is " + std::to_string(n) + "x" + std::to_string(n) +
+                   " but the right-hand side has " + std::to_string(rows) + " rows (" + dims(n, rows) + ")",
                "Pass b as (..., " + std::to_string(n) + ") or (..., " + std::to_string(n) + ", k).");
   Shape out = broadcast_shapes(batch_of(a.shape()), batch_of(b.shape()));
   out.push_back(n);
@@ -386,19 +388,23 @@ template <class F> Array solve_batches(const EvalArgs& args, F solve_one) {
   for (std::size_t bi = 0; bi < oa.size(); ++bi) {
     std::copy_n(av.begin() + oa[bi], n * n, A.begin());
     std::copy_n(bv.begin() + ob[bi], n * k, B.begin());
-    if (n > 0 && k > 0) solve_one(A.data(), B.data(), n, k, static_cast<std::int64_t>(bi), static_cast<std::int64_t>(oa.size()));
+    if (n > 0 && k > 0)
+      solve_one(A.data(), B.data(), n, k, static_cast<std::int64_t>(bi), static_cast<std::int64_t>(oa.size()));
     std::copy(B.begin(), B.end(), out.begin() + static_cast<std::int64_t>(bi) * n * k);
   }
   return from_doubles(out, out_shape, args.node.type.dtype);
 }
 
 Array eval_solve(const EvalArgs& args) {
-  return solve_batches(args, [&](double* A, double* B, std::int64_t n, std::int64_t k, std::int64_t b, std::int64_t count) {
+  return solve_batches(args, [&](double* A, double* B, std::int64_t n, std::int64_t k, std::int64_t b,
+                                 std::int64_t count) {
     std::vector<lapack_int> piv(static_cast<std::size_t>(n));
     lapack_int info = LAPACKE_dgesv(LAPACK_ROW_MAJOR, static_cast<lapack_int>(n), static_cast<lapack_int>(k), A,
                                     static_cast<lapack_int>(n), piv.data(), B, static_cast<lapack_int>(k));
     if (info > 0)
-      eval_error(args.node, "the coefficient matrix is singular" + batch_note(b, count) + " (pivot " + std::to_string(info) + " is zero)",
+      eval_error(args.node,
+                 "the coefficient matrix is singular" + batch_note(b, count) + " (pivot " + std::to_string(info) +
+                     " is zero)",
                  "Check the input, or use least squares or a regularized matrix (a + eps * I).");
     check_internal(info == 0, "gesv: invalid argument");
   });
@@ -419,7 +425,8 @@ TensorType infer_triangular_solve(const std::vector<Tensor>& in, const Attr&) { 
 
 Array eval_triangular_solve(const EvalArgs& args) {
   const auto& attr = std::get<TriangularSolveAttr>(args.node.attr);
-  return solve_batches(args, [&](double* A, double* B, std::int64_t n, std::int64_t k, std::int64_t b, std::int64_t count) {
+  return solve_batches(args, [&](double* A, double* B, std::int64_t n, std::int64_t k, std::int64_t b,
+                                 std::int64_t count) {
     // op(A)[i][j], reading only the triangle that `lower` names.
     auto op = [&](std::int64_t i, std::int64_t j) { return attr.transpose_a ? A[j * n + i] : A[i * n + j]; };
     // op(A) is lower triangular when exactly one of (lower, transpose_a) holds.
@@ -427,8 +434,9 @@ Array eval_triangular_solve(const EvalArgs& args) {
     if (!attr.unit_diagonal)
       for (std::int64_t i = 0; i < n; ++i)
         if (A[i * n + i] == 0)
-          eval_error(args.node, "the triangular matrix is singular" + batch_note(b, count) + " (diagonal element " +
-                                    std::to_string(i) + " is zero)",
+          eval_error(args.node,
+                     "the triangular matrix is singular" + batch_note(b, count) + " (diagonal element " +
+                         std::to_string(i) + " is zero)",
                      "Check the input; a triangular matrix is invertible only when its diagonal has no zeros.");
     auto finish = [&](std::int64_t i, std::int64_t c, double v) {
       B[i * k + c] = attr.unit_diagonal ? v : v / A[i * n + i];
@@ -477,8 +485,13 @@ void register_linalg_ops() {
   // Matrix products are library calls (BLAS / oneDNN); the decompositions run the reference.
   auto row = [](Lowering lowering, int arity, TensorType (*infer)(const std::vector<Tensor>&, const Attr&),
                 Array (*evaluate)(const EvalArgs&), std::vector<Tensor> (*vjp)(const Tensor&, const Tensor&)) {
-    return OpDef{.family = Family::linalg, .arity = arity, .lowering = lowering, .cheap = false,
-                 .infer = infer, .evaluate = evaluate, .vjp = vjp};
+    return OpDef{.family = Family::linalg,
+                 .arity = arity,
+                 .lowering = lowering,
+                 .cheap = false,
+                 .infer = infer,
+                 .evaluate = evaluate,
+                 .vjp = vjp};
   };
   using L = Lowering;
   define(K::Matmul, row(L::library, 2, infer_matmul, eval_matmul, vjp_matmul));
@@ -522,7 +535,8 @@ Tensor dot(const Tensor& a, const Tensor& b, Loc loc) {
   if (a.ndim() == 0 || b.ndim() == 0) return named_composite("dot", multiply(a, b, loc));
   if (a.ndim() > 2 || b.ndim() > 2)
     ops::raise("dot", {a, b},
-               {ops::TypeProblem::Kind::shape, "dot supports 1-D and 2-D operands only", "Use matmul for batched (N-D) products."},
+               {ops::TypeProblem::Kind::shape, "dot supports 1-D and 2-D operands only",
+                "Use matmul for batched (N-D) products."},
                loc);
   return named_composite("dot", matmul_impl(a, b, loc, "dot"));
 }
@@ -559,7 +573,8 @@ std::pair<Tensor, Tensor> prepare_solve(const Tensor& a, const Tensor& b, bool& 
   Tensor x = cast(a, dtype, loc), y = cast(b, dtype, loc);
   if (b.ndim() == 0)
     ops::raise(name, {a, b},
-               {ops::TypeProblem::Kind::shape, "the right-hand side is a scalar", "Pass b as (..., n) or (..., n, k)."}, loc);
+               {ops::TypeProblem::Kind::shape, "the right-hand side is a scalar", "Pass b as (..., n) or (..., n, k)."},
+               loc);
   vector = b.ndim() == 1 || b.ndim() == a.ndim() - 1;
   if (vector) y = expand_dims(y, -1, loc);
   return {x, y};

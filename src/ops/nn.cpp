@@ -36,17 +36,16 @@ Shape conv_output_shape(const Shape& x, const Shape& w, const ConvAttr& a) {
                "Add the batch and channel axes, e.g. reshape to (1, 1, ...).");
   std::size_t sd = x.size() - 2;
   if (w.size() != x.size())
-    fail_shape("the weights must be (out_channels, in_channels/groups, *kernel) with " + num(static_cast<std::int64_t>(sd)) +
-                   " kernel axes to match the input, got shape " + shape_string(w),
+    fail_shape("the weights must be (out_channels, in_channels/groups, *kernel) with " +
+                   num(static_cast<std::int64_t>(sd)) + " kernel axes to match the input, got shape " + shape_string(w),
                "Give the weights as many dimensions as the input.");
   if (a.strides.size() != sd || a.pad_low.size() != sd || a.pad_high.size() != sd || a.dilation.size() != sd)
-    fail_value("strides, padding and dilation need one entry per spatial axis (" + num(static_cast<std::int64_t>(sd)) + ")",
+    fail_value("strides, padding and dilation need one entry per spatial axis (" + num(static_cast<std::int64_t>(sd)) +
+                   ")",
                "Pass one value per spatial axis.");
   for (std::size_t i = 0; i < sd; ++i) {
-    if (a.strides[i] < 1)
-      fail_value("strides must be positive, got " + num(a.strides[i]), "Use strides >= 1.");
-    if (a.dilation[i] < 1)
-      fail_value("dilation must be positive, got " + num(a.dilation[i]), "Use dilation >= 1.");
+    if (a.strides[i] < 1) fail_value("strides must be positive, got " + num(a.strides[i]), "Use strides >= 1.");
+    if (a.dilation[i] < 1) fail_value("dilation must be positive, got " + num(a.dilation[i]), "Use dilation >= 1.");
     if (a.pad_low[i] < 0 || a.pad_high[i] < 0)
       fail_value("padding must be non-negative, got (" + num(a.pad_low[i]) + ", " + num(a.pad_high[i]) + ")",
                  "Crop the input with slicing instead of negative padding.");
@@ -54,22 +53,29 @@ Shape conv_output_shape(const Shape& x, const Shape& w, const ConvAttr& a) {
   if (a.groups < 1) fail_value("groups must be positive, got " + num(a.groups), "Use groups >= 1.");
   std::int64_t c = x[1], o = w[0];
   if (w[1] * a.groups != c)
-    fail_shape("input has " + num(c) + " channels but the weights expect " + num(w[1] * a.groups) +
-                   (a.groups > 1 ? " (= " + num(w[1]) + " per group × " + num(a.groups) + " groups)" : std::string()),
-               c % a.groups != 0
-                   ? "groups (" + num(a.groups) + ") does not divide the " + num(c) + " input channels: use a groups value that does."
-                   : "Make the weights' second axis the input channels divided by groups (the channel axis is axis 1, NCHW).");
+    fail_shape(
+        "input has " + num(c) + " channels but the weights expect " + num(w[1] * a.groups) +
+            (a.groups > 1 ? " (= " + num(w[1]) + " per group × " + num(a.groups) + " groups)" : std::string()),
+        c % a.groups != 0
+            ? "groups (" + num(a.groups) + ") does not divide the " + num(c) +
+                  " input channels: use a groups value that does."
+            : "Make the weights' second axis the input channels divided by groups (the channel axis is axis 1, NCHW).");
   if (o % a.groups != 0)
-    fail_shape("groups (" + num(a.groups) + ") must divide the output channels (" + num(o) + ", the weights' first axis)",
+    fail_shape("groups (" + num(a.groups) + ") must divide the output channels (" + num(o) +
+                   ", the weights' first axis)",
                "Choose groups that divides the number of output channels.");
   Shape out{x[0], o};
   for (std::size_t i = 0; i < sd; ++i) {
     std::int64_t padded = x[i + 2] + a.pad_low[i] + a.pad_high[i];
     std::int64_t span = a.dilation[i] * (w[i + 2] - 1) + 1;
-    if (w[i + 2] < 1) fail_shape("the kernel has size 0 on spatial axis " + num(static_cast<std::int64_t>(i)), "Use a non-empty kernel.");
+    if (w[i + 2] < 1)
+      fail_shape("the kernel has size 0 on spatial axis " + num(static_cast<std::int64_t>(i)),
+                 "Use a non-empty kernel.");
     if (span > padded)
-      fail_shape("the kernel (size " + num(w[i + 2]) + (a.dilation[i] > 1 ? ", " + num(span) + " with dilation" : std::string()) +
-                     ") is larger than the padded input (size " + num(padded) + ") on spatial axis " + num(static_cast<std::int64_t>(i)),
+      fail_shape("the kernel (size " + num(w[i + 2]) +
+                     (a.dilation[i] > 1 ? ", " + num(span) + " with dilation" : std::string()) +
+                     ") is larger than the padded input (size " + num(padded) + ") on spatial axis " +
+                     num(static_cast<std::int64_t>(i)),
                  "Use a smaller kernel, more padding or \"SAME\" padding.");
     out.push_back((padded - span) / a.strides[i] + 1);
   }
@@ -99,7 +105,10 @@ template <class F> void conv_terms(const Shape& xs, const Shape& ws, const Shape
             bool inside = true;
             for (std::size_t d = 0; d < sd; ++d) {
               std::int64_t p = out_pos.index[d] * a.strides[d] - a.pad_low[d] + k.index[d] * a.dilation[d];
-              if (p < 0 || p >= xs[d + 2]) { inside = false; break; }
+              if (p < 0 || p >= xs[d + 2]) {
+                inside = false;
+                break;
+              }
               xi += p * xst[d + 2];
               wi += k.index[d] * wst[d + 2];
             }
@@ -114,7 +123,8 @@ const ConvAttr& conv_attr(const Attr& attr) { return std::get<ConvAttr>(attr); }
 
 void check_recorded(const Shape& recorded, const Shape& actual, const char* what) {
   if (!recorded.empty() && recorded != actual)
-    fail_shape(std::string("the ") + what + " shape " + shape_string(actual) + " differs from the recorded " + shape_string(recorded),
+    fail_shape(std::string("the ") + what + " shape " + shape_string(actual) + " differs from the recorded " +
+                   shape_string(recorded),
                "Build conv gradients with the public functions.");
 }
 
@@ -144,7 +154,8 @@ TensorType infer_conv_backward_filter(const std::vector<Tensor>& in, const Attr&
   check_recorded(a.input_shape, in[0].shape(), "input");
   Shape y = conv_output_shape(in[0].shape(), a.filter_shape, a);
   if (y != in[1].shape())
-    fail_shape("the cotangent has shape " + shape_string(in[1].shape()) + " but the convolution output is " + shape_string(y),
+    fail_shape("the cotangent has shape " + shape_string(in[1].shape()) + " but the convolution output is " +
+                   shape_string(y),
                "Pass a cotangent of the convolution output's shape.");
   return {a.filter_shape, in[0].dtype()};
 }
@@ -236,7 +247,8 @@ const PoolAttr& pool_attr(const Attr& attr) { return std::get<PoolAttr>(attr); }
 
 Shape pool_output_shape(const Shape& x, const PoolAttr& a) {
   if (x.size() < 2)
-    fail_shape("pooling needs at least 2 dimensions (..., H, W), got shape " + shape_string(x), "Pass an (N, C, H, W) input.");
+    fail_shape("pooling needs at least 2 dimensions (..., H, W), got shape " + shape_string(x),
+               "Pass an (N, C, H, W) input.");
   if (a.window.size() != 2 || a.strides.size() != 2 || a.pad_low.size() != 2 || a.pad_high.size() != 2)
     fail_value("window, strides and padding need 2 entries each (H and W)", "Pass two values for each.");
   Shape out(x.begin(), x.end() - 2);
@@ -291,8 +303,8 @@ TensorType infer_pool_grad(const std::vector<Tensor>& in, const Attr& attr) {
   const Tensor& g = in.back();
   Shape y = pool_output_shape(input, a);
   if (y != g.shape())
-    fail_shape("the cotangent has shape " + shape_string(g.shape()) + " but pooling an input of shape " + shape_string(input) +
-                   " gives " + shape_string(y),
+    fail_shape("the cotangent has shape " + shape_string(g.shape()) + " but pooling an input of shape " +
+                   shape_string(input) + " gives " + shape_string(y),
                "Pass a cotangent of the pooled output's shape.");
   return {input, g.dtype()};
 }
@@ -418,7 +430,8 @@ TensorType infer_softmax_xent(const std::vector<Tensor>& in, const Attr& attr) {
   Shape out = x;
   out.erase(out.begin() + axis);
   if (in.size() == 3 && !shapes_match(in[2].shape(), out))
-    fail_shape("the cotangent has shape " + shape_string(in[2].shape()) + " but the loss has shape " + shape_string(out),
+    fail_shape("the cotangent has shape " + shape_string(in[2].shape()) + " but the loss has shape " +
+                   shape_string(out),
                "Pass a cotangent of the loss's shape.");
   return {in.size() == 3 ? x : out, in[0].dtype()};
 }
@@ -432,7 +445,8 @@ template <class F> void for_each_row(const Shape& shape, int axis, F fn) {
 }
 
 // The row's max and sum(exp(x - max)); an empty row has max 0 and sum 0.
-std::pair<double, double> row_max_sumexp(const std::vector<double>& x, std::int64_t base, std::int64_t n, std::int64_t stride) {
+std::pair<double, double> row_max_sumexp(const std::vector<double>& x, std::int64_t base, std::int64_t n,
+                                         std::int64_t stride) {
   double m = n > 0 ? -std::numeric_limits<double>::infinity() : 0;
   for (std::int64_t k = 0; k < n; ++k) m = std::max(m, x[static_cast<std::size_t>(base + k * stride)]);
   double s = 0;
@@ -494,7 +508,7 @@ std::vector<Tensor> vjp_softmax_xent_grad(const Tensor& z, const Tensor& w) {
   Tensor p = nn::softmax(x, axis);
   Tensor sy = sum(y, axis, true);
   Tensor ge = expand_dims(g, axis);  // the loss-shaped g with the axis put back
-  Tensor u = w * ge * sy;  // the cotangent reaching p
+  Tensor u = w * ge * sy;            // the cotangent reaching p
   Tensor dx = p * (u - sum(u * p, axis, true));
   Tensor dy = sum(w * ge * p, axis, true) - w * ge;
   Tensor dg = sum(w * (p * sy - y), axis);
@@ -509,8 +523,13 @@ void register_nn_ops() {
   // cross-entropy and its gradient are row kernels (src/codegen/kernel_rows.hpp).
   auto row = [](Lowering lowering, int arity, TensorType (*infer)(const std::vector<Tensor>&, const Attr&),
                 Array (*evaluate)(const EvalArgs&), std::vector<Tensor> (*vjp)(const Tensor&, const Tensor&)) {
-    return OpDef{.family = Family::nn, .arity = arity, .lowering = lowering, .cheap = false,
-                 .infer = infer, .evaluate = evaluate, .vjp = vjp};
+    return OpDef{.family = Family::nn,
+                 .arity = arity,
+                 .lowering = lowering,
+                 .cheap = false,
+                 .infer = infer,
+                 .evaluate = evaluate,
+                 .vjp = vjp};
   };
   using L = Lowering;
   define(K::Conv, row(L::library, 2, infer_conv, eval_conv, vjp_conv));
@@ -535,8 +554,8 @@ namespace {
 using ops::TypeProblem;
 using Pads = std::vector<std::pair<std::int64_t, std::int64_t>>;
 
-[[noreturn]] void fail(const char* name, const std::vector<Tensor>& operands, TypeProblem::Kind kind, std::string problem,
-                       std::string fix, Loc loc) {
+[[noreturn]] void fail(const char* name, const std::vector<Tensor>& operands, TypeProblem::Kind kind,
+                       std::string problem, std::string fix, Loc loc) {
   ops::raise(name, operands, {kind, std::move(problem), std::move(fix)}, loc);
 }
 
@@ -558,15 +577,16 @@ Pads resolve_padding(const char* name, const std::vector<Tensor>& operands, cons
   if (mode == "EXPLICIT") {
     if (padding.explicit_pads.size() != sd)
       fail(name, operands, TypeProblem::Kind::value,
-           "explicit padding has " + std::to_string(padding.explicit_pads.size()) + " (low, high) pairs but there are " +
-               std::to_string(sd) + " spatial axes",
+           "explicit padding has " + std::to_string(padding.explicit_pads.size()) +
+               " (low, high) pairs but there are " + std::to_string(sd) + " spatial axes",
            "Give one (low, high) pair per spatial axis.", loc);
     return padding.explicit_pads;
   }
   if (mode == "VALID") return Pads(sd, {0, 0});
   if (mode == "UNIFORM") {
     if (padding.uniform < 0)
-      fail(name, operands, TypeProblem::Kind::value, "padding must be non-negative, got " + std::to_string(padding.uniform),
+      fail(name, operands, TypeProblem::Kind::value,
+           "padding must be non-negative, got " + std::to_string(padding.uniform),
            "Use padding >= 0, \"VALID\" or \"SAME\".", loc);
     return Pads(sd, {padding.uniform, padding.uniform});
   }
@@ -580,8 +600,7 @@ Pads resolve_padding(const char* name, const std::vector<Tensor>& operands, cons
     }
     return pads;
   }
-  fail(name, operands, TypeProblem::Kind::value,
-       "unknown padding \"" + padding.mode + "\"",
+  fail(name, operands, TypeProblem::Kind::value, "unknown padding \"" + padding.mode + "\"",
        allow_same ? "Use \"VALID\", \"SAME\", a number of cells, or explicit (low, high) pairs, one per spatial axis."
                   : "Use \"VALID\", a number of cells, or explicit (low, high) pairs, one per spatial axis.",
        loc);
@@ -594,8 +613,8 @@ void one_per_spatial_axis(const char* name, const std::vector<Tensor>& operands,
   if (values.size() == 1 && want > 1) values.assign(want, values[0]);
   if (values.size() != want)
     fail(name, operands, TypeProblem::Kind::value,
-         std::string(what) + " has " + std::to_string(values.size()) + " entries but there are " + std::to_string(want) +
-             " spatial axes",
+         std::string(what) + " has " + std::to_string(values.size()) + " entries but there are " +
+             std::to_string(want) + " spatial axes",
          "Give one value per spatial axis, or a single value for all of them.", loc);
 }
 
@@ -603,7 +622,8 @@ void one_per_spatial_axis(const char* name, const std::vector<Tensor>& operands,
 std::pair<Tensor, Tensor> float_pair(const char* name, const Tensor& x, const Tensor& w, Loc loc) {
   for (const Tensor& t : {x, w})
     if (!is_floating(t.dtype()))
-      fail(name, {x, w}, TypeProblem::Kind::dtype, "expects floating-point operands, got " + std::string(dtype_name(t.dtype())),
+      fail(name, {x, w}, TypeProblem::Kind::dtype,
+           "expects floating-point operands, got " + std::string(dtype_name(t.dtype())),
            "Cast the operands with astype(float32).", loc);
   DType d = promote_types(x.dtype(), w.dtype());
   return {cast(x, d, loc), cast(w, d, loc)};
@@ -645,10 +665,11 @@ Tensor conv_nd(const char* name, const Tensor& x_in, const Tensor& w_in, std::ve
   return named_composite(name, ops::make_node(OpKind::Conv, {x, w}, attr, loc, name));
 }
 
-Tensor pool2d(OpKind op, const char* name, const Tensor& x, std::vector<std::int64_t> window, std::vector<std::int64_t> strides,
-              const Padding& padding, Loc loc) {
+Tensor pool2d(OpKind op, const char* name, const Tensor& x, std::vector<std::int64_t> window,
+              std::vector<std::int64_t> strides, const Padding& padding, Loc loc) {
   if (!is_floating(x.dtype()))
-    fail(name, {x}, TypeProblem::Kind::dtype, "expects a floating-point input, got " + std::string(dtype_name(x.dtype())),
+    fail(name, {x}, TypeProblem::Kind::dtype,
+         "expects a floating-point input, got " + std::string(dtype_name(x.dtype())),
          "Cast the input with astype(float32).", loc);
   if (x.ndim() != 4)
     fail(name, {x}, TypeProblem::Kind::shape, "the input must be (N, C, H, W), got shape " + shape_string(x.shape()),
@@ -681,7 +702,8 @@ Tensor leaky_relu(const Tensor& x, double negative_slope, Loc loc) {
 Tensor elu(const Tensor& x, double alpha, Loc loc) {
   Tensor f = as_float(x, loc);
   // expm1 of min(x, 0) keeps the unused branch finite, so its gradient is 0 rather than NaN.
-  return named_composite("elu", where(greater(f, 0, loc), f, multiply(expm1(minimum(f, 0, loc), loc), alpha, loc), loc));
+  return named_composite("elu",
+                         where(greater(f, 0, loc), f, multiply(expm1(minimum(f, 0, loc), loc), alpha, loc), loc));
 }
 
 Tensor gelu(const Tensor& x, bool approximate, Loc loc) {
@@ -728,7 +750,8 @@ Tensor softmax_cross_entropy(const Tensor& logits, const Tensor& labels, int axi
   if (!shapes_match(logits.shape(), labels.shape()))
     ops::raise("softmax_cross_entropy", {logits, labels},
                {ops::TypeProblem::Kind::shape, "logits and labels have different shapes",
-                "Give labels the logits' shape, e.g. one_hot(classes, num_classes)."}, loc);
+                "Give labels the logits' shape, e.g. one_hot(classes, num_classes)."},
+               loc);
   Tensor x = as_float(logits, loc);
   Tensor y = cast(labels, x.dtype(), loc);
   int normalized = axis;
@@ -751,9 +774,9 @@ Tensor conv2d(const Tensor& x, const Tensor& w, std::vector<std::int64_t> stride
                  "(O, C/groups, KH, KW)", loc);
 }
 
-Tensor conv2d_transpose(const Tensor& x_in, const Tensor& w_in, std::vector<std::int64_t> strides, const Padding& padding,
-                        std::vector<std::int64_t> output_padding, std::vector<std::int64_t> dilation, std::int64_t groups,
-                        Loc loc) {
+Tensor conv2d_transpose(const Tensor& x_in, const Tensor& w_in, std::vector<std::int64_t> strides,
+                        const Padding& padding, std::vector<std::int64_t> output_padding,
+                        std::vector<std::int64_t> dilation, std::int64_t groups, Loc loc) {
   const char* name = "conv2d_transpose";
   auto [x, w] = float_pair(name, x_in, w_in, loc);
   check_rank(name, x_in, w_in, 4, "(N, C_in, H, W)", "(C_in, C_out/groups, KH, KW)", loc);
@@ -761,15 +784,17 @@ Tensor conv2d_transpose(const Tensor& x_in, const Tensor& w_in, std::vector<std:
   one_per_spatial_axis(name, {x_in, w_in}, "dilation", dilation, 2, loc);
   one_per_spatial_axis(name, {x_in, w_in}, "output_padding", output_padding, 2, loc);
   if (groups < 1)
-    fail(name, {x_in, w_in}, TypeProblem::Kind::value, "groups must be positive, got " + std::to_string(groups), "Use groups >= 1.", loc);
+    fail(name, {x_in, w_in}, TypeProblem::Kind::value, "groups must be positive, got " + std::to_string(groups),
+         "Use groups >= 1.", loc);
   if (x.shape()[1] != w.shape()[0])
     fail(name, {x_in, w_in}, TypeProblem::Kind::shape,
-         "input has " + std::to_string(x.shape()[1]) + " channels but the weights expect " + std::to_string(w.shape()[0]) +
-             " (the weights are (C_in, C_out/groups, KH, KW))",
+         "input has " + std::to_string(x.shape()[1]) + " channels but the weights expect " +
+             std::to_string(w.shape()[0]) + " (the weights are (C_in, C_out/groups, KH, KW))",
          "Make the weights' first axis the input channels.", loc);
   if (w.shape()[0] % groups != 0)
     fail(name, {x_in, w_in}, TypeProblem::Kind::shape,
-         "groups (" + std::to_string(groups) + ") must divide the input channels (" + std::to_string(w.shape()[0]) + ")",
+         "groups (" + std::to_string(groups) + ") must divide the input channels (" + std::to_string(w.shape()[0]) +
+             ")",
          "Choose groups that divides the number of input channels.", loc);
   Shape spatial(x.shape().begin() + 2, x.shape().end());
   std::vector<std::int64_t> span;
@@ -801,13 +826,13 @@ Tensor conv2d_transpose(const Tensor& x_in, const Tensor& w_in, std::vector<std:
   return named_composite(name, ops::make_node(OpKind::ConvBackwardInput, {x, w}, attr, loc, name));
 }
 
-Tensor max_pool2d(const Tensor& x, std::vector<std::int64_t> window, std::vector<std::int64_t> strides, const Padding& padding,
-                  Loc loc) {
+Tensor max_pool2d(const Tensor& x, std::vector<std::int64_t> window, std::vector<std::int64_t> strides,
+                  const Padding& padding, Loc loc) {
   return pool2d(OpKind::MaxPool, "max_pool2d", x, std::move(window), std::move(strides), padding, loc);
 }
 
-Tensor avg_pool2d(const Tensor& x, std::vector<std::int64_t> window, std::vector<std::int64_t> strides, const Padding& padding,
-                  Loc loc) {
+Tensor avg_pool2d(const Tensor& x, std::vector<std::int64_t> window, std::vector<std::int64_t> strides,
+                  const Padding& padding, Loc loc) {
   return pool2d(OpKind::AvgPool, "avg_pool2d", x, std::move(window), std::move(strides), padding, loc);
 }
 

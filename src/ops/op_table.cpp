@@ -89,8 +89,7 @@ std::vector<std::string> missing_rules(OpKind op, const OpDef& def) {
     missing.push_back("lowering (an elementwise op is computed inside kernels: Lowering::kernel)");
   if (def.random() && def.lowering != Lowering::reference)
     missing.push_back("lowering (a random draw runs the reference evaluation: Lowering::reference)");
-  if (def.cheap && !def.fusible())
-    missing.push_back("cheap (only an op fused into kernels can be recomputed in them)");
+  if (def.cheap && !def.fusible()) missing.push_back("cheap (only an op fused into kernels can be recomputed in them)");
   return missing;
 }
 
@@ -113,11 +112,14 @@ Shape known_sizes(const Shape& shape) {
 
 void check_user_shape(const char* op, const Shape& shape, DType dtype, Loc loc) {
   if (std::string problem = shape_problem(known_sizes(shape), dtype); !problem.empty())
-    raise(op, {}, {TypeProblem::Kind::shape, problem, "Every dimension must be zero or more and the tensor must fit in 2^48 bytes."},
+    raise(op, {},
+          {TypeProblem::Kind::shape, problem,
+           "Every dimension must be zero or more and the tensor must fit in 2^48 bytes."},
           loc);
 }
 
-void raise_at(const char* op, const std::vector<Tensor>& operands, const TypeProblem& problem, const std::string& where) {
+void raise_at(const char* op, const std::vector<Tensor>& operands, const TypeProblem& problem,
+              const std::string& where) {
   std::string message = std::string(op) + ": " + problem.problem;
   if (!operands.empty()) message += " (operands: " + operand_list(operands) + ")";
   if (!where.empty()) message += ", at " + where;
@@ -144,8 +146,7 @@ Tensor build_node(OpKind op, std::vector<Tensor> inputs, Attr attr, const std::s
     throw InternalError(std::string("make_node: ") + op_name(op) + " takes " +
                         (def.arity == kVariadic ? std::string("one or more") : std::to_string(def.arity)) +
                         " inputs, got " + std::to_string(inputs.size()));
-  for (const auto& in : inputs)
-    check_internal(in.defined(), "make_node: undefined input");
+  for (const auto& in : inputs) check_internal(in.defined(), "make_node: undefined input");
   const char* shown = name ? name : op_name(op);
   TensorType type;
   try {
@@ -158,8 +159,11 @@ Tensor build_node(OpKind op, std::vector<Tensor> inputs, Attr attr, const std::s
   for (std::size_t i = 0; i < type.shape.size(); ++i)
     if (type.shape[i] < 0 && !is_symbol(type.shape[i]))
       raise_at(shown, inputs,
-               {TypeProblem::Kind::shape, "the size of axis " + std::to_string(i) + " of the result depends on a size that is unknown (None) until the function is called",
-                "This op needs that size at build time: give the placeholder a fixed size on that axis, or reshape/slice only the known axes."},
+               {TypeProblem::Kind::shape,
+                "the size of axis " + std::to_string(i) +
+                    " of the result depends on a size that is unknown (None) until the function is called",
+                "This op needs that size at build time: give the placeholder a fixed size on that axis, or "
+                "reshape/slice only the known axes."},
                where);
   // Every op's result passes here, so no rule can build a tensor whose size overflows.
   if (std::string problem = shape_problem(known_sizes(type.shape), type.dtype); !problem.empty())
@@ -224,9 +228,8 @@ Shape broadcast_shapes(const Shape& a, const Shape& b) {
       continue;
     }
     if (da != db && da != 1 && db != 1)
-      fail_shape("shapes " + shape_string(a) + " and " + shape_string(b) +
-                     " cannot be broadcast together (axis " + std::to_string(i) + ": " +
-                     std::to_string(da) + " vs " + std::to_string(db) + ")",
+      fail_shape("shapes " + shape_string(a) + " and " + shape_string(b) + " cannot be broadcast together (axis " +
+                     std::to_string(i) + ": " + std::to_string(da) + " vs " + std::to_string(db) + ")",
                  "Make the sizes equal or 1 on that axis, e.g. with reshape or expand_dims.");
     out[i] = da == 1 ? db : da;
   }
@@ -253,8 +256,7 @@ std::vector<std::int64_t> broadcast_strides(const Shape& in, const Shape& out) {
   std::vector<std::int64_t> strides(out.size(), 0);
   auto own = contiguous_strides(in);
   std::size_t offset = out.size() - in.size();
-  for (std::size_t i = 0; i < in.size(); ++i)
-    strides[offset + i] = in[i] == 1 ? 0 : own[i];
+  for (std::size_t i = 0; i < in.size(); ++i) strides[offset + i] = in[i] == 1 ? 0 : own[i];
   return strides;
 }
 

@@ -116,8 +116,7 @@ Tensor reinfer_node(const Node& node, std::vector<Tensor> inputs, Attr attr);
 Tensor rebuild_node(const Node& node, std::vector<Tensor> inputs);
 
 // Throws the user error for a problem found outside an infer rule (e.g. in a composite).
-[[noreturn]] void raise(const char* op, const std::vector<Tensor>& operands, const TypeProblem& problem,
-                        Loc loc);
+[[noreturn]] void raise(const char* op, const std::vector<Tensor>& operands, const TypeProblem& problem, Loc loc);
 // The same, at a location already written as "file:line" (empty if unknown).
 [[noreturn]] void raise_at(const char* op, const std::vector<Tensor>& operands, const TypeProblem& problem,
                            const std::string& where);
@@ -158,7 +157,9 @@ inline AxisSplit split_at(const Shape& shape, int axis) {
   AxisSplit s;
   for (int d = 0; d < static_cast<int>(shape.size()); ++d) {
     std::int64_t e = shape[static_cast<std::size_t>(d)];
-    if (d < axis) s.outer *= e; else if (d == axis) s.n = e; else s.inner *= e;
+    if (d < axis) s.outer *= e;
+    else if (d == axis) s.n = e;
+    else s.inner *= e;
   }
   return s;
 }

@@ -74,10 +74,10 @@ double normal_cdf(double x) { return 0.5 * std::erfc(-x / std::numbers::sqrt2); 
 // Inverse of the standard normal CDF: Acklam's rational approximation refined by one Halley step
 // (accurate to about 1e-15 relative).
 double normal_quantile(double p) {
-  static constexpr double a[] = {-3.969683028665376e+01, 2.209460984245205e+02, -2.759285104469687e+02,
+  static constexpr double a[] = {-3.969683028665376e+01, 2.209460984245205e+02,  -2.759285104469687e+02,
                                  1.383577518672690e+02,  -3.066479806614716e+01, 2.506628277459239e+00};
   static constexpr double b[] = {-5.447609879822406e+01, 1.615858368580409e+02, -1.556989798598866e+02,
-                                 6.680131188771972e+01,  -1.328068155288572e+01};
+                                 6.680131188771972e+01, -1.328068155288572e+01};
   static constexpr double c[] = {-7.784894002430293e-03, -3.223964580411365e-01, -2.400758277161838e+00,
                                  -2.549732539343734e+00, 4.374664141464968e+00,  2.938163982698783e+00};
   static constexpr double d[] = {7.784695709041462e-03, 3.224671290700398e-01, 2.445134137142996e+00,
@@ -181,7 +181,8 @@ template <OpKind op> std::optional<TypeProblem> check_params(const RandomAttr& p
   using K = TypeProblem::Kind;
   for (auto d : p.shape)
     if (d < 0 && !is_symbol(d))  // an unknown size (a batch of None) takes the call's size
-      return TypeProblem{K::shape, "negative dimension in shape " + shape_string(p.shape), "Every dimension must be zero or more."};
+      return TypeProblem{K::shape, "negative dimension in shape " + shape_string(p.shape),
+                         "Every dimension must be zero or more."};
   if constexpr (op == OpKind::RandomUniform) {
     if (!is_floating(p.dtype))
       return TypeProblem{K::dtype, "dtype " + std::string(dtype_name(p.dtype)) + " is not a floating type",
@@ -302,8 +303,13 @@ template <OpKind op> Array evaluate(const EvalArgs& args) {
 
 // Random draws have no gradient: the draw does not depend on a differentiable input.
 template <OpKind... ops> void define_all() {
-  (define(ops, {.family = Family::random, .arity = 1, .lowering = Lowering::reference, .cheap = false,
-                .infer = infer<ops>, .evaluate = evaluate<ops>, .vjp = no_gradient}),
+  (define(ops, {.family = Family::random,
+                .arity = 1,
+                .lowering = Lowering::reference,
+                .cheap = false,
+                .infer = infer<ops>,
+                .evaluate = evaluate<ops>,
+                .vjp = no_gradient}),
    ...);
 }
 
@@ -344,7 +350,8 @@ Tensor normal(Shape shape, double mean, double stddev, DType dtype, Loc loc) {
 
 Tensor truncated_normal(Shape shape, double mean, double stddev, double lower, double upper, DType dtype, Loc loc) {
   RandomAttr attr;
-  attr.a = lower, attr.b = upper, attr.mean = mean, attr.stddev = stddev, attr.shape = std::move(shape), attr.dtype = dtype;
+  attr.a = lower, attr.b = upper, attr.mean = mean, attr.stddev = stddev, attr.shape = std::move(shape),
+  attr.dtype = dtype;
   return draw<OpKind::RandomTruncatedNormal>("random.truncated_normal", std::move(attr), loc);
 }
 
@@ -356,7 +363,8 @@ Tensor bernoulli(Shape shape, double p, DType dtype, Loc loc) {
 
 Tensor randint(Shape shape, std::int64_t low, std::int64_t high, DType dtype, Loc loc) {
   RandomAttr attr;
-  attr.a = static_cast<double>(low), attr.b = static_cast<double>(high), attr.shape = std::move(shape), attr.dtype = dtype;
+  attr.a = static_cast<double>(low), attr.b = static_cast<double>(high), attr.shape = std::move(shape),
+  attr.dtype = dtype;
   // The bounds travel as doubles: exact up to 2^53, checked in check_params.
   if (low >= high)
     ops::raise("random.randint", {},

@@ -65,17 +65,19 @@ template <OpKind op> TensorType infer_reduce(const std::vector<Tensor>& in, cons
   } else {
     for (int ax : a.axes)
       if (x.shape()[static_cast<std::size_t>(ax)] == 0)
-        fail_shape("cannot reduce axis " + std::to_string(ax) + " of shape " + shape_string(x.shape()) +
-                       ": it has size 0 and " + op_name(op) + " has no identity",
-                   "Reduce only non-empty axes (check the shape first), or use a reduction with an identity such as sum.");
+        fail_shape(
+            "cannot reduce axis " + std::to_string(ax) + " of shape " + shape_string(x.shape()) +
+                ": it has size 0 and " + op_name(op) + " has no identity",
+            "Reduce only non-empty axes (check the shape first), or use a reduction with an identity such as sum.");
   }
   return {reduced_shape(x.shape(), a.axes, a.keepdims), x.dtype()};
 }
 
 // Accumulator type of a reduction: double for floats (a more accurate oracle than float32),
 // uint64 for integers (wrapping arithmetic, defined behavior), uint8 for bool.
-template <class T> using Acc = std::conditional_t<std::is_floating_point_v<T>, double,
-                                                  std::conditional_t<std::is_same_v<T, bool>, std::uint8_t, std::uint64_t>>;
+template <class T> using Acc =
+    std::conditional_t<std::is_floating_point_v<T>, double,
+                       std::conditional_t<std::is_same_v<T, bool>, std::uint8_t, std::uint64_t>>;
 
 template <OpKind op> Array evaluate_reduce(const EvalArgs& args) {
   const Array& x = args.inputs[0];
@@ -124,7 +126,6 @@ template <OpKind op> Array evaluate_reduce(const EvalArgs& args) {
   return out;
 }
 
-
 // ---- argmax, argmin ----
 
 template <OpKind op> TensorType infer_arg(const std::vector<Tensor>& in, const Attr& attr) {
@@ -155,7 +156,10 @@ template <OpKind op> Array evaluate_arg(const EvalArgs& args) {
           T b = at(best), v = at(k);
           if constexpr (std::is_floating_point_v<T>) {
             if (std::isnan(b)) break;
-            if (std::isnan(v)) { best = k; break; }
+            if (std::isnan(v)) {
+              best = k;
+              break;
+            }
           }
           if (op == OpKind::Argmax ? v > b : v < b) best = k;
         }
@@ -263,15 +267,14 @@ std::vector<int> normalize_axes(const char* name, const Tensor& x, const Axes& a
   for (std::size_t i = 1; i < out.size(); ++i)
     if (out[i] == out[i - 1])
       raise(name, {x},
-            {TypeProblem::Kind::shape, "axis " + std::to_string(out[i]) + " appears more than once in axes " + join_axes(axes.list()),
+            {TypeProblem::Kind::shape,
+             "axis " + std::to_string(out[i]) + " appears more than once in axes " + join_axes(axes.list()),
              "List each axis at most once."},
             loc);
   return out;
 }
 
-DType accumulation_dtype(DType d) {
-  return (d == DType::b8 || d == DType::u8 || d == DType::i32) ? DType::i64 : d;
-}
+DType accumulation_dtype(DType d) { return (d == DType::b8 || d == DType::u8 || d == DType::i32) ? DType::i64 : d; }
 
 Tensor reduce(OpKind op, const char* name, const Tensor& x, const Axes& axes, bool keepdims, Loc loc) {
   std::vector<int> normalized = normalize_axes(name, x, axes, loc);
@@ -283,7 +286,8 @@ Tensor as_float(const Tensor& x, Loc loc) { return is_floating(x.dtype()) ? x : 
 
 Tensor mean_impl(const char* name, const Tensor& x, const Axes& axes, bool keepdims, Loc loc) {
   std::vector<int> normalized = normalize_axes(name, x, axes, loc);
-  Tensor s = make_node(OpKind::Sum, {cast(x, accumulation_dtype(x.dtype()), loc)}, ReduceAttr{normalized, keepdims}, loc, name);
+  Tensor s = make_node(OpKind::Sum, {cast(x, accumulation_dtype(x.dtype()), loc)}, ReduceAttr{normalized, keepdims},
+                       loc, name);
   // Integer means are float32 (symx's default float; NumPy gives float64). An empty group gives
   // 0 / 0 = NaN, as NumPy (which also warns).
   Tensor total = as_float(s, loc);
@@ -322,20 +326,40 @@ void register_reduce_ops() {
   // Sum, prod, max and min are loops inside kernels; never recomputed (each would repeat a loop).
   auto fused = [](TensorType (*infer)(const std::vector<Tensor>&, const Attr&), Array (*evaluate)(const EvalArgs&),
                   std::vector<Tensor> (*vjp)(const Tensor&, const Tensor&)) {
-    return OpDef{.family = Family::reduction, .arity = 1, .lowering = Lowering::kernel, .cheap = false,
-                 .infer = infer, .evaluate = evaluate, .vjp = vjp};
+    return OpDef{.family = Family::reduction,
+                 .arity = 1,
+                 .lowering = Lowering::kernel,
+                 .cheap = false,
+                 .infer = infer,
+                 .evaluate = evaluate,
+                 .vjp = vjp};
   };
   define(K::Sum, fused(infer_reduce<K::Sum>, evaluate_reduce<K::Sum>, vjp_sum));
   define(K::Prod, fused(infer_reduce<K::Prod>, evaluate_reduce<K::Prod>, vjp_prod));
   define(K::Max, fused(infer_reduce<K::Max>, evaluate_reduce<K::Max>, vjp_extremum));
   define(K::Min, fused(infer_reduce<K::Min>, evaluate_reduce<K::Min>, vjp_extremum));
   // Index reductions and scans have no kernel yet: the reference evaluation runs them.
-  define(K::Argmax, {.family = Family::reduction, .arity = 1, .lowering = Lowering::reference, .cheap = false,
-                     .infer = infer_arg<K::Argmax>, .evaluate = evaluate_arg<K::Argmax>, .vjp = no_gradient});
-  define(K::Argmin, {.family = Family::reduction, .arity = 1, .lowering = Lowering::reference, .cheap = false,
-                     .infer = infer_arg<K::Argmin>, .evaluate = evaluate_arg<K::Argmin>, .vjp = no_gradient});
-  define(K::Cumsum, {.family = Family::reduction, .arity = 1, .lowering = Lowering::reference, .cheap = false,
-                     .infer = infer_cumsum, .evaluate = evaluate_cumsum, .vjp = vjp_cumsum});
+  define(K::Argmax, {.family = Family::reduction,
+                     .arity = 1,
+                     .lowering = Lowering::reference,
+                     .cheap = false,
+                     .infer = infer_arg<K::Argmax>,
+                     .evaluate = evaluate_arg<K::Argmax>,
+                     .vjp = no_gradient});
+  define(K::Argmin, {.family = Family::reduction,
+                     .arity = 1,
+                     .lowering = Lowering::reference,
+                     .cheap = false,
+                     .infer = infer_arg<K::Argmin>,
+                     .evaluate = evaluate_arg<K::Argmin>,
+                     .vjp = no_gradient});
+  define(K::Cumsum, {.family = Family::reduction,
+                     .arity = 1,
+                     .lowering = Lowering::reference,
+                     .cheap = false,
+                     .infer = infer_cumsum,
+                     .evaluate = evaluate_cumsum,
+                     .vjp = vjp_cumsum});
 }
 
 }  // namespace ops
@@ -395,7 +419,8 @@ Tensor cumsum(const Tensor& x, std::optional<int> axis, Loc loc) {
   int ax = 0;
   if (axis) ax = ops::guarded("cumsum", {x}, loc, [&] { return ops::checked_axis(*axis, x.ndim()); });
   else src = reshape(x, {-1}, loc);
-  return ops::make_node(OpKind::Cumsum, {cast(src, ops::accumulation_dtype(x.dtype()), loc)}, AxisAttr{ax}, loc, "cumsum");
+  return ops::make_node(OpKind::Cumsum, {cast(src, ops::accumulation_dtype(x.dtype()), loc)}, AxisAttr{ax}, loc,
+                        "cumsum");
 }
 
 }  // namespace symx

@@ -51,13 +51,13 @@ void copy_element(const Array& src, std::int64_t from, Array& dst, std::int64_t 
               static_cast<const char*>(src.raw_data()) + static_cast<std::size_t>(from) * n, n);
 }
 
-
 // Calls f(out_flat, multi_index) for every element of `shape`, row-major.
 template <class F> void for_each_index(const Shape& shape, F f) {
   if (num_elements(shape) == 0) return;
   IndexCounter counter(shape);
   std::int64_t flat = 0;
-  do f(flat++, counter.index); while (counter.next());
+  do f(flat++, counter.index);
+  while (counter.next());
 }
 
 std::int64_t dot(const std::vector<std::int64_t>& index, const std::vector<std::int64_t>& strides) {
@@ -92,7 +92,8 @@ void add_element(const Array& src, std::int64_t from, Array& dst, std::int64_t t
     T& d = dst.data<T>()[to];
     T s = src.data<T>()[from];
     if constexpr (std::is_same_v<T, bool>) d = d || s;
-    else if constexpr (std::is_integral_v<T>) d = static_cast<T>(static_cast<std::uint64_t>(d) + static_cast<std::uint64_t>(s));
+    else if constexpr (std::is_integral_v<T>)
+      d = static_cast<T>(static_cast<std::uint64_t>(d) + static_cast<std::uint64_t>(s));
     else d = static_cast<T>(d + s);
   });
 }
@@ -142,7 +143,8 @@ Array evaluate_transpose(const EvalArgs& args) {
   std::vector<std::int64_t> strides;
   for (int p : perm) strides.push_back(in_strides[static_cast<std::size_t>(p)]);
   Array out(args.node.type.shape, x.dtype());
-  for_each_index(out.shape(), [&](std::int64_t flat, const auto& idx) { copy_element(x, dot(idx, strides), out, flat); });
+  for_each_index(out.shape(),
+                 [&](std::int64_t flat, const auto& idx) { copy_element(x, dot(idx, strides), out, flat); });
   return out;
 }
 std::vector<Tensor> vjp_transpose(const Tensor& y, const Tensor& g) {
@@ -173,7 +175,8 @@ Array evaluate_broadcast_to(const EvalArgs& args) {
   const Array& x = args.inputs[0];
   Array out(args.node.type.shape, x.dtype());
   auto strides = broadcast_strides(x.shape(), out.shape());
-  for_each_index(out.shape(), [&](std::int64_t flat, const auto& idx) { copy_element(x, dot(idx, strides), out, flat); });
+  for_each_index(out.shape(),
+                 [&](std::int64_t flat, const auto& idx) { copy_element(x, dot(idx, strides), out, flat); });
   return out;
 }
 std::vector<Tensor> vjp_broadcast_to(const Tensor& y, const Tensor& g) {
@@ -199,8 +202,8 @@ Shape check_slice(const SliceAttr& a, const Shape& shape) {
     std::int64_t last = a.start[d] + (a.count[d] - 1) * a.step[d];
     if (a.start[d] < 0 || a.start[d] >= shape[d] || last < 0 || last >= shape[d])
       fail_shape("slice of axis " + std::to_string(d) + " (start " + std::to_string(a.start[d]) + ", count " +
-                     std::to_string(a.count[d]) + ", step " + std::to_string(a.step[d]) +
-                     ") leaves the axis of size " + std::to_string(shape[d]),
+                     std::to_string(a.count[d]) + ", step " + std::to_string(a.step[d]) + ") leaves the axis of size " +
+                     std::to_string(shape[d]),
                  "Keep every sliced index within [0, size).");
   }
   return a.count;
@@ -237,7 +240,8 @@ TensorType infer_unslice(const std::vector<Tensor>& in, const Attr& attr) {
   check_dims(a.input_shape, in[0].dtype());
   Shape counts = check_slice(a, a.input_shape);
   if (counts != in[0].shape())
-    fail_shape("the operand has shape " + shape_string(in[0].shape()) + " but the slice selects " + shape_string(counts),
+    fail_shape("the operand has shape " + shape_string(in[0].shape()) + " but the slice selects " +
+                   shape_string(counts),
                "Pass a cotangent of the slice's shape.");
   return {a.input_shape, in[0].dtype()};
 }
@@ -265,8 +269,8 @@ TensorType infer_concatenate(const std::vector<Tensor>& in, const Attr& attr) {
   for (std::size_t i = 0; i < in.size(); ++i) {
     const Tensor& t = in[i];
     if (t.dtype() != first.dtype())
-      fail_dtype("input " + std::to_string(i) + " has dtype " + std::string(dtype_name(t.dtype())) + " but input 0 has " +
-                     std::string(dtype_name(first.dtype())),
+      fail_dtype("input " + std::to_string(i) + " has dtype " + std::string(dtype_name(t.dtype())) +
+                     " but input 0 has " + std::string(dtype_name(first.dtype())),
                  "Cast the inputs to one dtype (symx::concatenate promotes them for you).");
     if (t.ndim() != first.ndim())
       fail_shape("input " + std::to_string(i) + " has " + std::to_string(t.ndim()) + " dimensions but input 0 has " +
@@ -276,13 +280,15 @@ TensorType infer_concatenate(const std::vector<Tensor>& in, const Attr& attr) {
       auto u = static_cast<std::size_t>(d);
       if (d != axis && t.shape()[u] != first.shape()[u] && !is_symbol(t.shape()[u]) && !is_symbol(first.shape()[u]))
         fail_shape("input " + std::to_string(i) + " has shape " + shape_string(t.shape()) + " but input 0 has " +
-                       shape_string(first.shape()) + "; all sizes except along axis " + std::to_string(axis) + " must match",
+                       shape_string(first.shape()) + "; all sizes except along axis " + std::to_string(axis) +
+                       " must match",
                    "Make the other axes equal, or concatenate along a different axis.");
     }
     out[static_cast<std::size_t>(axis)] += t.shape()[static_cast<std::size_t>(axis)];
   }
   // Along an axis of unknown sizes the total is unknown too: a size of its own, which a call learns.
-  bool unknown = std::any_of(in.begin(), in.end(), [&](const Tensor& t) { return is_symbol(t.shape()[static_cast<std::size_t>(axis)]); });
+  bool unknown = std::any_of(in.begin(), in.end(),
+                             [&](const Tensor& t) { return is_symbol(t.shape()[static_cast<std::size_t>(axis)]); });
   if (unknown) out[static_cast<std::size_t>(axis)] = new_symbol();
   return {out, first.dtype()};
 }
@@ -555,8 +561,13 @@ void register_shape_ops() {
   // seen with another shape; the gathers and scatters have no kernel yet.
   auto row = [](Lowering lowering, int arity, TensorType (*infer)(const std::vector<Tensor>&, const Attr&),
                 Array (*evaluate)(const EvalArgs&), std::vector<Tensor> (*vjp)(const Tensor&, const Tensor&)) {
-    return OpDef{.family = Family::shape, .arity = arity, .lowering = lowering, .cheap = lowering == Lowering::kernel,
-                 .infer = infer, .evaluate = evaluate, .vjp = vjp};
+    return OpDef{.family = Family::shape,
+                 .arity = arity,
+                 .lowering = lowering,
+                 .cheap = lowering == Lowering::kernel,
+                 .infer = infer,
+                 .evaluate = evaluate,
+                 .vjp = vjp};
   };
   using L = Lowering;
   define(K::Reshape, row(L::alias, 1, infer_reshape, evaluate_reshape, vjp_reshape));
@@ -579,7 +590,8 @@ using ops::guarded;
 using ops::raise_shape;
 using ops::raise_value;
 
-Index Index::range(std::optional<std::int64_t> start, std::optional<std::int64_t> stop, std::optional<std::int64_t> step) {
+Index Index::range(std::optional<std::int64_t> start, std::optional<std::int64_t> stop,
+                   std::optional<std::int64_t> step) {
   Index ix;
   ix.kind = Kind::slice;
   ix.start = start;
@@ -629,8 +641,9 @@ Shape reshape_unknown(const Tensor& x, Shape shape, std::size_t unknown, Loc loc
   bool divides = out_known != 0 && in_known % out_known == 0;
   if (unknown == shape.size()) {
     if (!rest.empty() || !divides || in_known != out_known)
-      raise_shape("reshape", {x}, "cannot reshape " + shape_string(x.shape()) + " into " + shape_string(shape) +
-                  ": the sizes unknown until a call (None) must go somewhere",
+      raise_shape("reshape", {x},
+                  "cannot reshape " + shape_string(x.shape()) + " into " + shape_string(shape) +
+                      ": the sizes unknown until a call (None) must go somewhere",
                   "Use -1 for the axis that takes them, e.g. reshape(x, (-1, " + std::to_string(in_known) + ")).", loc);
     return shape;
   }
@@ -650,12 +663,15 @@ Tensor reshape(const Tensor& x, Shape shape, Loc loc) {
   for (std::size_t d = 0; d < shape.size(); ++d)
     if (shape[d] == -1) {
       if (unknown != shape.size())
-        raise_value("reshape", {x}, "shape " + shape_string(shape) + " has more than one -1", "Use -1 for at most one axis.", loc);
+        raise_value("reshape", {x}, "shape " + shape_string(shape) + " has more than one -1",
+                    "Use -1 for at most one axis.", loc);
       unknown = d;
     }
   if (has_symbols(x.shape()) || has_symbols(shape)) {
     if (!has_symbols(x.shape()))
-      raise_shape("reshape", {x}, "cannot reshape " + shape_string(x.shape()) + " into " + shape_string(shape) + ", whose size is unknown",
+      raise_shape("reshape", {x},
+                  "cannot reshape " + shape_string(x.shape()) + " into " + shape_string(shape) +
+                      ", whose size is unknown",
                   "Reshape into known sizes.", loc);
     shape = reshape_unknown(x, std::move(shape), unknown, loc);
     if (shape == x.shape()) return x;
@@ -674,7 +690,8 @@ Tensor reshape(const Tensor& x, Shape shape, Loc loc) {
   }
   if (unknown != shape.size()) {
     if (known == 0 || x.size() % known != 0)
-      raise_shape("reshape", {x}, "cannot reshape " + std::to_string(x.size()) + " elements into shape " + shape_string(shape),
+      raise_shape("reshape", {x},
+                  "cannot reshape " + std::to_string(x.size()) + " elements into shape " + shape_string(shape),
                   "Choose a shape whose known sizes divide the element count (and are not zero).", loc);
     shape[unknown] = x.size() / known;
   }
@@ -712,8 +729,9 @@ Tensor squeeze(const Tensor& x, std::vector<int> axes, Loc loc) {
     for (int a : axes) {
       int d = guarded("squeeze", {x}, loc, [&] { return ops::checked_axis(a, x.ndim()); });
       if (x.shape()[static_cast<std::size_t>(d)] != 1)
-        raise_shape("squeeze", {x}, "cannot squeeze axis " + std::to_string(d) + " of size " +
-                                        std::to_string(x.shape()[static_cast<std::size_t>(d)]),
+        raise_shape("squeeze", {x},
+                    "cannot squeeze axis " + std::to_string(d) + " of size " +
+                        std::to_string(x.shape()[static_cast<std::size_t>(d)]),
                     "Only size-1 axes can be removed; pick axes of size 1 or reshape instead.", loc);
       drop[static_cast<std::size_t>(d)] = true;
     }
@@ -742,7 +760,8 @@ std::vector<Tensor> promoted(const std::vector<Tensor>& xs, Loc loc) {
 
 Tensor concatenate(const std::vector<Tensor>& xs, int axis, Loc loc) {
   if (xs.empty()) raise_value("concatenate", {}, "needs at least one tensor", "Pass a non-empty list of tensors.", loc);
-  int ax = xs[0].ndim() == 0 ? 0 : guarded("concatenate", xs, loc, [&] { return ops::checked_axis(axis, xs[0].ndim()); });
+  int ax =
+      xs[0].ndim() == 0 ? 0 : guarded("concatenate", xs, loc, [&] { return ops::checked_axis(axis, xs[0].ndim()); });
   std::vector<Tensor> inputs = promoted(xs, loc);
   Tensor r = ops::make_node(OpKind::Concatenate, inputs, AxisAttr{ax}, loc, "concatenate");
   return inputs.size() == 1 ? inputs[0] : r;
@@ -752,8 +771,9 @@ Tensor stack(const std::vector<Tensor>& xs, int axis, Loc loc) {
   if (xs.empty()) raise_value("stack", {}, "needs at least one tensor", "Pass a non-empty list of tensors.", loc);
   for (std::size_t i = 1; i < xs.size(); ++i)
     if (!shapes_match(xs[i].shape(), xs[0].shape()))
-      raise_shape("stack", xs, "input " + std::to_string(i) + " has shape " + shape_string(xs[i].shape()) +
-                                   " but input 0 has " + shape_string(xs[0].shape()),
+      raise_shape("stack", xs,
+                  "input " + std::to_string(i) + " has shape " + shape_string(xs[i].shape()) + " but input 0 has " +
+                      shape_string(xs[0].shape()),
                   "Stacked tensors must all have the same shape; reshape or broadcast them first.", loc);
   int ax = guarded("stack", xs, loc, [&] { return ops::checked_axis(axis, xs[0].ndim() + 1); });
   std::vector<Tensor> expanded;
@@ -768,8 +788,9 @@ std::vector<Tensor> split(const Tensor& x, std::int64_t sections, int axis, Loc 
     raise_value("split", {x}, "the number of sections must be positive, got " + std::to_string(sections),
                 "Pass sections >= 1.", loc);
   if (n % sections != 0)
-    raise_shape("split", {x}, "axis " + std::to_string(ax) + " of size " + std::to_string(n) +
-                                  " does not split into " + std::to_string(sections) + " equal sections",
+    raise_shape("split", {x},
+                "axis " + std::to_string(ax) + " of size " + std::to_string(n) + " does not split into " +
+                    std::to_string(sections) + " equal sections",
                 "Choose a number of sections that divides the axis size, or pass split indices.", loc);
   std::vector<Tensor> out;
   std::int64_t part = n / sections;
@@ -802,8 +823,9 @@ Tensor slice(const Tensor& x, const std::vector<Index>& index, Loc loc) {
   }
   if (ellipses > 1) raise_value("slice", {x}, "an index can have only one ellipsis", "Remove the extra ellipses.", loc);
   if (consumed > x.ndim())
-    raise_shape("slice", {x}, "too many indices: " + std::to_string(consumed) + " for a tensor with " +
-                                  std::to_string(x.ndim()) + " dimensions",
+    raise_shape("slice", {x},
+                "too many indices: " + std::to_string(consumed) + " for a tensor with " + std::to_string(x.ndim()) +
+                    " dimensions",
                 "Index at most one entry per axis.", loc);
   const Shape& shape = x.shape();
   SliceAttr a;
@@ -821,12 +843,14 @@ Tensor slice(const Tensor& x, const std::vector<Index>& index, Loc loc) {
       case Index::Kind::integer: {
         std::int64_t n = shape[d], v = ix.value;
         if (is_symbol(n) && v < 0)
-          raise_shape("slice", {x}, "index " + std::to_string(v) + " counts from the end of axis " + std::to_string(d) +
-                                        ", whose size is unknown (None) until the function is called",
+          raise_shape("slice", {x},
+                      "index " + std::to_string(v) + " counts from the end of axis " + std::to_string(d) +
+                          ", whose size is unknown (None) until the function is called",
                       "Index from the start, or give the placeholder a fixed size on that axis.", loc);
         if (!is_symbol(n) && (v < -n || v >= n))
-          raise_shape("slice", {x}, "index " + std::to_string(v) + " is out of bounds for axis " + std::to_string(d) +
-                                        " with size " + std::to_string(n),
+          raise_shape("slice", {x},
+                      "index " + std::to_string(v) + " is out of bounds for axis " + std::to_string(d) + " with size " +
+                          std::to_string(n),
                       "Use an index in [" + std::to_string(-n) + ", " + std::to_string(n) + ").", loc);
         a.start.push_back(v < 0 ? v + n : v);
         a.count.push_back(1);
@@ -841,7 +865,9 @@ Tensor slice(const Tensor& x, const std::vector<Index>& index, Loc loc) {
         if (is_symbol(shape[d])) {
           bool whole = (!ix.start || *ix.start == 0) && !ix.stop && (!ix.step || *ix.step == 1);
           if (!whole)
-            raise_shape("slice", {x}, "slicing axis " + std::to_string(d) + " needs its size, which is unknown (None) until the function is called",
+            raise_shape("slice", {x},
+                        "slicing axis " + std::to_string(d) +
+                            " needs its size, which is unknown (None) until the function is called",
                         "Keep that axis whole (:), or give the placeholder a fixed size on that axis.", loc);
           keep_axis();
           break;
@@ -876,28 +902,30 @@ Tensor take(const Tensor& x, const Tensor& indices, std::optional<int> axis, Loc
 Tensor take_along_axis(const Tensor& x, const Tensor& indices, int axis, Loc loc) {
   int ax = guarded("take_along_axis", {x, indices}, loc, [&] { return ops::checked_axis(axis, x.ndim()); });
   if (indices.ndim() != x.ndim())
-    raise_shape("take_along_axis", {x, indices}, "the indices have " + std::to_string(indices.ndim()) +
-                                                     " dimensions but the tensor has " + std::to_string(x.ndim()),
+    raise_shape("take_along_axis", {x, indices},
+                "the indices have " + std::to_string(indices.ndim()) + " dimensions but the tensor has " +
+                    std::to_string(x.ndim()),
                 "Give the indices the same number of dimensions as the tensor (expand_dims).", loc);
   // The other axes broadcast against each other, as NumPy.
   Shape xs = x.shape(), is = indices.shape();
   for (std::size_t d = 0; d < xs.size(); ++d) {
     if (static_cast<int>(d) == ax || xs[d] == is[d]) continue;
     if (xs[d] != 1 && is[d] != 1)
-      raise_shape("take_along_axis", {x, indices}, "the indices' size " + std::to_string(is[d]) + " on axis " +
-                                                       std::to_string(d) + " does not broadcast with the tensor's size " +
-                                                       std::to_string(xs[d]),
+      raise_shape("take_along_axis", {x, indices},
+                  "the indices' size " + std::to_string(is[d]) + " on axis " + std::to_string(d) +
+                      " does not broadcast with the tensor's size " + std::to_string(xs[d]),
                   "Match the sizes of every axis other than the indexed one, or make them 1.", loc);
     xs[d] = is[d] = std::max(xs[d], is[d]);
   }
-  return ops::make_node(OpKind::TakeAlongAxis, {broadcast_to(x, xs, loc), broadcast_to(indices, is, loc)}, AxisAttr{ax}, loc,
-                        "take_along_axis");
+  return ops::make_node(OpKind::TakeAlongAxis, {broadcast_to(x, xs, loc), broadcast_to(indices, is, loc)}, AxisAttr{ax},
+                        loc, "take_along_axis");
 }
 
 Tensor pad(const Tensor& x, const std::vector<std::pair<std::int64_t, std::int64_t>>& widths, double value, Loc loc) {
   if (widths.size() != static_cast<std::size_t>(x.ndim()) && widths.size() != 1)
-    raise_shape("pad", {x}, "got " + std::to_string(widths.size()) + " (before, after) pairs for a tensor with " +
-                                std::to_string(x.ndim()) + " dimensions",
+    raise_shape("pad", {x},
+                "got " + std::to_string(widths.size()) + " (before, after) pairs for a tensor with " +
+                    std::to_string(x.ndim()) + " dimensions",
                 "Give one pair per axis, or a single pair for all axes.", loc);
   PadAttr a;
   a.value = value;
@@ -933,7 +961,9 @@ Tensor flip(const Tensor& x, std::vector<int> axes, Loc loc) {
 
 Tensor tile(const Tensor& x, const std::vector<std::int64_t>& reps, Loc loc) {
   for (auto r : reps)
-    if (r < 0) raise_value("tile", {x}, "negative repetition count " + std::to_string(r), "Repetitions must be zero or more.", loc);
+    if (r < 0)
+      raise_value("tile", {x}, "negative repetition count " + std::to_string(r), "Repetitions must be zero or more.",
+                  loc);
   std::size_t n = std::max(reps.size(), static_cast<std::size_t>(x.ndim()));
   Shape shape(n - static_cast<std::size_t>(x.ndim()), 1), r(n - reps.size(), 1);
   shape.insert(shape.end(), x.shape().begin(), x.shape().end());
@@ -950,7 +980,8 @@ Tensor tile(const Tensor& x, const std::vector<std::int64_t>& reps, Loc loc) {
 
 Tensor repeat(const Tensor& x, std::int64_t repeats, std::optional<int> axis, Loc loc) {
   if (repeats < 0)
-    raise_value("repeat", {x}, "negative repeat count " + std::to_string(repeats), "Repeats must be zero or more.", loc);
+    raise_value("repeat", {x}, "negative repeat count " + std::to_string(repeats), "Repeats must be zero or more.",
+                loc);
   Tensor src = axis ? x : reshape(x, {-1}, loc);
   int ax = axis ? guarded("repeat", {x}, loc, [&] { return ops::checked_axis(*axis, x.ndim()); }) : 0;
   Shape expanded = src.shape(), target = src.shape(), result = src.shape();
@@ -964,7 +995,8 @@ Tensor repeat(const Tensor& x, std::int64_t repeats, std::optional<int> axis, Lo
 Tensor one_hot(const Tensor& labels, std::int64_t depth, DType dtype, Loc loc) {
   if (!is_integer(labels.dtype()))
     ops::raise("one_hot", {labels},
-               {ops::TypeProblem::Kind::dtype, "labels must have an integer dtype, got " + std::string(dtype_name(labels.dtype())),
+               {ops::TypeProblem::Kind::dtype,
+                "labels must have an integer dtype, got " + std::string(dtype_name(labels.dtype())),
                 "Cast the labels with astype(int64)."},
                loc);
   if (depth < 0) raise_value("one_hot", {labels}, "negative depth " + std::to_string(depth), "Pass depth >= 0.", loc);

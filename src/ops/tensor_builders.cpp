@@ -34,7 +34,8 @@ Tensor placeholder(Shape shape, DType dtype, const std::string& name, Loc loc) {
     if (d == kDynamic) d = new_symbol();  // each unknown size its own symbol
   ops::check_user_shape(name.empty() ? "placeholder" : ("placeholder '" + name + "'").c_str(), shape, dtype, loc);
   Graph& g = default_graph();
-  Tensor t = make_leaf(OpKind::Placeholder, {std::move(shape), dtype}, g.unique_name(name.empty() ? "placeholder" : name), NoAttr{}, loc);
+  Tensor t = make_leaf(OpKind::Placeholder, {std::move(shape), dtype},
+                       g.unique_name(name.empty() ? "placeholder" : name), NoAttr{}, loc);
   g.add_placeholder(t);
   return t;
 }
@@ -44,21 +45,24 @@ Tensor variable(const Array& value, const std::string& name, bool trainable, Loc
   auto state = detail::make_variable_state(value.copy(), trainable);
   // reset_variables restores the first value; sharing its storage costs one copy on the first update.
   state->initializer = [first = state->value](const Shape&, DType) { return first; };
-  Tensor t = make_leaf(OpKind::Variable, {value.shape(), value.dtype()}, g.unique_name(name.empty() ? "variable" : name), NoAttr{}, loc,
-                       std::move(state));
+  Tensor t = make_leaf(OpKind::Variable, {value.shape(), value.dtype()},
+                       g.unique_name(name.empty() ? "variable" : name), NoAttr{}, loc, std::move(state));
   g.add_variable(t);
   return t;
 }
 
 Tensor variable(const Initializer& init, Shape shape, DType dtype, const std::string& name, bool trainable, Loc loc) {
   std::string what = name.empty() ? std::string("variable") : "variable '" + name + "'";
-  if (!init) throw ValueError(what + ": the initializer is empty. Pass a function of (shape, dtype), such as nn::init::zeros().");
+  if (!init)
+    throw ValueError(what +
+                     ": the initializer is empty. Pass a function of (shape, dtype), such as nn::init::zeros().");
   ops::check_user_shape(what.c_str(), shape, dtype, loc);
   Array value = init(shape, dtype);
   if (value.shape() != shape || value.dtype() != dtype)
     throw ValueError(what + ": the initializer returned a " + shape_string(value.shape()) + " " +
                      std::string(dtype_name(value.dtype())) + " array for a " + shape_string(shape) + " " +
-                     std::string(dtype_name(dtype)) + " variable. An initializer must return an array of the shape and dtype it is given.");
+                     std::string(dtype_name(dtype)) +
+                     " variable. An initializer must return an array of the shape and dtype it is given.");
   Graph& g = default_graph();
   auto state = detail::make_variable_state(std::move(value), trainable);
   state->initializer = init;

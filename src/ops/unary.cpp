@@ -119,7 +119,8 @@ template <> struct Unary<K::Negative> {
   static constexpr Category category = Category::signed_numeric;
   static constexpr bool cheap = true;
   template <class T> static T value(T v) {
-    if constexpr (std::is_same_v<T, bool>) return v; else return static_cast<T>(-v);
+    if constexpr (std::is_same_v<T, bool>) return v;
+    else return static_cast<T>(-v);
   }
   static Grads vjp(const Tensor&, const Tensor& g) { return {-g}; }
 };
@@ -136,7 +137,8 @@ template <> struct Unary<K::Abs> {
   static constexpr Category category = Category::numeric;
   static constexpr bool cheap = true;
   template <class T> static T value(T v) {
-    if constexpr (std::is_same_v<T, bool>) return v; else return v < 0 ? static_cast<T>(-v) : v;
+    if constexpr (std::is_same_v<T, bool>) return v;
+    else return v < 0 ? static_cast<T>(-v) : v;
   }
   static Grads vjp(const Tensor& y, const Tensor& g) { return {g * sign(input_of(y))}; }
 };
@@ -145,7 +147,8 @@ template <> struct Unary<K::Square> {
   static constexpr bool cheap = true;
   // v * v for booleans is v (NumPy agrees).
   template <class T> static T value(T v) {
-    if constexpr (std::is_same_v<T, bool>) return v; else return static_cast<T>(v * v);
+    if constexpr (std::is_same_v<T, bool>) return v;
+    else return static_cast<T>(v * v);
   }
   static Grads vjp(const Tensor& y, const Tensor& g) { return {g * 2 * input_of(y)}; }
 };
@@ -171,12 +174,14 @@ template <> struct Unary<K::LogicalNot> : PredicateOp {
 };
 template <> struct Unary<K::IsNan> : PredicateOp {
   template <class T> static bool value(T v) {
-    if constexpr (std::is_floating_point_v<T>) return std::isnan(v); else return false;
+    if constexpr (std::is_floating_point_v<T>) return std::isnan(v);
+    else return false;
   }
 };
 template <> struct Unary<K::IsFinite> : PredicateOp {
   template <class T> static bool value(T v) {
-    if constexpr (std::is_floating_point_v<T>) return std::isfinite(v); else return true;
+    if constexpr (std::is_floating_point_v<T>) return std::isfinite(v);
+    else return true;
   }
 };
 
@@ -233,7 +238,8 @@ template <OpKind op> Array evaluate(const EvalArgs& args) {
   if constexpr (Rule::category == Category::floating) {
     return map_unary(x, x.dtype(), [](auto v) {
       using T = decltype(v);
-      if constexpr (std::is_floating_point_v<T>) return Rule::value(v); else return v;
+      if constexpr (std::is_floating_point_v<T>) return Rule::value(v);
+      else return v;
     });
   } else if constexpr (Rule::category == Category::predicate) {
     return map_unary(x, DType::b8, [](auto v) { return Rule::value(v); });
@@ -245,8 +251,13 @@ template <OpKind op> Array evaluate(const EvalArgs& args) {
 }
 
 template <OpKind... ops> void define_all() {
-  (define(ops, {.family = Family::elementwise, .arity = 1, .lowering = Lowering::kernel, .cheap = Unary<ops>::cheap,
-                .infer = infer<ops>, .evaluate = evaluate<ops>, .vjp = Unary<ops>::vjp}),
+  (define(ops, {.family = Family::elementwise,
+                .arity = 1,
+                .lowering = Lowering::kernel,
+                .cheap = Unary<ops>::cheap,
+                .infer = infer<ops>,
+                .evaluate = evaluate<ops>,
+                .vjp = Unary<ops>::vjp}),
    ...);
 }
 
@@ -261,8 +272,8 @@ Tensor unary_float(OpKind op, const Tensor& x, Loc loc) {
 
 void register_unary_ops() {
   define_all<K::Negative, K::Abs, K::Sign, K::Exp, K::Expm1, K::Log, K::Log1p, K::Sqrt, K::Rsqrt, K::Square,
-             K::Reciprocal, K::Sin, K::Cos, K::Tan, K::Tanh, K::Arctan, K::Sigmoid, K::Erf, K::Floor, K::Ceil,
-             K::Round, K::LogicalNot, K::BitwiseNot, K::IsNan, K::IsFinite, K::Cast, K::StopGradient>();
+             K::Reciprocal, K::Sin, K::Cos, K::Tan, K::Tanh, K::Arctan, K::Sigmoid, K::Erf, K::Floor, K::Ceil, K::Round,
+             K::LogicalNot, K::BitwiseNot, K::IsNan, K::IsFinite, K::Cast, K::StopGradient>();
 }
 
 }  // namespace ops

@@ -43,7 +43,8 @@ Tensor unshifted(const Tensor& s, int axis) {
   if (!is(s, OpKind::Subtract)) return s;
   Tensor m = in(s, 1);
   if (is(m, OpKind::StopGradient)) m = in(m, 0);
-  bool own_max = is(m, OpKind::Max) && in(m, 0) == in(s, 0) && std::get<ReduceAttr>(m.node().attr) == ReduceAttr{{axis}, true};
+  bool own_max =
+      is(m, OpKind::Max) && in(m, 0) == in(s, 0) && std::get<ReduceAttr>(m.node().attr) == ReduceAttr{{axis}, true};
   return own_max ? in(s, 0) : s;
 }
 
@@ -54,7 +55,8 @@ std::optional<std::pair<Tensor, int>> log_softmax_input(const Tensor& t) {
   if (!is(t, OpKind::Subtract)) return std::nullopt;
   const Tensor& s = in(t, 0);
   const Tensor& l = in(t, 1);
-  if (!is(l, OpKind::Log) || !is(in(l, 0), OpKind::Sum) || !is(in(in(l, 0), 0), OpKind::Exp) || !(in(in(in(l, 0), 0), 0) == s))
+  if (!is(l, OpKind::Log) || !is(in(l, 0), OpKind::Sum) || !is(in(in(l, 0), 0), OpKind::Exp) ||
+      !(in(in(in(l, 0), 0), 0) == s))
     return std::nullopt;
   const auto& r = std::get<ReduceAttr>(in(l, 0).node().attr);
   if (r.axes.size() != 1 || !r.keepdims) return std::nullopt;
@@ -100,7 +102,8 @@ Tensor row_constant(const Tensor& u, const Tensor& x, int axis) {
   if (auto v = uniform_constant(u)) return constant(Array::full(row, *v, x.dtype()));
   const Tensor& w = is(u, OpKind::BroadcastTo) ? in(u, 0) : u;
   const std::size_t lead = x.shape().size() - w.shape().size();
-  if (w.shape().size() <= x.shape().size() && (static_cast<std::size_t>(axis) < lead || w.shape()[static_cast<std::size_t>(axis) - lead] == 1))
+  if (w.shape().size() <= x.shape().size() &&
+      (static_cast<std::size_t>(axis) < lead || w.shape()[static_cast<std::size_t>(axis) - lead] == 1))
     return reshape(broadcast_to(w, keep), row);
   if (is(w, OpKind::Constant) && w.shape() == x.shape()) {  // a folded broadcast
     const Array& a = std::get<ConstantAttr>(w.node().attr).value;
@@ -260,9 +263,7 @@ Roots apply_rules(const Roots& roots, std::span<const Rule> rules) {
 
 bool is_random(OpKind op) { return ops::op_def(op).random(); }
 
-bool same_roots(const Roots& a, const Roots& b) {
-  return std::equal(a.begin(), a.end(), b.begin(), b.end());
-}
+bool same_roots(const Roots& a, const Roots& b) { return std::equal(a.begin(), a.end(), b.begin(), b.end()); }
 
 }  // namespace
 

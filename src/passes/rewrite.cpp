@@ -23,8 +23,9 @@ int debug_level() {
 
 void note_rule(const char* rule, const Tensor& node) {
   ++counts[rule];
-  if (debug_level() >= 2) std::fprintf(stderr, "[symx] rewrite %s at %s#%llu\n", rule, op_name(node.op()),
-                                       static_cast<unsigned long long>(node.id()));
+  if (debug_level() >= 2)
+    std::fprintf(stderr, "[symx] rewrite %s at %s#%llu\n", rule, op_name(node.op()),
+                 static_cast<unsigned long long>(node.id()));
 }
 
 int rule_count(const std::string& rule) {

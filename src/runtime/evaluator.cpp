@@ -33,14 +33,16 @@ bool check_feed_value(const Tensor& p, const Array& value, const char* context) 
                               shape_string(p.shape()) + " " + std::string(dtype_name(p.dtype())) + " but received " +
                               shape_string(value.shape()) + " " + std::string(dtype_name(value.dtype()));
   if (value.shape() != p.shape())
-    throw ShapeError(expects + ". Pass an array of shape " + shape_string(p.shape()) + " (reshape it, or make the "
+    throw ShapeError(expects + ". Pass an array of shape " + shape_string(p.shape()) +
+                     " (reshape it, or make the "
                      "placeholder's shape match the data).");
   if (promote_types(value.dtype(), p.dtype()) == p.dtype()) return false;
   const std::string name(dtype_name(p.dtype()));
-  throw DTypeError(expects + ", which does not convert to " + name + " without loss. Convert it yourself if that "
-                   "is what you want: array.astype(numpy." + (p.dtype() == DType::b8 ? "bool_" : name) +
-                   ") in Python, array.astype(symx::" + cpp_dtype_name(p.dtype()) +
-                   ") in C++; or give the placeholder the data's dtype.");
+  throw DTypeError(expects + ", which does not convert to " + name +
+                   " without loss. Convert it yourself if that "
+                   "is what you want: array.astype(numpy." +
+                   (p.dtype() == DType::b8 ? "bool_" : name) + ") in Python, array.astype(symx::" +
+                   cpp_dtype_name(p.dtype()) + ") in C++; or give the placeholder the data's dtype.");
 }
 
 Array feed_value(const Tensor& p, const Array& value, const char* context) {
@@ -51,8 +53,8 @@ std::vector<Array> evaluate(const std::vector<Tensor>& outputs, const Feed& feed
   std::unordered_map<const Node*, Array> values;
   for (const auto& [p, value] : feed) {
     if (p.op() != OpKind::Placeholder)
-      throw ValueError(std::string(context) + ": the feed gives a value for '" + p.label() + "', a " +
-                       op_name(p.op()) + "; only placeholders can be fed. Use clone() to replace other nodes.");
+      throw ValueError(std::string(context) + ": the feed gives a value for '" + p.label() + "', a " + op_name(p.op()) +
+                       "; only placeholders can be fed. Use clone() to replace other nodes.");
     values[&p.node()] = feed_value(p, value, context);
   }
   for (const Tensor& t : topological_order(outputs)) {
@@ -101,7 +103,8 @@ std::vector<VariableAccess> variable_accesses(const std::vector<Tensor>& roots, 
   std::sort(accesses.begin(), accesses.end(), [](const VariableAccess& a, const VariableAccess& b) {
     return a.state != b.state ? std::less<VariableState*>()(a.state, b.state) : a.write > b.write;
   });
-  accesses.erase(std::unique(accesses.begin(), accesses.end(), [](const VariableAccess& a, const VariableAccess& b) { return a.state == b.state; }),
+  accesses.erase(std::unique(accesses.begin(), accesses.end(),
+                             [](const VariableAccess& a, const VariableAccess& b) { return a.state == b.state; }),
                  accesses.end());
   return accesses;
 }

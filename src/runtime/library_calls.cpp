@@ -23,8 +23,17 @@ namespace {
 using namespace detail;
 
 // Which library call computes an op.
-enum class Route { none, matmul, conv_forward, conv_backward_data, conv_backward_weights, max_pool, max_pool_grad,
-                   avg_pool, avg_pool_grad };
+enum class Route {
+  none,
+  matmul,
+  conv_forward,
+  conv_backward_data,
+  conv_backward_weights,
+  max_pool,
+  max_pool_grad,
+  avg_pool,
+  avg_pool_grad
+};
 
 // The one switch over the ops here: it names every op, so that a new op does not compile until it
 // says whether a library call runs it.
@@ -39,26 +48,92 @@ Route route_of(OpKind op) {
     case OpKind::AvgPool: return Route::avg_pool;
     case OpKind::AvgPoolGrad: return Route::avg_pool_grad;
     // Generated kernels or the reference evaluation.
-    case OpKind::Placeholder: case OpKind::Variable: case OpKind::Constant: case OpKind::Negative: case OpKind::Abs:
-    case OpKind::Sign: case OpKind::Exp: case OpKind::Expm1: case OpKind::Log: case OpKind::Log1p: case OpKind::Sqrt:
-    case OpKind::Rsqrt: case OpKind::Square: case OpKind::Reciprocal: case OpKind::Sin: case OpKind::Cos:
-    case OpKind::Tan: case OpKind::Tanh: case OpKind::Arctan: case OpKind::Sigmoid: case OpKind::Erf:
-    case OpKind::Floor: case OpKind::Ceil: case OpKind::Round: case OpKind::LogicalNot: case OpKind::IsNan:
-    case OpKind::BitwiseNot: case OpKind::IsFinite: case OpKind::Cast: case OpKind::StopGradient: case OpKind::Add:
-    case OpKind::Subtract: case OpKind::Multiply: case OpKind::Divide: case OpKind::Power: case OpKind::Maximum:
-    case OpKind::Minimum: case OpKind::Mod: case OpKind::Arctan2: case OpKind::Equal: case OpKind::NotEqual:
-    case OpKind::Less: case OpKind::LessEqual: case OpKind::Greater: case OpKind::GreaterEqual:
-    case OpKind::LogicalAnd: case OpKind::LogicalOr: case OpKind::FloorDivide: case OpKind::BitwiseAnd:
-    case OpKind::BitwiseOr: case OpKind::BitwiseXor: case OpKind::LeftShift: case OpKind::RightShift:
-    case OpKind::Where: case OpKind::Sum: case OpKind::Prod: case OpKind::Max: case OpKind::Min: case OpKind::Argmax:
-    case OpKind::Argmin: case OpKind::Cumsum: case OpKind::Reshape: case OpKind::Transpose: case OpKind::BroadcastTo:
-    case OpKind::Concatenate: case OpKind::Slice: case OpKind::Unslice: case OpKind::Pad: case OpKind::Take:
-    case OpKind::ScatterAdd: case OpKind::TakeAlongAxis: case OpKind::ScatterAddAlongAxis: case OpKind::Inv:
-    case OpKind::Det: case OpKind::Slogdet: case OpKind::Cholesky: case OpKind::Solve: case OpKind::TriangularSolve:
-    case OpKind::SoftmaxCrossEntropy: case OpKind::SoftmaxCrossEntropyGrad: case OpKind::RandomUniform:
-    case OpKind::RandomNormal: case OpKind::RandomTruncatedNormal: case OpKind::RandomBernoulli:
-    case OpKind::RandomRandint: case OpKind::RandomPermutation:
-      return Route::none;
+    case OpKind::Placeholder:
+    case OpKind::Variable:
+    case OpKind::Constant:
+    case OpKind::Negative:
+    case OpKind::Abs:
+    case OpKind::Sign:
+    case OpKind::Exp:
+    case OpKind::Expm1:
+    case OpKind::Log:
+    case OpKind::Log1p:
+    case OpKind::Sqrt:
+    case OpKind::Rsqrt:
+    case OpKind::Square:
+    case OpKind::Reciprocal:
+    case OpKind::Sin:
+    case OpKind::Cos:
+    case OpKind::Tan:
+    case OpKind::Tanh:
+    case OpKind::Arctan:
+    case OpKind::Sigmoid:
+    case OpKind::Erf:
+    case OpKind::Floor:
+    case OpKind::Ceil:
+    case OpKind::Round:
+    case OpKind::LogicalNot:
+    case OpKind::IsNan:
+    case OpKind::BitwiseNot:
+    case OpKind::IsFinite:
+    case OpKind::Cast:
+    case OpKind::StopGradient:
+    case OpKind::Add:
+    case OpKind::Subtract:
+    case OpKind::Multiply:
+    case OpKind::Divide:
+    case OpKind::Power:
+    case OpKind::Maximum:
+    case OpKind::Minimum:
+    case OpKind::Mod:
+    case OpKind::Arctan2:
+    case OpKind::Equal:
+    case OpKind::NotEqual:
+    case OpKind::Less:
+    case OpKind::LessEqual:
+    case OpKind::Greater:
+    case OpKind::GreaterEqual:
+    case OpKind::LogicalAnd:
+    case OpKind::LogicalOr:
+    case OpKind::FloorDivide:
+    case OpKind::BitwiseAnd:
+    case OpKind::BitwiseOr:
+    case OpKind::BitwiseXor:
+    case OpKind::LeftShift:
+    case OpKind::RightShift:
+    case OpKind::Where:
+    case OpKind::Sum:
+    case OpKind::Prod:
+    case OpKind::Max:
+    case OpKind::Min:
+    case OpKind::Argmax:
+    case OpKind::Argmin:
+    case OpKind::Cumsum:
+    case OpKind::Reshape:
+    case OpKind::Transpose:
+    case OpKind::BroadcastTo:
+    case OpKind::Concatenate:
+    case OpKind::Slice:
+    case OpKind::Unslice:
+    case OpKind::Pad:
+    case OpKind::Take:
+    case OpKind::ScatterAdd:
+    case OpKind::TakeAlongAxis:
+    case OpKind::ScatterAddAlongAxis:
+    case OpKind::Inv:
+    case OpKind::Det:
+    case OpKind::Slogdet:
+    case OpKind::Cholesky:
+    case OpKind::Solve:
+    case OpKind::TriangularSolve:
+    case OpKind::SoftmaxCrossEntropy:
+    case OpKind::SoftmaxCrossEntropyGrad:
+    case OpKind::RandomUniform:
+    case OpKind::RandomNormal:
+    case OpKind::RandomTruncatedNormal:
+    case OpKind::RandomBernoulli:
+    case OpKind::RandomRandint:
+    case OpKind::RandomPermutation: return Route::none;
   }
   throw InternalError("library calls: op kind " + std::to_string(static_cast<int>(op)) + " is not in the op list");
 }
@@ -84,7 +159,10 @@ std::unique_ptr<LibraryCall> make_float32_dnnl_call(const Tensor& node, Route ro
       case Route::conv_backward_weights: return make_conv_call(node, ConvDirection::backward_weights);
       case Route::avg_pool: return make_avg_pool_call(node, false);
       case Route::avg_pool_grad: return make_avg_pool_call(node, true);
-      case Route::none: case Route::matmul: case Route::max_pool: case Route::max_pool_grad: return nullptr;
+      case Route::none:
+      case Route::matmul:
+      case Route::max_pool:
+      case Route::max_pool_grad: return nullptr;
     }
   } catch (const dnnl::error&) {
     return nullptr;  // no implementation for these attributes: the reference evaluator runs it
@@ -118,7 +196,6 @@ bool supports_epilogue(const Tensor& product, bool relu) {
   return dt == DType::f32 && (sb.size() == 2 || Shape(sa.begin(), sa.end() - 2) == Shape(sb.begin(), sb.end() - 2));
 }
 
-
 std::unique_ptr<LibraryCall> make_library_call(const codegen::Step& step) {
   if (step.epilogue) return make_epilogue_call(*step.epilogue, step.transposed);
   const Tensor& node = step.node;
@@ -132,12 +209,15 @@ std::unique_ptr<LibraryCall> make_library_call(const codegen::Step& step) {
     case Route::matmul:
       if (node.shape().size() < 2 || any_empty(node)) return nullptr;
       return make_matmul_call(node, false, step.transposed);
-    case Route::max_pool: case Route::max_pool_grad:
+    case Route::max_pool:
+    case Route::max_pool_grad:
       if (any_empty(node)) return nullptr;
       return make_max_pool_call(node, route == Route::max_pool_grad);
-    case Route::conv_forward: case Route::conv_backward_data: case Route::conv_backward_weights:
-    case Route::avg_pool: case Route::avg_pool_grad:
-      return make_float32_dnnl_call(node, route);
+    case Route::conv_forward:
+    case Route::conv_backward_data:
+    case Route::conv_backward_weights:
+    case Route::avg_pool:
+    case Route::avg_pool_grad: return make_float32_dnnl_call(node, route);
     case Route::none: return nullptr;
   }
   return nullptr;

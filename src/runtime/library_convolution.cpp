@@ -48,14 +48,16 @@ dnnl::convolution_forward::primitive_desc conv_forward_pd(const ConvGeometry& g,
                                                           const memory::desc* bias = nullptr, bool relu = false) {
   using forward = dnnl::convolution_forward;
   auto algorithm = dnnl::algorithm::convolution_direct;
-  forward::desc d = bias ? forward::desc(kind, algorithm, g.src, g.weights, *bias, g.dst, g.strides, g.dilates, g.pad_l, g.pad_r)
-                         : forward::desc(kind, algorithm, g.src, g.weights, g.dst, g.strides, g.dilates, g.pad_l, g.pad_r);
+  forward::desc d =
+      bias ? forward::desc(kind, algorithm, g.src, g.weights, *bias, g.dst, g.strides, g.dilates, g.pad_l, g.pad_r)
+           : forward::desc(kind, algorithm, g.src, g.weights, g.dst, g.strides, g.dilates, g.pad_l, g.pad_r);
   return {d, call_attr(relu), cpu_engine()};
 }
 
 // `g` with every tensor in the layout oneDNN prefers (format_tag::any).
 ConvGeometry with_any_layouts(ConvGeometry g) {
-  for (memory::desc* md : {&g.src, &g.weights, &g.dst}) *md = memory::desc(md->dims(), memory::data_type::f32, memory::format_tag::any);
+  for (memory::desc* md : {&g.src, &g.weights, &g.dst})
+    *md = memory::desc(md->dims(), memory::data_type::f32, memory::format_tag::any);
   return g;
 }
 
@@ -88,7 +90,8 @@ dnnl::primitive_desc conv_pd(ConvDirection direction, const ConvGeometry& g, con
     dnnl::convolution_backward_data::desc d(algorithm, g.src, g.weights, g.dst, g.strides, g.dilates, g.pad_l, g.pad_r);
     return dnnl::convolution_backward_data::primitive_desc(d, call_attr(), cpu_engine(), hint);
   }
-  dnnl::convolution_backward_weights::desc d(algorithm, g.src, g.weights, g.dst, g.strides, g.dilates, g.pad_l, g.pad_r);
+  dnnl::convolution_backward_weights::desc d(algorithm, g.src, g.weights, g.dst, g.strides, g.dilates, g.pad_l,
+                                             g.pad_r);
   return dnnl::convolution_backward_weights::primitive_desc(d, call_attr(), cpu_engine(), hint);
 }
 
@@ -111,7 +114,8 @@ Slots conv_slots(ConvDirection direction, const ConvGeometry& g, const memory::d
 
 }  // namespace
 
-std::unique_ptr<LibraryCall> make_conv_call(const Tensor& node, ConvDirection direction, const codegen::Epilogue* epilogue) {
+std::unique_ptr<LibraryCall> make_conv_call(const Tensor& node, ConvDirection direction,
+                                            const codegen::Epilogue* epilogue) {
   const bool forward = direction == ConvDirection::forward, backward_data = direction == ConvDirection::backward_data;
   if (node.ndim() < 3 || node.ndim() > 5) return nullptr;
   const auto& in = node.node().inputs;
@@ -124,14 +128,15 @@ std::unique_ptr<LibraryCall> make_conv_call(const Tensor& node, ConvDirection di
   memory::desc bias_md = plain({y[1]}, memory::format_tag::a);
   const memory::desc* bias = epilogue && epilogue->bias.defined() ? &bias_md : nullptr;
   bool relu = epilogue && epilogue->relu;
-  std::string what = forward ? "oneDNN convolution" + epilogue_text(epilogue)
+  std::string what = forward         ? "oneDNN convolution" + epilogue_text(epilogue)
                      : backward_data ? "oneDNN convolution backward data"
                                      : "oneDNN convolution backward weights";
   if (prefers_blocked_layouts(direction, x, y, a)) {
     try {
       dnnl::primitive_desc pd = conv_pd(direction, with_any_layouts(g), bias, relu);
       // A gemm implementation gains nothing from the reorders.
-      if (std::string(pd.impl_info_str()).find("gemm") == std::string::npos) return std::make_unique<DnnlCall>(what, pd, conv_slots(direction, g, bias));
+      if (std::string(pd.impl_info_str()).find("gemm") == std::string::npos)
+        return std::make_unique<DnnlCall>(what, pd, conv_slots(direction, g, bias));
     } catch (const dnnl::error&) {
       // no direct implementation for these attributes: the plain layouts below
     }

@@ -92,7 +92,8 @@ void DnnlCall::run(char* const* p) {
   for (std::size_t i = 0; i < user_.size(); ++i) check(dnnl_memory_set_data_handle_v2(user_[i].get(), p[i], nullptr));
   // The C entry point takes the prebuilt argument arrays; the C++ one builds a map per call.
   for (Step& s : steps_)
-    check(dnnl_primitive_execute(s.primitive.get(), cpu_stream().get(), static_cast<int>(s.args.size()), s.args.data()));
+    check(
+        dnnl_primitive_execute(s.primitive.get(), cpu_stream().get(), static_cast<int>(s.args.size()), s.args.data()));
   check(dnnl_stream_wait(cpu_stream().get()));
 }
 
@@ -106,7 +107,8 @@ void DnnlCall::bind_scratchpad() {
   std::size_t largest = 0;
   for (const Step& s : steps_) largest = std::max(largest, s.scratch_md.get_size());
   if (largest > 0)
-    scratchpad_ = memory({{static_cast<memory::dim>(largest)}, memory::data_type::u8, memory::format_tag::a}, cpu_engine());
+    scratchpad_ =
+        memory({{static_cast<memory::dim>(largest)}, memory::data_type::u8, memory::format_tag::a}, cpu_engine());
   for (Step& s : steps_) {
     for (const auto& [arg, m] : s.memories) s.args.push_back({arg, m.get()});
     if (s.scratch_md.get_size() > 0) s.args.push_back({DNNL_ARG_SCRATCHPAD, scratchpad_.get()});
@@ -126,7 +128,8 @@ const char* DnnlCall::arg_name(int arg) {
 }
 
 void DnnlCall::check(dnnl_status_t status) const {
-  if (status != dnnl_success) throw std::runtime_error(what_ + " failed (oneDNN status " + std::to_string(status) + ")");
+  if (status != dnnl_success)
+    throw std::runtime_error(what_ + " failed (oneDNN status " + std::to_string(status) + ")");
 }
 
 }  // namespace symx::runtime::detail

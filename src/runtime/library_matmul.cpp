@@ -52,7 +52,7 @@ template <class T> class MatmulCall final : public LibraryCall {
     for (std::size_t i = 0; i < offset_a_.size(); ++i) {
       T* out = c + static_cast<std::int64_t>(i) * m_ * n_;
       if (bias_) {
-#pragma omp parallel for schedule(static) if (static_cast<std::int64_t>(m_) * n_ >= (1 << 15))
+#pragma omp parallel for schedule(static) if (static_cast <std::int64_t>(m_) * n_ >= (1 << 15))
         for (int row = 0; row < m_; ++row) std::copy(bias, bias + n_, out + static_cast<std::int64_t>(row) * n_);
       }
       // float32 goes through oneDNN's sgemm, which runs on the same OpenMP pool as the
@@ -64,8 +64,9 @@ template <class T> class MatmulCall final : public LibraryCall {
         dnnl_sgemm(transposed_[0] ? 'T' : 'N', transposed_[1] ? 'T' : 'N', m_, n_, k_, 1.f, a + offset_a_[i], lda,
                    b + offset_b_[i], ldb, beta, out, n_);
       else
-        cblas_dgemm(CblasRowMajor, transposed_[0] ? CblasTrans : CblasNoTrans, transposed_[1] ? CblasTrans : CblasNoTrans,
-                    m_, n_, k_, 1.0, a + offset_a_[i], lda, b + offset_b_[i], ldb, beta, out, n_);
+        cblas_dgemm(CblasRowMajor, transposed_[0] ? CblasTrans : CblasNoTrans,
+                    transposed_[1] ? CblasTrans : CblasNoTrans, m_, n_, k_, 1.0, a + offset_a_[i], lda,
+                    b + offset_b_[i], ldb, beta, out, n_);
     }
   }
 
@@ -94,14 +95,17 @@ std::unique_ptr<LibraryCall> make_matmul_epilogue_call(const codegen::Epilogue& 
   std::int64_t m = sa[sa.size() - 2], k = sa.back(), n = sb.back(), batch = num_elements(sa) / (m * k);
   bool flat = sb.size() == 2;
   auto tag = flat ? memory::format_tag::ab : memory::format_tag::abc;
-  auto dims = [&](std::int64_t rows, std::int64_t cols) { return flat ? memory::dims{batch * rows, cols} : memory::dims{batch, rows, cols}; };
+  auto dims = [&](std::int64_t rows, std::int64_t cols) {
+    return flat ? memory::dims{batch * rows, cols} : memory::dims{batch, rows, cols};
+  };
   memory::desc src = plain(dims(m, k), transposed[0] ? memory::format_tag::ba : tag), dst = plain(dims(m, n), tag);
   memory::desc weights = plain(flat ? memory::dims{k, n} : dims(k, n), transposed[1] ? memory::format_tag::ba : tag);
   memory::desc bias = plain(flat ? memory::dims{1, n} : memory::dims{1, 1, n}, tag);
   Slots slots{{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, weights}};
   if (e.bias.defined()) slots.push_back({DNNL_ARG_BIAS, bias});
   slots.push_back({DNNL_ARG_DST, dst});
-  dnnl::matmul::desc d = e.bias.defined() ? dnnl::matmul::desc(src, weights, bias, dst) : dnnl::matmul::desc(src, weights, dst);
+  dnnl::matmul::desc d =
+      e.bias.defined() ? dnnl::matmul::desc(src, weights, bias, dst) : dnnl::matmul::desc(src, weights, dst);
   dnnl::matmul::primitive_desc pd(d, call_attr(e.relu), cpu_engine());
   return std::make_unique<DnnlCall>("oneDNN matmul" + epilogue_text(&e) + transposes_text(transposed), pd, slots);
 }

@@ -26,7 +26,8 @@ dnnl::pooling_forward::primitive_desc avg_pool_forward_pd(const memory::desc& sr
                                                           const PoolAttr& a, dnnl::prop_kind kind) {
   memory::dims strides(a.strides.begin(), a.strides.end()), kernel(a.window.begin(), a.window.end()),
       pad_l(a.pad_low.begin(), a.pad_low.end()), pad_r(a.pad_high.begin(), a.pad_high.end());
-  dnnl::pooling_forward::desc d(kind, dnnl::algorithm::pooling_avg_exclude_padding, src, dst, strides, kernel, pad_l, pad_r);
+  dnnl::pooling_forward::desc d(kind, dnnl::algorithm::pooling_avg_exclude_padding, src, dst, strides, kernel, pad_l,
+                                pad_r);
   return {d, call_attr(), cpu_engine()};
 }
 
@@ -35,7 +36,12 @@ dnnl::pooling_forward::primitive_desc avg_pool_forward_pd(const memory::desc& sr
 template <class T> class MaxPoolCall final : public LibraryCall {
  public:
   MaxPoolCall(const Shape& x, const Shape& y, const PoolAttr& a, bool grad)
-      : grad_(grad), kh_(a.window[0]), kw_(a.window[1]), sh_(a.strides[0]), sw_(a.strides[1]), ph_(a.pad_low[0]),
+      : grad_(grad),
+        kh_(a.window[0]),
+        kw_(a.window[1]),
+        sh_(a.strides[0]),
+        sw_(a.strides[1]),
+        ph_(a.pad_low[0]),
         pw_(a.pad_low[1]) {
     H_ = x[x.size() - 2];
     W_ = x[x.size() - 1];

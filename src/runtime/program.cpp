@@ -25,18 +25,18 @@ using codegen::Role;
 
 struct Buffer {
   enum class Kind { input, variable, constant, temp, output, alias } kind = Kind::temp;
-  int index = 0;                          // input / output position, or the aliased buffer
-  std::shared_ptr<VariableState> state;   // variable
-  Array value;                            // constant
-  std::size_t offset = 0, bytes = 0;      // temp: place in the arena
+  int index = 0;                         // input / output position, or the aliased buffer
+  std::shared_ptr<VariableState> state;  // variable
+  Array value;                           // constant
+  std::size_t offset = 0, bytes = 0;     // temp: place in the arena
 };
 
 struct ExecStep {
   Role role = Role::fallback;
   Tensor node;
   void (*kernel)(char* const*) = nullptr;
-  std::vector<int> args;        // buffers: loads then output (kernel); inputs then output (others)
-  std::size_t first_pointer = 0;  // where this step's resolved `args` start in Scratch::pointers
+  std::vector<int> args;              // buffers: loads then output (kernel); inputs then output (others)
+  std::size_t first_pointer = 0;      // where this step's resolved `args` start in Scratch::pointers
   std::unique_ptr<LibraryCall> call;  // library steps; null: none applies, the reference evaluator runs
   std::vector<Tensor> inputs;         // non-kernel steps: the nodes read (codegen::Step::inputs)
   std::vector<Tensor> evaluated;      // fallback: the nodes from the inputs to `node`, inputs first
@@ -52,11 +52,19 @@ bool profiling() {
   return on;
 }
 
-struct Copy { int from, to_output = -1; std::shared_ptr<VariableState> to_variable; std::size_t bytes; };
+struct Copy {
+  int from, to_output = -1;
+  std::shared_ptr<VariableState> to_variable;
+  std::size_t bytes;
+};
 
 // An update written in place: `buffer` (the step's output buffer) is the variable's storage,
 // unless that storage is shared or overlaps an input or output of the call.
-struct InPlace { std::shared_ptr<VariableState> state; int buffer; std::size_t bytes; };
+struct InPlace {
+  std::shared_ptr<VariableState> state;
+  int buffer;
+  std::size_t bytes;
+};
 
 // What one call writes besides the caller's arrays: the buffers' addresses, the steps' argument
 // arrays and the temporaries. Each call in flight has its own, so calls can run concurrently.
@@ -75,7 +83,8 @@ bool overlaps(const void* a, std::size_t a_bytes, const void* b, std::size_t b_b
 }
 // Whether one of `arrays` (of byte sizes `bytes`, known from the program's static types) overlaps
 // [data, data + n).
-bool any_overlaps(const std::vector<Array>& arrays, const std::vector<std::size_t>& bytes, const void* data, std::size_t n) {
+bool any_overlaps(const std::vector<Array>& arrays, const std::vector<std::size_t>& bytes, const void* data,
+                  std::size_t n) {
   for (std::size_t i = 0; i < arrays.size(); ++i)
     if (overlaps(arrays[i].raw_data(), bytes[i], data, n)) return true;
   return false;
@@ -95,7 +104,10 @@ std::vector<Tensor> nodes_between(const std::vector<Tensor>& inputs, const Tenso
   while (!stack.empty()) {
     auto [t, expanded] = stack.back();
     stack.pop_back();
-    if (expanded) { order.push_back(t); continue; }
+    if (expanded) {
+      order.push_back(t);
+      continue;
+    }
     if (seen[&t.node()]) continue;
     seen[&t.node()] = true;
     stack.push_back({t, true});
@@ -132,7 +144,8 @@ bool reads_in_lockstep(const codegen::Kernel& k, const Tensor& var) {
 
 }  // namespace
 
-InPlaceUpdates choose_in_place_updates(codegen::FusionPlan& plan, const std::vector<Tensor>& roots, const Updates& updates) {
+InPlaceUpdates choose_in_place_updates(codegen::FusionPlan& plan, const std::vector<Tensor>& roots,
+                                       const Updates& updates) {
   InPlaceUpdates chosen;
   std::vector<std::shared_ptr<VariableState>> update_targets;
   for (const auto& [var, value] : updates) update_targets.push_back(var.node().variable);
@@ -160,7 +173,8 @@ InPlaceUpdates choose_in_place_updates(codegen::FusionPlan& plan, const std::vec
         }
         if (!reads) continue;
         if (s > it->second) safe = false;
-        if (s == it->second) safe = reads_in_lockstep(plan.kernels[static_cast<std::size_t>(plan.steps[s].kernel)], var);
+        if (s == it->second)
+          safe = reads_in_lockstep(plan.kernels[static_cast<std::size_t>(plan.steps[s].kernel)], var);
       }
     }
     if (!safe) continue;
@@ -201,7 +215,8 @@ struct Program::Impl {
     return static_cast<int>(buffers.size()) - 1;
   }
   int root_buffer(int b) const {
-    while (buffers[static_cast<std::size_t>(b)].kind == Buffer::Kind::alias) b = buffers[static_cast<std::size_t>(b)].index;
+    while (buffers[static_cast<std::size_t>(b)].kind == Buffer::Kind::alias)
+      b = buffers[static_cast<std::size_t>(b)].index;
     return b;
   }
 
@@ -254,7 +269,9 @@ struct Program::Impl {
       for (int b : steps[s].args) use(b, s);
     for (const Tensor& r : roots) use(buffer_of.at(&r.node()), steps.size());
     (void)n_outputs;
-    struct Block { std::size_t offset, bytes; };
+    struct Block {
+      std::size_t offset, bytes;
+    };
     std::vector<Block> free_blocks;
     std::vector<std::vector<int>> release(steps.size() + 1);
     for (std::size_t s = 0; s < steps.size(); ++s) {
@@ -273,7 +290,9 @@ struct Program::Impl {
         }
         release[std::max(last_use[static_cast<std::size_t>(out)], s)].push_back(out);
       }
-      for (int r : release[s]) free_blocks.push_back({buffers[static_cast<std::size_t>(r)].offset, buffers[static_cast<std::size_t>(r)].bytes});
+      for (int r : release[s])
+        free_blocks.push_back(
+            {buffers[static_cast<std::size_t>(r)].offset, buffers[static_cast<std::size_t>(r)].bytes});
     }
   }
 
@@ -305,7 +324,10 @@ struct Program::Impl {
       int b = buffer_of.at(&roots[k].node());
       const Buffer& buf = buffers[static_cast<std::size_t>(b)];
       if (buf.kind == Buffer::Kind::output && buf.index == static_cast<int>(k)) continue;
-      finals.push_back({b, static_cast<int>(k), nullptr, roots[k].node().type.dtype == DType::b8 ? static_cast<std::size_t>(roots[k].size()) : static_cast<std::size_t>(roots[k].size()) * itemsize(roots[k].dtype())});
+      finals.push_back({b, static_cast<int>(k), nullptr,
+                        roots[k].node().type.dtype == DType::b8
+                            ? static_cast<std::size_t>(roots[k].size())
+                            : static_cast<std::size_t>(roots[k].size()) * itemsize(roots[k].dtype())});
     }
     for (std::size_t u = 0; u < update_targets.size(); ++u) {
       const Tensor& value = roots[n_outputs + u];
@@ -335,11 +357,15 @@ struct Program::Impl {
     for (std::size_t i = 0; i < buffers.size(); ++i) {
       const Buffer& b = buffers[i];
       switch (b.kind) {
-        case Buffer::Kind::input: base[i] = static_cast<char*>(const_cast<void*>(in[static_cast<std::size_t>(b.index)].raw_data())); break;
+        case Buffer::Kind::input:
+          base[i] = static_cast<char*>(const_cast<void*>(in[static_cast<std::size_t>(b.index)].raw_data()));
+          break;
         case Buffer::Kind::variable: base[i] = static_cast<char*>(b.state->value.raw_data()); break;
         case Buffer::Kind::constant: base[i] = static_cast<char*>(const_cast<void*>(b.value.raw_data())); break;
         case Buffer::Kind::temp: base[i] = scratch.arena.get() + b.offset; break;
-        case Buffer::Kind::output: base[i] = static_cast<char*>(out[static_cast<std::size_t>(b.index)].raw_data()); break;
+        case Buffer::Kind::output:
+          base[i] = static_cast<char*>(out[static_cast<std::size_t>(b.index)].raw_data());
+          break;
         case Buffer::Kind::alias: base[i] = nullptr; break;
       }
     }
@@ -356,7 +382,8 @@ struct Program::Impl {
       }
     }
     for (std::size_t i = 0; i < buffers.size(); ++i)
-      if (buffers[i].kind == Buffer::Kind::alias) base[i] = base[static_cast<std::size_t>(root_buffer(static_cast<int>(i)))];
+      if (buffers[i].kind == Buffer::Kind::alias)
+        base[i] = base[static_cast<std::size_t>(root_buffer(static_cast<int>(i)))];
   }
 
   // Whether a caller output shares memory with an input, a variable or another output: kernels
@@ -474,7 +501,10 @@ void Program::Impl::run_steps(Scratch& scratch, bool timed) {
           break;
         }
         [[fallthrough]];
-      case Role::fallback: case Role::alias: case Role::leaf: case Role::inlined: run_fallback(s, pointers); break;
+      case Role::fallback:
+      case Role::alias:
+      case Role::leaf:
+      case Role::inlined: run_fallback(s, pointers); break;
     }
     if (timed) scratch.seconds[n] = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   }
@@ -485,7 +515,8 @@ void Program::Impl::run_steps(Scratch& scratch, bool timed) {
 
 void Program::Impl::write_results(Scratch& scratch, std::vector<Array>& outputs) {
   const std::vector<char*>& base = scratch.base;
-  for (const Copy& c : staging) std::memcpy(base[static_cast<std::size_t>(c.to_output)], base[static_cast<std::size_t>(c.from)], c.bytes);
+  for (const Copy& c : staging)
+    std::memcpy(base[static_cast<std::size_t>(c.to_output)], base[static_cast<std::size_t>(c.from)], c.bytes);
   for (const Copy& c : finals) {
     char* to = nullptr;
     if (c.to_variable) {
@@ -529,7 +560,8 @@ void Program::run_into_fresh_outputs(const std::vector<Array>& inputs, std::vect
   fresh.reserve(outputs.size());
   for (const Array& out : outputs) fresh.push_back(Array::empty(out.shape(), out.dtype()));
   run(inputs, fresh);
-  for (std::size_t k = 0; k < outputs.size(); ++k) std::memcpy(outputs[k].raw_data(), fresh[k].raw_data(), fresh[k].nbytes());
+  for (std::size_t k = 0; k < outputs.size(); ++k)
+    std::memcpy(outputs[k].raw_data(), fresh[k].raw_data(), fresh[k].nbytes());
 }
 
 std::string Program::describe() const {
@@ -577,7 +609,9 @@ std::string Program::describe() const {
         break;
       }
       case Role::alias: os << "alias of its input"; break;
-      case Role::fallback: case Role::leaf: case Role::inlined: os << "reference evaluation"; break;
+      case Role::fallback:
+      case Role::leaf:
+      case Role::inlined: os << "reference evaluation"; break;
     }
     os << "\n";
   }

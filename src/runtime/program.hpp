@@ -31,11 +31,11 @@ InPlaceUpdates choose_in_place_updates(codegen::FusionPlan& plan, const std::vec
 
 // What a program is made from: a function's graph after the compile pipeline.
 struct CompiledGraph {
-  std::vector<Tensor> inputs, outputs;  // as the function was made
-  Updates updates;                      // as the function was made
-  std::vector<Tensor> roots;            // the optimized outputs, then the new value of each update
-  codegen::FusionPlan plan;             // the steps computing `roots`, in-place kernels marked
-  InPlaceUpdates in_place;              // from choose_in_place_updates
+  std::vector<Tensor> inputs, outputs;        // as the function was made
+  Updates updates;                            // as the function was made
+  std::vector<Tensor> roots;                  // the optimized outputs, then the new value of each update
+  codegen::FusionPlan plan;                   // the steps computing `roots`, in-place kernels marked
+  InPlaceUpdates in_place;                    // from choose_in_place_updates
   std::shared_ptr<codegen::Library> library;  // the plan's compiled kernels; null when it has none
 };
 
@@ -58,6 +58,7 @@ class Program {
   std::string describe() const;
 
   struct Impl;
+
  private:
   // run() for outputs that overlap an input, a variable or each other: through fresh arrays.
   void run_into_fresh_outputs(const std::vector<Array>& inputs, std::vector<Array>& outputs);

@@ -14,7 +14,8 @@ const char* name(sx::Backend b) { return b == sx::Backend::compiled ? "compiled"
 // How many elements of float32 `actual` differ from `expected`.
 std::int64_t count_wrong(const sx::Array& actual, const std::vector<float>& expected) {
   std::int64_t wrong = 0;
-  for (std::int64_t i = 0; i < actual.size(); ++i) wrong += actual.data<float>()[i] != expected[static_cast<std::size_t>(i)];
+  for (std::int64_t i = 0; i < actual.size(); ++i)
+    wrong += actual.data<float>()[i] != expected[static_cast<std::size_t>(i)];
   return wrong;
 }
 
@@ -32,7 +33,8 @@ TEST(Aliasing, InPlaceUpdateReadsAnInputAliasingTheVariable) {
   for (sx::Backend backend : kBackends) {
     sx::reset_default_graph();
     std::vector<float> w0 = iota(n), expected(static_cast<std::size_t>(n));
-    for (std::int64_t i = 0; i < n; ++i) expected[static_cast<std::size_t>(i)] = w0[static_cast<std::size_t>(i)] + w0[static_cast<std::size_t>(n - 1 - i)];
+    for (std::int64_t i = 0; i < n; ++i)
+      expected[static_cast<std::size_t>(i)] = w0[static_cast<std::size_t>(i)] + w0[static_cast<std::size_t>(n - 1 - i)];
     auto w = sx::variable(sx::Array::from_vector(w0, {n}), "w");
     auto x = sx::placeholder({n}, sx::f32, "x");
     auto f = sx::function({x}, {}, {{w, w + sx::slice(x, {sx::Index::range({}, {}, -1)})}}, {backend});
@@ -47,7 +49,8 @@ TEST(Aliasing, InPlaceUpdateReadsAForeignViewOfTheVariable) {
   const std::int64_t n = 100000;
   sx::reset_default_graph();
   std::vector<float> w0 = iota(n), expected(static_cast<std::size_t>(n));
-  for (std::int64_t i = 0; i < n; ++i) expected[static_cast<std::size_t>(i)] = w0[static_cast<std::size_t>(i)] + w0[static_cast<std::size_t>(n - 1 - i)];
+  for (std::int64_t i = 0; i < n; ++i)
+    expected[static_cast<std::size_t>(i)] = w0[static_cast<std::size_t>(i)] + w0[static_cast<std::size_t>(n - 1 - i)];
   auto w = sx::variable(sx::Array::from_vector(w0, {n}), "w");
   auto x = sx::placeholder({n}, sx::f32, "x");
   auto f = sx::function({x}, {}, {{w, w + sx::slice(x, {sx::Index::range({}, {}, -1)})}}, {sx::Backend::compiled});
@@ -61,7 +64,8 @@ TEST(Aliasing, CallIntoOutputAliasingAnInput) {
   const std::int64_t n = 1000;
   sx::reset_default_graph();
   auto x = sx::placeholder({n}, sx::f32, "x");
-  auto f = sx::function({x}, {x + 1.f, sx::slice(x, {sx::Index::range({}, {}, -1)}) * 2.f}, {}, {sx::Backend::compiled});
+  auto f =
+      sx::function({x}, {x + 1.f, sx::slice(x, {sx::Index::range({}, {}, -1)}) * 2.f}, {}, {sx::Backend::compiled});
   std::vector<float> x0 = iota(n), plus(static_cast<std::size_t>(n)), reversed(static_cast<std::size_t>(n));
   for (std::int64_t i = 0; i < n; ++i) {
     plus[static_cast<std::size_t>(i)] = x0[static_cast<std::size_t>(i)] + 1;

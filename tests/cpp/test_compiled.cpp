@@ -24,7 +24,8 @@ TEST(Compiled, ElementwiseChainWithBroadcasting) {
   auto b = sx::placeholder({7, 1}, sx::f32, "b");
   auto y = sx::tanh(x * a + b) * sx::sigmoid(x) + sx::exp(-x * x);
   expect_backends_agree({x, a, b}, {y, sx::sum(y, 1), sx::max(y, 0, true), sx::mean(y)},
-                        {sx::testing::random_array({7, 33}, -3, 3, 1, sx::f32), sx::testing::random_array({33}, -1, 1, 2, sx::f32),
+                        {sx::testing::random_array({7, 33}, -3, 3, 1, sx::f32),
+                         sx::testing::random_array({33}, -1, 1, 2, sx::f32),
                          sx::testing::random_array({7, 1}, -1, 1, 3, sx::f32)});
 }
 
@@ -36,7 +37,8 @@ TEST(Compiled, ViewsReductionsAndMatmul) {
   auto t = sx::transpose(h);
   auto s = sx::slice(t, {sx::Index::range(1, 5, 2), sx::Index::range({}, {}, -1)});
   expect_backends_agree({x, w}, {h, t * 2, s, sx::nn::log_softmax(h), sx::logsumexp(h, 0), sx::reshape(h, {20}) + 1},
-                        {sx::testing::random_array({4, 6}, -1, 1, 4), sx::testing::random_array({6, 5}, -1, 1, 5)}, 1e-12, 1e-12);
+                        {sx::testing::random_array({4, 6}, -1, 1, 4), sx::testing::random_array({6, 5}, -1, 1, 5)},
+                        1e-12, 1e-12);
 }
 
 TEST(Compiled, IntegersBoolsAndFallbackOps) {
@@ -45,7 +47,9 @@ TEST(Compiled, IntegersBoolsAndFallbackOps) {
   auto f = sx::placeholder({3, 4}, sx::f32, "f");
   auto ints = sx::mod(i * 3 - 7, 4) + sx::maximum(i, 2);
   auto mask = sx::logical_and(i > 1, f < 0.5f);
-  expect_backends_agree({i, f}, {ints, mask, sx::where(mask, f, -f), sx::sum(i), sx::argmax(f, 1), sx::cumsum(f, 0), sx::cast(f * 10, sx::i64)},
+  expect_backends_agree({i, f},
+                        {ints, mask, sx::where(mask, f, -f), sx::sum(i), sx::argmax(f, 1), sx::cumsum(f, 0),
+                         sx::cast(f * 10, sx::i64)},
                         {sx::Array::from_vector<std::int32_t>({0, 1, 2, 3, 4, 5, -6, -7, 8, 9, 10, 11}, {3, 4}),
                          sx::testing::random_array({3, 4}, -2, 2, 6, sx::f32)});
 }
@@ -100,8 +104,8 @@ TEST(Compiled, DescribeShowsRewritesAndKernels) {
   auto y = sx::log(1 + sx::exp(x)) * 1 + 0;
   auto f = sx::function({x}, {y}, {}, {sx::Backend::compiled});
   std::string text = f.describe();
-  EXPECT_NE(text.find("log1p"), std::string::npos) << text;      // log(1 + e) -> log1p(e)
-  EXPECT_EQ(text.find("multiply"), std::string::npos) << text;   // x * 1 -> x
+  EXPECT_NE(text.find("log1p"), std::string::npos) << text;     // log(1 + e) -> log1p(e)
+  EXPECT_EQ(text.find("multiply"), std::string::npos) << text;  // x * 1 -> x
   EXPECT_NE(text.find("kernel k"), std::string::npos) << text;
   EXPECT_NE(text.find("holds exp#"), std::string::npos) << text;  // exp and log1p in one kernel
 }
@@ -128,11 +132,12 @@ TEST(Compiled, CheapSharedNodesAreRecomputedReductionsAreNot) {
   auto y = sx::sum(sx::square(centered), 1, true);
   auto z = sx::exp(centered) * 2;
   auto w = sx::abs(centered);
-  std::string text = sx::testing::expect_backends_agree({x}, {y, z, w}, {sx::testing::random_array({64, 300}, -3, 3, 5, sx::f32)});
+  std::string text =
+      sx::testing::expect_backends_agree({x}, {y, z, w}, {sx::testing::random_array({64, 300}, -3, 3, 5, sx::f32)});
   EXPECT_EQ(steps_of(text, "subtract"), (std::pair{0, 3})) << text;
 
   auto row_sums = sx::sum(x, 1);
-  auto scaled = row_sums * 3;               // cheap, over a reduction, read by two kernels
+  auto scaled = row_sums * 3;  // cheap, over a reduction, read by two kernels
   text = sx::testing::expect_backends_agree({x}, {sx::exp(scaled), scaled + 1},
                                             {sx::testing::random_array({64, 300}, -1, 1, 6, sx::f32)});
   EXPECT_EQ(steps_of(text, "multiply"), (std::pair{0, 2})) << text;
@@ -172,10 +177,11 @@ TEST(Compiled, ReductionsKeepingTheLastAxis) {
     auto e = sx::exp(x) * 2 - x;  // inlined into the reductions
     sx::Array values = sx::testing::random_array({6, 5, 300}, -2, 2, 8, dt);
     values.set_flat(7 * 300 + 131, std::numeric_limits<double>::quiet_NaN());  // column 131 of (1, 2)
-    sx::testing::expect_backends_agree(
-        {x}, {sx::sum(e, 0), sx::sum(e, sx::Axes({0, 1})), sx::sum(e, 1, true), sx::max(x, 0), sx::min(x, sx::Axes({0, 1}), true),
-              sx::max(sx::reshape(x, {30, 300}), 0), sx::mean(e, 0)},
-        {values}, dt == sx::f32 ? 1e-5 : 1e-12);
+    sx::testing::expect_backends_agree({x},
+                                       {sx::sum(e, 0), sx::sum(e, sx::Axes({0, 1})), sx::sum(e, 1, true), sx::max(x, 0),
+                                        sx::min(x, sx::Axes({0, 1}), true), sx::max(sx::reshape(x, {30, 300}), 0),
+                                        sx::mean(e, 0)},
+                                       {values}, dt == sx::f32 ? 1e-5 : 1e-12);
   }
 }
 
@@ -205,8 +211,10 @@ TEST(Compiled, SteadyStateCallDoesNotAllocate) {
   auto b = sx::variable(sx::Array::zeros({4}), "b");
   auto loss = sx::mean(sx::square(sx::tanh(sx::matmul(x, w) + b) - y));
   auto grads = sx::grad(loss, {w, b});
-  auto step = sx::function({x, y}, {loss}, {{w, w - 0.1f * grads[0]}, {b, b - 0.1f * grads[1]}}, {sx::Backend::compiled});
-  std::vector<sx::Array> inputs{sx::testing::random_array({32, 16}, -1, 1, 10, sx::f32), sx::testing::random_array({32, 4}, -1, 1, 11, sx::f32)};
+  auto step =
+      sx::function({x, y}, {loss}, {{w, w - 0.1f * grads[0]}, {b, b - 0.1f * grads[1]}}, {sx::Backend::compiled});
+  std::vector<sx::Array> inputs{sx::testing::random_array({32, 16}, -1, 1, 10, sx::f32),
+                                sx::testing::random_array({32, 4}, -1, 1, 11, sx::f32)};
   std::vector<sx::Array> outputs{sx::Array::zeros({})};
   step.call_into(inputs, outputs);  // compiles and plans buffers
   step.call_into(inputs, outputs);
@@ -250,7 +258,7 @@ TEST(Compiled, ResultArraysAreRecycledOnlyWhenNobodyHoldsThem) {
   sx::Array one = sx::Array::ones({1000}), three = sx::Array::full({1000}, 3);
   const void* first = f({one})[0].raw_data();  // dropped right away
   sx::Array held = f({one})[0];
-  EXPECT_EQ(held.raw_data(), first);            // the dropped buffer was written again
+  EXPECT_EQ(held.raw_data(), first);  // the dropped buffer was written again
   sx::Array next = f({three})[0];
   EXPECT_NE(next.raw_data(), held.raw_data());  // `held` is in use: not overwritten
   expect_close(held, std::vector<double>(1000, 2));

@@ -22,8 +22,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-using symx::testing::AddFn;
 using symx::testing::add_source;
+using symx::testing::AddFn;
 using symx::testing::call_add_one;
 
 std::string read_file(const fs::path& path) { return symx::testing::read_bytes(path.string()); }
@@ -238,7 +238,7 @@ TEST_F(CompilerCache, SyntaxErrorThrowsWithTheCompilerOutput) {
   } catch (const symx::InternalError& e) {
     std::string message = e.what();
     EXPECT_NE(message.find("does not compile"), std::string::npos) << message;
-    EXPECT_NE(message.find("error"), std::string::npos) << message;         // the compiler's diagnostic
+    EXPECT_NE(message.find("error"), std::string::npos) << message;          // the compiler's diagnostic
     EXPECT_NE(message.find("broken_kernel"), std::string::npos) << message;  // quoted from the source
     EXPECT_NE(message.find("-march=native"), std::string::npos) << message;  // the command
     EXPECT_NE(message.find(dump.string()), std::string::npos) << message;    // where the source is
@@ -264,8 +264,7 @@ TEST_F(CompilerCache, MissingCompilerIsAnIOError) {
 TEST_F(CompilerCache, SymxCxxMayCarryArguments) {
   ::setenv("SYMX_CXX", "g++ -DVIA_SYMX_CXX=3", 1);
   EXPECT_EQ(cg::compiler_command().rfind("g++ -DVIA_SYMX_CXX=3 -O3", 0), 0u) << cg::compiler_command();
-  auto library = cg::compile_and_load(
-      "extern \"C\" int add_one(int x) { return x + VIA_SYMX_CXX; }\n");
+  auto library = cg::compile_and_load("extern \"C\" int add_one(int x) { return x + VIA_SYMX_CXX; }\n");
   EXPECT_EQ(call_add_one(*library, 1), 4);
 }
 
@@ -306,8 +305,7 @@ TEST_F(CompilerCache, ThreadsCompilingDifferentSources) {
       try {
         auto library = cg::compile_and_load(add_source("different", i + 1));
         values[i] = call_add_one(*library, 100);
-      } catch (...) {
-      }
+      } catch (...) {}
     });
   for (auto& t : threads) t.join();
   for (int i = 0; i < kThreads; ++i) EXPECT_EQ(values[i], 101 + i);
@@ -344,8 +342,7 @@ TEST_F(CompilerCache, ProcessesCompilingTheSameSourceShareTheCache) {
       // Child: wait for the start signal (the pipe closing), compile, check, exit. No gtest here.
       ::close(start[1]);
       char byte;
-      while (::read(start[0], &byte, 1) > 0) {
-      }
+      while (::read(start[0], &byte, 1) > 0) {}
       int status = 1;
       try {
         auto library = cg::compile_and_load(source);

@@ -31,8 +31,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-using symx::testing::AddFn;
 using symx::testing::add_source;
+using symx::testing::AddFn;
 using symx::testing::call_add_one;
 
 std::string read_file(const fs::path& path) { return symx::testing::read_bytes(path.string()); }
@@ -53,7 +53,8 @@ struct stat stat_of(const fs::path& path) {
 unsigned mode_of(const fs::path& path) { return stat_of(path).st_mode & 07777; }
 
 // Shell lines that set $out to the argument after -o (fake compilers write their "library" there).
-const char* const kFindOutput = "out=''; prev=''\nfor a in \"$@\"; do [ \"$prev\" = -o ] && out=\"$a\"; prev=\"$a\"; done\n";
+const char* const kFindOutput =
+    "out=''; prev=''\nfor a in \"$@\"; do [ \"$prev\" = -o ] && out=\"$a\"; prev=\"$a\"; done\n";
 
 // A fake compiler: answers --version like a compiler, and runs `body` for a compile.
 std::string fake_compiler(const std::string& body) {
@@ -71,8 +72,8 @@ class CompilerSurroundings : public ::testing::Test {
     cache_ = root_ / "cache";
     tmp_ = root_ / "tmp";
     fs::create_directories(tmp_);
-    saved_.emplace(std::initializer_list<const char*>{"SYMX_CACHE_DIR", "SYMX_DUMP_DIR", "SYMX_CXX", "SYMX_COMPILE_TIMEOUT",
-                                                      "HOME", "PATH", "TMPDIR"});
+    saved_.emplace(std::initializer_list<const char*>{"SYMX_CACHE_DIR", "SYMX_DUMP_DIR", "SYMX_CXX",
+                                                      "SYMX_COMPILE_TIMEOUT", "HOME", "PATH", "TMPDIR"});
     ::setenv("SYMX_CACHE_DIR", cache_.c_str(), 1);
     ::unsetenv("SYMX_DUMP_DIR");
     ::unsetenv("SYMX_CXX");
@@ -116,7 +117,8 @@ class CompilerSurroundings : public ::testing::Test {
 pid_t spawn(std::vector<const char*> argv) {
   argv.push_back(nullptr);
   pid_t pid = 0;
-  EXPECT_EQ(::posix_spawnp(&pid, argv[0], nullptr, nullptr, const_cast<char* const*>(argv.data()), environ), 0) << argv[0];
+  EXPECT_EQ(::posix_spawnp(&pid, argv[0], nullptr, nullptr, const_cast<char* const*>(argv.data()), environ), 0)
+      << argv[0];
   return pid;
 }
 
@@ -165,8 +167,7 @@ TEST_F(CompilerSurroundings, CacheFolderAndItsParentsAreCreatedPrivate) {
   auto library = cg::compile_and_load(add_source("private-folders"));
   EXPECT_EQ(call_add_one(*library, 1), 2);
   EXPECT_EQ(fs::path(library->path()).parent_path(), nested);
-  for (const fs::path& dir : {root_ / "a", root_ / "a" / "b", nested})
-    EXPECT_EQ(mode_of(dir), 0700u) << dir;
+  for (const fs::path& dir : {root_ / "a", root_ / "a" / "b", nested}) EXPECT_EQ(mode_of(dir), 0700u) << dir;
   // The published files are not writable by group or others either, whatever the umask.
   EXPECT_EQ(mode_of(library->path()) & 022, 0u);
   EXPECT_EQ(mode_of(nested / (library->key() + ".sha256")) & 022, 0u);
@@ -186,8 +187,8 @@ TEST_F(CompilerSurroundings, WritableCacheFolderIsRefusedWithOneWarning) {
   EXPECT_EQ(stat_of(used).st_uid, ::geteuid());
   EXPECT_TRUE(names_in(cache_).empty()) << joined(names_in(cache_));
   // The warning says which folder, what was found, what is expected and how to fix it.
-  for (const std::string& part : {cache_.string(), std::string("0777"), std::string("chmod 700"),
-                                  std::string("SYMX_CACHE_DIR"), used.string()})
+  for (const std::string& part :
+       {cache_.string(), std::string("0777"), std::string("chmod 700"), std::string("SYMX_CACHE_DIR"), used.string()})
     EXPECT_NE(warning.find(part), std::string::npos) << part << " missing from: " << warning;
 
   // Group-writable is refused as well, and the warning is not repeated in this process.
@@ -322,7 +323,7 @@ TEST_F(CompilerSurroundings, CachedKernelLoadsWithoutAWorkingCompiler) {
   for (const char* variant : {"missing", "broken"}) {
     if (std::string(variant) == "broken")
       for (const char* name : {"c++", "g++"}) write_script(bin / name, "echo 'compiler is broken' >&2\nexit 1\n");
-    ::setenv("PATH", bin.c_str(), 1);  // neither c++ nor g++ works now
+    ::setenv("PATH", bin.c_str(), 1);      // neither c++ nor g++ works now
     cg::clear_memory_cache_for_testing();  // as in a new process
     auto before = cg::compiler_stats();
     try {
@@ -415,7 +416,8 @@ TEST_F(CompilerSurroundings, HangingCompilerIsStoppedAtTheTimeout) {
   int sleeper = std::atoi(read_file(pid_file).c_str());
   ASSERT_GT(sleeper, 0);
   std::string state;
-  for (auto until = std::chrono::steady_clock::now() + std::chrono::seconds(5); std::chrono::steady_clock::now() < until;) {
+  for (auto until = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+       std::chrono::steady_clock::now() < until;) {
     state = read_file("/proc/" + std::to_string(sleeper) + "/stat");
     if (state.empty() || state.find(") Z") != std::string::npos) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
@@ -479,12 +481,14 @@ TEST_F(CompilerSurroundings, MissingDefaultCompilerSaysWhatToDo) {
 
 TEST_F(CompilerSurroundings, FailedCompilesLeaveNoTemporaryFiles) {
   // Fake compilers that leave a temporary file of their own in $TMPDIR, then fail in three ways.
-  std::vector<std::pair<std::string, std::string>> endings = {
-      {"exits", "exit 1\n"}, {"killed", "kill -KILL $$\n"}, {"times-out", "sleep 20\n"}};
+  std::vector<std::pair<std::string, std::string>> endings = {{"exits", "exit 1\n"},
+                                                              {"killed", "kill -KILL $$\n"},
+                                                              {"times-out", "sleep 20\n"}};
   ::setenv("SYMX_COMPILE_TIMEOUT", "1", 1);
   for (const auto& [name, ending] : endings) {
     fs::path script = root_ / ("leaves-" + name);
-    write_script(script, fake_compiler("echo x > \"${TMPDIR:-/tmp}/fake-compiler-temp.$$\"\necho partial > \"$out\"\n" + ending));
+    write_script(script, fake_compiler("echo x > \"${TMPDIR:-/tmp}/fake-compiler-temp.$$\"\necho partial > \"$out\"\n" +
+                                       ending));
     ::setenv("SYMX_CXX", script.c_str(), 1);
     EXPECT_THROW(cg::compile_and_load(add_source("leftovers-" + name)), std::exception) << name;
     EXPECT_TRUE(kernel_files().empty()) << name << ": " << joined(kernel_files());
@@ -538,8 +542,9 @@ TEST_F(CompilerSurroundings, LiveCompilesOtherNamesAndLinksAreKept) {
   fs::create_directories(recent);
   // Names that are not symx's working folders exactly.
   std::vector<fs::path> others;
-  for (const std::string& name : {"notes.tmp." + dead_text + ".0", key + ".tmp." + dead_text, key + ".tmp." + dead_text + ".0.bak",
-                                  key.substr(1) + ".tmp." + dead_text + ".0", "X" + key.substr(1) + ".tmp." + dead_text + ".0"}) {
+  for (const std::string& name :
+       {"notes.tmp." + dead_text + ".0", key + ".tmp." + dead_text, key + ".tmp." + dead_text + ".0.bak",
+        key.substr(1) + ".tmp." + dead_text + ".0", "X" + key.substr(1) + ".tmp." + dead_text + ".0"}) {
     others.push_back(cache_ / name);
     fs::create_directories(others.back());
     write_file(others.back() / "file", "mine");
@@ -611,8 +616,7 @@ TEST_F(CompilerSurroundings, FullDiskIsReportedAsSuch) {
   {  // Fill the disk.
     std::ofstream filler(disk / "filler", std::ios::binary);
     std::string block(4096, 'x');
-    while (filler.write(block.data(), static_cast<std::streamsize>(block.size()))) {
-    }
+    while (filler.write(block.data(), static_cast<std::streamsize>(block.size()))) {}
   }
   auto expect_disk_full = [&](const char* what) {
     try {

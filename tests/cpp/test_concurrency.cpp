@@ -57,8 +57,10 @@ TEST(Concurrency, CallsWithoutUpdatesGiveExactResults) {
         std::vector<sx::Array> out{sx::Array::zeros({n}, sx::f64), sx::Array::zeros({}, sx::f64)};
         if (m % 2) f.call_into({in}, out);
         else out = f({in});
-        for (std::int64_t i = 0; i < n; ++i) wrong += out[0].data<double>()[i] != 2 * (static_cast<double>(i) + offset) + 1;
-        double expected_sum = static_cast<double>(n) * (static_cast<double>(n) - 1) / 2 + static_cast<double>(n) * offset;
+        for (std::int64_t i = 0; i < n; ++i)
+          wrong += out[0].data<double>()[i] != 2 * (static_cast<double>(i) + offset) + 1;
+        double expected_sum =
+            static_cast<double>(n) * (static_cast<double>(n) - 1) / 2 + static_cast<double>(n) * offset;
         wrong += out[1].item<double>() != expected_sum;
       }
     });

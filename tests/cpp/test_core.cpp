@@ -182,7 +182,8 @@ TEST(CoreErrors, BroadcastErrorNamesOpOperandsLineAndFix) {
   expect_error<sx::DTypeError>([&] { sx::negative(sx::placeholder({2}, sx::bool_)); }, {"negative", "bool", "Cast"});
   // Operators capture the line of the expression too.
   int op_line = __LINE__ + 1;
-  expect_error<sx::ShapeError>([&] { return a * b; }, {"multiply: shapes (3, 4) and (5,)", "test_core.cpp:" + std::to_string(op_line)});
+  expect_error<sx::ShapeError>([&] { return a * b; },
+                               {"multiply: shapes (3, 4) and (5,)", "test_core.cpp:" + std::to_string(op_line)});
   int scalar_line = __LINE__ + 1;
   expect_error<sx::DTypeError>([&] { return -sx::placeholder({2}, sx::bool_); },
                                {"test_core.cpp:" + std::to_string(scalar_line)});
@@ -227,8 +228,11 @@ TEST(CoreVariables, InitializerErrorsNameTheVariableAndTheShapes) {
   expect_error<sx::ValueError>([] { sx::variable(sx::Initializer(), {2}, sx::f32, "w"); },
                                {"variable 'w'", "initializer is empty"});
   auto wrong_shape = [](const sx::Shape&, sx::DType dtype) { return sx::Array::zeros({3}, dtype); };
-  expect_error<sx::ValueError>([&] { sx::variable(wrong_shape, {2, 2}, sx::f32, "w"); },
-                               {"variable 'w'", "returned a (3,) float32 array for a (2, 2) float32 variable"});
+  expect_error<sx::ValueError>(
+      [&] {
+        sx::variable(wrong_shape, {2, 2}, sx::f32, "w");
+      },
+      {"variable 'w'", "returned a (3,) float32 array for a (2, 2) float32 variable"});
   auto wrong_dtype = [](const sx::Shape& shape, sx::DType) { return sx::Array::zeros(shape, sx::f64); };
   expect_error<sx::ValueError>([&] { sx::variable(wrong_dtype, {2}, sx::f32); },
                                {"returned a (2,) float64 array for a (2,) float32 variable"});
@@ -323,12 +327,18 @@ TEST(CoreUpdates, ErrorsNameTheVariableAndLeaveTheCollection) {
   auto w = sx::variable(sx::Array({1.0f}), "w");
   auto x = sx::placeholder({1}, sx::f32, "x");
   int line = __LINE__ + 1;
-  expect_error<sx::ValueError>([&] { sx::add_updates({{x, x + 1.0f}}); },
-                               {"add_updates at test_core.cpp:" + std::to_string(line), "'x' is not a variable"});
+  expect_error<sx::ValueError>(
+      [&] {
+        sx::add_updates({{x, x + 1.0f}});
+      },
+      {"add_updates at test_core.cpp:" + std::to_string(line), "'x' is not a variable"});
   expect_error<sx::ValueError>([&] { sx::add_updates({{w, sx::Tensor()}}); }, {"'w'", "undefined"});
   sx::add_updates({{w, w + 1.0f}});
-  expect_error<sx::ValueError>([&] { sx::add_updates({{w, w * 2.0f}}); },
-                               {"variable 'w' already has an update", "clear_updates()"});
+  expect_error<sx::ValueError>(
+      [&] {
+        sx::add_updates({{w, w * 2.0f}});
+      },
+      {"variable 'w' already has an update", "clear_updates()"});
   ASSERT_EQ(sx::get_updates().size(), 1u);
   expect_close(sx::get_updates()[0].second.eval(), {2}, 0, 0);  // the first update is kept
 }

@@ -28,7 +28,8 @@ class RandomGraph {
       if (t.defined()) nodes_.push_back(t);
     }
     std::vector<sx::Tensor> outs{nodes_.back()};
-    for (int i = 0; i < 2; ++i) outs.push_back(nodes_[static_cast<std::size_t>(pick(0, static_cast<int>(nodes_.size()) - 1))]);
+    for (int i = 0; i < 2; ++i)
+      outs.push_back(nodes_[static_cast<std::size_t>(pick(0, static_cast<int>(nodes_.size()) - 1))]);
     return outs;
   }
 
@@ -65,9 +66,13 @@ class RandomGraph {
   // Discontinuous ops (comparisons, rounding, float-to-int casts, mod) turn the last-bit
   // differences of two correct backends into large ones, so they only see inputs, which both
   // backends hold exactly.
-  sx::Tensor any_input() { return (*inputs_)[static_cast<std::size_t>(pick(0, static_cast<int>(inputs_->size()) - 1))]; }
+  sx::Tensor any_input() {
+    return (*inputs_)[static_cast<std::size_t>(pick(0, static_cast<int>(inputs_->size()) - 1))];
+  }
   // A float view of a node (math ops need floats; keeps magnitudes bounded).
-  sx::Tensor as_float(const sx::Tensor& t) { return sx::is_floating(t.dtype()) ? sx::tanh(t) * 3 : sx::cast(t, sx::f32); }
+  sx::Tensor as_float(const sx::Tensor& t) {
+    return sx::is_floating(t.dtype()) ? sx::tanh(t) * 3 : sx::cast(t, sx::f32);
+  }
 
   // A partner for a binary op: an existing node whose shape broadcasts with t's, or a new input.
   sx::Tensor partner(const sx::Tensor& t) {
@@ -76,7 +81,8 @@ class RandomGraph {
       if (broadcastable(c.shape(), t.shape()) && c.ndim() <= t.ndim()) return c;
     }
     sx::Shape s = t.shape();
-    for (auto& d : s) if (coin(0.3)) d = 1;
+    for (auto& d : s)
+      if (coin(0.3)) d = 1;
     if (!s.empty() && coin(0.3)) s.erase(s.begin());
     return new_input(s);
   }
@@ -109,7 +115,8 @@ class RandomGraph {
           }
         }
       }
-      case 1: case 2: {  // arithmetic with broadcasting
+      case 1:
+      case 2: {  // arithmetic with broadcasting
         sx::Tensor u = partner(t);
         if (t.dtype() == sx::bool_ || u.dtype() == sx::bool_) return sx::logical_or(t, u);
         switch (pick(0, 5)) {
@@ -158,9 +165,13 @@ class RandomGraph {
         return sx::slice(t, index);
       }
       case 7:  // broadcast to a larger shape
-        return sx::broadcast_to(t, [&] { sx::Shape s = t.shape(); s.insert(s.begin(), pick(1, 3)); return s; }());
+        return sx::broadcast_to(t, [&] {
+          sx::Shape s = t.shape();
+          s.insert(s.begin(), pick(1, 3));
+          return s;
+        }());
       case 8:  // reshape to flat and back
-        return sx::reshape(sx::reshape(t, {t.size()}) , t.shape()) * (t.dtype() == sx::bool_ ? 1 : 2);
+        return sx::reshape(sx::reshape(t, {t.size()}), t.shape()) * (t.dtype() == sx::bool_ ? 1 : 2);
       case 9:  // casts
         return coin() ? sx::cast(t, sx::f64) : sx::cast(any_input(), sx::i32);
       case 10:  // softmax-like reductions with their consumers
@@ -180,7 +191,8 @@ void expect_agree(const sx::Array& c, const sx::Array& r, int graph, std::size_t
     double a = c.get_flat(i), b = r.get_flat(i);
     if (std::isnan(a) && std::isnan(b)) continue;
     if (a == b) continue;
-    ASSERT_LE(std::fabs(a - b), tol * (1 + std::fabs(b))) << "graph " << graph << ", output " << output << ", element " << i;
+    ASSERT_LE(std::fabs(a - b), tol * (1 + std::fabs(b)))
+        << "graph " << graph << ", output " << output << ", element " << i;
   }
 }
 
@@ -211,7 +223,8 @@ TEST(Differential, RandomGraphsCompiledMatchReference) {
     for (std::size_t k = 0; k < outputs.size(); ++k) {
       expect_agree(c[k], r[k], owner[k], k);
       if (::testing::Test::HasFatalFailure()) {
-        ADD_FAILURE() << "reproduce with SYMX_FUZZ_SEED=" << seed << "; the failing graph:\n" << sx::debugprint({outputs[k]});
+        ADD_FAILURE() << "reproduce with SYMX_FUZZ_SEED=" << seed << "; the failing graph:\n"
+                      << sx::debugprint({outputs[k]});
         return;
       }
     }

@@ -41,7 +41,11 @@ TEST(Dynamic, ShapesKeepUnknownSizesSymbolic) {
   EXPECT_EQ(sx::mean(logits).shape(), sx::Shape{});
   EXPECT_EQ(sx::sum(logits, {0}).shape(), sx::Shape{10});
   // Known sizes are still checked when the node is built.
-  expect_error<sx::ShapeError>([&] { sx::matmul(flat, sx::variable(sx::Array::zeros({783, 10}))); }, {"matmul", "784", "783"});
+  expect_error<sx::ShapeError>(
+      [&] {
+        sx::matmul(flat, sx::variable(sx::Array::zeros({783, 10})));
+      },
+      {"matmul", "784", "783"});
 }
 
 TEST(Dynamic, OneCompilePerInputShapeAndValuesOfEachBatch) {
@@ -97,11 +101,22 @@ TEST(Dynamic, CallsCheckKnownSizesAndEqualUnknownOnes) {
   auto x = sx::placeholder({sx::kDynamic, 3}, sx::f32, "x");
   auto y = sx::placeholder({sx::kDynamic, 3}, sx::f32, "y");
   auto f = sx::function({x, y}, {sx::sum(x * y)});
-  expect_error<sx::ShapeError>([&] { f({sx::Array::zeros({4, 2}), sx::Array::zeros({4, 3})}); },
-                               {"placeholder 'x'", "(None, 3)", "(4, 2)"});
-  expect_error<sx::ShapeError>([&] { f({sx::Array::zeros({4}), sx::Array::zeros({4, 3})}); }, {"placeholder 'x'", "axes"});
+  expect_error<sx::ShapeError>(
+      [&] {
+        f({sx::Array::zeros({4, 2}), sx::Array::zeros({4, 3})});
+      },
+      {"placeholder 'x'", "(None, 3)", "(4, 2)"});
+  expect_error<sx::ShapeError>(
+      [&] {
+        f({sx::Array::zeros({4}), sx::Array::zeros({4, 3})});
+      },
+      {"placeholder 'x'", "axes"});
   // x and y meet in x * y: a call with 4 and 5 rows cannot multiply them.
-  expect_error<sx::ShapeError>([&] { f({sx::Array::zeros({4, 3}), sx::Array::zeros({5, 3})}); }, {"x (4, 3)", "y (5, 3)", "multiply"});
+  expect_error<sx::ShapeError>(
+      [&] {
+        f({sx::Array::zeros({4, 3}), sx::Array::zeros({5, 3})});
+      },
+      {"x (4, 3)", "y (5, 3)", "multiply"});
   EXPECT_EQ(f({sx::Array::ones({4, 3}), sx::Array::ones({4, 3})})[0].item<double>(), 12);
 }
 
@@ -140,7 +155,10 @@ TEST(Dynamic, MeanOverTheBatchDividesByTheCallsBatch) {
     expect_close(out[2], {(m + 1) / 2}, 1e-6);
     // var over all 2n values of {0..n-1} and n ones.
     double s1 = 0, s2 = 0;
-    for (std::int64_t i = 0; i < n; ++i) { s1 += static_cast<double>(i) + 1; s2 += static_cast<double>(i * i) + 1; }
+    for (std::int64_t i = 0; i < n; ++i) {
+      s1 += static_cast<double>(i) + 1;
+      s2 += static_cast<double>(i * i) + 1;
+    }
     double mu = s1 / static_cast<double>(2 * n);
     expect_close(out[1], {s2 / static_cast<double>(2 * n) - mu * mu}, 1e-4, 1e-4);
   }

@@ -34,7 +34,11 @@ TEST(Function, FailedCallLeavesVariablesUnchanged) {
   auto w = sx::variable(sx::Array({1.f, 2.f}), "w");
   auto x = sx::placeholder({2}, sx::f32, "x");
   auto f = sx::function({x}, {w * x}, {{w, w + x}});
-  expect_error<sx::ShapeError>([&] { f({sx::Array({1.f, 2.f, 3.f})}); }, {"placeholder 'x'", "(2,) float32", "(3,) float32"});
+  expect_error<sx::ShapeError>(
+      [&] {
+        f({sx::Array({1.f, 2.f, 3.f})});
+      },
+      {"placeholder 'x'", "(2,) float32", "(3,) float32"});
   expect_close(w.value(), {1, 2});
 }
 
@@ -43,15 +47,24 @@ TEST(Function, InputChecks) {
   auto x = sx::placeholder({2, 3}, sx::f32, "features");
   auto y = sx::placeholder({3}, sx::f32, "labels");
   auto f = sx::function({x, y}, {x * 2});
-  expect_error<sx::ValueError>([&] { f({sx::Array::zeros({2, 3})}); }, {"called with 1 inputs but it takes 2", "features, labels"});
-  expect_error<sx::DTypeError>([&] { f({sx::Array::zeros({2, 3}, sx::f64), sx::Array::zeros({3})}); },
-                               {"placeholder 'features'", "(2, 3) float32", "(2, 3) float64", "without loss",
-                                "array.astype(symx::f32) in C++"});
+  expect_error<sx::ValueError>(
+      [&] {
+        f({sx::Array::zeros({2, 3})});
+      },
+      {"called with 1 inputs but it takes 2", "features, labels"});
+  expect_error<sx::DTypeError>(
+      [&] {
+        f({sx::Array::zeros({2, 3}, sx::f64), sx::Array::zeros({3})});
+      },
+      {"placeholder 'features'", "(2, 3) float32", "(2, 3) float64", "without loss", "array.astype(symx::f32) in C++"});
   expect_error<sx::ValueError>([&] { sx::function({x}, {x + y}); }, {"placeholder 'labels'", "not among the inputs"});
   expect_error<sx::ValueError>([&] { sx::function({x * 2}, {x}); }, {"not a placeholder"});
   auto w = sx::variable(sx::Array::zeros({3}), "w");
-  expect_error<sx::ValueError>([&] { sx::function({}, {}, {{w, sx::Tensor(w) + sx::constant(sx::Array::zeros({2, 3}))}}); },
-                               {"update of variable 'w'", "(2, 3)"});
+  expect_error<sx::ValueError>(
+      [&] {
+        sx::function({}, {}, {{w, sx::Tensor(w) + sx::constant(sx::Array::zeros({2, 3}))}});
+      },
+      {"update of variable 'w'", "(2, 3)"});
   expect_error<sx::ValueError>([&] { sx::function({}, {}, {{w, w}, {w, w}}); }, {"'w' is updated twice"});
 }
 
@@ -63,7 +76,8 @@ TEST(Function, InputsThatConvertWithoutLossAreAccepted) {
   auto mask = sx::placeholder({3}, sx::f32, "mask");
   for (auto backend : {sx::Backend::compiled, sx::Backend::reference}) {
     auto f = sx::function({labels, mask}, {labels * 2, mask + 1}, {}, {backend});
-    auto out = f({sx::Array::from_vector<std::int32_t>({1, -2, 3}, {3}), sx::Array::from_vector<bool>({true, false, true}, {3})});
+    auto out = f({sx::Array::from_vector<std::int32_t>({1, -2, 3}, {3}),
+                  sx::Array::from_vector<bool>({true, false, true}, {3})});
     EXPECT_EQ(out[0].dtype(), sx::i64);
     expect_close(out[0], {2, -4, 6});
     expect_close(out[1], {2, 1, 2});
@@ -172,27 +186,51 @@ TEST(Function, DebugprintNamesCompositesAsTheUserCalledThem) {
   EXPECT_EQ(r.label(), "relu#" + std::to_string(r.id()));
   EXPECT_NE(sx::to_dot({r}).find("relu#" + std::to_string(r.id()) + " [maximum]"), std::string::npos);
   // Errors name the node as debugprint does.
-  expect_error<sx::ShapeError>([&] { sx::clone({r + 1}, {{r, sx::placeholder({4}, sx::f32)}}); },
-                               {"replacement for 'relu#" + std::to_string(r.id()) + "'"});
+  expect_error<sx::ShapeError>(
+      [&] {
+        sx::clone({r + 1}, {{r, sx::placeholder({4}, sx::f32)}});
+      },
+      {"replacement for 'relu#" + std::to_string(r.id()) + "'"});
   auto img = sx::placeholder({1, 2, 4, 4}, sx::f32, "img");
   auto w = sx::placeholder({3, 2, 3, 3}, sx::f32, "w");
   auto tw = sx::placeholder({2, 3, 2, 2}, sx::f32, "tw");
   auto v = sx::placeholder({3}, sx::f32, "v");
   auto labels = sx::placeholder({2}, sx::i32, "labels");
   const std::vector<std::pair<std::string, sx::Tensor>> cases = {
-      {"relu", sx::nn::relu(x)}, {"leaky_relu", sx::nn::leaky_relu(x)}, {"elu", sx::nn::elu(x)},
-      {"gelu", sx::nn::gelu(x)}, {"gelu", sx::nn::gelu(x, true)}, {"softplus", sx::nn::softplus(x)},
-      {"softmax", sx::nn::softmax(x)}, {"log_softmax", sx::nn::log_softmax(x)},
+      {"relu", sx::nn::relu(x)},
+      {"leaky_relu", sx::nn::leaky_relu(x)},
+      {"elu", sx::nn::elu(x)},
+      {"gelu", sx::nn::gelu(x)},
+      {"gelu", sx::nn::gelu(x, true)},
+      {"softplus", sx::nn::softplus(x)},
+      {"softmax", sx::nn::softmax(x)},
+      {"log_softmax", sx::nn::log_softmax(x)},
       {"conv1d", sx::nn::conv1d(sx::reshape(img, {1, 2, 16}), sx::reshape(w, {3, 2, 9}))},
-      {"conv2d", sx::nn::conv2d(img, w)}, {"conv2d_transpose", sx::nn::conv2d_transpose(img, tw)},
-      {"max_pool2d", sx::nn::max_pool2d(img, {2})}, {"avg_pool2d", sx::nn::avg_pool2d(img, {2})},
-      {"mean", sx::mean(x)}, {"mean", sx::mean(x, 1)}, {"var", sx::var(x, 0)}, {"std", sx::std(x)},
-      {"logsumexp", sx::logsumexp(x, 1)}, {"clip", sx::clip(x, 0, 1)}, {"argmax", sx::argmax(x, 1, true)},
-      {"expand_dims", sx::expand_dims(x, 0)}, {"squeeze", sx::squeeze(sx::reshape(x, {1, 6}))},
-      {"stack", sx::stack({x, x})}, {"tile", sx::tile(x, {2, 1})}, {"repeat", sx::repeat(x, 2, 0)},
-      {"flip", sx::flip(x)}, {"one_hot", sx::one_hot(labels, 4)}, {"outer", sx::outer(v, v)},
-      {"dot", sx::dot(v, v)}, {"matmul", sx::matmul(x, v)}, {"solve", sx::linalg::solve(sx::reshape(sx::tile(v, {3}), {3, 3}), v)},
-      {"zeros", sx::zeros({2, 2})}, {"ones_like", sx::ones_like(x)}, {"split", sx::split(x, 3, 1)[0]}};
+      {"conv2d", sx::nn::conv2d(img, w)},
+      {"conv2d_transpose", sx::nn::conv2d_transpose(img, tw)},
+      {"max_pool2d", sx::nn::max_pool2d(img, {2})},
+      {"avg_pool2d", sx::nn::avg_pool2d(img, {2})},
+      {"mean", sx::mean(x)},
+      {"mean", sx::mean(x, 1)},
+      {"var", sx::var(x, 0)},
+      {"std", sx::std(x)},
+      {"logsumexp", sx::logsumexp(x, 1)},
+      {"clip", sx::clip(x, 0, 1)},
+      {"argmax", sx::argmax(x, 1, true)},
+      {"expand_dims", sx::expand_dims(x, 0)},
+      {"squeeze", sx::squeeze(sx::reshape(x, {1, 6}))},
+      {"stack", sx::stack({x, x})},
+      {"tile", sx::tile(x, {2, 1})},
+      {"repeat", sx::repeat(x, 2, 0)},
+      {"flip", sx::flip(x)},
+      {"one_hot", sx::one_hot(labels, 4)},
+      {"outer", sx::outer(v, v)},
+      {"dot", sx::dot(v, v)},
+      {"matmul", sx::matmul(x, v)},
+      {"solve", sx::linalg::solve(sx::reshape(sx::tile(v, {3}), {3, 3}), v)},
+      {"zeros", sx::zeros({2, 2})},
+      {"ones_like", sx::ones_like(x)},
+      {"split", sx::split(x, 3, 1)[0]}};
   for (const auto& [name, t] : cases)
     EXPECT_EQ(head(t).rfind(name + "#" + std::to_string(t.id()) + " [", 0), 0u) << name << ": " << head(t);
   // A clone over a new input is still the relu the user wrote.
@@ -247,7 +285,7 @@ TEST(Examples, PaperSgdCosts) {
   auto mu = sx::variable(sx::Array::scalar(-1.1842843f), "mu");
   auto cost = sx::exp(-sx::square(mu - 1));
   auto step = sx::function({}, {cost}, {{mu, mu - 0.2f * sx::grad(cost, {mu})[0]}});
-  const double expected[10] = {0.008471076, 0.008201109, 0.007946267, 0.007705368, 0.0074773384,
+  const double expected[10] = {0.008471076, 0.008201109,  0.007946267, 0.007705368, 0.0074773384,
                                0.007261208, 0.0070561105, 0.006861261, 0.006675923, 0.006499458};
   for (double e : expected) EXPECT_NEAR(step({})[0].item<double>(), e, 1e-5 * e);
 }

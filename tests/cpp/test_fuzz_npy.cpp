@@ -30,12 +30,15 @@ using testing::write_bytes;
 
 // The seeds: one file per dtype, plus 0-d, empty and 3-d shapes.
 std::vector<std::string> seed_files(const fs::path& dir) {
-  std::vector<Array> arrays = {
-      testing::random_array({3, 4}, -1, 1, 1, DType::f32), testing::random_array({5}, -1, 1, 2, DType::f64),
-      Array::from_vector<std::int32_t>({-1, 0, 7, 2147483647}, {2, 2}),
-      Array::from_vector<std::int64_t>({1, -2, 3}, {3, 1}), Array::from_vector<std::uint8_t>({0, 255}, {2}),
-      Array::from_vector<bool>({true, false, true, true}, {4}), Array::scalar<double>(2.5),
-      Array::zeros({0, 3}, DType::f32), testing::random_array({2, 3, 2}, 0, 9, 3, DType::f64)};
+  std::vector<Array> arrays = {testing::random_array({3, 4}, -1, 1, 1, DType::f32),
+                               testing::random_array({5}, -1, 1, 2, DType::f64),
+                               Array::from_vector<std::int32_t>({-1, 0, 7, 2147483647}, {2, 2}),
+                               Array::from_vector<std::int64_t>({1, -2, 3}, {3, 1}),
+                               Array::from_vector<std::uint8_t>({0, 255}, {2}),
+                               Array::from_vector<bool>({true, false, true, true}, {4}),
+                               Array::scalar<double>(2.5),
+                               Array::zeros({0, 3}, DType::f32),
+                               testing::random_array({2, 3, 2}, 0, 9, 3, DType::f64)};
   std::vector<std::string> out;
   for (std::size_t i = 0; i < arrays.size(); ++i) {
     std::string p = (dir / ("seed" + std::to_string(i) + ".npy")).string();
@@ -48,32 +51,63 @@ std::vector<std::string> seed_files(const fs::path& dir) {
 // Where the header text lies in a version 1.0 file written by symx.
 std::size_t header_end(const std::string& bytes) {
   if (bytes.size() < 10) return bytes.size();
-  const std::size_t length = static_cast<unsigned char>(bytes[8]) | static_cast<std::size_t>(static_cast<unsigned char>(bytes[9])) << 8;
+  const std::size_t length =
+      static_cast<unsigned char>(bytes[8]) | static_cast<std::size_t>(static_cast<unsigned char>(bytes[9])) << 8;
   return std::min(bytes.size(), 10 + length);
 }
 
 // One mutation of `bytes`; most of them edit the header text so that the parser is exercised.
 std::string mutate(std::string bytes, std::mt19937_64& rng) {
   auto pick = [&](std::size_t n) { return static_cast<std::size_t>(rng() % std::max<std::size_t>(n, 1)); };
-  static const std::vector<std::string> inserts = {
-      "99999999999999999999", "2147483648", "4611686018427387904", "-1", "0", ",", "(", ")", "[", "]",
-      "'", "\"", "{", "}", ":", " ", "True", "'shape': (1,), ", "3.0", "0x10", "\n", std::string(1, '\0')};
+  static const std::vector<std::string> inserts = {"99999999999999999999",
+                                                   "2147483648",
+                                                   "4611686018427387904",
+                                                   "-1",
+                                                   "0",
+                                                   ",",
+                                                   "(",
+                                                   ")",
+                                                   "[",
+                                                   "]",
+                                                   "'",
+                                                   "\"",
+                                                   "{",
+                                                   "}",
+                                                   ":",
+                                                   " ",
+                                                   "True",
+                                                   "'shape': (1,), ",
+                                                   "3.0",
+                                                   "0x10",
+                                                   "\n",
+                                                   std::string(1, '\0')};
   const std::size_t hend = std::max<std::size_t>(header_end(bytes), 11);
   const std::size_t in_header = 10 + pick(hend - 10);
   switch (rng() % 8) {
-    case 0: bytes[pick(bytes.size())] = static_cast<char>(rng()); break;  // any byte
-    case 1: bytes.resize(pick(bytes.size() + 1)); break;                 // truncation
+    case 0: bytes[pick(bytes.size())] = static_cast<char>(rng()); break;          // any byte
+    case 1: bytes.resize(pick(bytes.size() + 1)); break;                          // truncation
     case 2: bytes += std::string(1 + pick(64), static_cast<char>(rng())); break;  // extension
     case 3:  // a digit of the header changed to another digit
       for (std::size_t i = 0; i < 40; ++i) {
         std::size_t at = 10 + pick(hend - 10);
-        if (at < bytes.size() && bytes[at] >= '0' && bytes[at] <= '9') { bytes[at] = static_cast<char>('0' + pick(10)); break; }
+        if (at < bytes.size() && bytes[at] >= '0' && bytes[at] <= '9') {
+          bytes[at] = static_cast<char>('0' + pick(10));
+          break;
+        }
       }
       break;
-    case 4: if (in_header < bytes.size()) bytes.erase(in_header, 1 + pick(3)); break;  // deleted characters
-    case 5: if (in_header <= bytes.size()) bytes.insert(in_header, inserts[pick(inserts.size())]); break;
-    case 6: if (bytes.size() > 9) bytes[8 + pick(2)] = static_cast<char>(rng()); break;  // header length
-    default: if (bytes.size() > 7) bytes[6 + pick(2)] = static_cast<char>(pick(5)); break;  // version
+    case 4:
+      if (in_header < bytes.size()) bytes.erase(in_header, 1 + pick(3));
+      break;  // deleted characters
+    case 5:
+      if (in_header <= bytes.size()) bytes.insert(in_header, inserts[pick(inserts.size())]);
+      break;
+    case 6:
+      if (bytes.size() > 9) bytes[8 + pick(2)] = static_cast<char>(rng());
+      break;  // header length
+    default:
+      if (bytes.size() > 7) bytes[6 + pick(2)] = static_cast<char>(pick(5));
+      break;  // version
   }
   return bytes;
 }

@@ -60,7 +60,8 @@ Mutant edit_header(const std::string& file, std::mt19937_64& rng) {
   switch (rng() % 5) {
     case 0: {
       std::vector<std::size_t> digits;
-      for (std::size_t i = 0; i < h.size(); ++i) if (h[i] >= '0' && h[i] <= '9') digits.push_back(i);
+      for (std::size_t i = 0; i < h.size(); ++i)
+        if (h[i] >= '0' && h[i] <= '9') digits.push_back(i);
       if (!digits.empty()) h[digits[pick(digits.size())]] = static_cast<char>('0' + rng() % 10);
       return {with_header(file, h), false, "digit changed"};
     }
@@ -77,7 +78,8 @@ Mutant edit_header(const std::string& file, std::mt19937_64& rng) {
     }
     case 2: {
       std::vector<std::size_t> offsets;
-      for (std::size_t i = h.find("\"data_offsets\":["); i != std::string::npos; i = h.find("\"data_offsets\":[", i + 1))
+      for (std::size_t i = h.find("\"data_offsets\":["); i != std::string::npos;
+           i = h.find("\"data_offsets\":[", i + 1))
         offsets.push_back(i + 16);
       if (offsets.size() < 2) return {file, false, "unchanged"};
       std::size_t a = offsets[pick(offsets.size())], b = offsets[pick(offsets.size())];
@@ -141,7 +143,8 @@ TEST(FuzzSafetensors, MutatedCheckpointsLoadOrThrowIOError) {
   // Values different from the file's, so that a load that changed something is visible.
   for (const auto& v : vars) {
     Array a(v.shape(), v.dtype());
-    for (std::int64_t i = 0; i < a.size(); ++i) a.set_flat(i, v.dtype() == DType::b8 ? 0.0 : 100.0 + static_cast<double>(i));
+    for (std::int64_t i = 0; i < a.size(); ++i)
+      a.set_flat(i, v.dtype() == DType::b8 ? 0.0 : 100.0 + static_cast<double>(i));
     v.assign(a);
   }
   std::mt19937_64 rng(env_or("SYMX_FUZZ_SEED", 20261201));
@@ -170,7 +173,8 @@ TEST(FuzzSafetensors, MutatedCheckpointsLoadOrThrowIOError) {
     for (std::size_t k = 0; k < vars.size(); ++k) vars[k].assign(before[k]);
   }
   EXPECT_GT(rejected, 0);
-  std::cout << "[ fuzz     ] " << count << " mutated checkpoints: " << loaded << " loaded, " << rejected << " rejected\n";
+  std::cout << "[ fuzz     ] " << count << " mutated checkpoints: " << loaded << " loaded, " << rejected
+            << " rejected\n";
   std::error_code ec;
   fs::remove_all(dir, ec);
 }

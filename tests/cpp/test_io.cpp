@@ -75,7 +75,8 @@ std::vector<Array> values_of(const std::vector<Tensor>& vars) {
 void scramble(const std::vector<Tensor>& vars) {
   for (const auto& v : vars) {
     Array a(v.shape(), v.dtype());
-    for (std::int64_t i = 0; i < a.size(); ++i) a.set_flat(i, v.dtype() == DType::b8 ? (i % 2 == 0) : 42 + static_cast<double>(i));
+    for (std::int64_t i = 0; i < a.size(); ++i)
+      a.set_flat(i, v.dtype() == DType::b8 ? (i % 2 == 0) : 42 + static_cast<double>(i));
     v.assign(a);
   }
 }
@@ -83,7 +84,8 @@ void scramble(const std::vector<Tensor>& vars) {
 void expect_values(const std::vector<Tensor>& vars, const std::vector<Array>& expected) {
   ASSERT_EQ(vars.size(), expected.size());
   for (std::size_t i = 0; i < vars.size(); ++i)
-    EXPECT_TRUE(vars[i].value().equals(expected[i])) << vars[i].name() << ": " << vars[i].value() << " vs " << expected[i];
+    EXPECT_TRUE(vars[i].value().equals(expected[i]))
+        << vars[i].name() << ": " << vars[i].value() << " vs " << expected[i];
 }
 
 TEST_F(IOTest, RoundTripOfAllDtypesAndScopedNames) {
@@ -136,7 +138,7 @@ TEST_F(IOTest, FileIsValidSafetensors) {
   EXPECT_EQ(header.size(), vars.size() + 1);
   std::size_t data_start = 8 + n, data_size = bytes.size() - data_start;
   std::map<std::string, std::string> names = {{"float32", "F32"}, {"float64", "F64"}, {"int32", "I32"},
-                                              {"int64", "I64"}, {"uint8", "U8"}, {"bool", "BOOL"}};
+                                              {"int64", "I64"},   {"uint8", "U8"},    {"bool", "BOOL"}};
   // Offsets are in range, of the right length, and tile the data section without gaps.
   std::vector<std::pair<std::uint64_t, std::uint64_t>> ranges;
   for (const auto& v : vars) {
@@ -196,7 +198,8 @@ TEST_F(IOTest, TruncatedFileChangesNothing) {
   for (std::size_t keep : {bytes.size() - 3, std::size_t{20}, std::size_t{5}, std::size_t{0}}) {
     SCOPED_TRACE("kept " + std::to_string(keep) + " bytes");
     write_bytes(path("cut.safetensors"), bytes.substr(0, keep));
-    expect_error<IOError>([&] { load_variables(path("cut.safetensors")); }, {"load_variables", path("cut.safetensors"), "truncated"});
+    expect_error<IOError>([&] { load_variables(path("cut.safetensors")); },
+                          {"load_variables", path("cut.safetensors"), "truncated"});
     expect_values(vars, before);
   }
 }
@@ -207,8 +210,10 @@ TEST_F(IOTest, BadJsonHeaderIsAnIOError) {
   std::string bytes(8, '\0');
   bytes[0] = static_cast<char>(header.size());
   write_bytes(path("bad.safetensors"), bytes + header);
-  expect_error<IOError>([&] { load_variables(path("bad.safetensors")); }, {"load_variables", "bad.safetensors", "JSON"});
-  expect_error<IOError>([&] { load_variables(path("missing.safetensors")); }, {"load_variables", "missing.safetensors", "cannot open"});
+  expect_error<IOError>([&] { load_variables(path("bad.safetensors")); },
+                        {"load_variables", "bad.safetensors", "JSON"});
+  expect_error<IOError>([&] { load_variables(path("missing.safetensors")); },
+                        {"load_variables", "missing.safetensors", "cannot open"});
   EXPECT_TRUE(w.value().equals(Array({1.f})));
 }
 
@@ -223,10 +228,10 @@ TEST_F(IOTest, ShapeOrDtypeMismatchChangesNothing) {
   Tensor w, b;
   {
     Scope s("layer1");
-    w = variable(Array::ones({3, 2}), "w");         // wrong shape
+    w = variable(Array::ones({3, 2}), "w");           // wrong shape
     b = variable(Array::ones({3}, DType::f64), "b");  // wrong dtype
   }
-  Tensor c = variable(Array::ones({3}), "c");       // not in the file
+  Tensor c = variable(Array::ones({3}), "c");  // not in the file
   try {
     load_variables(path("m.safetensors"));
     ADD_FAILURE() << "expected IOError";
@@ -357,14 +362,18 @@ TEST_F(IOTest, MalformedEntriesAreRejected) {
     return R"({"w": {"dtype": "F32", "shape": [2], "data_offsets": [0, 8]}, "z": )" + z + "}";
   };
   std::string data = f32_bytes({5, 6});
-  expect_rejected(path("a.safetensors"), st_file(with_z(R"({"dtype": "Q7", "shape": [0], "data_offsets": [8, 8]})"), data),
+  expect_rejected(path("a.safetensors"),
+                  st_file(with_z(R"({"dtype": "Q7", "shape": [0], "data_offsets": [8, 8]})"), data),
                   {"'z'", "dtype", "Q7"});
   expect_rejected(path("b.safetensors"),
-                  st_file(with_z(R"({"dtype": "F32", "shape": [4294967296, 4294967296], "data_offsets": [8, 8]})"), data),
+                  st_file(with_z(R"({"dtype": "F32", "shape": [4294967296, 4294967296], "data_offsets": [8, 8]})"),
+                          data),
                   {"'z'", "overflow"});
-  expect_rejected(path("c.safetensors"), st_file(with_z(R"({"dtype": "F32", "shape": [-1], "data_offsets": [8, 8]})"), data),
+  expect_rejected(path("c.safetensors"),
+                  st_file(with_z(R"({"dtype": "F32", "shape": [-1], "data_offsets": [8, 8]})"), data),
                   {"'z'", "shape"});
-  expect_rejected(path("d.safetensors"), st_file(with_z(R"({"dtype": "F32", "shape": [0], "data_offsets": [8, 4]})"), data),
+  expect_rejected(path("d.safetensors"),
+                  st_file(with_z(R"({"dtype": "F32", "shape": [0], "data_offsets": [8, 4]})"), data),
                   {"'z'", "[8, 4]"});
   expect_rejected(path("e.safetensors"), st_file(with_z("[1, 2]"), data), {"'z'", "not a JSON object"});
   std::string meta = R"({"__metadata__": {"format": 3}, "w": {"dtype": "F32", "shape": [2], "data_offsets": [0, 8]}})";
@@ -401,7 +410,8 @@ TEST_F(IOTest, InvalidUtf8InTheHeaderIsEscapedInTheMessage) {
 
 TEST_F(IOTest, MetadataIsNotAVariableName) {
   variable(Array({1.f}), "__metadata__");
-  expect_error<ValueError>([&] { save_variables(path("m.safetensors")); }, {"save_variables", "'__metadata__'", "reserved"});
+  expect_error<ValueError>([&] { save_variables(path("m.safetensors")); },
+                           {"save_variables", "'__metadata__'", "reserved"});
   EXPECT_TRUE(files().empty());
 }
 
@@ -416,7 +426,7 @@ pid_t dead_pid() {
 TEST_F(IOTest, SaveRemovesTemporaryFilesOfDeadWriters) {
   variable(Array({1.f}), "w");
   std::string dead = "m.safetensors.tmp-" + std::to_string(dead_pid()) + "-0";
-  std::string live = "m.safetensors.tmp-" + std::to_string(::getppid()) + "-0";  // a live process
+  std::string live = "m.safetensors.tmp-" + std::to_string(::getppid()) + "-0";      // a live process
   std::string other = "other.safetensors.tmp-" + std::to_string(dead_pid()) + "-0";  // another target
   std::string odd = "m.safetensors.tmp-notapid";
   for (const auto& f : {dead, live, other, odd}) write_bytes(path(f), "partial");
@@ -477,7 +487,9 @@ std::string f64_bytes(const std::vector<double>& v) {
 
 TEST_F(IOTest, NpyHeaderIsParsedAsNumPyDoes) {
   const std::string six = f64_bytes({0, 1, 2, 3, 4, 5});
-  struct Bad { std::string header, field; };
+  struct Bad {
+    std::string header, field;
+  };
   const std::vector<Bad> bad = {
       {"{'descr': '<f8', 'fortran_order': False, }", "no key 'shape'"},
       {"{'descr': '<f8', 'shape': (6,), }", "no key 'fortran_order'"},
@@ -489,7 +501,8 @@ TEST_F(IOTest, NpyHeaderIsParsedAsNumPyDoes) {
       {"{'descr': '<f8', 'fortran_order': False, 'shape': (0x6,), }", "'shape' is '(0x6,)'"},
       {"{'descr': '<f8', 'fortran_order': False, 'shape': (-6,), }", "'shape' is '(-6,)'"},
       {"{'descr': '<f8', 'fortran_order': False, 'shape': (,), }", "'shape' is '(,)'"},
-      {"{'descr': '<f8', 'fortran_order': False, 'shape': (99999999999999999999,), }", "'shape' is '(99999999999999999999,)'"},
+      {"{'descr': '<f8', 'fortran_order': False, 'shape': (99999999999999999999,), }",
+       "'shape' is '(99999999999999999999,)'"},
       {"{'descr': '<f8', 'fortran_order': False, 'shape': (4611686018427387904, 4), }", "64-bit integer"},
       {"{'descr': '<f8', 'fortran_order': False, 'shape': (6,), } junk", "text after its closing"},
       {"{'descr': '<f8', 'fortran_order': False, 'shape': (6,), 'extra': 1}", "unexpected key 'extra'"},
@@ -520,7 +533,8 @@ TEST_F(IOTest, NpyDataSizeIsCheckedBeforeAllocating) {
   write_bytes(path("huge.npy"), huge);
   expect_error<IOError>([&] { Array::load_npy(path("huge.npy")); }, {"load_npy", "huge.npy", "'shape'", "2^48"});
   // Within the limit but far beyond the file: refused without allocating 2^40 bytes.
-  write_bytes(path("big.npy"), npy_bytes("{'descr': '<f4', 'fortran_order': False, 'shape': (262144, 1048576), }", "abcd"));
+  write_bytes(path("big.npy"),
+              npy_bytes("{'descr': '<f4', 'fortran_order': False, 'shape': (262144, 1048576), }", "abcd"));
   expect_error<IOError>([&] { Array::load_npy(path("big.npy")); },
                         {"big.npy", "truncated data", "1099511627776 bytes", "the file has 4"});
   // A header length beyond the end of the file.
@@ -533,7 +547,8 @@ TEST_F(IOTest, NpyDataSizeIsCheckedBeforeAllocating) {
   ASSERT_EQ(::mkfifo(path("fifo.npy").c_str(), 0600), 0);  // opening must not wait for a writer
   expect_error<IOError>([&] { Array::load_npy(path("fifo.npy")); }, {"fifo.npy", "not a regular file"});
   // Bytes after the data are ignored, as numpy.load ignores them.
-  write_bytes(path("extra.npy"), npy_bytes("{'descr': '<f8', 'fortran_order': False, 'shape': (2,), }", f64_bytes({1, 2}) + "tail"));
+  write_bytes(path("extra.npy"),
+              npy_bytes("{'descr': '<f8', 'fortran_order': False, 'shape': (2,), }", f64_bytes({1, 2}) + "tail"));
   EXPECT_EQ(Array::load_npy(path("extra.npy")).to_vector(), (std::vector<double>{1, 2}));
 }
 
@@ -547,7 +562,8 @@ TEST_F(IOTest, NpyVersionsAndFortranOrder) {
   write_bytes(path("v4.npy"), npy_bytes(header, data, 4));
   expect_error<IOError>([&] { Array::load_npy(path("v4.npy")); }, {"v4.npy", "version 4.0"});
   // numpy.save(np.asfortranarray([[0, 1, 2], [3, 4, 5]])) stores the columns: 0 3 1 4 2 5.
-  write_bytes(path("f.npy"), npy_bytes("{'descr': '<f8', 'fortran_order': True, 'shape': (2, 3), }", f64_bytes({0, 3, 1, 4, 2, 5})));
+  write_bytes(path("f.npy"),
+              npy_bytes("{'descr': '<f8', 'fortran_order': True, 'shape': (2, 3), }", f64_bytes({0, 3, 1, 4, 2, 5})));
   EXPECT_EQ(Array::load_npy(path("f.npy")).to_vector(), (std::vector<double>{0, 1, 2, 3, 4, 5}));
 }
 

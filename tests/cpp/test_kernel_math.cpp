@@ -88,20 +88,53 @@ struct Worst {
 
 std::string describe(const char* name, const Worst& w) {
   char buf[256];
-  std::snprintf(buf, sizeof buf, "%s: max %lld ulp over %lld values (at x=%.9g y=%.9g: got %.9g want %.9g)",
-                name, static_cast<long long>(w.ulps), static_cast<long long>(w.count), w.x, w.y,
-                static_cast<double>(w.got), static_cast<double>(w.want));
+  std::snprintf(buf, sizeof buf, "%s: max %lld ulp over %lld values (at x=%.9g y=%.9g: got %.9g want %.9g)", name,
+                static_cast<long long>(w.ulps), static_cast<long long>(w.count), w.x, w.y, static_cast<double>(w.got),
+                static_cast<double>(w.want));
   return buf;
 }
 
 std::vector<float> special_floats() {
   const float m = std::numeric_limits<float>::max(), mn = std::numeric_limits<float>::min(),
               dn = std::numeric_limits<float>::denorm_min();
-  std::vector<float> v = {0.0f, 1.0f, 2.0f, 0.5f, 3.0f, 10.0f, 100.0f, 1e10f, 1e30f, m,
-                          mn, dn, 2 * dn, mn - dn, mn / 3, kInfF, kNaNF, 1.0f - 0x1p-24f,
-                          1.0f + 0x1p-23f, 88.72283f, 88.72284f, 89.0f, 103.97208f, 104.0f, 150.0f,
-                          0x1p23f, 0x1p24f, 0x1p24f - 1.0f, 0x1p25f, 1e-8f, 1e-20f, 9.01f, 3.92f,
-                          0.6931472f, 1.5707964f, 3.1415927f, 4.712389f, 6.2831855f};
+  std::vector<float> v = {0.0f,
+                          1.0f,
+                          2.0f,
+                          0.5f,
+                          3.0f,
+                          10.0f,
+                          100.0f,
+                          1e10f,
+                          1e30f,
+                          m,
+                          mn,
+                          dn,
+                          2 * dn,
+                          mn - dn,
+                          mn / 3,
+                          kInfF,
+                          kNaNF,
+                          1.0f - 0x1p-24f,
+                          1.0f + 0x1p-23f,
+                          88.72283f,
+                          88.72284f,
+                          89.0f,
+                          103.97208f,
+                          104.0f,
+                          150.0f,
+                          0x1p23f,
+                          0x1p24f,
+                          0x1p24f - 1.0f,
+                          0x1p25f,
+                          1e-8f,
+                          1e-20f,
+                          9.01f,
+                          3.92f,
+                          0.6931472f,
+                          1.5707964f,
+                          3.1415927f,
+                          4.712389f,
+                          6.2831855f};
   const std::size_t n = v.size();
   for (std::size_t i = 0; i < n; ++i) v.push_back(-v[i]);
   return v;
@@ -145,8 +178,7 @@ const std::vector<float>& inputs() {
   return v;
 }
 
-template <class F, class R>
-Worst check_unary(F ours, R ref) {
+template <class F, class R> Worst check_unary(F ours, R ref) {
   Worst w;
   for (float x : inputs()) {
     const float got = ours(x);
@@ -158,34 +190,52 @@ Worst check_unary(F ours, R ref) {
   return w;
 }
 
-#define KM_UNARY_TEST(Name, ours, ref, max_ulps)                  \
-  TEST(KernelMath, Name) {                                        \
-    const Worst w = check_unary(ours, ref);                       \
+#define KM_UNARY_TEST(Name, ours, ref, max_ulps)                   \
+  TEST(KernelMath, Name) {                                         \
+    const Worst w = check_unary(ours, ref);                        \
     std::printf("[kernel_math] %s\n", describe(#Name, w).c_str()); \
-    EXPECT_LE(w.ulps, max_ulps) << describe(#Name, w);            \
+    EXPECT_LE(w.ulps, max_ulps) << describe(#Name, w);             \
   }
 
-KM_UNARY_TEST(ExpFloat, [](float x) { return sk::exp(x); }, [](double x) { return std::exp(x); }, 2)
-KM_UNARY_TEST(Expm1Float, [](float x) { return sk::expm1(x); }, [](double x) { return std::expm1(x); }, 2)
-KM_UNARY_TEST(LogFloat, [](float x) { return sk::log(x); }, [](double x) { return std::log(x); }, 2)
-KM_UNARY_TEST(Log1pFloat, [](float x) { return sk::log1p(x); }, [](double x) { return std::log1p(x); }, 2)
-KM_UNARY_TEST(SqrtFloat, [](float x) { return sk::sqrt(x); }, [](double x) { return std::sqrt(x); }, 0)
-KM_UNARY_TEST(RsqrtFloat, [](float x) { return sk::rsqrt(x); }, [](double x) { return 1.0 / std::sqrt(x); }, 2)
-KM_UNARY_TEST(TanhFloat, [](float x) { return sk::tanh(x); }, [](double x) { return std::tanh(x); }, 2)
-KM_UNARY_TEST(SigmoidFloat, [](float x) { return sk::sigmoid(x); },
-              [](double x) { return 1.0 / (1.0 + std::exp(-x)); }, 2)
-KM_UNARY_TEST(ErfFloat, [](float x) { return sk::erf(x); }, [](double x) { return std::erf(x); }, 2)
-KM_UNARY_TEST(SinFloat, [](float x) { return sk::sin(x); }, [](double x) { return std::sin(x); }, 2)
-KM_UNARY_TEST(CosFloat, [](float x) { return sk::cos(x); }, [](double x) { return std::cos(x); }, 2)
-KM_UNARY_TEST(TanFloat, [](float x) { return sk::tan(x); }, [](double x) { return std::tan(x); }, 2)
-KM_UNARY_TEST(AtanFloat, [](float x) { return sk::atan(x); }, [](double x) { return std::atan(x); }, 2)
-KM_UNARY_TEST(FloorFloat, [](float x) { return sk::floor(x); }, [](double x) { return std::floor(x); }, 0)
-KM_UNARY_TEST(CeilFloat, [](float x) { return sk::ceil(x); }, [](double x) { return std::ceil(x); }, 0)
-KM_UNARY_TEST(TruncFloat, [](float x) { return sk::trunc(x); }, [](double x) { return std::trunc(x); }, 0)
-KM_UNARY_TEST(RoundHalfEvenFloat, [](float x) { return sk::round(x); },
-              [](double x) { return std::nearbyint(x); }, 0)
-KM_UNARY_TEST(SignFloat, [](float x) { return sk::sign(x); },
-              [](double x) { return x > 0 ? 1.0 : x < 0 ? -1.0 : (x == 0 ? 0.0 : x); }, 0)
+KM_UNARY_TEST(
+    ExpFloat, [](float x) { return sk::exp(x); }, [](double x) { return std::exp(x); }, 2)
+KM_UNARY_TEST(
+    Expm1Float, [](float x) { return sk::expm1(x); }, [](double x) { return std::expm1(x); }, 2)
+KM_UNARY_TEST(
+    LogFloat, [](float x) { return sk::log(x); }, [](double x) { return std::log(x); }, 2)
+KM_UNARY_TEST(
+    Log1pFloat, [](float x) { return sk::log1p(x); }, [](double x) { return std::log1p(x); }, 2)
+KM_UNARY_TEST(
+    SqrtFloat, [](float x) { return sk::sqrt(x); }, [](double x) { return std::sqrt(x); }, 0)
+KM_UNARY_TEST(
+    RsqrtFloat, [](float x) { return sk::rsqrt(x); }, [](double x) { return 1.0 / std::sqrt(x); }, 2)
+KM_UNARY_TEST(
+    TanhFloat, [](float x) { return sk::tanh(x); }, [](double x) { return std::tanh(x); }, 2)
+KM_UNARY_TEST(
+    SigmoidFloat, [](float x) { return sk::sigmoid(x); }, [](double x) { return 1.0 / (1.0 + std::exp(-x)); }, 2)
+KM_UNARY_TEST(
+    ErfFloat, [](float x) { return sk::erf(x); }, [](double x) { return std::erf(x); }, 2)
+KM_UNARY_TEST(
+    SinFloat, [](float x) { return sk::sin(x); }, [](double x) { return std::sin(x); }, 2)
+KM_UNARY_TEST(
+    CosFloat, [](float x) { return sk::cos(x); }, [](double x) { return std::cos(x); }, 2)
+KM_UNARY_TEST(
+    TanFloat, [](float x) { return sk::tan(x); }, [](double x) { return std::tan(x); }, 2)
+KM_UNARY_TEST(
+    AtanFloat, [](float x) { return sk::atan(x); }, [](double x) { return std::atan(x); }, 2)
+KM_UNARY_TEST(
+    FloorFloat, [](float x) { return sk::floor(x); }, [](double x) { return std::floor(x); }, 0)
+KM_UNARY_TEST(
+    CeilFloat, [](float x) { return sk::ceil(x); }, [](double x) { return std::ceil(x); }, 0)
+KM_UNARY_TEST(
+    TruncFloat, [](float x) { return sk::trunc(x); }, [](double x) { return std::trunc(x); }, 0)
+KM_UNARY_TEST(
+    RoundHalfEvenFloat, [](float x) { return sk::round(x); }, [](double x) { return std::nearbyint(x); }, 0)
+KM_UNARY_TEST(
+    SignFloat, [](float x) { return sk::sign(x); },
+    [](double x) { return x > 0   ? 1.0
+                          : x < 0 ? -1.0
+                                  : (x == 0 ? 0.0 : x); }, 0)
 
 // Trig over the whole float range is covered above (stride walk); this adds a dense walk over
 // large arguments, where the Payne-Hanek path is used.
@@ -194,9 +244,10 @@ TEST(KernelMath, TrigLargeArguments) {
   const std::uint32_t lo = std::bit_cast<std::uint32_t>(0x1p22f), hi = 0x7f800000u;
   for (std::uint32_t b = lo; b < hi; b += static_cast<std::uint32_t>(kStride / 2 + 1)) {
     const float x = std::bit_cast<float>(b);
-    for (auto [w, ours, ref] : {std::tuple{&ws, +[](float v) { return sk::sin(v); }, +[](double v) { return std::sin(v); }},
-                                std::tuple{&wc, +[](float v) { return sk::cos(v); }, +[](double v) { return std::cos(v); }},
-                                std::tuple{&wt, +[](float v) { return sk::tan(v); }, +[](double v) { return std::tan(v); }}}) {
+    for (auto [w, ours, ref] :
+         {std::tuple{&ws, +[](float v) { return sk::sin(v); }, +[](double v) { return std::sin(v); }},
+          std::tuple{&wc, +[](float v) { return sk::cos(v); }, +[](double v) { return std::cos(v); }},
+          std::tuple{&wt, +[](float v) { return sk::tan(v); }, +[](double v) { return std::tan(v); }}}) {
       const float got = ours(x), want = static_cast<float>(ref(x));
       const std::int64_t d = ulp_diff(got, want);
       ++w->count;
@@ -285,8 +336,8 @@ TEST(KernelMath, PowFloat) {
   std::printf("[kernel_math] %s\n", describe("pow", w).c_str());
   EXPECT_LE(w.ulps, 2) << describe("pow", w);
   // The special cases of C's pow.
-  const float specials[] = {0.0f, -0.0f, 1.0f, -1.0f, 2.0f, -2.0f, 0.5f, -0.5f, 3.0f, -3.0f, 2.5f, -2.5f,
-                            kInfF, -kInfF, kNaNF, 1e-45f, -1e-45f, 3e38f, -3e38f};
+  const float specials[] = {0.0f, -0.0f, 1.0f,  -1.0f,  2.0f,  -2.0f,  0.5f,    -0.5f, 3.0f,  -3.0f,
+                            2.5f, -2.5f, kInfF, -kInfF, kNaNF, 1e-45f, -1e-45f, 3e38f, -3e38f};
   for (float x : specials)
     for (float y : specials)
       EXPECT_EQ(ulp_diff(sk::pow(x, y), static_cast<float>(std::pow(double{x}, double{y}))), 0)
@@ -388,8 +439,26 @@ template <class T> T naive_pow(T a, T b) {
 }
 
 template <class T> void check_integer_helpers() {
-  const std::vector<std::int64_t> raw = {0, 1, -1, 2, -2, 3, -3, 7, -7, 10, -10, 100, -100, 127, -128,
-                                         255, 32767, -32768, 2147483647LL, -2147483647LL - 1,
+  const std::vector<std::int64_t> raw = {0,
+                                         1,
+                                         -1,
+                                         2,
+                                         -2,
+                                         3,
+                                         -3,
+                                         7,
+                                         -7,
+                                         10,
+                                         -10,
+                                         100,
+                                         -100,
+                                         127,
+                                         -128,
+                                         255,
+                                         32767,
+                                         -32768,
+                                         2147483647LL,
+                                         -2147483647LL - 1,
                                          std::numeric_limits<std::int64_t>::max(),
                                          std::numeric_limits<std::int64_t>::min()};
   std::vector<T> vals;
@@ -426,11 +495,10 @@ TEST(KernelMath, DoubleOverloads) {
   const int n = kDense / 16;
   for (int i = 0; i < n; ++i) {
     s = s * 6364136223846793005ULL + 1442695040888963407ULL;
-    xs.push_back(std::bit_cast<double>(s));                          // any bit pattern
+    xs.push_back(std::bit_cast<double>(s));                               // any bit pattern
     xs.push_back(-30.0 + 60.0 * static_cast<double>(s >> 11) * 0x1p-53);  // [-30, 30]
   }
-  for (double v : {0.0, -0.0, 1.0, -1.0, kInf, -kInf, std::nan(""), 1e-310, -1e-310, 1e308, -1e308})
-    xs.push_back(v);
+  for (double v : {0.0, -0.0, 1.0, -1.0, kInf, -kInf, std::nan(""), 1e-310, -1e-310, 1e308, -1e308}) xs.push_back(v);
   std::map<std::string, std::int64_t> worst;
   auto check = [&](const char* name, double got, double want) {
     worst[name] = std::max(worst[name], ulp_diff(got, want));
@@ -511,8 +579,8 @@ TEST(KernelMath, LoopsVectorize) {
       {"sign", "symx_kernel::sign(a[i])"},
   };
   // pow is not required: GCC does not inline it (too large), so its loop keeps a call.
-  const std::vector<std::string> required = {"exp", "tanh", "log", "sigmoid", "erf", "sin", "fused", "chain",
-                                             "expm1", "log1p", "sqrt", "rsqrt", "cos", "tan", "atan", "atan2"};
+  const std::vector<std::string> required = {"exp",   "tanh",  "log",  "sigmoid", "erf", "sin", "fused", "chain",
+                                             "expm1", "log1p", "sqrt", "rsqrt",   "cos", "tan", "atan",  "atan2"};
   std::ostringstream code;
   code << "#include \"codegen/kernel_prelude.hpp\"\n#include <cstdint>\n";
   const int first_line = 3;
@@ -598,7 +666,8 @@ TEST(KernelMath, JitCompiledLoopsAccuracy) {
   code << "#include \"" << header.string() << "\"\n#include <cstdint>\n";
   for (const Fn& f : fns)
     code << "extern \"C\" void jit_" << f.name << "(const float* __restrict a, float* __restrict out, std::int64_t n) {"
-         << " _Pragma(\"omp simd\") for (std::int64_t i = 0; i < n; ++i) out[i] = symx_kernel::" << f.name << "(a[i]); }\n";
+         << " _Pragma(\"omp simd\") for (std::int64_t i = 0; i < n; ++i) out[i] = symx_kernel::" << f.name
+         << "(a[i]); }\n";
   const auto library = symx::codegen::compile_and_load(code.str());
   ASSERT_TRUE(library);
   const std::vector<float>& xs = inputs();
@@ -606,7 +675,7 @@ TEST(KernelMath, JitCompiledLoopsAccuracy) {
   for (const Fn& f : fns) {
     using Kernel = void (*)(const float*, float*, std::int64_t);
     reinterpret_cast<Kernel>(library->symbol(std::string("jit_") + f.name))(xs.data(), out.data(),
-                                                                           static_cast<std::int64_t>(xs.size()));
+                                                                            static_cast<std::int64_t>(xs.size()));
     Worst w;
     for (std::size_t i = 0; i < xs.size(); ++i) {
       const float want = static_cast<float>(f.ref(static_cast<double>(xs[i])));

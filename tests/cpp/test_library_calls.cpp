@@ -49,8 +49,9 @@ void check_conv2d(const Conv2dCase& c) {
   auto r = sx::constant(random_array(y.shape(), -1, 1, 3, sx::f32));
   auto loss = sx::sum(sx::nn::relu(y) * r);
   auto g = sx::grad(loss, {x, w});
-  std::string text = expect_backends_agree({x, w}, {y, g[0], g[1]},
-                                           {random_array(c.x, -1, 1, 1, sx::f32), random_array(c.w, -1, 1, 2, sx::f32)});
+  std::string text =
+      expect_backends_agree({x, w}, {y, g[0], g[1]},
+                            {random_array(c.x, -1, 1, 1, sx::f32), random_array(c.w, -1, 1, 2, sx::f32)});
   EXPECT_TRUE(contains(text, "library call (oneDNN convolution,")) << text;
   EXPECT_TRUE(contains(text, "library call (oneDNN convolution backward data")) << text;
   EXPECT_TRUE(contains(text, "library call (oneDNN convolution backward weights")) << text;
@@ -75,7 +76,8 @@ TEST(LibraryCalls, Conv2dDepthwiseStrided) { check_conv2d({{2, 3, 9, 9}, {6, 1, 
 
 TEST(LibraryCalls, Conv1dStridesDilationGroups) {
   for (auto [stride, dilation, groups] : {std::tuple{1, 1, 1}, {2, 1, 1}, {1, 2, 3}, {3, 2, 1}}) {
-    SCOPED_TRACE("stride " + std::to_string(stride) + " dilation " + std::to_string(dilation) + " groups " + std::to_string(groups));
+    SCOPED_TRACE("stride " + std::to_string(stride) + " dilation " + std::to_string(dilation) + " groups " +
+                 std::to_string(groups));
     sx::reset_default_graph();
     auto x = sx::placeholder({2, 6, 17}, sx::f32, "x");
     auto w = sx::placeholder({9, 6 / groups, 3}, sx::f32, "w");
@@ -83,7 +85,8 @@ TEST(LibraryCalls, Conv1dStridesDilationGroups) {
     auto loss = sx::sum(sx::square(y));
     auto g = sx::grad(loss, {x, w});
     std::string text = expect_backends_agree({x, w}, {y, g[0], g[1]},
-                                             {random_array({2, 6, 17}, -1, 1, 4, sx::f32), random_array({9, 6 / groups, 3}, -1, 1, 5, sx::f32)});
+                                             {random_array({2, 6, 17}, -1, 1, 4, sx::f32),
+                                              random_array({9, 6 / groups, 3}, -1, 1, 5, sx::f32)});
     EXPECT_TRUE(contains(text, "library call (oneDNN convolution")) << text;
     expect_no_fallback(text);
   }
@@ -96,7 +99,8 @@ TEST(LibraryCalls, Conv2dTransposeWithOutputPadding) {
   auto y = sx::nn::conv2d_transpose(x, w, {2, 2}, sx::nn::Padding({{1, 1}, {0, 1}}), {1, 0});
   auto g = sx::grad(sx::sum(sx::sin(y)), {x, w});
   std::string text = expect_backends_agree({x, w}, {y, g[0], g[1]},
-                                           {random_array({2, 4, 5, 6}, -1, 1, 6, sx::f32), random_array({4, 3, 3, 3}, -1, 1, 7, sx::f32)});
+                                           {random_array({2, 4, 5, 6}, -1, 1, 6, sx::f32),
+                                            random_array({4, 3, 3, 3}, -1, 1, 7, sx::f32)});
   EXPECT_TRUE(contains(text, "library call (oneDNN convolution backward data")) << text;
   expect_no_fallback(text);
 }
@@ -113,14 +117,15 @@ TEST(LibraryCalls, ConvNetGradients) {
   auto logits = sx::matmul(sx::reshape(h, {4, 6 * 3 * 3}), wd);
   auto loss = sx::mean(sx::nn::log_softmax(logits, -1));
   auto g = sx::grad(loss, {x, w1, w2, wd});
-  std::string text = expect_backends_agree(
-      {x, w1, w2, wd}, {loss, g[0], g[1], g[2], g[3]},
-      {random_array({4, 3, 12, 12}, -1, 1, 8, sx::f32), random_array({8, 3, 3, 3}, -0.5, 0.5, 9, sx::f32),
-       random_array({6, 8, 3, 3}, -0.5, 0.5, 10, sx::f32), random_array({54, 5}, -0.5, 0.5, 11, sx::f32)},
-      1e-4, 1e-6);
-  for (const char* call : {"oneDNN convolution,", "oneDNN convolution backward data", "oneDNN convolution backward weights",
-                           "max pooling loop", "max pooling gradient loop", "oneDNN average pooling,",
-                           "oneDNN average pooling backward", "oneDNN sgemm"})
+  std::string text = expect_backends_agree({x, w1, w2, wd}, {loss, g[0], g[1], g[2], g[3]},
+                                           {random_array({4, 3, 12, 12}, -1, 1, 8, sx::f32),
+                                            random_array({8, 3, 3, 3}, -0.5, 0.5, 9, sx::f32),
+                                            random_array({6, 8, 3, 3}, -0.5, 0.5, 10, sx::f32),
+                                            random_array({54, 5}, -0.5, 0.5, 11, sx::f32)},
+                                           1e-4, 1e-6);
+  for (const char* call : {"oneDNN convolution,", "oneDNN convolution backward data",
+                           "oneDNN convolution backward weights", "max pooling loop", "max pooling gradient loop",
+                           "oneDNN average pooling,", "oneDNN average pooling backward", "oneDNN sgemm"})
     EXPECT_TRUE(contains(text, std::string("library call (") + call)) << call << "\n" << text;
   expect_no_fallback(text);
 }
@@ -128,9 +133,10 @@ TEST(LibraryCalls, ConvNetGradients) {
 // With 16 or more channels the convolutions run on oneDNN's blocked layouts (reordering from and
 // to symx's plain buffers inside the call) and still agree with the reference.
 TEST(LibraryCalls, Conv2dBlockedLayouts) {
-  for (const Conv2dCase& c : {Conv2dCase{{3, 32, 8, 8}, {64, 32, 3, 3}, {1, 1}, {1, 1}, "SAME", 1},
-                              Conv2dCase{{2, 20, 11, 10}, {17, 20, 3, 2}, {2, 3}, {1, 1}, "VALID", 1},
-                              Conv2dCase{{2, 16, 12, 11}, {24, 16, 3, 3}, {1, 2}, {2, 1}, sx::nn::Padding({{1, 2}, {0, 3}}), 1}}) {
+  for (const Conv2dCase& c :
+       {Conv2dCase{{3, 32, 8, 8}, {64, 32, 3, 3}, {1, 1}, {1, 1}, "SAME", 1},
+        Conv2dCase{{2, 20, 11, 10}, {17, 20, 3, 2}, {2, 3}, {1, 1}, "VALID", 1},
+        Conv2dCase{{2, 16, 12, 11}, {24, 16, 3, 3}, {1, 2}, {2, 1}, sx::nn::Padding({{1, 2}, {0, 3}}), 1}}) {
     SCOPED_TRACE("x " + std::to_string(c.x[1]) + " channels, w " + std::to_string(c.w[0]) + " filters");
     check_conv2d(c);
     sx::reset_default_graph();
@@ -139,7 +145,8 @@ TEST(LibraryCalls, Conv2dBlockedLayouts) {
     auto y = sx::nn::conv2d(x, w, c.strides, c.padding, c.dilation, c.groups);
     auto g = sx::grad(sx::sum(sx::square(y)), {x, w});
     std::string text = sx::function({x, w}, {y, g[0], g[1]}, {}, {sx::Backend::compiled}).describe();
-    for (const char* call : {"oneDNN convolution,", "oneDNN convolution backward data", "oneDNN convolution backward weights"})
+    for (const char* call :
+         {"oneDNN convolution,", "oneDNN convolution backward data", "oneDNN convolution backward weights"})
       EXPECT_TRUE(contains(step_of(text, call), ", blocked (reorders")) << call << "\n" << text;
   }
 }
@@ -155,7 +162,8 @@ TEST(LibraryCalls, Conv2dFewInputChannelsBlocksTheOutputOnly) {
   auto y = sx::nn::conv2d(x, w, {1, 1}, "SAME");
   auto g = sx::grad(sx::sum(sx::square(y)), {x, w});
   std::string text = sx::function({x, w}, {y, g[0], g[1]}, {}, {sx::Backend::compiled}).describe();
-  std::string forward = step_of(text, "oneDNN convolution,"), filter = step_of(text, "oneDNN convolution backward weights");
+  std::string forward = step_of(text, "oneDNN convolution,"),
+              filter = step_of(text, "oneDNN convolution backward weights");
   EXPECT_TRUE(contains(forward, ", blocked (reorders weights, dst)")) << text;
   EXPECT_TRUE(contains(filter, ", blocked (reorders diff_dst, diff_weights)")) << text;
   std::string data = step_of(text, "oneDNN convolution backward data");
@@ -187,16 +195,21 @@ TEST(LibraryCalls, Conv1dBlockedLayouts) {
   auto r = sx::constant(random_array(y.shape(), -1, 1, 12, sx::f32));
   auto g = sx::grad(sx::sum(sx::nn::relu(y) * r), {x, w});
   std::string text = expect_backends_agree({x, w}, {y, g[0], g[1]},
-                                           {random_array({3, 16, 29}, -1, 1, 13, sx::f32), random_array({32, 16, 5}, -1, 1, 14, sx::f32)});
-  for (const char* call : {"oneDNN convolution,", "oneDNN convolution backward data", "oneDNN convolution backward weights"})
+                                           {random_array({3, 16, 29}, -1, 1, 13, sx::f32),
+                                            random_array({32, 16, 5}, -1, 1, 14, sx::f32)});
+  for (const char* call :
+       {"oneDNN convolution,", "oneDNN convolution backward data", "oneDNN convolution backward weights"})
     EXPECT_TRUE(contains(step_of(text, call), ", blocked (reorders")) << call << "\n" << text;
   expect_no_fallback(text);
 }
 
 TEST(LibraryCalls, MaxPoolWindowsStridesAndPadding) {
-  struct Case { std::vector<std::int64_t> window, strides; sx::nn::Padding padding; };
-  for (const Case& c : {Case{{2, 2}, {}, "VALID"}, Case{{3, 3}, {2, 2}, "SAME"}, Case{{3, 2}, {1, 2}, sx::nn::Padding({{1, 2}, {0, 1}})},
-                        Case{{2, 3}, {3, 1}, "SAME"}}) {
+  struct Case {
+    std::vector<std::int64_t> window, strides;
+    sx::nn::Padding padding;
+  };
+  for (const Case& c : {Case{{2, 2}, {}, "VALID"}, Case{{3, 3}, {2, 2}, "SAME"},
+                        Case{{3, 2}, {1, 2}, sx::nn::Padding({{1, 2}, {0, 1}})}, Case{{2, 3}, {3, 1}, "SAME"}}) {
     sx::reset_default_graph();
     auto x = sx::placeholder({2, 3, 9, 10}, sx::f32, "x");
     auto y = sx::nn::max_pool2d(x, c.window, c.strides, c.padding);
@@ -240,11 +253,11 @@ TEST(LibraryCalls, MaxPoolTiled2x2TiesAndNaN) {
     for (std::int64_t i = 0; i < xv.size(); ++i) xv.set_flat(i, std::round(xv.get_flat(i)));  // many ties
     const double nan = std::numeric_limits<double>::quiet_NaN(), inf = std::numeric_limits<double>::infinity();
     // Window (0, 0) of plane 0: NaN in each cell position of four windows; two NaNs; all -inf.
-    xv.set_flat(0, nan);            // window (0,0), cell 0
-    xv.set_flat(3, nan);            // window (0,1), cell 1
-    xv.set_flat(10 + 4, nan);       // window (0,2), cell 2
-    xv.set_flat(10 + 7, nan);       // window (0,3), cell 3
-    xv.set_flat(20 + 1, nan);       // window (1,0): NaN in cells 1 and 2
+    xv.set_flat(0, nan);       // window (0,0), cell 0
+    xv.set_flat(3, nan);       // window (0,1), cell 1
+    xv.set_flat(10 + 4, nan);  // window (0,2), cell 2
+    xv.set_flat(10 + 7, nan);  // window (0,3), cell 3
+    xv.set_flat(20 + 1, nan);  // window (1,0): NaN in cells 1 and 2
     xv.set_flat(30 + 0, nan);
     for (std::int64_t i : {22, 23, 32, 33}) xv.set_flat(i, -inf);  // window (1,1)
     std::string text = expect_backends_agree({x}, {y, gx}, {xv.astype(dt)}, 1e-6, 1e-7);
@@ -254,17 +267,21 @@ TEST(LibraryCalls, MaxPoolTiled2x2TiesAndNaN) {
 }
 
 TEST(LibraryCalls, AvgPoolExcludesPadding) {
-  struct Case { std::vector<std::int64_t> window, strides; sx::nn::Padding padding; };
-  for (const Case& c : {Case{{2, 2}, {}, "VALID"}, Case{{3, 3}, {1, 1}, "SAME"}, Case{{3, 2}, {2, 1}, sx::nn::Padding({{2, 1}, {1, 1}})},
-                        Case{{4, 4}, {3, 3}, "SAME"}}) {
+  struct Case {
+    std::vector<std::int64_t> window, strides;
+    sx::nn::Padding padding;
+  };
+  for (const Case& c : {Case{{2, 2}, {}, "VALID"}, Case{{3, 3}, {1, 1}, "SAME"},
+                        Case{{3, 2}, {2, 1}, sx::nn::Padding({{2, 1}, {1, 1}})}, Case{{4, 4}, {3, 3}, "SAME"}}) {
     sx::reset_default_graph();
     auto x = sx::placeholder({2, 3, 10, 9}, sx::f32, "x");
     auto y = sx::nn::avg_pool2d(x, c.window, c.strides, c.padding);
     // The cotangent is an input: avg_pool_grad of a constant would be folded at compile time.
     auto r = sx::placeholder(y.shape(), sx::f32, "r");
     auto gx = sx::grad(sx::sum(y * r), {x})[0];
-    std::string text = expect_backends_agree(
-        {x, r}, {y, gx}, {random_array({2, 3, 10, 9}, -1, 1, 17, sx::f32), random_array(y.shape(), -1, 1, 16, sx::f32)});
+    std::string text = expect_backends_agree({x, r}, {y, gx},
+                                             {random_array({2, 3, 10, 9}, -1, 1, 17, sx::f32),
+                                              random_array(y.shape(), -1, 1, 16, sx::f32)});
     EXPECT_TRUE(contains(text, "library call (oneDNN average pooling,")) << text;
     EXPECT_TRUE(contains(text, "library call (oneDNN average pooling backward")) << text;
     expect_no_fallback(text);
@@ -278,8 +295,9 @@ TEST(LibraryCalls, BatchedMatmulFloat32AndFloat64) {
     auto b = sx::placeholder({2, 5, 6}, dt, "b");
     auto y = sx::matmul(a, b);
     auto g = sx::grad(sx::sum(sx::tanh(y)), {a, b});
-    std::string text = expect_backends_agree({a, b}, {y, g[0], g[1]},
-                                             {random_array({3, 1, 4, 5}, -1, 1, 18, dt), random_array({2, 5, 6}, -1, 1, 19, dt)});
+    std::string text =
+        expect_backends_agree({a, b}, {y, g[0], g[1]},
+                              {random_array({3, 1, 4, 5}, -1, 1, 18, dt), random_array({2, 5, 6}, -1, 1, 19, dt)});
     EXPECT_TRUE(contains(text, dt == sx::f32 ? "library call (oneDNN sgemm)" : "library call (BLAS dgemm)")) << text;
     expect_no_fallback(text);
   }
@@ -290,8 +308,9 @@ TEST(LibraryCalls, Float64ConvAndAvgPoolFallBackToTheReference) {
   auto x = sx::placeholder({1, 2, 6, 6}, sx::f64, "x");
   auto w = sx::placeholder({3, 2, 3, 3}, sx::f64, "w");
   auto y = sx::nn::avg_pool2d(sx::nn::conv2d(x, w, {1, 1}, "SAME"), {2, 2});
-  std::string text = expect_backends_agree({x, w}, {y}, {random_array({1, 2, 6, 6}, -1, 1, 20), random_array({3, 2, 3, 3}, -1, 1, 21)},
-                                           1e-12, 1e-12);
+  std::string text =
+      expect_backends_agree({x, w}, {y}, {random_array({1, 2, 6, 6}, -1, 1, 20), random_array({3, 2, 3, 3}, -1, 1, 21)},
+                            1e-12, 1e-12);
   EXPECT_TRUE(contains(text, "no library call")) << text;
   EXPECT_FALSE(contains(text, "oneDNN")) << text;
 }
@@ -304,7 +323,8 @@ TEST(LibraryCalls, ThreadCountMayChangeAfterTheCallsArePrepared) {
   auto w = sx::placeholder({16, 8, 3, 3}, sx::f32, "w");
   auto y = sx::nn::avg_pool2d(sx::nn::max_pool2d(sx::nn::conv2d(x, w, {1, 1}, "SAME"), {2, 2}), {2, 2});
   auto g = sx::grad(sx::sum(sx::square(y)), {x, w});
-  std::vector<sx::Array> values{random_array({4, 8, 10, 10}, -1, 1, 22, sx::f32), random_array({16, 8, 3, 3}, -1, 1, 23, sx::f32)};
+  std::vector<sx::Array> values{random_array({4, 8, 10, 10}, -1, 1, 22, sx::f32),
+                                random_array({16, 8, 3, 3}, -1, 1, 23, sx::f32)};
   auto reference = sx::function({x, w}, {y, g[0], g[1]}, {}, {sx::Backend::reference})(values);
   int saved = sx::num_threads();
   for (int first : {1, 4}) {
@@ -364,7 +384,10 @@ TEST(LibraryCallEpilogues, MatmulBiasAndRelu) {
   const std::vector<EpilogueCase> cases{
       {"relu(mm + b)", [](auto mm, auto b) { return relu_of(mm + b); }, "oneDNN matmul + bias + relu,"},
       {"maximum(0, b + mm)", [](auto mm, auto b) { return sx::maximum(0, b + mm); }, "oneDNN matmul + bias + relu,"},
-      {"relu(mm + (1, N) bias)", [](auto mm, auto b) { return relu_of(mm + sx::reshape(b, {1, b.shape()[0]})); },
+      {"relu(mm + (1, N) bias)",
+       [](auto mm, auto b) {
+         return relu_of(mm + sx::reshape(b, {1, b.shape()[0]}));
+       },
        "oneDNN matmul + bias + relu,"},
       {"relu(mm + broadcast_to(b))", [](auto mm, auto b) { return relu_of(mm + sx::broadcast_to(b, mm.shape())); },
        "oneDNN matmul + bias + relu,"},
@@ -408,7 +431,11 @@ TEST(LibraryCallEpilogues, BatchedMatmulBiasAndRelu) {
 
 // Convolutions fuse the bias; their ReLU stays a kernel (see call_attr in library_dnnl.cpp).
 TEST(LibraryCallEpilogues, ConvBiasAndRelu) {
-  struct Case { sx::Shape x, w; std::vector<std::int64_t> strides; std::int64_t groups; };
+  struct Case {
+    sx::Shape x, w;
+    std::vector<std::int64_t> strides;
+    std::int64_t groups;
+  };
   for (const Case& c : {Case{{2, 3, 9, 8}, {4, 3, 3, 3}, {1, 1}, 1}, Case{{2, 4, 9, 9}, {6, 2, 3, 3}, {2, 2}, 2}}) {
     for (bool relu : {true, false}) {
       SCOPED_TRACE("groups " + std::to_string(c.groups) + (relu ? ", relu" : ""));
@@ -435,7 +462,8 @@ TEST(LibraryCallEpilogues, BlockedConvBias) {
   auto y = sx::nn::conv2d(x, w, {1, 1}, "SAME") + sx::reshape(b, {1, 48, 1, 1});
   auto r = sx::constant(random_array(y.shape(), -1, 1, 43, sx::f32));
   auto g = sx::grad(sx::sum(sx::square(y) * r), {x, w, b});
-  std::vector<sx::Array> values{random_array({2, 32, 8, 7}, -1, 1, 40, sx::f32), random_array({48, 32, 3, 3}, -1, 1, 41, sx::f32),
+  std::vector<sx::Array> values{random_array({2, 32, 8, 7}, -1, 1, 40, sx::f32),
+                                random_array({48, 32, 3, 3}, -1, 1, 41, sx::f32),
                                 random_array({48}, -1, 1, 42, sx::f32)};
   std::string text = expect_backends_agree({x, w, b}, {y}, values, 1e-4, 1e-4);
   EXPECT_TRUE(contains(step_of(text, "oneDNN convolution + bias, "), ", blocked (reorders src, weights, dst)")) << text;
@@ -454,9 +482,10 @@ TEST(LibraryCallEpilogues, Conv1dChannelBias) {
   auto b = sx::placeholder({5, 1}, sx::f32, "b");  // (C, 1): one value per channel
   auto y = sx::nn::conv1d(x, w, 2, "SAME") + b;
   auto z = sx::nn::relu(sx::nn::conv1d(x, w, 1, "VALID"));
-  std::string text = expect_backends_agree(
-      {x, w, b}, {y, z},
-      {random_array({2, 3, 11}, -1, 1, 40, sx::f32), random_array({5, 3, 3}, -1, 1, 41, sx::f32), random_array({5, 1}, -1, 1, 42, sx::f32)});
+  std::string text =
+      expect_backends_agree({x, w, b}, {y, z},
+                            {random_array({2, 3, 11}, -1, 1, 40, sx::f32), random_array({5, 3, 3}, -1, 1, 41, sx::f32),
+                             random_array({5, 1}, -1, 1, 42, sx::f32)});
   EXPECT_TRUE(contains(text, "library call (oneDNN convolution + bias,")) << text;
   EXPECT_TRUE(contains(text, "library call (oneDNN convolution,")) << text;  // z: its ReLU is a kernel
   EXPECT_EQ(kernel_steps(text), 1) << text;
@@ -466,17 +495,30 @@ TEST(LibraryCallEpilogues, UnfusablePatternsStillComputeCorrectly) {
   // Each y is computed right; `fused` is the fused call expected, or "" when the product must run plain.
   struct Case {
     const char* what;
-    std::function<std::vector<sx::Tensor>(const sx::Tensor& mm, const sx::Tensor& bias, const sx::Tensor& column)> build;
+    std::function<std::vector<sx::Tensor>(const sx::Tensor& mm, const sx::Tensor& bias, const sx::Tensor& column)>
+        build;
     const char* fused;
   };
   const std::vector<Case> cases{
-      {"product also an output", [](auto mm, auto b, auto) { return std::vector{sx::nn::relu(mm + b), mm}; }, ""},
-      {"pre-activation also an output", [](auto mm, auto b, auto) { return std::vector{sx::nn::relu(mm + b), mm + b}; },
+      {"product also an output",
+       [](auto mm, auto b, auto) {
+         return std::vector{sx::nn::relu(mm + b), mm};
+       },
+       ""},
+      {"pre-activation also an output",
+       [](auto mm, auto b, auto) {
+         return std::vector{sx::nn::relu(mm + b), mm + b};
+       },
        "oneDNN sgemm + bias)"},
       {"bias along the rows", [](auto mm, auto, auto c) { return std::vector{sx::nn::relu(mm + c)}; }, ""},
-      {"scalar-like bias", [](auto mm, auto b, auto) { return std::vector{mm + sx::reshape(b, {6, 1})[0]}; }, ""},
+      {"scalar-like bias",
+       [](auto mm, auto b, auto) {
+         return std::vector{mm + sx::reshape(b, {6, 1})[0]};
+       },
+       ""},
       {"full matrix", [](auto mm, auto, auto c) { return std::vector{mm + sx::broadcast_to(c, mm.shape()) * 2}; }, ""},
-      {"maximum with 0.5", [](auto mm, auto b, auto) { return std::vector{sx::maximum(mm + b, 0.5)}; }, "oneDNN sgemm + bias)"},
+      {"maximum with 0.5", [](auto mm, auto b, auto) { return std::vector{sx::maximum(mm + b, 0.5)}; },
+       "oneDNN sgemm + bias)"},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.what);
@@ -486,10 +528,10 @@ TEST(LibraryCallEpilogues, UnfusablePatternsStillComputeCorrectly) {
     auto b = sx::placeholder({6}, sx::f32, "b");
     auto column = sx::placeholder({8, 1}, sx::f32, "c");
     std::vector<sx::Tensor> ys = c.build(sx::matmul(x, w), b, column);
-    std::string text = expect_backends_agree(
-        {x, w, b, column}, ys,
-        {random_array({8, 5}, -1, 1, 43, sx::f32), random_array({5, 6}, -1, 1, 44, sx::f32), random_array({6}, -1, 1, 45, sx::f32),
-         random_array({8, 1}, -1, 1, 46, sx::f32)});
+    std::string text =
+        expect_backends_agree({x, w, b, column}, ys,
+                              {random_array({8, 5}, -1, 1, 43, sx::f32), random_array({5, 6}, -1, 1, 44, sx::f32),
+                               random_array({6}, -1, 1, 45, sx::f32), random_array({8, 1}, -1, 1, 46, sx::f32)});
     if (std::string(c.fused).empty()) {
       EXPECT_FALSE(contains(text, "oneDNN matmul")) << text;
       EXPECT_TRUE(contains(text, "library call (oneDNN sgemm)")) << text;
@@ -512,11 +554,11 @@ TEST(LibraryCallEpilogues, BiasOfTheWrongRankOrAxisIsNotFused) {
   auto cb = sx::placeholder({4}, sx::f32, "cb");
   auto y1 = sx::nn::relu(sx::matmul(x, w) + m);
   auto y2 = sx::nn::conv2d(cx, cw, {1, 1}, "SAME") + cb;
-  std::string text = expect_backends_agree(
-      {x, w, m, cx, cw, cb}, {y1, y2},
-      {random_array({3, 4, 5}, -1, 1, 47, sx::f32), random_array({5, 6}, -1, 1, 48, sx::f32), random_array({4, 6}, -1, 1, 49, sx::f32),
-       random_array({2, 3, 4, 4}, -1, 1, 50, sx::f32), random_array({4, 3, 3, 3}, -1, 1, 51, sx::f32),
-       random_array({4}, -1, 1, 52, sx::f32)});
+  std::string text =
+      expect_backends_agree({x, w, m, cx, cw, cb}, {y1, y2},
+                            {random_array({3, 4, 5}, -1, 1, 47, sx::f32), random_array({5, 6}, -1, 1, 48, sx::f32),
+                             random_array({4, 6}, -1, 1, 49, sx::f32), random_array({2, 3, 4, 4}, -1, 1, 50, sx::f32),
+                             random_array({4, 3, 3, 3}, -1, 1, 51, sx::f32), random_array({4}, -1, 1, 52, sx::f32)});
   EXPECT_FALSE(contains(text, "+ bias")) << text;
   EXPECT_TRUE(contains(text, "library call (oneDNN sgemm)")) << text;
   EXPECT_TRUE(contains(text, "library call (oneDNN convolution,")) << text;
@@ -563,8 +605,8 @@ TEST(LibraryCallEpilogues, FusedReluAgreesOnNaNInfinityAndZeros) {
   auto y = sx::nn::relu(sx::matmul(x, w) + b);
   auto z = sx::nn::relu(sx::nn::conv2d(cx, cw, {1, 1}, "SAME") + sx::reshape(b, {1, 7, 1, 1}));
   std::string text = expect_backends_agree({x, w, b, cx, cw}, {y, z},
-                                           {xv.astype(sx::f32), wv.astype(sx::f32), bv.astype(sx::f32), cxv.astype(sx::f32),
-                                            random_array({7, 2, 3, 3}, -1, 1, 60, sx::f32)},
+                                           {xv.astype(sx::f32), wv.astype(sx::f32), bv.astype(sx::f32),
+                                            cxv.astype(sx::f32), random_array({7, 2, 3, 3}, -1, 1, 60, sx::f32)},
                                            1e-4, 1e-45);
   EXPECT_TRUE(contains(text, "library call (oneDNN matmul + bias + relu,")) << text;
   EXPECT_TRUE(contains(text, "library call (oneDNN convolution + bias,")) << text;
@@ -575,8 +617,10 @@ TEST(LibraryCallEpilogues, TrainingStepWithUpdatesMatchesTheReference) {
   sx::reset_default_graph();
   auto x = sx::placeholder({16, 7}, sx::f32, "x");
   auto t = sx::placeholder({16, 3}, sx::f32, "t");
-  std::vector<sx::Array> initial{random_array({7, 9}, -0.5, 0.5, 59, sx::f32), random_array({9}, -0.5, 0.5, 60, sx::f32),
-                                 random_array({9, 3}, -0.5, 0.5, 61, sx::f32), random_array({3}, -0.5, 0.5, 62, sx::f32)};
+  std::vector<sx::Array> initial{random_array({7, 9}, -0.5, 0.5, 59, sx::f32),
+                                 random_array({9}, -0.5, 0.5, 60, sx::f32),
+                                 random_array({9, 3}, -0.5, 0.5, 61, sx::f32),
+                                 random_array({3}, -0.5, 0.5, 62, sx::f32)};
   std::vector<sx::Tensor> params;
   for (const sx::Array& v : initial) params.push_back(sx::variable(v));
   auto h = sx::nn::relu(sx::matmul(x, params[0]) + params[1]);
@@ -617,8 +661,8 @@ TEST(LibraryCalls, MatmulReadsTransposedOperandsInPlace) {
   for (sx::DType dt : {sx::f32, sx::f64}) {
     sx::reset_default_graph();
     SCOPED_TRACE(sx::dtype_name(dt));
-    auto a = sx::placeholder({7, 5}, dt, "a");   // used as a^T: (5, 7)
-    auto b = sx::placeholder({9, 7}, dt, "b");   // used as b^T: (7, 9)
+    auto a = sx::placeholder({7, 5}, dt, "a");  // used as a^T: (5, 7)
+    auto b = sx::placeholder({9, 7}, dt, "b");  // used as b^T: (7, 9)
     auto c = sx::placeholder({7, 9}, dt, "c");
     auto bias = sx::placeholder({9}, dt, "bias");
     auto at = sx::transpose(a), bt = sx::transpose(b);
@@ -644,7 +688,9 @@ TEST(LibraryCalls, MatmulReadsTransposedOperandsInPlace) {
   auto x = sx::placeholder({16, 8}, sx::f32, "x");
   auto w = sx::placeholder({8, 4}, sx::f32, "w");
   auto grads = sx::grad(sx::sum(sx::tanh(sx::matmul(x, w))), {x, w});
-  std::string text = expect_backends_agree({x, w}, grads, {random_array({16, 8}, -1, 1, 5, sx::f32), random_array({8, 4}, -1, 1, 6, sx::f32)});
+  std::string text =
+      expect_backends_agree({x, w}, grads,
+                            {random_array({16, 8}, -1, 1, 5, sx::f32), random_array({8, 4}, -1, 1, 6, sx::f32)});
   EXPECT_TRUE(contains(text, "A transposed")) << text;
   EXPECT_TRUE(contains(text, "B transposed")) << text;
 }

@@ -25,7 +25,8 @@ Array naive_matmul(const Array& a, const Array& b) {
     for (std::int64_t i = 0; i < m; ++i)
       for (std::int64_t j = 0; j < n; ++j) {
         double s = 0;
-        for (std::int64_t p = 0; p < k; ++p) s += a.get_flat(bi * m * k + i * k + p) * b.get_flat(bi * k * n + p * n + j);
+        for (std::int64_t p = 0; p < k; ++p)
+          s += a.get_flat(bi * m * k + i * k + p) * b.get_flat(bi * k * n + p * n + j);
         out.set_flat(bi * m * n + i * n + j, s);
       }
   return out;
@@ -38,7 +39,8 @@ Array well_conditioned(std::int64_t n, unsigned seed, Shape batch = {}) {
   shape.push_back(n);
   Array a = random_array(shape, -1, 1, seed);
   for (std::int64_t b = 0; b < num_elements(batch); ++b)
-    for (std::int64_t i = 0; i < n; ++i) a.set_flat(b * n * n + i * n + i, a.get_flat(b * n * n + i * n + i) + static_cast<double>(n));
+    for (std::int64_t i = 0; i < n; ++i)
+      a.set_flat(b * n * n + i * n + i, a.get_flat(b * n * n + i * n + i) + static_cast<double>(n));
   return a;
 }
 
@@ -143,8 +145,13 @@ TEST(LinalgMatmul, ShapeErrors) {
   Tensor w = placeholder({5, 1}, f32, "w");
   expect_error<ShapeError>([&] { matmul(x, w); },
                            {"matmul: operand shapes (32, 10) and (5, 1) do not match on the contracted axis (10 vs 5)",
-                            "'x' (32, 10) float32", "test_linalg.cpp:", "Transpose the second operand or check the layer sizes."});
-  expect_error<ShapeError>([&] { matmul(placeholder({2, 3, 4}), placeholder({5, 4, 2})); }, {"batch dimensions (2,) and (5,)"});
+                            "'x' (32, 10) float32",
+                            "test_linalg.cpp:", "Transpose the second operand or check the layer sizes."});
+  expect_error<ShapeError>(
+      [&] {
+        matmul(placeholder({2, 3, 4}), placeholder({5, 4, 2}));
+      },
+      {"batch dimensions (2,) and (5,)"});
   expect_error<ShapeError>([&] { matmul(placeholder({}), placeholder({3})); }, {"scalar"});
   expect_error<ShapeError>([&] { dot(placeholder({2, 2, 2}), placeholder({2, 2})); }, {"dot:", "matmul"});
 }
@@ -194,15 +201,18 @@ TEST(LinalgInv, SingularAndShapeErrors) {
   DefaultGraph guard(graph);
   Tensor s = linalg::inv(constant(Array({{1, 2}, {2, 4}})));
   expect_error<ValueError>([&] { s.eval(); }, {"inv: the matrix is singular", "test_linalg.cpp:"});
-  expect_error<ShapeError>([&] { linalg::inv(placeholder({2, 3}, f32, "a")); },
-                           {"inv: ", "square", "(2, 3)", "'a' (2, 3) float32"});
+  expect_error<ShapeError>(
+      [&] {
+        linalg::inv(placeholder({2, 3}, f32, "a"));
+      },
+      {"inv: ", "square", "(2, 3)", "'a' (2, 3) float32"});
   expect_error<ShapeError>([&] { linalg::det(placeholder({3})); }, {"det: ", "at least 2 dimensions"});
 }
 
 TEST(LinalgDet, KnownMatrices) {
   expect_close(linalg::det(constant(Array({{1, 2}, {3, 4}}))).eval(), std::vector<double>{-2}, 1e-6);
   // A permutation matrix (odd permutation) and a triangular matrix, batched.
-  Array batch = Array::from_vector<double>({0, 1, 0, 1, 0, 0, 0, 0, 1,   //
+  Array batch = Array::from_vector<double>({0, 1, 0, 1, 0, 0, 0, 0, 1,  //
                                             2, 5, 7, 0, 3, 1, 0, 0, -4},
                                            {2, 3, 3});
   Tensor d = linalg::det(constant(batch));
@@ -212,7 +222,8 @@ TEST(LinalgDet, KnownMatrices) {
 }
 
 TEST(LinalgDet, Slogdet) {
-  auto [sign, logabs] = linalg::slogdet(constant(Array::from_vector<double>({1, 2, 3, 4, 2, 0, 0, 3, 1, 2, 2, 4}, {3, 2, 2})));
+  auto [sign, logabs] =
+      linalg::slogdet(constant(Array::from_vector<double>({1, 2, 3, 4, 2, 0, 0, 3, 1, 2, 2, 4}, {3, 2, 2})));
   EXPECT_EQ(sign.shape(), (Shape{3}));
   EXPECT_EQ(logabs.shape(), (Shape{3}));
   Array s = sign.eval(), l = logabs.eval();
@@ -233,8 +244,10 @@ TEST(LinalgDet, Gradients) {
 }
 
 TEST(LinalgDet, SecondOrder) {
-  expect_gradients_match([](const auto& x) { return grad(linalg::det(x[0]), {x[0]})[0]; }, {well_conditioned(3, 6)}, 1e-5, 1e-5);
-  expect_gradients_match([](const auto& x) { return grad(sum(linalg::inv(x[0])), {x[0]})[0]; }, {well_conditioned(3, 7)});
+  expect_gradients_match([](const auto& x) { return grad(linalg::det(x[0]), {x[0]})[0]; }, {well_conditioned(3, 6)},
+                         1e-5, 1e-5);
+  expect_gradients_match([](const auto& x) { return grad(sum(linalg::inv(x[0])), {x[0]})[0]; },
+                         {well_conditioned(3, 7)});
 }
 
 // ---- cholesky ----
@@ -257,17 +270,17 @@ TEST(LinalgCholesky, ReconstructsAndIsLower) {
 
 TEST(LinalgCholesky, NotPositiveDefinite) {
   Tensor L = linalg::cholesky(constant(Array({{1, 2}, {2, 1}})));
-  expect_error<ValueError>([&] { L.eval(); }, {"cholesky: the matrix is not positive definite", "test_linalg.cpp:", "eps * I"});
+  expect_error<ValueError>([&] { L.eval(); },
+                           {"cholesky: the matrix is not positive definite", "test_linalg.cpp:", "eps * I"});
 }
 
 TEST(LinalgCholesky, Gradients) {
   expect_gradients_match([](const auto& x) { return linalg::cholesky(x[0]); }, {spd(3, 2)});
   // Through a parametrization that keeps the input symmetric positive definite.
-  expect_gradients_match(
-      [](const auto& x) { return linalg::cholesky(matmul(x[0], mT(x[0])) + constant(identity(3))); },
-      {random_array({3, 3}, -1, 1, 3)});
-  expect_gradients_match([](const auto& x) { return grad(sum(square(linalg::cholesky(x[0]))), {x[0]})[0]; }, {spd(3, 4)},
-                         1e-5, 1e-5);
+  expect_gradients_match([](const auto& x) { return linalg::cholesky(matmul(x[0], mT(x[0])) + constant(identity(3))); },
+                         {random_array({3, 3}, -1, 1, 3)});
+  expect_gradients_match([](const auto& x) { return grad(sum(square(linalg::cholesky(x[0]))), {x[0]})[0]; },
+                         {spd(3, 4)}, 1e-5, 1e-5);
 }
 
 // ---- solve and triangular_solve ----
@@ -284,14 +297,18 @@ TEST(LinalgSolve, Residuals) {
   EXPECT_EQ(xv.shape(), (Shape{2, 4}));
   Tensor xb = linalg::solve(constant(a), constant(random_array({2, 4}, -1, 1, 4)));
   EXPECT_EQ(xb.shape(), (Shape{2, 4}));
-  expect_close(linalg::solve(constant(Array({{2, 0}, {0, 4}})), constant(Array({2, 2}))).eval(), std::vector<double>{1, 0.5});
+  expect_close(linalg::solve(constant(Array({{2, 0}, {0, 4}})), constant(Array({2, 2}))).eval(),
+               std::vector<double>{1, 0.5});
 }
 
 TEST(LinalgSolve, Errors) {
   Tensor x = linalg::solve(constant(Array({{1, 2}, {2, 4}})), constant(Array({1, 1})));
   expect_error<ValueError>([&] { x.eval(); }, {"solve: the coefficient matrix is singular"});
-  expect_error<ShapeError>([&] { linalg::solve(placeholder({3, 3}), placeholder({4, 2})); },
-                           {"solve: ", "3x3", "4 rows"});
+  expect_error<ShapeError>(
+      [&] {
+        linalg::solve(placeholder({3, 3}), placeholder({4, 2}));
+      },
+      {"solve: ", "3x3", "4 rows"});
 }
 
 TEST(LinalgSolve, Gradients) {
@@ -312,7 +329,8 @@ TEST(LinalgTriangularSolve, AllVariants) {
   for (bool lower : {true, false})
     for (bool trans : {false, true})
       for (bool unit : {false, true}) {
-        SCOPED_TRACE("lower=" + std::to_string(lower) + " trans=" + std::to_string(trans) + " unit=" + std::to_string(unit));
+        SCOPED_TRACE("lower=" + std::to_string(lower) + " trans=" + std::to_string(trans) +
+                     " unit=" + std::to_string(unit));
         // The triangle that is read, as a full matrix, with a unit diagonal when asked.
         Array t = a.copy();
         for (std::int64_t i = 0; i < 4; ++i)
@@ -323,9 +341,8 @@ TEST(LinalgTriangularSolve, AllVariants) {
         Tensor x = linalg::triangular_solve(constant(a), constant(b), lower, trans, unit);
         Tensor op_t = trans ? mT(constant(t)) : constant(t);
         expect_close(matmul(op_t, x).eval(), b, 1e-10, 1e-12);
-        expect_gradients_match(
-            [&](const auto& v) { return linalg::triangular_solve(v[0], v[1], lower, trans, unit); },
-            {a, b});
+        expect_gradients_match([&](const auto& v) { return linalg::triangular_solve(v[0], v[1], lower, trans, unit); },
+                               {a, b});
       }
   Tensor xv = linalg::triangular_solve(constant(Array({{2, 0}, {1, 1}})), constant(Array({2, 3})));
   EXPECT_EQ(xv.shape(), (Shape{2}));

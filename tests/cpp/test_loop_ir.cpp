@@ -187,7 +187,8 @@ TEST(LoopIr, LargeLoopsAreHandedOutDynamically) {
             std::string::npos);
   // One element fewer: the static split.
   auto small = only_kernel(sx::exp(sx::placeholder({1023, 1024}, sx::f32, "x")));
-  EXPECT_NE(cg::ir::to_text(small).find("\n  for o < 1023 parallel(static, work 1047552 > 32768):\n"), std::string::npos);
+  EXPECT_NE(cg::ir::to_text(small).find("\n  for o < 1023 parallel(static, work 1047552 > 32768):\n"),
+            std::string::npos);
 }
 
 TEST(LoopIr, SoftmaxCrossEntropyIsOneRowKernelCall) {
@@ -197,7 +198,8 @@ TEST(LoopIr, SoftmaxCrossEntropyIsOneRowKernelCall) {
   EXPECT_EQ(cg::ir::to_text(k),
             "kernel k(in0: float64[8,10], in1: float64[8,10], out: float64[8]):\n"
             "  call softmax_xent<float64, contiguous>(in0, in1, out, 8, 10, 1)\n");
-  EXPECT_EQ(body_of(cg::ir::emit_kernel(k)), "  symx_kernel::softmax_xent<double, true>(in0, in1, out, 8, 10, 1);\n}\n");
+  EXPECT_EQ(body_of(cg::ir::emit_kernel(k)),
+            "  symx_kernel::softmax_xent<double, true>(in0, in1, out, 8, 10, 1);\n}\n");
 }
 
 TEST(LoopIr, EmitSourceIsThePreludeThenEachKernel) {
@@ -220,7 +222,8 @@ TEST(LoopIr, DumpDirHoldsTheIrNextToTheSource) {
   auto f = sx::function({x}, {y}, {}, {sx::Backend::compiled});
   f({sx::testing::random_array({5, 7}, -1, 1, 4, sx::f64)});
   // What Program emits for it: the optimized graph, cut into kernels.
-  const cg::EmittedPlan emitted = cg::emit_plan(cg::plan_fusion(symx::passes::optimize({y}), symx::runtime::library_capabilities()));
+  const cg::EmittedPlan emitted =
+      cg::emit_plan(cg::plan_fusion(symx::passes::optimize({y}), symx::runtime::library_capabilities()));
   const std::string key = cg::sha256_hex("");  // only for its length
   int found = 0;
   for (const auto& entry : std::filesystem::directory_iterator(dir.path)) {

@@ -56,8 +56,10 @@ Array naive_conv2d_transpose(const Array& x, const Array& w, const Conv2dParams&
   std::int64_t N = x.shape()[0], C = x.shape()[1], H = x.shape()[2], W = x.shape()[3];
   std::int64_t Cog = w.shape()[1], KH = w.shape()[2], KW = w.shape()[3];
   std::int64_t O = Cog * p.groups, Cig = C / p.groups;
-  std::int64_t OH = (H - 1) * p.stride[0] - p.pads[0].first - p.pads[0].second + p.dilation[0] * (KH - 1) + out_pad[0] + 1;
-  std::int64_t OW = (W - 1) * p.stride[1] - p.pads[1].first - p.pads[1].second + p.dilation[1] * (KW - 1) + out_pad[1] + 1;
+  std::int64_t OH =
+      (H - 1) * p.stride[0] - p.pads[0].first - p.pads[0].second + p.dilation[0] * (KH - 1) + out_pad[0] + 1;
+  std::int64_t OW =
+      (W - 1) * p.stride[1] - p.pads[1].first - p.pads[1].second + p.dilation[1] * (KW - 1) + out_pad[1] + 1;
   Array y({N, O, OH, OW}, DType::f64);
   for (std::int64_t n = 0; n < N; ++n)
     for (std::int64_t ci = 0; ci < C; ++ci)
@@ -113,7 +115,8 @@ TEST(NNActivations, Values) {
   EXPECT_NEAR(nn::gelu(constant(1.0, f64)).eval().item<double>(), 0.8413447460685429, 1e-12);
   EXPECT_NEAR(nn::gelu(constant(1.0, f64), true).eval().item<double>(), 0.8411919906082768, 1e-12);
   // Stable for large magnitudes.
-  expect_close(nn::softplus(constant(Array::from_vector<double>({-1000, 1000}, {2}))).eval(), std::vector<double>{0, 1000});
+  expect_close(nn::softplus(constant(Array::from_vector<double>({-1000, 1000}, {2}))).eval(),
+               std::vector<double>{0, 1000});
   // Integer input computes in float32.
   Tensor xi = constant(Array::from_vector<std::int32_t>({-1, 2}, {2}));
   EXPECT_EQ(nn::relu(xi).dtype(), i32);
@@ -137,8 +140,9 @@ TEST(NNSoftmax, Values) {
   double z = std::exp(-2.0) + std::exp(-1.0) + 1;
   expect_close(s, std::vector<double>{std::exp(-2.0) / z, std::exp(-1.0) / z, 1 / z, 1.0 / 3, 1.0 / 3, 1.0 / 3}, 1e-12);
   Array ls = nn::log_softmax(constant(xs)).eval();
-  expect_close(ls, std::vector<double>{-2 - std::log(z), -1 - std::log(z), -std::log(z), -std::log(3.0), -std::log(3.0),
-                                       -std::log(3.0)},
+  expect_close(ls,
+               std::vector<double>{-2 - std::log(z), -1 - std::log(z), -std::log(z), -std::log(3.0), -std::log(3.0),
+                                   -std::log(3.0)},
                1e-12);
   // Along axis 0 each column sums to 1.
   Array s0 = nn::softmax(constant(random_array({3, 4}, -3, 3, 1)), 0).eval();
@@ -232,7 +236,8 @@ TEST(NNConv, Transpose) {
   for (const auto& [p, out_pad] : cases) {
     Array x = random_array({1, 2 * p.groups, 3, 4}, -1, 1, 5);
     Array w = random_array({2 * p.groups, 3, 3, 2}, -1, 1, 6);
-    Tensor y = nn::conv2d_transpose(constant(x), constant(w), p.stride, nn::Padding(p.pads), out_pad, p.dilation, p.groups);
+    Tensor y =
+        nn::conv2d_transpose(constant(x), constant(w), p.stride, nn::Padding(p.pads), out_pad, p.dilation, p.groups);
     Array want = naive_conv2d_transpose(x, w, p, out_pad);
     ASSERT_EQ(y.shape(), want.shape());
     expect_close(y.eval(), want, 1e-12, 1e-12);
@@ -251,18 +256,28 @@ TEST(NNConv, Gradients) {
     expect_gradients_match([&](const auto& v) { return conv(v[0], v[1], p); },
                            {random_array({1, c, 5, 5}, -1, 1, 7), random_array({2 * p.groups, 2, 2, 3}, -1, 1, 8)});
   }
-  expect_gradients_match([](const auto& v) { return nn::conv1d(v[0], v[1], 2, Pairs{{1, 2}}, 2); },
-                         {random_array({2, 2, 7}, -1, 1, 9), random_array({3, 2, 2}, -1, 1, 10)});
-  expect_gradients_match([](const auto& v) { return nn::conv2d(v[0], v[1], {2, 2}, "SAME"); },
-                         {random_array({1, 2, 5, 4}, -1, 1, 11), random_array({2, 2, 3, 3}, -1, 1, 12)});
+  expect_gradients_match(
+      [](const auto& v) {
+        return nn::conv1d(v[0], v[1], 2, Pairs{{1, 2}}, 2);
+      },
+      {random_array({2, 2, 7}, -1, 1, 9), random_array({3, 2, 2}, -1, 1, 10)});
+  expect_gradients_match(
+      [](const auto& v) {
+        return nn::conv2d(v[0], v[1], {2, 2}, "SAME");
+      },
+      {random_array({1, 2, 5, 4}, -1, 1, 11), random_array({2, 2, 3, 3}, -1, 1, 12)});
 }
 
 TEST(NNConv, TransposeGradients) {
   expect_gradients_match(
-      [](const auto& v) { return nn::conv2d_transpose(v[0], v[1], {2, 2}, Pairs{{1, 0}, {0, 1}}, {1, 0}); },
+      [](const auto& v) {
+        return nn::conv2d_transpose(v[0], v[1], {2, 2}, Pairs{{1, 0}, {0, 1}}, {1, 0});
+      },
       {random_array({1, 2, 3, 3}, -1, 1, 13), random_array({2, 2, 3, 2}, -1, 1, 14)});
   expect_gradients_match(
-      [](const auto& v) { return nn::conv2d_transpose(v[0], v[1], {1, 2}, "VALID", {0, 1}, {2, 1}, 2); },
+      [](const auto& v) {
+        return nn::conv2d_transpose(v[0], v[1], {1, 2}, "VALID", {0, 1}, {2, 1}, 2);
+      },
       {random_array({1, 4, 3, 3}, -1, 1, 15), random_array({4, 1, 2, 2}, -1, 1, 16)});
 }
 
@@ -273,7 +288,9 @@ TEST(NNConv, SecondOrder) {
   expect_gradients_match([&](const auto& v) { return grad(sum(square(conv(v[0], v[1], p))), {v[0]})[0]; }, {x, w});
   expect_gradients_match([&](const auto& v) { return grad(sum(square(conv(v[0], v[1], p))), {v[1]})[0]; }, {x, w});
   expect_gradients_match(
-      [](const auto& v) { return grad(sum(square(nn::conv2d_transpose(v[0], v[1], {2, 2}))), {v[1]})[0]; },
+      [](const auto& v) {
+        return grad(sum(square(nn::conv2d_transpose(v[0], v[1], {2, 2}))), {v[1]})[0];
+      },
       {random_array({1, 2, 3, 3}, -1, 1, 19), random_array({2, 1, 2, 2}, -1, 1, 20)});
 }
 
@@ -281,32 +298,68 @@ TEST(NNConv, Errors) {
   Graph graph;  // a fresh graph, so that placeholder names are not uniquified
   DefaultGraph guard(graph);
   Tensor x = placeholder({1, 3, 5, 5}, f32, "x");
-  expect_error<ShapeError>([&] { nn::conv2d(x, placeholder({4, 2, 3, 3}), {1, 1}, "VALID", {1, 1}, 2); },
-                           {"conv2d: input has 3 channels but the weights expect 4 (= 2 per group × 2 groups)",
-                            "'x' (1, 3, 5, 5) float32", "test_nn.cpp:", "groups (2) does not divide the 3 input channels"});
-  expect_error<ShapeError>([&] { nn::conv2d(x, placeholder({4, 4, 3, 3})); },
-                           {"conv2d: input has 3 channels but the weights expect 4", "axis 1"});
-  expect_error<ShapeError>([&] { nn::conv2d(placeholder({1, 4, 5, 5}), placeholder({3, 2, 3, 3}), {1, 1}, "VALID", {1, 1}, 2); },
-                           {"groups (2) must divide the output channels (3"});
-  expect_error<ShapeError>([&] { nn::conv2d(placeholder({1, 1, 2, 2}), placeholder({1, 1, 3, 3})); },
-                           {"conv2d: the kernel (size 3) is larger than the padded input (size 2)"});
-  expect_error<ShapeError>([&] { nn::conv2d(placeholder({1, 1, 5, 5}), placeholder({1, 1, 3, 3}), {1, 1}, "VALID", {3, 3}); },
-                           {"7 with dilation", "larger than the padded input (size 5)"});
-  expect_error<ValueError>([&] { nn::conv2d(x, placeholder({1, 3, 3, 3}), {1, 1}, "FULL"); },
-                           {"conv2d: unknown padding \"FULL\"", "\"VALID\", \"SAME\""});
-  expect_error<ValueError>([&] { nn::conv2d(x, placeholder({1, 3, 3, 3}), {1, 1}, Pairs{{1, 1}}); },
-                           {"1 (low, high) pairs but there are 2 spatial axes"});
+  expect_error<ShapeError>(
+      [&] {
+        nn::conv2d(x, placeholder({4, 2, 3, 3}), {1, 1}, "VALID", {1, 1}, 2);
+      },
+      {"conv2d: input has 3 channels but the weights expect 4 (= 2 per group × 2 groups)", "'x' (1, 3, 5, 5) float32",
+       "test_nn.cpp:", "groups (2) does not divide the 3 input channels"});
+  expect_error<ShapeError>(
+      [&] {
+        nn::conv2d(x, placeholder({4, 4, 3, 3}));
+      },
+      {"conv2d: input has 3 channels but the weights expect 4", "axis 1"});
+  expect_error<ShapeError>(
+      [&] {
+        nn::conv2d(placeholder({1, 4, 5, 5}), placeholder({3, 2, 3, 3}), {1, 1}, "VALID", {1, 1}, 2);
+      },
+      {"groups (2) must divide the output channels (3"});
+  expect_error<ShapeError>(
+      [&] {
+        nn::conv2d(placeholder({1, 1, 2, 2}), placeholder({1, 1, 3, 3}));
+      },
+      {"conv2d: the kernel (size 3) is larger than the padded input (size 2)"});
+  expect_error<ShapeError>(
+      [&] {
+        nn::conv2d(placeholder({1, 1, 5, 5}), placeholder({1, 1, 3, 3}), {1, 1}, "VALID", {3, 3});
+      },
+      {"7 with dilation", "larger than the padded input (size 5)"});
+  expect_error<ValueError>(
+      [&] {
+        nn::conv2d(x, placeholder({1, 3, 3, 3}), {1, 1}, "FULL");
+      },
+      {"conv2d: unknown padding \"FULL\"", "\"VALID\", \"SAME\""});
+  expect_error<ValueError>(
+      [&] {
+        nn::conv2d(x, placeholder({1, 3, 3, 3}), {1, 1}, Pairs{{1, 1}});
+      },
+      {"1 (low, high) pairs but there are 2 spatial axes"});
   expect_error<ValueError>([&] { nn::conv2d(x, placeholder({1, 3, 3, 3}), {0, 1}); }, {"strides must be positive"});
-  expect_error<DTypeError>([&] { nn::conv2d(placeholder({1, 3, 5, 5}, i32), placeholder({1, 3, 3, 3})); },
-                           {"conv2d: expects floating-point operands, got int32", "astype(float32)"});
-  expect_error<ShapeError>([&] { nn::conv2d(placeholder({3, 5, 5}), placeholder({1, 3, 3, 3})); },
-                           {"conv2d: the input must be (N, C, H, W)"});
-  expect_error<ShapeError>([&] { nn::conv2d_transpose(x, placeholder({4, 2, 3, 3})); },
-                           {"conv2d_transpose: input has 3 channels but the weights expect 4"});
-  expect_error<ValueError>([&] { nn::conv2d_transpose(x, placeholder({3, 2, 3, 3}), {1, 1}, "VALID", {1, 0}); },
-                           {"output_padding 1", "smaller than the stride (1)"});
-  expect_error<ValueError>([&] { nn::conv2d_transpose(x, placeholder({3, 2, 3, 3}), {1, 1}, "SAME"); },
-                           {"unknown padding \"SAME\""});
+  expect_error<DTypeError>(
+      [&] {
+        nn::conv2d(placeholder({1, 3, 5, 5}, i32), placeholder({1, 3, 3, 3}));
+      },
+      {"conv2d: expects floating-point operands, got int32", "astype(float32)"});
+  expect_error<ShapeError>(
+      [&] {
+        nn::conv2d(placeholder({3, 5, 5}), placeholder({1, 3, 3, 3}));
+      },
+      {"conv2d: the input must be (N, C, H, W)"});
+  expect_error<ShapeError>(
+      [&] {
+        nn::conv2d_transpose(x, placeholder({4, 2, 3, 3}));
+      },
+      {"conv2d_transpose: input has 3 channels but the weights expect 4"});
+  expect_error<ValueError>(
+      [&] {
+        nn::conv2d_transpose(x, placeholder({3, 2, 3, 3}), {1, 1}, "VALID", {1, 0});
+      },
+      {"output_padding 1", "smaller than the stride (1)"});
+  expect_error<ValueError>(
+      [&] {
+        nn::conv2d_transpose(x, placeholder({3, 2, 3, 3}), {1, 1}, "SAME");
+      },
+      {"unknown padding \"SAME\""});
   // Mixed float dtypes promote.
   EXPECT_EQ(nn::conv2d(x, placeholder({1, 3, 3, 3}, f64)).dtype(), f64);
 }
@@ -324,7 +377,8 @@ TEST(NNPool, HandWorked) {
   Pairs one{{1, 1}, {1, 1}};
   expect_close(nn::avg_pool2d(small, {2, 2}, {1, 1}, one).eval(), std::vector<double>{1, 1.5, 2, 2, 2.5, 3, 3, 3.5, 4});
   Tensor neg = constant(Array({{-1, -2}, {-3, -4}}).reshape({1, 1, 2, 2}));
-  expect_close(nn::max_pool2d(neg, {2, 2}, {1, 1}, one).eval(), std::vector<double>{-1, -1, -2, -1, -1, -2, -3, -3, -4});
+  expect_close(nn::max_pool2d(neg, {2, 2}, {1, 1}, one).eval(),
+               std::vector<double>{-1, -1, -2, -1, -1, -2, -3, -3, -4});
   // SAME: out = ceil(5 / 2) = 3 with one padding cell at the end.
   Tensor x5 = constant(Array::arange(0, 25).reshape({1, 1, 5, 5}));
   Tensor same = nn::avg_pool2d(x5, {2, 2}, {}, "SAME");
@@ -348,10 +402,18 @@ TEST(NNPool, MaxTiesGoToTheFirst) {
 TEST(NNPool, Gradients) {
   Array x = random_array({2, 2, 5, 5}, -1, 1, 21);
   expect_gradients_match([](const auto& v) { return nn::max_pool2d(v[0], {2, 2}); }, {x});
-  expect_gradients_match([](const auto& v) { return nn::max_pool2d(v[0], {3, 2}, {1, 2}, Pairs{{1, 1}, {0, 1}}); }, {x});
+  expect_gradients_match(
+      [](const auto& v) {
+        return nn::max_pool2d(v[0], {3, 2}, {1, 2}, Pairs{{1, 1}, {0, 1}});
+      },
+      {x});
   expect_gradients_match([](const auto& v) { return nn::max_pool2d(v[0], {2, 2}, {2, 2}, "SAME"); }, {x});
   expect_gradients_match([](const auto& v) { return nn::avg_pool2d(v[0], {2, 2}); }, {x});
-  expect_gradients_match([](const auto& v) { return nn::avg_pool2d(v[0], {3, 2}, {1, 2}, Pairs{{1, 1}, {0, 1}}); }, {x});
+  expect_gradients_match(
+      [](const auto& v) {
+        return nn::avg_pool2d(v[0], {3, 2}, {1, 2}, Pairs{{1, 1}, {0, 1}});
+      },
+      {x});
   expect_gradients_match([](const auto& v) { return nn::avg_pool2d(v[0], {2, 3}, {2, 2}, "SAME"); }, {x});
 }
 
@@ -359,10 +421,14 @@ TEST(NNPool, SecondOrder) {
   Array x = random_array({1, 2, 5, 5}, -1, 1, 22);
   // max_pool_grad's rule gathers the cotangent from each window's argmax.
   expect_gradients_match(
-      [](const auto& v) { return grad(sum(square(nn::max_pool2d(v[0], {3, 3}, {2, 1}, Pairs{{1, 1}, {1, 0}}))), {v[0]})[0]; },
+      [](const auto& v) {
+        return grad(sum(square(nn::max_pool2d(v[0], {3, 3}, {2, 1}, Pairs{{1, 1}, {1, 0}}))), {v[0]})[0];
+      },
       {x});
   expect_gradients_match(
-      [](const auto& v) { return grad(sum(square(nn::avg_pool2d(v[0], {3, 3}, {2, 1}, Pairs{{1, 1}, {1, 0}}))), {v[0]})[0]; },
+      [](const auto& v) {
+        return grad(sum(square(nn::avg_pool2d(v[0], {3, 3}, {2, 1}, Pairs{{1, 1}, {1, 0}}))), {v[0]})[0];
+      },
       {x});
 }
 
@@ -370,14 +436,24 @@ TEST(NNPool, Errors) {
   Graph graph;  // a fresh graph, so that placeholder names are not uniquified
   DefaultGraph guard(graph);
   Tensor x = placeholder({1, 1, 3, 3}, f32, "x");
-  expect_error<ShapeError>([&] { nn::max_pool2d(x, {4, 4}); },
-                           {"max_pool2d: the window (size 4) is larger than the padded input (size 3)", "'x' (1, 1, 3, 3)"});
-  expect_error<ValueError>([&] { nn::avg_pool2d(x, {2, 2}, {}, Pairs{{2, 0}, {0, 0}}); },
-                           {"avg_pool2d: padding (2, 0)", "smaller than the window (2)"});
+  expect_error<ShapeError>(
+      [&] {
+        nn::max_pool2d(x, {4, 4});
+      },
+      {"max_pool2d: the window (size 4) is larger than the padded input (size 3)", "'x' (1, 1, 3, 3)"});
+  expect_error<ValueError>(
+      [&] {
+        nn::avg_pool2d(x, {2, 2}, {}, Pairs{{2, 0}, {0, 0}});
+      },
+      {"avg_pool2d: padding (2, 0)", "smaller than the window (2)"});
   expect_error<ValueError>([&] { nn::avg_pool2d(x, {2, 2}, {}, "FULL"); }, {"unknown padding \"FULL\""});
   expect_error<ShapeError>([&] { nn::max_pool2d(placeholder({3, 3}), {2, 2}); }, {"(N, C, H, W)"});
   expect_error<DTypeError>([&] { nn::max_pool2d(placeholder({1, 1, 3, 3}, i32), {2, 2}); }, {"floating-point"});
-  expect_error<ValueError>([&] { nn::max_pool2d(x, {2, 2, 2}); }, {"window has 3 entries but there are 2 spatial axes", "single value"});
+  expect_error<ValueError>(
+      [&] {
+        nn::max_pool2d(x, {2, 2, 2});
+      },
+      {"window has 3 entries but there are 2 spatial axes", "single value"});
 }
 
 }  // namespace
@@ -397,8 +473,11 @@ TEST(NNSoftmaxCrossEntropy, StableValuesAndGradient) {
   symx::testing::expect_gradients_match(
       [](const std::vector<sx::Tensor>& in) { return sx::nn::softmax_cross_entropy(in[0], in[1]); },
       {symx::testing::random_array({2, 3}, -2, 2, 5), symx::testing::random_array({2, 3}, 0, 1, 6)});
-  symx::testing::expect_error<sx::ShapeError>([&] { sx::nn::softmax_cross_entropy(x, sx::placeholder({2, 4}, sx::f64)); },
-                                              {"softmax_cross_entropy", "different shapes", "one_hot"});
+  symx::testing::expect_error<sx::ShapeError>(
+      [&] {
+        sx::nn::softmax_cross_entropy(x, sx::placeholder({2, 4}, sx::f64));
+      },
+      {"softmax_cross_entropy", "different shapes", "one_hot"});
 }
 
 // The one-op cross-entropy and its gradient: compiled row kernels (contiguous rows and rows along
@@ -412,11 +491,14 @@ TEST(NNSoftmaxCrossEntropy, CompiledRowKernelsAndSecondDerivative) {
       auto x = sx::placeholder({5, 7, 3}, dt, "logits");
       auto y = sx::placeholder({5, 7, 3}, dt, "labels");
       auto loss = sx::nn::softmax_cross_entropy(x, y, axis);
-      auto grads = sx::grad(sx::sum(loss * sx::arange(0, static_cast<double>(loss.size()), 1, dt).reshape(loss.shape())), {x, y});
-      std::string described = symx::testing::expect_backends_agree(
-          {x, y}, {loss, grads[0], grads[1]},
-          {symx::testing::random_array({5, 7, 3}, -20, 20, 3, dt), symx::testing::random_array({5, 7, 3}, 0, 1, 4, dt)},
-          dt == sx::f32 ? 2e-5 : 1e-12, dt == sx::f32 ? 2e-5 : 1e-12);
+      auto grads =
+          sx::grad(sx::sum(loss * sx::arange(0, static_cast<double>(loss.size()), 1, dt).reshape(loss.shape())),
+                   {x, y});
+      std::string described =
+          symx::testing::expect_backends_agree({x, y}, {loss, grads[0], grads[1]},
+                                               {symx::testing::random_array({5, 7, 3}, -20, 20, 3, dt),
+                                                symx::testing::random_array({5, 7, 3}, 0, 1, 4, dt)},
+                                               dt == sx::f32 ? 2e-5 : 1e-12, dt == sx::f32 ? 2e-5 : 1e-12);
       EXPECT_NE(described.find("softmax_cross_entropy_grad"), std::string::npos) << described;
     }
   }
@@ -433,6 +515,8 @@ TEST(NNSoftmaxCrossEntropy, CompiledRowKernelsAndSecondDerivative) {
       },
       {symx::testing::random_array({3, 2}, -2, 2, 8), symx::testing::random_array({3, 2}, 0, 1, 9)});
   symx::testing::expect_error<sx::ShapeError>(
-      [] { sx::nn::softmax_cross_entropy(sx::placeholder({2, 3}, sx::f32), sx::placeholder({2, 3}, sx::f32), 2); },
+      [] {
+        sx::nn::softmax_cross_entropy(sx::placeholder({2, 3}, sx::f32), sx::placeholder({2, 3}, sx::f32), 2);
+      },
       {"softmax_cross_entropy", "axis 2 is out of range"});
 }

@@ -92,16 +92,16 @@ void put_u32(std::string& bytes, std::size_t at, std::uint32_t v) {
 }
 
 TEST_F(NpzTest, RoundTripForEachDtypeAndShape) {
-  std::map<std::string, Array> arrays = {
-      {"f32", testing::random_array({2, 3}, -5, 5, 1, DType::f32)},
-      {"f64", testing::random_array({4, 1, 2}, -5, 5, 2, DType::f64)},
-      {"i32", Array::from_vector<std::int32_t>({-1, 0, 2147483647}, {3})},
-      {"i64", Array::from_vector<std::int64_t>({-(std::int64_t{1} << 50), 7}, {2, 1})},
-      {"u8", Array::from_vector<std::uint8_t>({0, 128, 255, 1}, {2, 2})},
-      {"bool", Array::from_vector<bool>({true, false, true}, {3})},
-      {"scalar", Array::scalar<double>(3.25)},
-      {"empty", Array::zeros({0, 3}, DType::i32)},
-      {"dir/odd name é", Array::ones({1}, DType::f32)}};
+  std::map<std::string, Array> arrays = {{"f32", testing::random_array({2, 3}, -5, 5, 1, DType::f32)},
+                                         {"f64", testing::random_array({4, 1, 2}, -5, 5, 2, DType::f64)},
+                                         {"i32", Array::from_vector<std::int32_t>({-1, 0, 2147483647}, {3})},
+                                         {"i64",
+                                          Array::from_vector<std::int64_t>({-(std::int64_t{1} << 50), 7}, {2, 1})},
+                                         {"u8", Array::from_vector<std::uint8_t>({0, 128, 255, 1}, {2, 2})},
+                                         {"bool", Array::from_vector<bool>({true, false, true}, {3})},
+                                         {"scalar", Array::scalar<double>(3.25)},
+                                         {"empty", Array::zeros({0, 3}, DType::i32)},
+                                         {"dir/odd name é", Array::ones({1}, DType::f32)}};
   save_npz(path("a.npz"), arrays);
   expect_same(load_npz(path("a.npz")), arrays);
   save_npz(path("none.npz"), {});
@@ -191,7 +191,8 @@ TEST_F(NpzTest, EntriesMustBeUniqueNpyFiles) {
   EXPECT_EQ(crc32_reference(stored.substr(data, get_u32(stored, first + 24))), get_u32(stored, first + 16));
   put_u32(dtype, first + 16, crc32_reference(dtype.substr(data, get_u32(stored, first + 24))));
   write_bytes(path("dtype.npz"), dtype);
-  expect_error<IOError>([&] { load_npz(path("dtype.npz")); }, {"load_npz", "dtype.npz", "entry 'a.npy'", "'descr'", "'<c8'"});
+  expect_error<IOError>([&] { load_npz(path("dtype.npz")); },
+                        {"load_npz", "dtype.npz", "entry 'a.npy'", "'descr'", "'<c8'"});
 }
 
 TEST_F(NpzTest, DeclaredSizesAreCheckedBeforeAllocating) {
@@ -222,15 +223,21 @@ std::string mutate(std::string bytes, std::mt19937_64& rng) {
   headers.insert(headers.end(), locals.begin(), locals.end());
   const std::size_t structure = headers.empty() ? pick(bytes.size()) : headers[pick(headers.size())] + pick(48);
   switch (rng() % 6) {
-    case 0: if (!bytes.empty()) bytes[pick(bytes.size())] = static_cast<char>(rng()); break;
+    case 0:
+      if (!bytes.empty()) bytes[pick(bytes.size())] = static_cast<char>(rng());
+      break;
     case 1: bytes.resize(pick(bytes.size() + 1)); break;
     case 2: bytes += std::string(1 + pick(64), static_cast<char>(rng())); break;
-    case 3: if (structure < bytes.size()) bytes[structure] = static_cast<char>(rng()); break;
+    case 3:
+      if (structure < bytes.size()) bytes[structure] = static_cast<char>(rng());
+      break;
     case 4:  // a 32-bit field set to 0xffffffff (the ZIP64 marker) or a small value
       for (std::size_t i = 0; i < 4 && structure + i < bytes.size(); ++i)
         bytes[structure + i] = rng() % 2 ? '\xff' : static_cast<char>(i == 0 ? pick(256) : 0);
       break;
-    default: if (bytes.size() > 22) bytes[bytes.size() - 22 + pick(22)] = static_cast<char>(rng()); break;  // end record
+    default:
+      if (bytes.size() > 22) bytes[bytes.size() - 22 + pick(22)] = static_cast<char>(rng());
+      break;  // end record
   }
   return bytes;
 }

@@ -37,8 +37,7 @@ TEST(OpTable, EveryRowIsComplete) {
     EXPECT_EQ(sx::op_arity(op), def.arity) << sx::op_name(op);
     // The traits the compiler derives from the row.
     EXPECT_EQ(sx::codegen::fusible(op), def.lowering == ops::Lowering::kernel) << sx::op_name(op);
-    EXPECT_EQ(sx::codegen::is_reduction(op), def.family == ops::Family::reduction && def.fusible())
-        << sx::op_name(op);
+    EXPECT_EQ(sx::codegen::is_reduction(op), def.family == ops::Family::reduction && def.fusible()) << sx::op_name(op);
     // The runtime has a library route for exactly the ops whose row says Lowering::library.
     EXPECT_EQ(sx::runtime::library_handles(op), def.lowering == ops::Lowering::library) << sx::op_name(op);
   }
@@ -51,8 +50,8 @@ TEST(OpTable, FamiliesAndLoweringsAreTheOpsOwn) {
   using L = ops::Lowering;
   auto family = [](OpKind op) { return ops::op_def(op).family; };
   auto lowering = [](OpKind op) { return ops::op_def(op).lowering; };
-  for (OpKind op : {OpKind::RandomUniform, OpKind::RandomNormal, OpKind::RandomTruncatedNormal,
-                    OpKind::RandomBernoulli, OpKind::RandomRandint, OpKind::RandomPermutation}) {
+  for (OpKind op : {OpKind::RandomUniform, OpKind::RandomNormal, OpKind::RandomTruncatedNormal, OpKind::RandomBernoulli,
+                    OpKind::RandomRandint, OpKind::RandomPermutation}) {
     EXPECT_EQ(family(op), F::random) << sx::op_name(op);
     EXPECT_TRUE(ops::op_def(op).random());
   }
@@ -137,8 +136,10 @@ sx::Array sample(const sx::Shape& shape, DType dtype, std::mt19937& rng) {
     switch (dtype) {
       case DType::b8: v = small(rng) > 0; break;
       case DType::u8: v = small(rng) + 4; break;
-      case DType::i32: case DType::i64: v = small(rng); break;
-      case DType::f32: case DType::f64: v = i % 7 == 3 ? 0.0 : real(rng); break;
+      case DType::i32:
+      case DType::i64: v = small(rng); break;
+      case DType::f32:
+      case DType::f64: v = i % 7 == 3 ? 0.0 : real(rng); break;
     }
     a.set_flat(i, v);
   }
@@ -206,7 +207,8 @@ TEST(OpTable, EveryElementwiseOpCompilesToAKernelThatAgreesWithItsReference) {
       if (candidate.node == kernel.root) c = &candidate;
     ASSERT_NE(c, nullptr);
     const sx::Node& node = c->node.node();
-    std::string what = std::string(sx::op_name(node.op)) + " over " + std::string(sx::dtype_name(node.inputs.back().dtype()));
+    std::string what =
+        std::string(sx::op_name(node.op)) + " over " + std::string(sx::dtype_name(node.inputs.back().dtype()));
     std::vector<char*> buffers;
     for (const sx::Tensor& load : kernel.loads)
       buffers.push_back(static_cast<char*>(const_cast<void*>(values.at(&load.node()).raw_data())));

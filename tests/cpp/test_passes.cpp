@@ -52,14 +52,18 @@ TEST(Passes, ConstantsFold) {
   const sx::Tensor& folded = after[0].node().inputs[1];
   expect_close(std::get<sx::ConstantAttr>(folded.node().attr).value, {2, 2 * std::exp(1.0), 2 * std::exp(2.0)}, 1e-6);
   // Broadcasting a scalar to a large shape is left to the kernels rather than stored.
-  auto big = sx::broadcast_to(sx::constant(1.0), {1000, 1000}) + x.reshape({1, 1, 3}).astype(sx::f64).reshape({3, 1, 1})[0];
+  auto big =
+      sx::broadcast_to(sx::constant(1.0), {1000, 1000}) + x.reshape({1, 1, 3}).astype(sx::f64).reshape({3, 1, 1})[0];
   EXPECT_TRUE(contains_op(passes::fold_constants({big}), sx::OpKind::BroadcastTo));
 }
 
 TEST(Passes, AlgebraicIdentities) {
   auto x = sx::placeholder({2, 3}, sx::f32, "x");
   auto i = sx::placeholder({4}, sx::i32, "i");
-  struct Case { sx::Tensor before; std::string after; };
+  struct Case {
+    sx::Tensor before;
+    std::string after;
+  };
   std::vector<Case> cases = {
       {x * 1, "placeholder"},
       {1 * x, "placeholder"},
@@ -187,8 +191,10 @@ TEST(Passes, GradientOfTheNaiveCrossEntropyBecomesOneOp) {
       {"labels times a scalar", -sx::sum(ls * y) * 0.5},
       {"any cotangent", sx::sum(ls * z)},
   };
-  sx::Feed feed{{x, sx::testing::random_array({3, 4}, -3, 3, 21)}, {y, sx::testing::random_array({3, 4}, 0, 1, 22)},
-                {w, sx::testing::random_array({3}, -1, 1, 23)}, {z, sx::testing::random_array({3, 4}, -1, 1, 24)}};
+  sx::Feed feed{{x, sx::testing::random_array({3, 4}, -3, 3, 21)},
+                {y, sx::testing::random_array({3, 4}, 0, 1, 22)},
+                {w, sx::testing::random_array({3}, -1, 1, 23)},
+                {z, sx::testing::random_array({3, 4}, -1, 1, 24)}};
   for (const Case& c : cases) {
     SCOPED_TRACE(c.what);
     auto g = sx::grad(c.cost, {x})[0];

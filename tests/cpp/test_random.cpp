@@ -54,9 +54,9 @@ TEST(RandomReproducibility, SameSeedSameDrawsInTwoGraphs) {
   auto draw_all = [] {
     random::seed(42);
     std::vector<Array> out;
-    for (const Tensor& t : {random::uniform({50}), random::normal({50}, 0, 1, DType::f64),
-                            random::truncated_normal({50}), random::bernoulli({50}, 0.3),
-                            random::randint({50}, -5, 5), random::permutation(50)})
+    for (const Tensor& t :
+         {random::uniform({50}), random::normal({50}, 0, 1, DType::f64), random::truncated_normal({50}),
+          random::bernoulli({50}, 0.3), random::randint({50}, -5, 5), random::permutation(50)})
       out.push_back(t.eval());
     return out;
   };
@@ -239,7 +239,9 @@ TEST(RandomTruncatedNormal, FarTailsAreSampledNotClampedToTheBound) {
   random::seed(17);
   // E[X | a <= X <= b] for a standard normal far in the tail is 1/m(a) ~ a + 1/a - 2/a^3 (m the
   // Mills ratio; b - a is many tail lengths 1/a here, so the upper bound barely matters).
-  struct Case { double lower, upper, mean; };
+  struct Case {
+    double lower, upper, mean;
+  };
   for (Case c : {Case{38, 39, 38 + 1 / 38.0 - 2 / (38.0 * 38 * 38)}, Case{40, 41, 40 + 1 / 40.0 - 2 / 64000.0},
                  Case{-41, -40, -(40 + 1 / 40.0 - 2 / 64000.0)}, Case{100, 101, 100 + 0.01 - 2e-6},
                  Case{8, 1e300, 8 + 1 / 8.0 - 2 / 512.0 + 10 / 32768.0}}) {
@@ -345,7 +347,8 @@ TEST(RandomErrors, BadArguments) {
   expect_error<ValueError>([] { random::bernoulli({3}, -0.1); }, {"random.bernoulli", "[0, 1]"});
   expect_error<ValueError>([] { random::randint({3}, 5, 5); }, {"random.randint", "low (5)", "high (5)"});
   expect_error<DTypeError>([] { random::randint({3}, 0, 5, DType::f32); }, {"random.randint", "float32"});
-  expect_error<ValueError>([] { random::randint({3}, 0, std::int64_t{1} << 32, DType::i32); }, {"random.randint", "int32"});
+  expect_error<ValueError>([] { random::randint({3}, 0, std::int64_t{1} << 32, DType::i32); },
+                           {"random.randint", "int32"});
   expect_error<ValueError>([] { random::permutation(-1); }, {"random.permutation", "negative"});
   expect_error<ShapeError>([] { random::uniform({2, -1}); }, {"random.uniform", "negative dimension", "(2, -1)"});
   expect_error<ShapeError>([] { random::normal({-3}); }, {"random.normal", "negative"});

@@ -252,7 +252,11 @@ TEST(ReduceErrors, Axes) {
   DefaultGraph guard(graph);
   Tensor x = placeholder({2, 3}, DType::f32, "x");
   expect_error<ShapeError>([&] { sum(x, 2); }, {"sum:", "axis 2 is out of range", "(2, 3)", "Use an axis in [-2, 2)"});
-  expect_error<ShapeError>([&] { mean(x, {0, -2}); }, {"mean:", "axis 0 appears more than once", "(2, 3)", "List each axis at most once"});
+  expect_error<ShapeError>(
+      [&] {
+        mean(x, {0, -2});
+      },
+      {"mean:", "axis 0 appears more than once", "(2, 3)", "List each axis at most once"});
   expect_error<ShapeError>([&] { argmax(x, -3); }, {"argmax:", "axis -3", "Use an axis in [-2, 2)"});
   expect_error<ShapeError>([&] { cumsum(x, 5); }, {"cumsum:", "axis 5"});
   expect_error<ShapeError>([&] { sum(x, {1, 1}); }, {"test_reduce.cpp:"});
@@ -262,7 +266,8 @@ TEST(ReduceErrors, EmptyMaxAndArgmax) {
   Graph graph;  // a fresh graph, so placeholder names are not uniquified
   DefaultGraph guard(graph);
   Tensor e = placeholder({2, 0}, DType::f32, "e");
-  expect_error<ShapeError>([&] { max(e, 1); }, {"max:", "size 0", "(2, 0)", "no identity", "Reduce only non-empty axes"});
+  expect_error<ShapeError>([&] { max(e, 1); },
+                           {"max:", "size 0", "(2, 0)", "no identity", "Reduce only non-empty axes"});
   expect_error<ShapeError>([&] { min(e); }, {"min:", "(2, 0)"});
   expect_error<ShapeError>([&] { argmin(e, 1); }, {"argmin:", "empty sequence", "(2, 0)"});
   expect_error<ShapeError>([&] { logsumexp(e, 1); }, {"logsumexp:", "size 0"});

@@ -37,9 +37,11 @@ TEST(ShapeForward, ReshapeTransposeBroadcast) {
   EXPECT_EQ(reshape(constant(iota({0, 3})), {3, -1}).shape(), (Shape{3, 0}));
   expect_tensor(transpose(x, {2, 0, 1}), {4, 2, 3},
                 {0, 4, 8, 12, 16, 20, 1, 5, 9, 13, 17, 21, 2, 6, 10, 14, 18, 22, 3, 7, 11, 15, 19, 23});
-  expect_tensor(x.T(), {4, 3, 2}, {0, 12, 4, 16, 8, 20, 1, 13, 5, 17, 9, 21, 2, 14, 6, 18, 10, 22, 3, 15, 7, 19, 11, 23});
+  expect_tensor(x.T(), {4, 3, 2},
+                {0, 12, 4, 16, 8, 20, 1, 13, 5, 17, 9, 21, 2, 14, 6, 18, 10, 22, 3, 15, 7, 19, 11, 23});
   EXPECT_EQ(transpose(x, {-1, 0, 1}).shape(), (Shape{4, 2, 3}));
-  expect_tensor(broadcast_to(constant(f64({1, 2}, {2, 1})), {3, 2, 2}), {3, 2, 2}, {1, 1, 2, 2, 1, 1, 2, 2, 1, 1, 2, 2});
+  expect_tensor(broadcast_to(constant(f64({1, 2}, {2, 1})), {3, 2, 2}), {3, 2, 2},
+                {1, 1, 2, 2, 1, 1, 2, 2, 1, 1, 2, 2});
   EXPECT_EQ(broadcast_to(constant(iota({3})), {0, 3}).eval().shape(), (Shape{0, 3}));
   // int64 values move bit for bit.
   Array big = i64({(1LL << 60) + 1, -3}, {2});
@@ -198,7 +200,11 @@ TEST(ShapeGrad, ConcatenateStackSplit) {
 TEST(ShapeGrad, SlicingAndPadding) {
   Array x = random_array({3, 4, 2});
   expect_gradients_match([](const auto& v) { return slice(v[0], {R::range(2, {}, -1), 1}); }, {x});
-  expect_gradients_match([](const auto& v) { return slice(v[0], {R::ellipsis(), R::range(0, {}, 2), R::newaxis()}); }, {x});
+  expect_gradients_match(
+      [](const auto& v) {
+        return slice(v[0], {R::ellipsis(), R::range(0, {}, 2), R::newaxis()});
+      },
+      {x});
   expect_gradients_match([](const auto& v) { return v[0][1]; }, {x});
   expect_gradients_match([](const auto& v) { return flip(v[0], {1}); }, {x});
   expect_gradients_match([](const auto& v) { return pad(v[0], {{1, 0}, {2, 1}, {0, 0}}, 5); }, {x});
@@ -251,9 +257,12 @@ TEST(ShapeErrors, Reshape) {
   Graph graph;  // a fresh graph, so placeholder names are not uniquified
   DefaultGraph guard(graph);
   Tensor y = placeholder({2, 3}, DType::f32, "y");
-  expect_error<ShapeError>([&] { reshape(y, {4, 2}); },
-                           {"reshape:", "cannot reshape 6 elements into shape (4, 2)", "'y' (2, 3) float32",
-                            "test_shape.cpp:", "Choose a shape with the same number of elements, or use -1"});
+  expect_error<ShapeError>(
+      [&] {
+        reshape(y, {4, 2});
+      },
+      {"reshape:", "cannot reshape 6 elements into shape (4, 2)", "'y' (2, 3) float32",
+       "test_shape.cpp:", "Choose a shape with the same number of elements, or use -1"});
   expect_error<ShapeError>([&] { reshape(y, {4, -1}); }, {"reshape:", "(4, -1)", "divide"});
   expect_error<ValueError>([&] { reshape(y, {-1, -1}); }, {"reshape:", "more than one -1"});
   expect_error<ShapeError>([&] { reshape(y, {-2, 3}); }, {"reshape:", "negative dimension"});
@@ -263,10 +272,17 @@ TEST(ShapeErrors, TransposeBroadcastSqueeze) {
   Graph graph;  // a fresh graph, so placeholder names are not uniquified
   DefaultGraph guard(graph);
   Tensor y = placeholder({2, 3}, DType::f32, "y");
-  expect_error<ShapeError>([&] { transpose(y, {0, 0}); }, {"transpose:", "not a permutation", "(2, 3)", "exactly once"});
+  expect_error<ShapeError>(
+      [&] {
+        transpose(y, {0, 0});
+      },
+      {"transpose:", "not a permutation", "(2, 3)", "exactly once"});
   expect_error<ShapeError>([&] { transpose(y, {0, 1, 2}); }, {"transpose:", "not a permutation"});
-  expect_error<ShapeError>([&] { broadcast_to(y, {3, 3}); },
-                           {"broadcast_to:", "cannot broadcast shape (2, 3) to (3, 3)", "expand_dims"});
+  expect_error<ShapeError>(
+      [&] {
+        broadcast_to(y, {3, 3});
+      },
+      {"broadcast_to:", "cannot broadcast shape (2, 3) to (3, 3)", "expand_dims"});
   expect_error<ShapeError>([&] { broadcast_to(y, {3}); }, {"broadcast_to:", "(2, 3) to (3,)"});
   expect_error<ShapeError>([&] { squeeze(y, {1}); }, {"squeeze:", "cannot squeeze axis 1 of size 3", "size-1"});
   expect_error<ShapeError>([&] { expand_dims(y, 3); }, {"expand_dims:", "axis 3 is out of range", "[-3, 3)"});
@@ -276,9 +292,12 @@ TEST(ShapeErrors, ConcatenateStackSplit) {
   Graph graph;  // a fresh graph, so placeholder names are not uniquified
   DefaultGraph guard(graph);
   Tensor a = placeholder({2, 3}, DType::f32, "a"), b = placeholder({3, 3}, DType::f32, "b");
-  expect_error<ShapeError>([&] { concatenate({a, b}, 1); },
-                           {"concatenate:", "input 1 has shape (3, 3) but input 0 has (2, 3)", "'a' (2, 3) float32",
-                            "'b' (3, 3) float32", "concatenate along a different axis"});
+  expect_error<ShapeError>(
+      [&] {
+        concatenate({a, b}, 1);
+      },
+      {"concatenate:", "input 1 has shape (3, 3) but input 0 has (2, 3)", "'a' (2, 3) float32", "'b' (3, 3) float32",
+       "concatenate along a different axis"});
   expect_error<ShapeError>([&] { concatenate({a, placeholder({3})}); }, {"concatenate:", "dimensions"});
   expect_error<ShapeError>([&] { concatenate({placeholder({})}); }, {"concatenate:", "zero-dimensional"});
   expect_error<ValueError>([&] { concatenate({}); }, {"concatenate:", "at least one"});
@@ -290,8 +309,11 @@ TEST(ShapeErrors, Indexing) {
   Graph graph;  // a fresh graph, so placeholder names are not uniquified
   DefaultGraph guard(graph);
   Tensor x = placeholder({2, 3}, DType::f32, "x");
-  expect_error<ShapeError>([&] { slice(x, {0, 3}); },
-                           {"slice:", "index 3 is out of bounds for axis 1 with size 3", "'x' (2, 3)", "[-3, 3)"});
+  expect_error<ShapeError>(
+      [&] {
+        slice(x, {0, 3});
+      },
+      {"slice:", "index 3 is out of bounds for axis 1 with size 3", "'x' (2, 3)", "[-3, 3)"});
   expect_error<ShapeError>([&] { x[-3]; }, {"index -3 is out of bounds for axis 0 with size 2"});
   expect_error<ShapeError>([&] { slice(x, {0, 0, 0}); }, {"slice:", "too many indices: 3", "2 dimensions"});
   expect_error<ValueError>([&] { slice(x, {R::range(0, 2, 0)}); }, {"slice:", "step cannot be zero"});
@@ -300,8 +322,11 @@ TEST(ShapeErrors, Indexing) {
   expect_error<ShapeError>([&] { take(x, placeholder({2}, DType::i64), 2); }, {"take:", "axis 2 is out of range"});
   expect_error<ShapeError>([&] { take_along_axis(x, placeholder({2}, DType::i64), 1); },
                            {"take_along_axis:", "1 dimensions but the tensor has 2"});
-  expect_error<ShapeError>([&] { take_along_axis(x, placeholder({3, 1}, DType::i64), 1); },
-                           {"take_along_axis:", "does not broadcast"});
+  expect_error<ShapeError>(
+      [&] {
+        take_along_axis(x, placeholder({3, 1}, DType::i64), 1);
+      },
+      {"take_along_axis:", "does not broadcast"});
   expect_error<ValueError>([&] { pad(x, {{-1, 0}, {0, 0}}); }, {"pad:", "negative pad width", "use slice"});
   expect_error<ShapeError>([&] { pad(x, {{1, 0}, {0, 0}, {0, 0}}); }, {"pad:", "3 (before, after) pairs"});
   expect_error<ValueError>([&] { meshgrid({x}, "yx"); }, {"meshgrid:", "unknown indexing 'yx'"});
@@ -318,8 +343,11 @@ TEST(ShapeOverflow, HugeShapesFailWhenTheNodeIsBuilt) {
   // 2^31 * 2^31 elements of float32 are 2^64 bytes: the product wraps in int64 arithmetic.
   expect_error<ShapeError>([] { ones({k31, k31}); }, {"ones:", "(2147483648, 2147483648)", "2^48", "test_shape.cpp:"});
   // 2^62 * 4 wraps to 0 elements.
-  expect_error<ShapeError>([] { placeholder({k62, 4}, DType::f32, "big"); },
-                           {"placeholder 'big':", "(4611686018427387904, 4)", "64-bit integer"});
+  expect_error<ShapeError>(
+      [] {
+        placeholder({k62, 4}, DType::f32, "big");
+      },
+      {"placeholder 'big':", "(4611686018427387904, 4)", "64-bit integer"});
   expect_error<ShapeError>([] { zeros({k62, k62, 0}); }, {"zeros:", "(4611686018427387904, 4611686018427387904, 0)"});
   expect_error<ShapeError>([] { eye(k31, k31); }, {"eye:", "2^48"});
   // Just over the limit, without any overflow: 2^46 float64 elements are 2^49 bytes.
@@ -341,8 +369,10 @@ TEST(ShapeOverflow, BroadcastingTwoLargeShapesFails) {
   Graph graph;  // a fresh graph, so that the placeholder names the messages check are not uniquified
   DefaultGraph guard(graph);
   Tensor a = placeholder({k31, 1}, DType::f32, "a"), b = placeholder({1, k31}, DType::f32, "b");
-  expect_error<ShapeError>([&] { a + b; }, {"add:", "result shape (2147483648, 2147483648)", "'a' (2147483648, 1)", "2^48"});
-  Tensor c = placeholder({std::int64_t{1} << 20, 1, 1}, DType::f64), d = placeholder({1, std::int64_t{1} << 20, std::int64_t{1} << 20}, DType::f64);
+  expect_error<ShapeError>([&] { a + b; },
+                           {"add:", "result shape (2147483648, 2147483648)", "'a' (2147483648, 1)", "2^48"});
+  Tensor c = placeholder({std::int64_t{1} << 20, 1, 1}, DType::f64),
+         d = placeholder({1, std::int64_t{1} << 20, std::int64_t{1} << 20}, DType::f64);
   expect_error<ShapeError>([&] { multiply(c, d); }, {"multiply:", "(1048576, 1048576, 1048576)"});
 }
 
@@ -350,7 +380,11 @@ TEST(ShapeOverflow, ArraysCheckTheirShapes) {
   expect_error<ShapeError>([] { Array({k31, k31}, DType::f32); }, {"Array:", "(2147483648, 2147483648)"});
   expect_error<ShapeError>([] { Array::empty({k62, 4}); }, {"Array::empty:", "64-bit integer"});
   expect_error<ShapeError>([] { Array({2, -3}, DType::f32); }, {"Array:", "negative dimension -3"});
-  expect_error<ShapeError>([] { Array::zeros({0}).reshape({k62, 4}); }, {"Array::reshape:", "(4611686018427387904, 4)"});
+  expect_error<ShapeError>(
+      [] {
+        Array::zeros({0}).reshape({k62, 4});
+      },
+      {"Array::reshape:", "(4611686018427387904, 4)"});
   expect_error<ShapeError>([] { Array::arange(0, 1e30); }, {"arange:", "2^48"});
   expect_error<ShapeError>([] { Array::wrap(nullptr, {k62, 8}, DType::u8, nullptr); }, {"Array::wrap:"});
 }

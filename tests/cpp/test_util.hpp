@@ -32,12 +32,18 @@ inline Array random_array(const Shape& shape, double lo = -1, double hi = 1, uns
 
 // Expects equal shapes and |a - b| <= atol + rtol |b| elementwise (NaNs and infinities must match).
 inline void expect_close(const Array& actual, const Array& expected, double rtol = 1e-6, double atol = 1e-7) {
-  ASSERT_EQ(actual.shape(), expected.shape()) << "shapes differ: " << shape_string(actual.shape()) << " vs "
-                                              << shape_string(expected.shape());
+  ASSERT_EQ(actual.shape(), expected.shape())
+      << "shapes differ: " << shape_string(actual.shape()) << " vs " << shape_string(expected.shape());
   for (std::int64_t i = 0; i < actual.size(); ++i) {
     double a = actual.get_flat(i), b = expected.get_flat(i);
-    if (std::isnan(b)) { EXPECT_TRUE(std::isnan(a)) << "element " << i; continue; }
-    if (std::isinf(b)) { EXPECT_EQ(a, b) << "element " << i; continue; }
+    if (std::isnan(b)) {
+      EXPECT_TRUE(std::isnan(a)) << "element " << i;
+      continue;
+    }
+    if (std::isinf(b)) {
+      EXPECT_EQ(a, b) << "element " << i;
+      continue;
+    }
     EXPECT_NEAR(a, b, atol + rtol * std::fabs(b)) << "element " << i;
   }
 }
@@ -47,7 +53,8 @@ inline void expect_close(const Array& actual, const std::vector<double>& expecte
   ASSERT_EQ(actual.size(), static_cast<std::int64_t>(expected.size()));
   for (std::int64_t i = 0; i < actual.size(); ++i)
     EXPECT_NEAR(actual.get_flat(i), expected[static_cast<std::size_t>(i)],
-                atol + rtol * std::fabs(expected[static_cast<std::size_t>(i)])) << "element " << i;
+                atol + rtol * std::fabs(expected[static_cast<std::size_t>(i)]))
+        << "element " << i;
 }
 
 // Braced lists of expected values: expect_close(a, {1, 2, 3}).
@@ -117,7 +124,8 @@ template <class E, class F> void expect_error(F&& fn, const std::vector<std::str
     ADD_FAILURE() << "expected an exception";
   } catch (const E& e) {
     std::string message = e.what();
-    for (const auto& part : parts) EXPECT_NE(message.find(part), std::string::npos) << "message: " << message << "\nmissing: " << part;
+    for (const auto& part : parts)
+      EXPECT_NE(message.find(part), std::string::npos) << "message: " << message << "\nmissing: " << part;
   }
 }
 

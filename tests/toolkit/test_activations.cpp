@@ -140,8 +140,8 @@ TEST(NnActivations, NormalizeMatchesTheNormFormula) {
       for (std::int64_t j = 0; j < 5; ++j) expected.set_flat(i * 5 + j, x.get_flat(i * 5 + j) / norm);
     }
     expect_close(sx::nn::normalize(sx::constant(x), ord).eval(), expected, 1e-13, 1e-300);
-    expect_gradients_match([&](const std::vector<sx::Tensor>& in) { return sx::nn::normalize(in[0], ord); }, {x},
-                           1e-6, 1e-8);
+    expect_gradients_match([&](const std::vector<sx::Tensor>& in) { return sx::nn::normalize(in[0], ord); }, {x}, 1e-6,
+                           1e-8);
   }
 }
 
@@ -160,9 +160,8 @@ TEST(NnActivations, ErrorsNameTheFunctionAndTheArgument) {
   sx::reset_default_graph();
   sx::Tensor x = sx::placeholder({3, 5}, sx::f32, "feat");
   int line = __LINE__ + 1;
-  expect_error<sx::ShapeError>([&] { sx::nn::glu(x); },
-                               {"glu: axis -1 of x (shape (3, 5), float32) has odd size 5",
-                                "test_activations.cpp:" + std::to_string(line), "even size"});
+  expect_error<sx::ShapeError>([&] { sx::nn::glu(x); }, {"glu: axis -1 of x (shape (3, 5), float32) has odd size 5",
+                                                         "test_activations.cpp:" + std::to_string(line), "even size"});
   expect_error<sx::ShapeError>([&] { sx::nn::glu(x, 2); }, {"glu: axis 2 is out of range", "[-2, 2)"});
   expect_error<sx::ShapeError>([&] { sx::nn::normalize(x, 2, -3); }, {"normalize: axis -3 is out of range"});
   expect_error<sx::ValueError>([&] { sx::nn::normalize(x, 0.5); }, {"normalize: ord is 0.5", "at least 1"});
@@ -198,10 +197,23 @@ sx::Tensor apply_case(const std::string& name, const sx::Tensor& x, const Golden
 }  // namespace
 
 TEST(NnActivations, ValuesAndGradientsMatchPyTorch) {
-  const std::vector<std::string> cases = {
-      "relu6", "silu", "hard_tanh", "selu", "celu", "celu_alpha0.5", "hard_sigmoid", "hard_silu", "soft_sign",
-      "log_sigmoid", "glu", "glu_axis0", "normalize", "normalize_ord1", "normalize_ord3_axis0", "normalize_inf",
-      "normalize_zero_rows"};
+  const std::vector<std::string> cases = {"relu6",
+                                          "silu",
+                                          "hard_tanh",
+                                          "selu",
+                                          "celu",
+                                          "celu_alpha0.5",
+                                          "hard_sigmoid",
+                                          "hard_silu",
+                                          "soft_sign",
+                                          "log_sigmoid",
+                                          "glu",
+                                          "glu_axis0",
+                                          "normalize",
+                                          "normalize_ord1",
+                                          "normalize_ord3_axis0",
+                                          "normalize_inf",
+                                          "normalize_zero_rows"};
   for (const auto& name : cases) {
     SCOPED_TRACE(name);
     sx::reset_default_graph();

@@ -82,20 +82,28 @@ TEST(DataIdx, ReadsEveryTypeRawAndGzip) {
   std::vector<Case> cases = {
       {0x08, std::string("\x00\x01\x7f\x80\xfe\xff", 6), sx::u8, {0, 1, 127, 128, 254, 255}},
       {0x09, std::string("\x00\x01\x7f\x80\xfe\xff", 6), sx::i32, {0, 1, 127, -128, -2, -1}},
-      {0x0B, big_endian(1, 2) + big_endian(0xffff, 2) + big_endian(0x8000, 2) + big_endian(300, 2) +
-                 big_endian(0, 2) + big_endian(0x7fff, 2),
-       sx::i32, {1, -1, -32768, 300, 0, 32767}},
-      {0x0C, big_endian(1, 4) + big_endian(0xffffffff, 4) + big_endian(0x80000000, 4) + big_endian(70000, 4) +
-                 big_endian(0, 4) + big_endian(0x7fffffff, 4),
-       sx::i32, {1, -1, -2147483648.0, 70000, 0, 2147483647}},
+      {0x0B,
+       big_endian(1, 2) + big_endian(0xffff, 2) + big_endian(0x8000, 2) + big_endian(300, 2) + big_endian(0, 2) +
+           big_endian(0x7fff, 2),
+       sx::i32,
+       {1, -1, -32768, 300, 0, 32767}},
+      {0x0C,
+       big_endian(1, 4) + big_endian(0xffffffff, 4) + big_endian(0x80000000, 4) + big_endian(70000, 4) +
+           big_endian(0, 4) + big_endian(0x7fffffff, 4),
+       sx::i32,
+       {1, -1, -2147483648.0, 70000, 0, 2147483647}},
       // 1.0f = 0x3f800000, -2.5f = 0xc0200000, 0.5f = 0x3f000000
-      {0x0D, big_endian(0x3f800000, 4) + big_endian(0xc0200000, 4) + big_endian(0x3f000000, 4) +
-                 big_endian(0, 4) + big_endian(0x3f800000, 4) + big_endian(0x3f000000, 4),
-       sx::f32, {1, -2.5, 0.5, 0, 1, 0.5}},
+      {0x0D,
+       big_endian(0x3f800000, 4) + big_endian(0xc0200000, 4) + big_endian(0x3f000000, 4) + big_endian(0, 4) +
+           big_endian(0x3f800000, 4) + big_endian(0x3f000000, 4),
+       sx::f32,
+       {1, -2.5, 0.5, 0, 1, 0.5}},
       // 1.0 = 0x3ff0000000000000, -3.0 = 0xc008000000000000
-      {0x0E, big_endian(0x3ff0000000000000ULL, 8) + big_endian(0xc008000000000000ULL, 8) + big_endian(0, 8) +
-                 big_endian(0x3ff0000000000000ULL, 8) + big_endian(0, 8) + big_endian(0xc008000000000000ULL, 8),
-       sx::f64, {1, -3, 0, 1, 0, -3}},
+      {0x0E,
+       big_endian(0x3ff0000000000000ULL, 8) + big_endian(0xc008000000000000ULL, 8) + big_endian(0, 8) +
+           big_endian(0x3ff0000000000000ULL, 8) + big_endian(0, 8) + big_endian(0xc008000000000000ULL, 8),
+       sx::f64,
+       {1, -3, 0, 1, 0, -3}},
   };
   for (const Case& c : cases) {
     const std::string bytes = idx_bytes(c.type, {2, 3}, c.payload);
@@ -123,15 +131,18 @@ TEST(DataIdx, TruncatedExtraAndMalformedFilesAreIOErrors) {
   const std::string full = idx_bytes(0x08, {10, 4, 4}, std::string(160, '\x07'));
   write_bytes(dir / "t.idx", full.substr(0, 16 + 100));
   expect_error<sx::IOError>([&] { data::read_idx(dir / "t.idx"); },
-                            {dir / "t.idx", "shape (10, 4, 4) of uint8 (160 bytes)", "the file has 100 bytes after the 16-byte header",
-                             "truncated", "download it again"});
+                            {dir / "t.idx", "shape (10, 4, 4) of uint8 (160 bytes)",
+                             "the file has 100 bytes after the 16-byte header", "truncated", "download it again"});
   gzip(full.substr(0, 16 + 100), dir / "t.idx.gz");
   expect_error<sx::IOError>([&] { data::read_idx(dir / "t.idx.gz"); },
-                            {"t.idx.gz", "(160 bytes)", "100 bytes after the 16-byte header (decompressed)", "truncated"});
+                            {"t.idx.gz", "(160 bytes)", "100 bytes after the 16-byte header (decompressed)",
+                             "truncated"});
   write_bytes(dir / "x.idx", full + "zz");
-  expect_error<sx::IOError>([&] { data::read_idx(dir / "x.idx"); }, {"162 bytes after the 16-byte header", "extra data"});
+  expect_error<sx::IOError>([&] { data::read_idx(dir / "x.idx"); },
+                            {"162 bytes after the 16-byte header", "extra data"});
   write_bytes(dir / "m.idx", "PK\x03\x04 not idx at all");
-  expect_error<sx::IOError>([&] { data::read_idx(dir / "m.idx"); }, {"m.idx", "is not an IDX file", "0x50 0x4b 0x03 0x04"});
+  expect_error<sx::IOError>([&] { data::read_idx(dir / "m.idx"); },
+                            {"m.idx", "is not an IDX file", "0x50 0x4b 0x03 0x04"});
   write_bytes(dir / "h.idx", full.substr(0, 9));
   expect_error<sx::IOError>([&] { data::read_idx(dir / "h.idx"); }, {"3 axes (16 header bytes)", "ends after 9 bytes"});
   write_bytes(dir / "s.idx", std::string(2, '\0'));
@@ -141,7 +152,8 @@ TEST(DataIdx, TruncatedExtraAndMalformedFilesAreIOErrors) {
   expect_error<sx::IOError>([&] { data::read_idx(dir / "huge.idx.gz"); }, {"huge.idx.gz"});
   gzip(idx_bytes(0x0E, {0x10000, 0x10000}, "abc"), dir / "big.idx.gz");
   expect_error<sx::IOError>([&] { data::read_idx(dir / "big.idx.gz"); },
-                            {"big.idx.gz", "(34359738368 bytes)", "3 bytes after the 12-byte header (decompressed)", "truncated"});
+                            {"big.idx.gz", "(34359738368 bytes)", "3 bytes after the 12-byte header (decompressed)",
+                             "truncated"});
   // A corrupt deflate stream: flip bytes in the middle of the compressed data.
   std::string gz = gzip(full, dir / "c.idx.gz");
   std::string broken = gz;
@@ -192,10 +204,12 @@ TEST(DataMnist, Errors) {
                             {"absent", "does not exist", "train-images-idx3-ubyte.gz", "symx data download mnist"});
   expect_error<sx::IOError>([&] { data::load_mnist(dir.path.string()); },
                             {"no train-images-idx3-ubyte[.gz]", "train-labels-idx1-ubyte.gz"});
-  expect_error<sx::ValueError>([&] { data::load_mnist(dir.path.string(), "validation"); }, {"'validation'", "\"train\""});
+  expect_error<sx::ValueError>([&] { data::load_mnist(dir.path.string(), "validation"); },
+                               {"'validation'", "\"train\""});
   write_mnist(dir, "train", 5, 4, true);
   expect_error<sx::IOError>([&] { data::load_mnist(dir.path.string()); },
-                            {"train-images-idx3-ubyte.gz' holds 5 images", "train-labels-idx1-ubyte.gz' holds 4 labels"});
+                            {"train-images-idx3-ubyte.gz' holds 5 images",
+                             "train-labels-idx1-ubyte.gz' holds 4 labels"});
   gzip(idx_bytes(0x08, {5}, std::string("\x01\x02\x0c\x00\x01", 5)), dir / "train-labels-idx1-ubyte.gz");
   expect_error<sx::IOError>([&] { data::load_mnist(dir.path.string()); }, {"label 12 at index 2", "outside 0..9"});
 }
@@ -268,7 +282,8 @@ TEST(DataCifar, Cifar100FineAndCoarse) {
   expect_cifar(data::load_cifar100(dir.path.string()), 120, 0, 100);
   expect_cifar(data::load_cifar100(dir.path.string(), "train", "coarse"), 120, 0, 20);
   expect_cifar(data::load_cifar100(dir.path.string(), "test"), 2, 7, 100);
-  expect_error<sx::ValueError>([&] { data::load_cifar100(dir.path.string(), "train", "medium"); }, {"'medium'", "fine"});
+  expect_error<sx::ValueError>([&] { data::load_cifar100(dir.path.string(), "train", "medium"); },
+                               {"'medium'", "fine"});
 }
 
 TEST(DataCifar, Errors) {
@@ -278,8 +293,8 @@ TEST(DataCifar, Errors) {
   expect_error<sx::IOError>([&] { data::load_cifar10(dir / "nowhere", "test"); }, {"nowhere", "does not exist"});
   write_bytes(dir / "data_batch_1.bin", cifar_bytes(3, 0, false).substr(0, 3 * 3073 - 10));
   expect_error<sx::IOError>([&] { data::load_cifar10(dir.path.string()); },
-                            {"data_batch_1.bin' has 9209 bytes", "3073-byte records", "2 records and 3063 bytes left over",
-                             "truncated"});
+                            {"data_batch_1.bin' has 9209 bytes", "3073-byte records",
+                             "2 records and 3063 bytes left over", "truncated"});
   write_bytes(dir / "data_batch_1.bin", "");
   expect_error<sx::IOError>([&] { data::load_cifar10(dir.path.string()); }, {"has 0 bytes"});
   std::string bad = cifar_bytes(2, 0, false);
@@ -287,7 +302,8 @@ TEST(DataCifar, Errors) {
   write_bytes(dir / "data_batch_1.bin", bad);
   expect_error<sx::IOError>([&] { data::load_cifar10(dir.path.string()); }, {"record 1 has label 10", "outside 0..9"});
   write_bytes(dir / "train.bin", cifar_bytes(1, 0, false));  // a CIFAR-10 record is not a CIFAR-100 one
-  expect_error<sx::IOError>([&] { data::load_cifar100(dir.path.string()); }, {"train.bin' has 3073 bytes", "3074-byte records"});
+  expect_error<sx::IOError>([&] { data::load_cifar100(dir.path.string()); },
+                            {"train.bin' has 3073 bytes", "3074-byte records"});
 }
 
 // ---- .npy / .npz ----
@@ -308,7 +324,8 @@ TEST(DataArrays, NpzAndNpy) {
   EXPECT_TRUE(only.x.equals(x));
   EXPECT_EQ(only.y.size(), 0);
   EXPECT_EQ(only.size(), 5);
-  expect_error<sx::IOError>([&] { data::load_arrays(dir / "d.npz", "pixels"); }, {"no array 'pixels'", "'images', 'labels', 'x', 'y'"});
+  expect_error<sx::IOError>([&] { data::load_arrays(dir / "d.npz", "pixels"); },
+                            {"no array 'pixels'", "'images', 'labels', 'x', 'y'"});
   sx::save_npz(dir / "m.npz", {{"x", x}, {"y", sx::Array::from_vector<std::int64_t>({1, 2}, {2})}});
   expect_error<sx::IOError>([&] { data::load_arrays(dir / "m.npz"); }, {"5 examples in 'x' but 2 labels in 'y'"});
   sx::save_npz(dir / "f.npz", {{"x", x}, {"y", sx::Array({1.f, 2.f, 3.f, 4.f, 5.f})}});
@@ -411,7 +428,8 @@ TEST(DataTransforms, ChannelStatsAndStandardize) {
   sx::testing::expect_close(zm, {0, 0, 0}, 0, 1e-5);
   sx::testing::expect_close(zs, {1, 1, 1}, 1e-5, 1e-5);
   expect_error<sx::ValueError>([&] { data::standardize(x, mean, sx::Array({1.f, 0.f, 1.f})); }, {"std[1]", "positive"});
-  expect_error<sx::ShapeError>([&] { data::standardize(x, sx::Array({1.f}), std); }, {"mean has shape (1,)", "3 channels"});
+  expect_error<sx::ShapeError>([&] { data::standardize(x, sx::Array({1.f}), std); },
+                               {"mean has shape (1,)", "3 channels"});
   expect_error<sx::ShapeError>([&] { data::channel_stats(sx::Array({1.f, 2.f})); }, {"at least 2 axes"});
 }
 
@@ -423,7 +441,8 @@ TEST(DataTransforms, OneHot) {
   EXPECT_EQ(h.to_vector(), (std::vector<double>{0, 0, 1, 1, 0, 0, 0, 1, 0, 0, 0, 1}));
   EXPECT_EQ(data::one_hot(sx::Array::from_vector<std::uint8_t>({1}, {1}), 2, sx::i64).dtype(), sx::i64);
   expect_error<sx::ValueError>([&] { data::one_hot(y, 2); }, {"label 2 at index 0", "[0, 2)"});
-  expect_error<sx::ValueError>([&] { data::one_hot(sx::Array::from_vector<std::int64_t>({-1}, {1}), 2); }, {"label -1"});
+  expect_error<sx::ValueError>([&] { data::one_hot(sx::Array::from_vector<std::int64_t>({-1}, {1}), 2); },
+                               {"label -1"});
   expect_error<sx::DTypeError>([&] { data::one_hot(sx::Array({1.f}), 2); }, {"float32", "integers"});
 }
 
@@ -434,7 +453,8 @@ std::vector<std::vector<std::int64_t>> epoch_of(data::BatchIterator& it) {
   std::vector<std::vector<std::int64_t>> out;
   while (auto b = it.next()) {
     EXPECT_EQ((*b)[0].shape()[0], (*b)[1].shape()[0]);
-    for (std::int64_t i = 0; i < (*b)[0].shape()[0]; ++i) EXPECT_EQ((*b)[1].get_flat(i), std::fmod((*b)[0].get_flat(i), 10));
+    for (std::int64_t i = 0; i < (*b)[0].shape()[0]; ++i)
+      EXPECT_EQ((*b)[1].get_flat(i), std::fmod((*b)[0].get_flat(i), 10));
     out.push_back(ints((*b)[0]));
   }
   return out;
@@ -490,7 +510,8 @@ TEST(DataIterator, TransformsGetSeedsOfSeedEpochBatch) {
     o.transforms.push_back([](std::vector<sx::Array> b, std::uint64_t seed) {
       // Adds seed % 1000 to x (as float) and keeps y: the batches show the seed they were given.
       sx::Array x = b[0].astype(sx::f64);
-      for (std::int64_t i = 0; i < x.size(); ++i) x.set_flat(i, x.get_flat(i) + 1000.0 * static_cast<double>(seed % 1000));
+      for (std::int64_t i = 0; i < x.size(); ++i)
+        x.set_flat(i, x.get_flat(i) + 1000.0 * static_cast<double>(seed % 1000));
       return std::vector<sx::Array>{x, b[1]};
     });
     return o;
@@ -546,13 +567,15 @@ TEST(DataIterator, TransformErrorsSurfaceWithTheBatch) {
     });
     data::BatchIterator it({d.x, d.y}, o);
     ASSERT_TRUE(it.next().has_value());
-    expect_error<sx::ValueError>([&] { it.next(); }, {"transform 1 (of 2) failed on batch 1 of epoch 0", "no tens here"});
+    expect_error<sx::ValueError>([&] { it.next(); },
+                                 {"transform 1 (of 2) failed on batch 1 of epoch 0", "no tens here"});
     EXPECT_EQ(it.state(), (data::IteratorState{0, 0, 1}));
     // The failed batch is tried again: it fails again, deterministically.
     expect_error<sx::ValueError>([&] { it.next(); }, {"batch 1 of epoch 0"});
     // A foreign exception keeps its type.
     data::BatchOptions p{.batch_size = 10, .prefetch = prefetch};
-    p.transforms.push_back([](std::vector<sx::Array>, std::uint64_t) -> std::vector<sx::Array> { throw std::out_of_range("oops"); });
+    p.transforms.push_back(
+        [](std::vector<sx::Array>, std::uint64_t) -> std::vector<sx::Array> { throw std::out_of_range("oops"); });
     data::BatchIterator it2({d.x}, p);
     EXPECT_THROW(it2.next(), std::out_of_range);
   }
@@ -599,7 +622,11 @@ TEST(DataIterator, EdgeCasesAndErrors) {
   EXPECT_EQ(none.state().epoch, 1);
   data::BatchIterator empty({sx::Array::zeros({0, 2})}, {.batch_size = 5});
   EXPECT_FALSE(empty.next().has_value());
-  expect_error<sx::ShapeError>([&] { data::BatchIterator({d.x, sx::Array::zeros({4})}); }, {"array 1 has shape (4,)", "(3, 1)"});
+  expect_error<sx::ShapeError>(
+      [&] {
+        data::BatchIterator({d.x, sx::Array::zeros({4})});
+      },
+      {"array 1 has shape (4,)", "(3, 1)"});
   expect_error<sx::ValueError>([&] { data::BatchIterator({d.x}, {.batch_size = 0}); }, {"batch_size is 0"});
   expect_error<sx::ValueError>([&] { data::BatchIterator({d.x}, {.prefetch = -1}); }, {"prefetch is -1"});
   expect_error<sx::ValueError>([&] { data::BatchIterator({}, {}); }, {"no arrays"});

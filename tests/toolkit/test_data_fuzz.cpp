@@ -70,15 +70,19 @@ std::string cifar_file(int records, bool hundred) {
 // One mutation. `header` is the length of the part worth aiming at (header fields).
 std::string mutate(std::string bytes, std::size_t header, std::mt19937_64& rng) {
   auto pick = [&](std::size_t n) { return static_cast<std::size_t>(rng() % std::max<std::size_t>(n, 1)); };
-  static const std::vector<std::string> fields = {std::string("\xff\xff\xff\xff", 4), std::string(4, '\0'),
-                                                  std::string("\x7f\xff\xff\xff", 4), std::string("\x00\x01\x00\x00", 4),
-                                                  std::string("\x80\x00\x00\x00", 4), std::string("\x00\x00\x00\x01", 4)};
+  static const std::vector<std::string> fields = {std::string("\xff\xff\xff\xff", 4),
+                                                  std::string(4, '\0'),
+                                                  std::string("\x7f\xff\xff\xff", 4),
+                                                  std::string("\x00\x01\x00\x00", 4),
+                                                  std::string("\x80\x00\x00\x00", 4),
+                                                  std::string("\x00\x00\x00\x01", 4)};
   switch (rng() % 6) {
     case 0:  // truncate
       bytes.resize(pick(bytes.size() + 1));
       break;
     case 1:  // flip 1 to 4 bytes anywhere
-      for (std::size_t k = 0, n = 1 + pick(4); k < n && !bytes.empty(); ++k) bytes[pick(bytes.size())] ^= static_cast<char>(1 + pick(255));
+      for (std::size_t k = 0, n = 1 + pick(4); k < n && !bytes.empty(); ++k)
+        bytes[pick(bytes.size())] ^= static_cast<char>(1 + pick(255));
       break;
     case 2:  // flip a byte of the header
       if (!bytes.empty()) bytes[pick(std::min(header, bytes.size()))] = static_cast<char>(rng());
@@ -115,7 +119,8 @@ template <class R, class C> void expect_clean(R&& read, C&& check, const std::st
 void check_idx_array(const sx::Array& a) {
   ASSERT_GE(a.ndim(), 1);
   ASSERT_LE(a.ndim(), 8);
-  for (std::int64_t i = 0; i < a.size(); ++i) ASSERT_TRUE(std::isfinite(a.get_flat(i)) || a.dtype() == sx::f32 || a.dtype() == sx::f64);
+  for (std::int64_t i = 0; i < a.size(); ++i)
+    ASSERT_TRUE(std::isfinite(a.get_flat(i)) || a.dtype() == sx::f32 || a.dtype() == sx::f64);
 }
 
 void check_dataset(const data::Dataset& d, std::int64_t classes) {
@@ -134,9 +139,11 @@ const std::uint64_t kSeed = static_cast<std::uint64_t>(env_int("SYMX_FUZZ_SEED",
 TEST(DataFuzz, IdxRawAndGzip) {
   FuzzDir dir;
   std::mt19937_64 rng(kSeed);
-  const std::vector<std::pair<std::string, std::size_t>> seeds = {
-      {idx_file(0x08, {5, 3, 3}, 1), 16}, {idx_file(0x0D, {4, 2}, 4), 12}, {idx_file(0x0B, {7}, 2), 8},
-      {idx_file(0x0E, {2, 1, 1, 2}, 8), 20}, {idx_file(0x08, {0, 28, 28}, 1), 16}};
+  const std::vector<std::pair<std::string, std::size_t>> seeds = {{idx_file(0x08, {5, 3, 3}, 1), 16},
+                                                                  {idx_file(0x0D, {4, 2}, 4), 12},
+                                                                  {idx_file(0x0B, {7}, 2), 8},
+                                                                  {idx_file(0x0E, {2, 1, 1, 2}, 8), 20},
+                                                                  {idx_file(0x08, {0, 28, 28}, 1), 16}};
   int failures = 0, reads = 0;
   for (const auto& [seed, header] : seeds) {
     // Truncation at every length, raw and compressed.
@@ -175,8 +182,8 @@ TEST(DataFuzz, MnistPair) {
     const bool which = i % 2 == 0;
     write_bytes(dir / "train-images-idx3-ubyte", which ? mutate(images, 16, rng) : images);
     write_bytes(dir / "train-labels-idx1-ubyte", which ? labels : mutate(labels, 8, rng));
-    expect_clean([&] { return data::load_mnist(dir.path.string()); }, [](const data::Dataset& d) { check_dataset(d, 10); },
-                 "mnist", failures);
+    expect_clean([&] { return data::load_mnist(dir.path.string()); },
+                 [](const data::Dataset& d) { check_dataset(d, 10); }, "mnist", failures);
   }
   EXPECT_GT(failures, 0);
 }
@@ -188,8 +195,8 @@ TEST(DataFuzz, Cifar10And100) {
   int failures = 0;
   for (std::int64_t i = 0; i < kFiles; ++i) {
     write_bytes(dir / "data_batch_1.bin", mutate(c10, 3073, rng));
-    expect_clean([&] { return data::load_cifar10(dir.path.string()); }, [](const data::Dataset& d) { check_dataset(d, 10); },
-                 "cifar10", failures);
+    expect_clean([&] { return data::load_cifar10(dir.path.string()); },
+                 [](const data::Dataset& d) { check_dataset(d, 10); }, "cifar10", failures);
     write_bytes(dir / "test.bin", mutate(c100, 3074, rng));
     expect_clean([&] { return data::load_cifar100(dir.path.string(), "test"); },
                  [](const data::Dataset& d) { check_dataset(d, 100); }, "cifar100", failures);
@@ -213,8 +220,7 @@ TEST(DataFuzz, Npz) {
                    ASSERT_EQ(d.y.ndim(), 1);
                    ASSERT_EQ(d.y.shape()[0], d.x.shape()[0]);
                  },
-                 "npz",
-                 failures);
+                 "npz", failures);
   }
   EXPECT_GT(failures, 0);
 }

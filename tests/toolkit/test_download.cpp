@@ -37,8 +37,7 @@ std::vector<std::string> listing(const fs::path& folder) {
 }
 
 // One ustar entry: a 512-byte header (name, mode, size, type, checksum) and the data padded to 512.
-std::string tar_entry(const std::string& name, const std::string& data, char type = '0',
-                      const std::string& link = "") {
+std::string tar_entry(const std::string& name, const std::string& data, char type = '0', const std::string& link = "") {
   std::string header(512, '\0');
   header.replace(0, name.size(), name);
   header.replace(100, 7, type == '5' ? "0000755" : "0000644");
@@ -255,7 +254,8 @@ TEST(DataDownload, FetchesFromALocalServerReplacingAStalePart) {
   EXPECT_EQ(log.size(), 4u);
   fs::remove(dest / "mnist" / names[3]);
   expect_error<symx::IOError>([&] { data::download("mnist", dest.string(), options); },
-                              {"download mnist: cannot fetch " + names[3], server.url() + "/mnist/" + names[3] +
-                               ": HTTP status 404", "copy them into " + (dest / "mnist").string()});
+                              {"download mnist: cannot fetch " + names[3],
+                               server.url() + "/mnist/" + names[3] + ": HTTP status 404",
+                               "copy them into " + (dest / "mnist").string()});
   EXPECT_FALSE(fs::exists(dest / "mnist" / (names[3] + ".part")));
 }

@@ -84,7 +84,10 @@ TEST(NnInit, ConstantsTakeAnyDtype) {
 }
 
 TEST(NnInit, FansOfMatricesAndKernels) {
-  auto fans = [](Shape s) { auto f = init::compute_fans(s); return std::make_pair(f.fan_in, f.fan_out); };
+  auto fans = [](Shape s) {
+    auto f = init::compute_fans(s);
+    return std::make_pair(f.fan_in, f.fan_out);
+  };
   EXPECT_EQ(fans({}), std::make_pair(1.0, 1.0));
   EXPECT_EQ(fans({7}), std::make_pair(7.0, 7.0));
   EXPECT_EQ(fans({784, 100}), std::make_pair(784.0, 100.0));    // Dense (in, out)
@@ -93,7 +96,12 @@ TEST(NnInit, FansOfMatricesAndKernels) {
 }
 
 TEST(NnInit, NamedVarianceScalingKerasDefinitions) {
-  struct Case { symx::Initializer init; double scale; int mode; bool uniform; };  // mode: 0 in, 1 avg
+  struct Case {
+    symx::Initializer init;
+    double scale;
+    int mode;
+    bool uniform;
+  };  // mode: 0 in, 1 avg
   std::vector<Case> cases = {{init::glorot_uniform(), 1, 1, true}, {init::glorot_normal(), 1, 1, false},
                              {init::he_uniform(), 2, 0, true},     {init::he_normal(), 2, 0, false},
                              {init::lecun_uniform(), 1, 0, true},  {init::lecun_normal(), 1, 0, false}};

@@ -37,7 +37,8 @@ void expect_close(const Array& actual, const Array& expected, const std::string&
   double scale = 0;
   for (double v : e) scale = std::max(scale, std::abs(v));
   for (std::size_t i = 0; i < a.size(); ++i)
-    ASSERT_LE(std::abs(a[i] - e[i]), std::max(rtol * scale, floor)) << what << " at " << i << ": " << a[i] << " vs " << e[i];
+    ASSERT_LE(std::abs(a[i] - e[i]), std::max(rtol * scale, floor))
+        << what << " at " << i << ": " << a[i] << " vs " << e[i];
 }
 
 std::string last_part(const std::string& name) { return name.substr(name.rfind('/') + 1); }
@@ -84,8 +85,11 @@ TEST_F(NnLayers, DenseMatchesTorchLinear) {
 TEST_F(NnLayers, ConvolutionsMatchTorch) {
   ly::Conv1D conv1d(4, 3, {.strides = {2}, .padding = 1});
   check_golden(conv1d, "conv1d");
-  ly::Conv2D conv2d(6, {3, 2}, {.strides = {2, 1}, .padding = std::vector<std::pair<std::int64_t, std::int64_t>>{{1, 1}, {2, 2}},
-                                .dilation = {1, 2}, .groups = 2});
+  ly::Conv2D conv2d(6, {3, 2},
+                    {.strides = {2, 1},
+                     .padding = std::vector<std::pair<std::int64_t, std::int64_t>>{{1, 1}, {2, 2}},
+                     .dilation = {1, 2},
+                     .groups = 2});
   check_golden(conv2d, "conv2d");
   ly::Conv2D same(4, {3, 4}, {.padding = "same", .use_bias = false});
   check_golden(same, "conv2d_same");
@@ -124,7 +128,10 @@ TEST_F(NnLayers, EmbeddingMatchesTorch) {
 }
 
 TEST_F(NnLayers, BatchNormTrainingStepsRunningStatisticsAndEvalMatchTorch) {
-  struct Case { std::string name; ly::BatchNormOptions options; };
+  struct Case {
+    std::string name;
+    ly::BatchNormOptions options;
+  };
   for (const Case& c : {Case{"batch_norm2d", {}}, Case{"batch_norm1d", {.momentum = 0.3, .eps = 1e-3}}}) {
     SCOPED_TRACE(c.name);
     symx::reset_default_graph();
@@ -163,8 +170,9 @@ TEST_F(NnLayers, SmallNetworkMatchesTorchCompiled) {
   auto conv = std::make_shared<ly::Conv2D>(3, std::vector<std::int64_t>{3}, ly::ConvOptions{.padding = 1});
   auto bn = std::make_shared<ly::BatchNorm>();
   auto dense = std::make_shared<ly::Dense>(4);
-  ly::Sequential net({conv, bn, std::make_shared<ly::Activation>("relu"), std::make_shared<ly::MaxPool2D>(std::vector<std::int64_t>{2}),
-                      std::make_shared<ly::Flatten>(), dense});
+  ly::Sequential net({conv, bn, std::make_shared<ly::Activation>("relu"),
+                      std::make_shared<ly::MaxPool2D>(std::vector<std::int64_t>{2}), std::make_shared<ly::Flatten>(),
+                      dense});
   Tensor x = symx::placeholder(data.at("x").shape(), symx::f64, "x");
   Tensor y = net(x, true);
   std::vector<std::string> keys = {"conv_w", "conv_b", "bn_gamma", "bn_beta", "dense_w", "dense_b"};
@@ -201,12 +209,14 @@ TEST_F(NnLayers, VariablesAreBuiltOnceSharedAndNamedPerInstance) {
   }
   std::vector<std::string> names;
   for (const Tensor& v : symx::variables()) names.push_back(v.name());
-  EXPECT_EQ(names, (std::vector<std::string>{"dense/w", "dense/b", "dense_1/w", "dense_1/b", "encoder/proj/w", "encoder/proj/b"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"dense/w", "dense/b", "dense_1/w", "dense_1/b", "encoder/proj/w",
+                                             "encoder/proj/b"}));
   EXPECT_EQ(second.name(), "dense_1");
 }
 
 TEST_F(NnLayers, OnlyTrainingAddsBatchNormUpdates) {
-  ly::Sequential net({std::make_shared<ly::Dense>(4), std::make_shared<ly::BatchNorm>(), std::make_shared<ly::Dropout>(0.5)});
+  ly::Sequential net(
+      {std::make_shared<ly::Dense>(4), std::make_shared<ly::BatchNorm>(), std::make_shared<ly::Dropout>(0.5)});
   Tensor x = symx::placeholder({8, 3}, symx::f32, "x");
   net(x, false);
   EXPECT_TRUE(symx::get_updates().empty());
@@ -388,11 +398,16 @@ std::vector<Array> values_of(const std::vector<Tensor>& vars) {
 // those of static-shape graphs over the same variables, and each function compiles once per batch size.
 TEST_F(NnLayers, NetworkWithAnUnknownBatchSizeMatchesStaticShapes) {
   auto bn = std::make_shared<ly::BatchNorm>();
-  auto features = std::make_shared<ly::Sequential>(std::vector<std::shared_ptr<ly::Layer>>{
-      std::make_shared<ly::Conv2D>(3, 3, ly::ConvOptions{.padding = 1}), bn, std::make_shared<ly::Activation>("relu"),
-      std::make_shared<ly::MaxPool2D>(std::vector<std::int64_t>{2}), std::make_shared<ly::Flatten>()}, "features");
-  auto head = std::make_shared<ly::Sequential>(
-      std::vector<std::shared_ptr<ly::Layer>>{std::make_shared<ly::Dropout>(0.5), std::make_shared<ly::Dense>(4)}, "head");
+  auto features = std::make_shared<ly::Sequential>(
+      std::vector<std::shared_ptr<ly::Layer>>{std::make_shared<ly::Conv2D>(3, 3, ly::ConvOptions{.padding = 1}), bn,
+                                              std::make_shared<ly::Activation>("relu"),
+                                              std::make_shared<ly::MaxPool2D>(std::vector<std::int64_t>{2}),
+                                              std::make_shared<ly::Flatten>()},
+      "features");
+  auto head =
+      std::make_shared<ly::Sequential>(std::vector<std::shared_ptr<ly::Layer>>{std::make_shared<ly::Dropout>(0.5),
+                                                                               std::make_shared<ly::Dense>(4)},
+                                       "head");
   ly::Sequential net({features, head});
   Tensor x = symx::placeholder({symx::kDynamic, 2, 6, 6}, symx::f64, "x");
   Tensor h_train = (*features)(x, true);
@@ -480,7 +495,8 @@ TEST_F(NnLayers, RandomAugmentationWithAnUnknownBatchSize) {
           for (std::int64_t left = -1; left <= 1 && !found; ++left) {
             bool same = true;
             for (std::int64_t e = 0; e < 32 && same; ++e)
-              same = out[static_cast<std::size_t>(i * 32 + e)] == pixel(i, e / 16, top + e / 4 % 4, left + e % 4, flipped);
+              same =
+                  out[static_cast<std::size_t>(i * 32 + e)] == pixel(i, e / 16, top + e / 4 % 4, left + e % 4, flipped);
             found = same;
           }
       EXPECT_TRUE(found) << "image " << i << " of a batch of " << n << " is no window of its padded image";

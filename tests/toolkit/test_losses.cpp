@@ -69,9 +69,11 @@ TEST(NnLosses, SoftmaxCrossEntropyWithClassLabelsAndSmoothing) {
       double nll = lse - at(x, i, static_cast<std::int64_t>(y.get_flat(i)));
       expected.push_back((1 - eps) * nll + eps * (lse - mean_logit));
     }
-    expect_reductions([&](const std::string& r) {
-      return losses::softmax_cross_entropy_loss(sx::constant(x), sx::constant(y), eps, r);
-    }, expected);
+    expect_reductions(
+        [&](const std::string& r) {
+          return losses::softmax_cross_entropy_loss(sx::constant(x), sx::constant(y), eps, r);
+        },
+        expected);
   }
   // int32 labels work too.
   expect_close(losses::softmax_cross_entropy_loss(sx::constant(x), sx::constant(y.astype(sx::i32))).eval(),
@@ -86,13 +88,13 @@ TEST(NnLosses, SoftmaxCrossEntropyWithSoftLabels) {
     for (std::int64_t j = 0; j < C; ++j) loss += at(p, i, j) * (lse - at(x, i, j));
     expected.push_back(loss);
   }
-  expect_reductions([&](const std::string& r) {
-    return losses::softmax_cross_entropy_loss(sx::constant(x), sx::constant(p), 0, r);
-  }, expected);
+  expect_reductions(
+      [&](const std::string& r) { return losses::softmax_cross_entropy_loss(sx::constant(x), sx::constant(p), 0, r); },
+      expected);
   sx::Array moderate = random_array({N, C}, -3, 3, 13);
-  expect_gradients_match([](const std::vector<sx::Tensor>& in) {
-    return losses::softmax_cross_entropy_loss(in[0], in[1], 0.2, "none");
-  }, {moderate, p}, 1e-7, 1e-9);
+  expect_gradients_match(
+      [](const std::vector<sx::Tensor>& in) { return losses::softmax_cross_entropy_loss(in[0], in[1], 0.2, "none"); },
+      {moderate, p}, 1e-7, 1e-9);
 }
 
 TEST(NnLosses, SigmoidBinaryCrossEntropyWithAndWithoutPosWeight) {
@@ -105,13 +107,17 @@ TEST(NnLosses, SigmoidBinaryCrossEntropyWithAndWithoutPosWeight) {
       expected.push_back(-(pw * yv * -softplus(-xv) + (1 - yv) * -softplus(xv)));
     }
     sx::Tensor pos_weight = weighted ? sx::constant(w) : sx::Tensor();
-    expect_reductions([&](const std::string& r) {
-      return losses::sigmoid_binary_cross_entropy_loss(sx::constant(x), sx::constant(y), pos_weight, r);
-    }, expected, 1e-12);
+    expect_reductions(
+        [&](const std::string& r) {
+          return losses::sigmoid_binary_cross_entropy_loss(sx::constant(x), sx::constant(y), pos_weight, r);
+        },
+        expected, 1e-12);
   }
-  expect_gradients_match([&](const std::vector<sx::Tensor>& in) {
-    return losses::sigmoid_binary_cross_entropy_loss(in[0], in[1], sx::constant(w), "none");
-  }, {random_array({N, C}, -3, 3, 16), y}, 1e-7, 1e-9);
+  expect_gradients_match(
+      [&](const std::vector<sx::Tensor>& in) {
+        return losses::sigmoid_binary_cross_entropy_loss(in[0], in[1], sx::constant(w), "none");
+      },
+      {random_array({N, C}, -3, 3, 16), y}, 1e-7, 1e-9);
 }
 
 TEST(NnLosses, RegressionLosses) {
@@ -128,9 +134,9 @@ TEST(NnLosses, RegressionLosses) {
   expect_reductions([&](const std::string& r) { return losses::mean_absolute_error_loss(P, T, r); }, absolute);
   expect_reductions([&](const std::string& r) { return losses::huber_loss(P, T, 0.7, r); }, huber);
   for (const auto& loss : std::vector<std::function<sx::Tensor(const sx::Tensor&, const sx::Tensor&)>>{
-           [](const sx::Tensor& a, const sx::Tensor& b) { return losses::mean_squared_error_loss(a, b, "none"); },
-           [](const sx::Tensor& a, const sx::Tensor& b) { return losses::mean_absolute_error_loss(a, b, "none"); },
-           [](const sx::Tensor& a, const sx::Tensor& b) { return losses::huber_loss(a, b, 0.7, "none"); }})
+           [](const sx::Tensor&a, const sx::Tensor&b) { return losses::mean_squared_error_loss(a, b, "none"); },
+           [](const sx::Tensor&a, const sx::Tensor&b) { return losses::mean_absolute_error_loss(a, b, "none"); },
+           [](const sx::Tensor&a, const sx::Tensor&b) { return losses::huber_loss(a, b, 0.7, "none"); }})
     expect_gradients_match([&](const std::vector<sx::Tensor>& in) { return loss(in[0], in[1]); }, {p, t}, 1e-7, 1e-9);
   // Integer targets are cast to the predictions' dtype.
   EXPECT_EQ(losses::mean_squared_error_loss(P, sx::constant(sx::Array::zeros({3, 4}, sx::i32))).dtype(), sx::f64);
@@ -139,16 +145,16 @@ TEST(NnLosses, RegressionLosses) {
 TEST(NnLosses, HingeTakesLabelsInPlusMinusOneOrZeroOne) {
   sx::Array s = sx::Array::from_vector<double>({2.5, 0.3, -0.4, -3.0, 1e4, -1e4}, {6});
   std::vector<double> y = {1, 1, -1, 1, -1, -1}, expected;
-  for (std::size_t k = 0; k < y.size(); ++k) expected.push_back(std::max(0.0, 1 - y[k] * s.get_flat(static_cast<std::int64_t>(k))));
+  for (std::size_t k = 0; k < y.size(); ++k)
+    expected.push_back(std::max(0.0, 1 - y[k] * s.get_flat(static_cast<std::int64_t>(k))));
   sx::Array pm1 = sx::Array::from_vector<double>(y, {6});
   sx::Array zero_one = sx::Array::from_vector<std::int64_t>({1, 1, 0, 1, 0, 0}, {6});
   for (const sx::Array& labels : {pm1, zero_one})
-    expect_reductions([&](const std::string& r) {
-      return losses::hinge_loss(sx::constant(s), sx::constant(labels), r);
-    }, expected);
-  expect_gradients_match([&](const std::vector<sx::Tensor>& in) {
-    return losses::hinge_loss(in[0], sx::constant(pm1), "none");
-  }, {sx::Array::from_vector<double>({2.5, 0.3, -0.4, -3.0, 0.6, -0.1}, {6})}, 1e-7, 1e-9);
+    expect_reductions(
+        [&](const std::string& r) { return losses::hinge_loss(sx::constant(s), sx::constant(labels), r); }, expected);
+  expect_gradients_match(
+      [&](const std::vector<sx::Tensor>& in) { return losses::hinge_loss(in[0], sx::constant(pm1), "none"); },
+      {sx::Array::from_vector<double>({2.5, 0.3, -0.4, -3.0, 0.6, -0.1}, {6})}, 1e-7, 1e-9);
 }
 
 TEST(NnLosses, MulticlassHingeDividesByTheClassCount) {
@@ -164,12 +170,16 @@ TEST(NnLosses, MulticlassHingeDividesByTheClassCount) {
         if (j != label) loss += std::pow(std::max(0.0, margin - at(x, i, label) + at(x, i, j)), p);
       expected.push_back(loss / C);
     }
-    expect_reductions([&](const std::string& r) {
-      return losses::multiclass_hinge_loss(sx::constant(x), sx::constant(y), margin, p, r);
-    }, expected);
-    expect_gradients_match([&](const std::vector<sx::Tensor>& in) {
-      return losses::multiclass_hinge_loss(in[0], sx::constant(y), margin, p, "none");
-    }, {random_array({N, C}, -3, 3, 19)}, 1e-7, 1e-9);
+    expect_reductions(
+        [&](const std::string& r) {
+          return losses::multiclass_hinge_loss(sx::constant(x), sx::constant(y), margin, p, r);
+        },
+        expected);
+    expect_gradients_match(
+        [&](const std::vector<sx::Tensor>& in) {
+          return losses::multiclass_hinge_loss(in[0], sx::constant(y), margin, p, "none");
+        },
+        {random_array({N, C}, -3, 3, 19)}, 1e-7, 1e-9);
   }
 }
 
@@ -192,9 +202,9 @@ TEST(NnLosses, KlDivergenceConventionsAndBatchmean) {
     };
     expect_reductions(loss, expected);
     expect_close(loss("batchmean").eval(), {total / N}, 1e-13, 0);
-    expect_gradients_match([&](const std::vector<sx::Tensor>& in) {
-      return losses::kl_divergence_loss(in[0], in[1], log_target, "none");
-    }, {q, random_array({N, C}, 0.1, 1, 22)}, 1e-7, 1e-9);
+    expect_gradients_match(
+        [&](const std::vector<sx::Tensor>& in) { return losses::kl_divergence_loss(in[0], in[1], log_target, "none"); },
+        {q, random_array({N, C}, 0.1, 1, 22)}, 1e-7, 1e-9);
   }
 }
 
@@ -260,14 +270,17 @@ TEST(NnLosses, ErrorsNameTheArgument) {
                                 "labels (shape (7,), int64)"});
   expect_error<sx::DTypeError>([&] { losses::multiclass_hinge_loss(logits, sx::placeholder({8}, sx::f32)); },
                                {"class labels must be int32 or int64, not float32"});
-  expect_error<sx::DTypeError>([&] { losses::sigmoid_binary_cross_entropy_loss(sx::placeholder({8}, sx::i32), labels); },
-                               {"logits must be float32 or float64, not int32"});
-  expect_error<sx::ShapeError>([&] {
-    losses::mean_absolute_error_loss(sx::placeholder({8, 1}), sx::placeholder({8}));
-  }, {"targets must have the shape of predictions", "targets (shape (8,), float32)"});
-  expect_error<sx::ShapeError>([&] {
-    losses::sigmoid_binary_cross_entropy_loss(logits, logits, sx::constant(sx::Array::ones({3})));
-  }, {"pos_weight does not broadcast", "pos_weight (shape (3,), float32)"});
+  expect_error<sx::DTypeError>(
+      [&] { losses::sigmoid_binary_cross_entropy_loss(sx::placeholder({8}, sx::i32), labels); },
+      {"logits must be float32 or float64, not int32"});
+  expect_error<sx::ShapeError>(
+      [&] {
+        losses::mean_absolute_error_loss(sx::placeholder({8, 1}), sx::placeholder({8}));
+      },
+      {"targets must have the shape of predictions", "targets (shape (8,), float32)"});
+  expect_error<sx::ShapeError>(
+      [&] { losses::sigmoid_binary_cross_entropy_loss(logits, logits, sx::constant(sx::Array::ones({3}))); },
+      {"pos_weight does not broadcast", "pos_weight (shape (3,), float32)"});
   expect_error<sx::ValueError>([&] { losses::kl_divergence_loss(logits, logits, false, "max"); },
                                {"'mean', 'batchmean', 'sum', 'none'"});
   expect_error<sx::ValueError>([&] { losses::huber_loss(logits, logits, 0); }, {"huber_loss: delta is 0"});
@@ -319,19 +332,29 @@ std::vector<GoldenCase> golden_loss_cases() {
   };
   const std::vector<std::string> classes = {"logits", "labels"}, regression = {"predictions", "targets"};
   return {
-      {"ce_sparse", classes, ce}, {"ce_sparse_smooth", classes, ce}, {"ce_soft", classes, ce},
-      {"ce_soft_smooth", classes, ce}, {"ce_3d", classes, ce}, {"bce", classes, bce},
+      {"ce_sparse", classes, ce},
+      {"ce_sparse_smooth", classes, ce},
+      {"ce_soft", classes, ce},
+      {"ce_soft_smooth", classes, ce},
+      {"ce_3d", classes, ce},
+      {"bce", classes, bce},
       {"bce_pos_weight", {"logits", "labels", "pos_weight"}, bce},
-      {"mse", regression, [](const Args& a, const Golden&, const std::string& r) {
+      {"mse", regression,
+       [](const Args& a, const Golden&, const std::string& r) {
          return losses::mean_squared_error_loss(a.at("predictions"), a.at("targets"), r);
        }},
-      {"mae", regression, [](const Args& a, const Golden&, const std::string& r) {
+      {"mae", regression,
+       [](const Args& a, const Golden&, const std::string& r) {
          return losses::mean_absolute_error_loss(a.at("predictions"), a.at("targets"), r);
        }},
-      {"huber", regression, huber}, {"huber_delta0.5", regression, huber},
-      {"hinge_pm1", {"scores", "labels"}, hinge}, {"hinge_01", {"scores", "labels"}, hinge},
-      {"multi_margin", classes, margin}, {"multi_margin_p2", classes, margin},
-      {"kl", {"log_predictions", "targets"}, kl}, {"kl_log_target", {"log_predictions", "targets"}, kl},
+      {"huber", regression, huber},
+      {"huber_delta0.5", regression, huber},
+      {"hinge_pm1", {"scores", "labels"}, hinge},
+      {"hinge_01", {"scores", "labels"}, hinge},
+      {"multi_margin", classes, margin},
+      {"multi_margin_p2", classes, margin},
+      {"kl", {"log_predictions", "targets"}, kl},
+      {"kl_log_target", {"log_predictions", "targets"}, kl},
   };
 }
 
@@ -369,7 +392,8 @@ TEST(NnLosses, MetricsMatchTorchTopk) {
   sx::Tensor logits = sx::constant(g.at("logits")), labels = sx::constant(g.at("labels"));
   expect_close(losses::accuracy(logits, labels).eval(), g.at("accuracy"), 0, 0);
   for (std::int64_t k : {1, 2, 3, 6})
-    expect_close(losses::top_k_accuracy(logits, labels, k).eval(), g.at("top_" + std::to_string(k) + "_accuracy"), 0, 0);
+    expect_close(losses::top_k_accuracy(logits, labels, k).eval(), g.at("top_" + std::to_string(k) + "_accuracy"), 0,
+                 0);
 }
 
 TEST(NnLosses, MeansDivideByTheBatchSizeOfTheCall) {

@@ -60,30 +60,42 @@ std::unique_ptr<optim::Optimizer> optimizer_for(const std::string& kind, const s
     return std::make_unique<optim::SGD>(lr, optim::SGDOptions{.momentum = hp(d, "momentum", 0),
                                                               .dampening = hp(d, "dampening", 0),
                                                               .nesterov = hp(d, "nesterov", 0) != 0,
-                                                              .weight_decay = wd, .clipping = clip});
+                                                              .weight_decay = wd,
+                                                              .clipping = clip});
   if (kind == "adam")
-    return std::make_unique<optim::Adam>(lr, optim::AdamOptions{.beta1 = hp(d, "beta1", 0.9), .beta2 = hp(d, "beta2", 0.999),
-                                                                .eps = hp(d, "eps", 1e-8), .weight_decay = wd,
-                                                                .amsgrad = hp(d, "amsgrad", 0) != 0, .clipping = clip});
+    return std::make_unique<optim::Adam>(lr, optim::AdamOptions{.beta1 = hp(d, "beta1", 0.9),
+                                                                .beta2 = hp(d, "beta2", 0.999),
+                                                                .eps = hp(d, "eps", 1e-8),
+                                                                .weight_decay = wd,
+                                                                .amsgrad = hp(d, "amsgrad", 0) != 0,
+                                                                .clipping = clip});
   if (kind == "adamw")
-    return std::make_unique<optim::AdamW>(lr, optim::AdamWOptions{.beta1 = hp(d, "beta1", 0.9), .beta2 = hp(d, "beta2", 0.999),
-                                                                  .eps = hp(d, "eps", 1e-8), .weight_decay = wd,
-                                                                  .amsgrad = hp(d, "amsgrad", 0) != 0, .clipping = clip});
+    return std::make_unique<optim::AdamW>(lr, optim::AdamWOptions{.beta1 = hp(d, "beta1", 0.9),
+                                                                  .beta2 = hp(d, "beta2", 0.999),
+                                                                  .eps = hp(d, "eps", 1e-8),
+                                                                  .weight_decay = wd,
+                                                                  .amsgrad = hp(d, "amsgrad", 0) != 0,
+                                                                  .clipping = clip});
   if (kind == "rmsprop")
-    return std::make_unique<optim::RMSprop>(lr, optim::RMSpropOptions{.alpha = hp(d, "alpha", 0.99), .eps = hp(d, "eps", 1e-8),
+    return std::make_unique<optim::RMSprop>(lr, optim::RMSpropOptions{.alpha = hp(d, "alpha", 0.99),
+                                                                      .eps = hp(d, "eps", 1e-8),
                                                                       .momentum = hp(d, "momentum", 0),
                                                                       .centered = hp(d, "centered", 0) != 0,
-                                                                      .weight_decay = wd, .clipping = clip});
+                                                                      .weight_decay = wd,
+                                                                      .clipping = clip});
   if (kind == "adagrad")
     return std::make_unique<optim::Adagrad>(lr, optim::AdagradOptions{.lr_decay = hp(d, "lr_decay", 0),
-                                                                      .initial_accumulator_value = hp(d, "initial_accumulator_value", 0),
-                                                                      .eps = hp(d, "eps", 1e-10), .weight_decay = wd,
+                                                                      .initial_accumulator_value =
+                                                                          hp(d, "initial_accumulator_value", 0),
+                                                                      .eps = hp(d, "eps", 1e-10),
+                                                                      .weight_decay = wd,
                                                                       .clipping = clip});
   ADD_FAILURE() << "unknown optimizer " << kind;
   return nullptr;
 }
 
-void expect_close(const sx::Array& actual, const sx::Array& expected, double rtol, double atol, const std::string& what) {
+void expect_close(const sx::Array& actual, const sx::Array& expected, double rtol, double atol,
+                  const std::string& what) {
   ASSERT_EQ(actual.size(), expected.size()) << what;
   for (std::int64_t i = 0; i < actual.size(); ++i) {
     double a = actual.get_flat(i), e = expected.get_flat(i);
@@ -98,8 +110,8 @@ Problem build_problem(std::map<std::string, sx::Array>& data) {
   p.w = sx::variable(row(data["w"], 0), "w");
   p.z = sx::variable(row(data["z"], 0), "z");
   sx::Tensor residual = sx::matmul(sx::constant(data["A"]), p.w) - sx::constant(data["b"]);
-  p.loss = 0.5 * sx::sum(sx::square(residual)) + sx::square(1.0 - p.z[0]) +
-           2.0 * sx::square(p.z[1] - sx::square(p.z[0]));
+  p.loss =
+      0.5 * sx::sum(sx::square(residual)) + sx::square(1.0 - p.z[0]) + 2.0 * sx::square(p.z[1] - sx::square(p.z[0]));
   return p;
 }
 
@@ -152,14 +164,21 @@ TEST_F(Optim, EachOptimizerReachesTheMinimumOfRosenbrock) {
     int steps;
   };
   std::vector<Case> cases = {
-      {"sgd_nesterov", [] { return std::make_unique<optim::SGD>(1e-3, optim::SGDOptions{.momentum = 0.9, .nesterov = true}); }, 3000},
+      {"sgd_nesterov",
+       [] { return std::make_unique<optim::SGD>(1e-3, optim::SGDOptions{.momentum = 0.9, .nesterov = true}); }, 3000},
       {"adam", [] { return std::make_unique<optim::Adam>(0.05); }, 2000},
       {"adamw", [] { return std::make_unique<optim::AdamW>(0.05, optim::AdamWOptions{.weight_decay = 1e-5}); }, 2000},
       {"rmsprop", [] { return std::make_unique<optim::RMSprop>(1e-3, optim::RMSpropOptions{.momentum = 0.9}); }, 3000},
-      {"rmsprop_centered", [] { return std::make_unique<optim::RMSprop>(1e-4, optim::RMSpropOptions{.momentum = 0.9, .centered = true}); }, 3000},
+      {"rmsprop_centered",
+       [] { return std::make_unique<optim::RMSprop>(1e-4, optim::RMSpropOptions{.momentum = 0.9, .centered = true}); },
+       3000},
       {"adagrad", [] { return std::make_unique<optim::Adagrad>(2.0); }, 20000},
-      {"sgd_warmup_cosine", [] { return std::make_unique<optim::SGD>(sch::linear_warmup(sch::cosine_decay(1e-3, 4000, 0.5), 50),
-                                                                  optim::SGDOptions{.momentum = 0.9}); }, 2050},
+      {"sgd_warmup_cosine",
+       [] {
+         return std::make_unique<optim::SGD>(sch::linear_warmup(sch::cosine_decay(1e-3, 4000, 0.5), 50),
+                                             optim::SGDOptions{.momentum = 0.9});
+       },
+       2050},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);

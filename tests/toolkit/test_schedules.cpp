@@ -49,7 +49,8 @@ void expect_schedule(const sch::Schedule& schedule, const std::function<double(d
   sx::Tensor step = sx::placeholder({}, sx::DType::f64, "step");
   sx::Function f = sx::function({step}, {schedule(step)});
   for (double k : {0.0, 10.0, 30.0, 70.0, 150.0, 399.0})
-    EXPECT_NEAR(f({sx::Array::scalar<double>(k)})[0].item<double>(), reference(k), 1e-12 * std::abs(reference(k)) + 1e-15)
+    EXPECT_NEAR(f({sx::Array::scalar<double>(k)})[0].item<double>(), reference(k),
+                1e-12 * std::abs(reference(k)) + 1e-15)
         << "compiled, step " << k;
 }
 
@@ -85,11 +86,10 @@ TEST(Schedules, CosineDecayWithRestartsRestartsExactlyAtEachPeriod) {
 }
 
 TEST(Schedules, LinearWarmupAndJoin) {
-  expect_schedule(sch::linear_warmup(sch::cosine_decay(0.1, 200), 20, 0.01), [](double s) {
-    return s < 20 ? 0.01 + (0.1 - 0.01) * s / 20 : cosine(s - 20, 0.1, 200, 0.0);
-  });
-  sch::Schedule joined = sch::join({sch::constant(0.5), sch::exponential_decay(0.2, 10, 0.5), sch::linear(0.3, 0.0, 100)},
-                                   {30, 90});
+  expect_schedule(sch::linear_warmup(sch::cosine_decay(0.1, 200), 20, 0.01),
+                  [](double s) { return s < 20 ? 0.01 + (0.1 - 0.01) * s / 20 : cosine(s - 20, 0.1, 200, 0.0); });
+  sch::Schedule joined =
+      sch::join({sch::constant(0.5), sch::exponential_decay(0.2, 10, 0.5), sch::linear(0.3, 0.0, 100)}, {30, 90});
   expect_schedule(joined, [](double s) {
     if (s < 30) return 0.5;
     if (s < 90) return 0.2 * std::pow(0.5, (s - 30) / 10);
@@ -114,8 +114,11 @@ std::string error_of(const std::function<void()>& f) {
 }  // namespace
 
 TEST(Schedules, BadArgumentsAreValueErrorsWithAFix) {
-  EXPECT_EQ(error_of([] { sch::piecewise_constant({5, 3}, {1.0, 2.0, 3.0}); }),
-            "piecewise_constant: boundaries must increase, got 5 then 3. Sort the boundaries and remove repeated ones.");
+  EXPECT_EQ(
+      error_of([] {
+        sch::piecewise_constant({5, 3}, {1.0, 2.0, 3.0});
+      }),
+      "piecewise_constant: boundaries must increase, got 5 then 3. Sort the boundaries and remove repeated ones.");
   EXPECT_NE(error_of([] { sch::piecewise_constant({5}, {1.0}); }).find("Give one value more than boundaries"),
             std::string::npos);
   EXPECT_NE(error_of([] { sch::exponential_decay(0.1, 0, 0.5); }).find("decay_steps is 0"), std::string::npos);

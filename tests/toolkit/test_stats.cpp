@@ -175,8 +175,8 @@ TEST(StatsKl, DivergencesMatchTheClosedForms) {
   expect_close(values(st::kl_divergence(st::Bernoulli::from_probs(vec({p})), st::Bernoulli::from_probs(vec({q})))),
                {p * std::log(p / q) + (1 - p) * std::log((1 - p) / (1 - q))});
   double ap = 2.0, bp = 1.5, aq = 3.0, bq = 0.5;
-  double gamma_kl = (ap - aq) * digamma(ap) - std::lgamma(ap) + std::lgamma(aq) + aq * std::log(bp / bq) +
-                    ap * (bq - bp) / bp;
+  double gamma_kl =
+      (ap - aq) * digamma(ap) - std::lgamma(ap) + std::lgamma(aq) + aq * std::log(bp / bq) + ap * (bq - bp) / bp;
   expect_close(values(st::kl_divergence(st::Gamma(vec({ap}), vec({bp})), st::Gamma(vec({aq}), vec({bq})))), {gamma_kl},
                1e-8, 1e-9);
   expect_close(values(st::kl_divergence(st::Uniform(vec({0.0}), vec({1.0})), st::Uniform(vec({-1.0}), vec({3.0})))),

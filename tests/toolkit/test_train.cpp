@@ -72,10 +72,11 @@ struct Model {
 
 Model build_model() {
   sx::reset_default_graph();
-  auto net = std::make_shared<L::Sequential>(std::vector<std::shared_ptr<L::Layer>>{
-      std::make_shared<L::RandomCrop>(28, 2), std::make_shared<L::Flatten>(), std::make_shared<L::Dense>(32),
-      std::make_shared<L::BatchNorm>(), std::make_shared<L::Activation>("relu"), std::make_shared<L::Dropout>(0.2),
-      std::make_shared<L::Dense>(10)});
+  auto net = std::make_shared<L::Sequential>(
+      std::vector<std::shared_ptr<L::Layer>>{std::make_shared<L::RandomCrop>(28, 2), std::make_shared<L::Flatten>(),
+                                             std::make_shared<L::Dense>(32), std::make_shared<L::BatchNorm>(),
+                                             std::make_shared<L::Activation>("relu"), std::make_shared<L::Dropout>(0.2),
+                                             std::make_shared<L::Dense>(10)});
   auto opt = std::make_shared<sx::optim::Adam>(sx::optim::schedules::piecewise_constant({10}, {0.01, 0.002}));
   return {net, opt};
 }
@@ -131,7 +132,8 @@ TEST(Train, ResumeAfterAnEpochAndAfterCtrlCIsBitIdentical) {
   Model b = build_model();
   tr::fit(*b.net, tr::softmax_cross_entropy, *b.opt, train, val, options(root / "epoch", 1));
   Model b2 = build_model();
-  tr::History resumed = tr::fit(*b2.net, tr::softmax_cross_entropy, *b2.opt, train, val, options(root / "epoch", 3, true));
+  tr::History resumed =
+      tr::fit(*b2.net, tr::softmax_cross_entropy, *b2.opt, train, val, options(root / "epoch", 3, true));
   EXPECT_EQ(snapshot(), expected);
   ASSERT_EQ(resumed.size(), 3u);
   for (std::size_t i = 0; i < 3; ++i) EXPECT_EQ(resumed[i].train_loss, full[i].train_loss) << "epoch " << i + 1;
@@ -149,7 +151,8 @@ TEST(Train, ResumeAfterAnEpochAndAfterCtrlCIsBitIdentical) {
   std::string first = read_file(root / "ctrlc" / "metrics.jsonl");
   EXPECT_EQ(std::count(first.begin(), first.end(), '\n'), 1);
   Model c2 = build_model();
-  tr::History after = tr::fit(*c2.net, tr::softmax_cross_entropy, *c2.opt, train, val, options(root / "ctrlc", 3, true));
+  tr::History after =
+      tr::fit(*c2.net, tr::softmax_cross_entropy, *c2.opt, train, val, options(root / "ctrlc", 3, true));
   EXPECT_EQ(snapshot(), expected);
   ASSERT_EQ(after.size(), 3u);
   for (std::size_t i = 0; i < 3; ++i) {
@@ -170,12 +173,13 @@ TEST(Train, FitMetricsMatchAHandWrittenLoop) {
   auto train = digits(96), val = digits(40, 2000);
   auto make = [] {
     sx::reset_default_graph();
-    return std::make_shared<L::Sequential>(std::vector<std::shared_ptr<L::Layer>>{
-        std::make_shared<L::Flatten>(), std::make_shared<L::Dense>(10)});
+    return std::make_shared<L::Sequential>(
+        std::vector<std::shared_ptr<L::Layer>>{std::make_shared<L::Flatten>(), std::make_shared<L::Dense>(10)});
   };
   auto net = make();
   sx::optim::SGD sgd(0.001);
-  tr::History h = tr::fit(*net, tr::softmax_cross_entropy, sgd, train, val, {.epochs = 1, .batch_size = 40, .seed = 3, .log = "quiet"});
+  tr::History h = tr::fit(*net, tr::softmax_cross_entropy, sgd, train, val,
+                          {.epochs = 1, .batch_size = 40, .seed = 3, .log = "quiet"});
   ASSERT_EQ(h.size(), 1u);
 
   // The same by hand: batches of 40, 40, 16 from an iterator with the same seed.
@@ -189,7 +193,8 @@ TEST(Train, FitMetricsMatchAHandWrittenLoop) {
   sx::optim::SGD sgd2(0.001);
   sgd2.minimize(loss);
   auto step = sx::function({x, y}, {loss, sx::nn::losses::accuracy(logits, y)}, sx::get_updates());
-  sx::data::BatchIterator it({train.x, train.y}, {.batch_size = 40, .shuffle = true, .seed = 3, .prefetch = 0, .transforms = {}});
+  sx::data::BatchIterator it({train.x, train.y},
+                             {.batch_size = 40, .shuffle = true, .seed = 3, .prefetch = 0, .transforms = {}});
   double total = 0, correct = 0;
   std::int64_t count = 0;
   while (auto b = it.next()) {
@@ -278,8 +283,15 @@ TEST(Train, EarlyStoppingEndsFit) {
 TEST(Train, CurvesArePng) {
   tr::History h;
   for (int e = 1; e <= 5; ++e)
-    h.push_back({.epoch = e, .train_loss = 1.0 / e, .train_accuracy = 1 - 0.5 / e, .val_loss = 1.2 / e,
-                 .val_accuracy = 1 - 0.6 / e, .seconds = 1, .step_seconds = 1, .items_per_second = 1, .lr = 0.1});
+    h.push_back({.epoch = e,
+                 .train_loss = 1.0 / e,
+                 .train_accuracy = 1 - 0.5 / e,
+                 .val_loss = 1.2 / e,
+                 .val_accuracy = 1 - 0.6 / e,
+                 .seconds = 1,
+                 .step_seconds = 1,
+                 .items_per_second = 1,
+                 .lr = 0.1});
   fs::path dir = temp_dir("png");
   tr::plot_history(h, (dir / "curves.png").string());
   std::string png = read_file(dir / "curves.png");
@@ -354,16 +366,23 @@ TEST(Train, CheckpointErrorsNameTheFile) {
   expect_error<sx::IOError>([&] { tr::read_checkpoint(dir.string()); }, {"no checkpoint in '" + dir.string() + "'"});
   fs::create_directories(dir / "checkpoint-3");
   { std::ofstream(dir / "LATEST") << "checkpoint-3\n"; }
-  { std::ofstream(dir / "checkpoint-3" / "state.json") << "{\"format\": \"symx-checkpoint\", \"version\": 1, \"epoch\": 1"; }
+  {
+    std::ofstream(dir / "checkpoint-3" / "state.json")
+        << "{\"format\": \"symx-checkpoint\", \"version\": 1, \"epoch\": 1";
+  }
   expect_error<sx::IOError>([&] { tr::read_checkpoint(dir.string()); }, {"checkpoint-3/state.json' is not valid JSON"});
-  { std::ofstream(dir / "checkpoint-3" / "state.json") << "{\"format\": \"symx-checkpoint\", \"version\": 1, \"epoch\": 1}"; }
+  {
+    std::ofstream(dir / "checkpoint-3" / "state.json")
+        << "{\"format\": \"symx-checkpoint\", \"version\": 1, \"epoch\": 1}";
+  }
   expect_error<sx::IOError>([&] { tr::read_checkpoint(dir.string()); }, {"the field \"batch\" is missing"});
   // fit(resume) without a checkpoint says so.
   sx::reset_default_graph();
   auto net = tr::models::mlp();
   sx::optim::SGD sgd(0.1);
   fs::remove_all(dir);
-  EXPECT_THROW(tr::fit(*net, tr::softmax_cross_entropy, sgd, digits(32), {}, {.out_dir = dir.string(), .resume = true, .log = "quiet"}),
+  EXPECT_THROW(tr::fit(*net, tr::softmax_cross_entropy, sgd, digits(32), {},
+                       {.out_dir = dir.string(), .resume = true, .log = "quiet"}),
                sx::IOError);
   fs::remove_all(dir);
 }
@@ -392,7 +411,8 @@ void write_mnist_idx(const fs::path& dir, std::int64_t n, std::int64_t offset, c
                           static_cast<unsigned char>(v >> 8), static_cast<unsigned char>(v)};
     f.write(reinterpret_cast<char*>(b), 4);
   };
-  std::ofstream im(dir / (prefix + "-images-idx3-ubyte"), std::ios::binary), lb(dir / (prefix + "-labels-idx1-ubyte"), std::ios::binary);
+  std::ofstream im(dir / (prefix + "-images-idx3-ubyte"), std::ios::binary),
+      lb(dir / (prefix + "-labels-idx1-ubyte"), std::ios::binary);
   be(im, 0x803), be(im, static_cast<std::uint32_t>(n)), be(im, 28), be(im, 28);
   im.write(static_cast<const char*>(d.x.raw_data()), static_cast<std::streamsize>(n * 784));
   be(lb, 0x801), be(lb, static_cast<std::uint32_t>(n));
@@ -411,20 +431,31 @@ TEST(TrainTool, ErrorsSayWhatToDo) {
   std::string err;
   EXPECT_EQ(cli({"train", "--model", "resnet", "--data-dir", dir.string(), "--out", (dir / "r").string()}, &err), 1);
   EXPECT_NE(err.find("unknown model 'resnet'. The known models are: mlp, paper-cnn."), std::string::npos) << err;
-  EXPECT_EQ(cli({"train", "--model", "mlp", "--data-dir", (dir / "nowhere").string(), "--out", (dir / "r").string()}, &err), 1);
-  EXPECT_NE(err.find("does not exist. It must hold train-images-idx3-ubyte and train-labels-idx1-ubyte"), std::string::npos) << err;
+  EXPECT_EQ(cli({"train", "--model", "mlp", "--data-dir", (dir / "nowhere").string(), "--out", (dir / "r").string()},
+                &err),
+            1);
+  EXPECT_NE(err.find("does not exist. It must hold train-images-idx3-ubyte and train-labels-idx1-ubyte"),
+            std::string::npos)
+      << err;
   EXPECT_EQ(cli({"train", "--resume", dir.string()}, &err), 1);
   EXPECT_NE(err.find("no checkpoint in '" + dir.string() + "'"), std::string::npos) << err;
-  EXPECT_EQ(cli({"train", "--model", "mlp", "--data", "svhn", "--data-dir", dir.string(), "--out", (dir / "r").string()}, &err), 1);
+  EXPECT_EQ(cli({"train", "--model", "mlp", "--data", "svhn", "--data-dir", dir.string(), "--out",
+                 (dir / "r").string()},
+                &err),
+            1);
   EXPECT_NE(err.find("unknown data set 'svhn'"), std::string::npos) << err;
   // The model is checked before the other flags; then --out and --epochs, before any data is read.
   EXPECT_EQ(cli({"train", "--model", "resnet", "--data-dir", dir.string()}, &err), 1);
   EXPECT_NE(err.find("unknown model 'resnet'"), std::string::npos) << err;
   EXPECT_EQ(cli({"train", "--model", "mlp", "--data-dir", (dir / "nowhere").string()}, &err), 1);
-  EXPECT_NE(err.find("--out is missing: give the run folder for the checkpoint, metrics and plot (e.g. --out runs/mlp)"),
-            std::string::npos) << err;
+  EXPECT_NE(err.find(
+                "--out is missing: give the run folder for the checkpoint, metrics and plot (e.g. --out runs/mlp)"),
+            std::string::npos)
+      << err;
   EXPECT_EQ(cli({"train", "--model", "mlp", "--data-dir", (dir / "nowhere").string(), "--epochs", "0", "--out",
-                 (dir / "r").string()}, &err), 1);
+                 (dir / "r").string()},
+                &err),
+            1);
   EXPECT_NE(err.find("--epochs 0: train for at least 1 epoch."), std::string::npos) << err;
   fs::remove_all(dir);
 }
@@ -445,7 +476,10 @@ TEST(TrainTool, CifarTrainAndEval) {
   fs::path run = dir / "run";
   std::string err;
   ASSERT_EQ(cli({"train", "--model", "paper-cnn", "--data", "cifar10", "--data-dir", dir.string(), "--epochs", "1",
-                 "--out", run.string(), "--log", "quiet"}, &err), 0) << err;
+                 "--out", run.string(), "--log", "quiet"},
+                &err),
+            0)
+      << err;
   tr::CheckpointInfo info = tr::read_checkpoint(run.string());
   EXPECT_EQ(info.step, 2);
   EXPECT_EQ(info.config.at("image_shape"), "3,32,32");
@@ -467,9 +501,13 @@ TEST(TrainTool, CifarTrainAndEval) {
   // MNIST images do not fit this model: the error says so.
   write_mnist_idx(dir / "mnist", 40, 0, "t10k");
   EXPECT_EQ(cli({"eval", "--checkpoint", run.string(), "--images", (dir / "mnist" / "t10k-images-idx3-ubyte").string(),
-                 "--labels", (dir / "mnist" / "t10k-labels-idx1-ubyte").string()}, &err), 1);
-  EXPECT_NE(err.find("have shape (1, 28, 28) but the model of '" + run.string() + "' was trained on images (3, 32, 32)"),
-            std::string::npos) << err;
+                 "--labels", (dir / "mnist" / "t10k-labels-idx1-ubyte").string()},
+                &err),
+            1);
+  EXPECT_NE(err.find("have shape (1, 28, 28) but the model of '" + run.string() +
+                     "' was trained on images (3, 32, 32)"),
+            std::string::npos)
+      << err;
   fs::remove_all(dir);
 }
 
@@ -481,9 +519,13 @@ TEST(TrainTool, SigintThenResumeIsBitIdentical) {
   std::string tool = symx_binary().string();
   ASSERT_TRUE(fs::exists(tool)) << tool;
   auto train_args = [&](const fs::path& out) {
-    return std::vector<std::string>{tool, "train", "--model", "mlp", "--data-dir", (dir / "data").string(),
-                                    "--epochs", "15", "--val-size", "32", "--seed", "3", "--batch-size", "16",
-                                    "--out", out.string(), "--log", "lines", "--threads", "1"};
+    return std::vector<std::string>{tool,           "train",      "--model",
+                                    "mlp",          "--data-dir", (dir / "data").string(),
+                                    "--epochs",     "15",         "--val-size",
+                                    "32",           "--seed",     "3",
+                                    "--batch-size", "16",         "--out",
+                                    out.string(),   "--log",      "lines",
+                                    "--threads",    "1"};
   };
   auto spawn = [](const std::vector<std::string>& args) {
     pid_t pid = ::fork();
@@ -515,7 +557,8 @@ TEST(TrainTool, SigintThenResumeIsBitIdentical) {
   tr::CheckpointInfo ia = tr::read_checkpoint(a.string()), ib = tr::read_checkpoint(b.string());
   EXPECT_EQ(ia.step, ib.step);
   EXPECT_EQ(ib.history.size(), 15u);
-  std::string va = read_file(fs::path(ia.path) / "variables.safetensors"), vb = read_file(fs::path(ib.path) / "variables.safetensors");
+  std::string va = read_file(fs::path(ia.path) / "variables.safetensors"),
+              vb = read_file(fs::path(ib.path) / "variables.safetensors");
   EXPECT_GT(va.size(), 100000u);
   EXPECT_TRUE(va == vb) << "the resumed run's variables differ from the uninterrupted run's";
   fs::remove_all(dir);

@@ -9,9 +9,7 @@ namespace symx::nn {
 
 namespace {
 // Integer and bool tensors compute in symx's default float, as the engine's activations do.
-Tensor as_float(const Tensor& x, Loc loc) {
-  return is_floating(x.dtype()) ? x : astype(x, DType::f32, loc);
-}
+Tensor as_float(const Tensor& x, Loc loc) { return is_floating(x.dtype()) ? x : astype(x, DType::f32, loc); }
 
 // `axis` of x counted from 0, or a ShapeError naming the function and x.
 int checked_axis(const char* fn, const Tensor& x, int axis, Loc loc) {
@@ -53,9 +51,7 @@ Tensor celu(const Tensor& x, double alpha, Loc loc) {
   return where(greater(f, 0, loc), f, negative_part, loc);
 }
 
-Tensor hard_sigmoid(const Tensor& x, Loc loc) {
-  return divide(clip(add(as_float(x, loc), 3, loc), 0, 6, loc), 6, loc);
-}
+Tensor hard_sigmoid(const Tensor& x, Loc loc) { return divide(clip(add(as_float(x, loc), 3, loc), 0, 6, loc), 6, loc); }
 
 Tensor hard_silu(const Tensor& x, Loc loc) {
   Tensor f = as_float(x, loc);
@@ -69,9 +65,7 @@ Tensor soft_sign(const Tensor& x, Loc loc) {
   return divide(f, add(abs(f, loc), 1, loc), loc);
 }
 
-Tensor log_sigmoid(const Tensor& x, Loc loc) {
-  return negative(softplus(negative(as_float(x, loc), loc), loc), loc);
-}
+Tensor log_sigmoid(const Tensor& x, Loc loc) { return negative(softplus(negative(as_float(x, loc), loc), loc), loc); }
 
 Tensor glu(const Tensor& x, int axis, Loc loc) {
   int a = checked_axis("glu", x, axis, loc);

@@ -35,7 +35,8 @@ double standard_normal(std::mt19937_64& engine) {
 void check_float(const char* what, DType dtype) {
   if (!is_floating(dtype))
     throw DTypeError(std::string("nn.init.") + what + ": cannot draw random values of dtype " +
-                     std::string(dtype_name(dtype)) + "; it draws float32 or float64. Make the variable "
+                     std::string(dtype_name(dtype)) +
+                     "; it draws float32 or float64. Make the variable "
                      "with dtype=float32 or float64, or use nn.init.constant for other dtypes.");
 }
 
@@ -129,7 +130,8 @@ Initializer truncated_normal(double mean, double stddev) {
 }
 
 Initializer orthogonal(double gain) {
-  if (!std::isfinite(gain)) throw ValueError("nn.init.orthogonal: gain must be finite, got " + std::to_string(gain) + ".");
+  if (!std::isfinite(gain))
+    throw ValueError("nn.init.orthogonal: gain must be finite, got " + std::to_string(gain) + ".");
   return [gain](const Shape& shape, DType dtype) {
     check_float("orthogonal", dtype);
     if (shape.size() < 2)
@@ -152,7 +154,8 @@ Initializer variance_scaling(double scale, const std::string& mode, const std::s
   if (!(scale > 0) || !std::isfinite(scale))
     throw ValueError("nn.init.variance_scaling: scale must be finite and > 0, got " + std::to_string(scale) + ".");
   if (mode != "fan_in" && mode != "fan_out" && mode != "fan_avg")
-    throw ValueError("nn.init.variance_scaling: unknown mode '" + mode + "'; use \"fan_in\", \"fan_out\" or \"fan_avg\".");
+    throw ValueError("nn.init.variance_scaling: unknown mode '" + mode +
+                     "'; use \"fan_in\", \"fan_out\" or \"fan_avg\".");
   if (distribution != "truncated_normal" && distribution != "untruncated_normal" && distribution != "normal" &&
       distribution != "uniform")
     throw ValueError("nn.init.variance_scaling: unknown distribution '" + distribution +

@@ -9,7 +9,8 @@ namespace symx::nn::layers {
 
 Layer::Layer(std::string name) : name_(std::move(name)) {
   if (name_.empty() || name_.find('/') != std::string::npos)
-    throw ValueError("nn.layers: the layer name '" + name_ + "' is empty or contains '/'. Use a plain name such as \"encoder\".");
+    throw ValueError("nn.layers: the layer name '" + name_ +
+                     "' is empty or contains '/'. Use a plain name such as \"encoder\".");
 }
 
 Tensor Layer::operator()(const Tensor& x, bool training, Loc loc) {
@@ -36,8 +37,8 @@ std::vector<Tensor> Layer::variables(std::optional<bool> trainable) const {
 
 void Layer::build(const Tensor&, Loc) {}
 
-Tensor Layer::add_variable(const std::string& name, const Initializer& init, Shape shape, DType dtype,
-                           bool trainable, Loc loc) {
+Tensor Layer::add_variable(const std::string& name, const Initializer& init, Shape shape, DType dtype, bool trainable,
+                           Loc loc) {
   // Parameter sizes come from the input's known axes; a size known only at a call cannot shape one.
   if (has_symbols(shape))
     throw ShapeError(describe() + ": its variable '" + name + "' would take a size from an axis of the input that is " +
@@ -66,16 +67,19 @@ std::int64_t Layer::grouped_channels(const Tensor& x, int rank, const char* layo
 
 void Layer::check_rank(const Tensor& x, int rank, const char* layout) const {
   if (x.ndim() != rank)
-    fail_shape(x, "expects inputs with " + std::to_string(rank) + " axes " + layout + ", got " + std::to_string(x.ndim()),
+    fail_shape(x,
+               "expects inputs with " + std::to_string(rank) + " axes " + layout + ", got " + std::to_string(x.ndim()),
                std::string("Reshape the input to ") + layout + ".");
 }
 
 void Layer::check_features(const Tensor& x, int axis, std::int64_t expected, const char* what) const {
   std::int64_t got = x.shape()[static_cast<std::size_t>(axis)];
   if (got != expected)
-    fail_shape(x, "the input has " + std::to_string(got) + " " + what + " (axis " + std::to_string(axis) +
-                      ") but the layer was built for " + std::to_string(expected) + " at its first application",
-               "Apply it to inputs with " + std::to_string(expected) + " " + what + ", or make a new layer for this input.");
+    fail_shape(x,
+               "the input has " + std::to_string(got) + " " + what + " (axis " + std::to_string(axis) +
+                   ") but the layer was built for " + std::to_string(expected) + " at its first application",
+               "Apply it to inputs with " + std::to_string(expected) + " " + what +
+                   ", or make a new layer for this input.");
 }
 
 // ---- Sequential ----
@@ -105,7 +109,8 @@ Tensor Sequential::forward(const Tensor& x, bool training, Loc loc) {
 
 // ---- Dense ----
 
-Dense::Dense(std::int64_t units, DenseOptions options) : Layer(options.name), units_(units), options_(std::move(options)) {
+Dense::Dense(std::int64_t units, DenseOptions options)
+    : Layer(options.name), units_(units), options_(std::move(options)) {
   kind_ = "Dense";
   detail::check_positive("Dense", "units", units);
   detail::check_initializers("Dense", options_.w_init, options_.b_init);
@@ -129,7 +134,9 @@ Tensor Dense::forward(const Tensor& x, bool, Loc loc) {
 // ---- convolutions ----
 
 Conv1D::Conv1D(std::int64_t filters, std::int64_t kernel_size, ConvOptions options)
-    : Layer(options.name.empty() ? "conv1d" : options.name), filters_(filters), kernel_size_(kernel_size),
+    : Layer(options.name.empty() ? "conv1d" : options.name),
+      filters_(filters),
+      kernel_size_(kernel_size),
       options_(std::move(options)) {
   kind_ = "Conv1D";
   detail::check_positive("Conv1D", "filters", filters);
@@ -182,7 +189,8 @@ Tensor Conv2D::forward(const Tensor& x, bool, Loc loc) {
   return options_.use_bias ? add(y, reshape(b_, {filters_, 1, 1}, loc), loc) : y;
 }
 
-Conv2DTranspose::Conv2DTranspose(std::int64_t filters, std::vector<std::int64_t> kernel_size, ConvTransposeOptions options)
+Conv2DTranspose::Conv2DTranspose(std::int64_t filters, std::vector<std::int64_t> kernel_size,
+                                 ConvTransposeOptions options)
     : Layer(options.name), filters_(filters), options_(std::move(options)) {
   kind_ = "Conv2DTranspose";
   detail::check_positive("Conv2DTranspose", "filters", filters);

@@ -129,7 +129,8 @@ Tensor Reshape::forward(const Tensor& x, bool, Loc loc) {
   Shape target = {-1};
   for (std::int64_t d : shape_) target.push_back(d == -1 && want > 0 ? have / want : d);
   if ((want == 0 ? have != 0 : have % want != 0) || (std::count(shape_.begin(), shape_.end(), -1) == 0 && have != want))
-    fail_shape(x, "the " + std::to_string(have) + " elements of each sample do not fit the shape " + shape_string(shape_),
+    fail_shape(x,
+               "the " + std::to_string(have) + " elements of each sample do not fit the shape " + shape_string(shape_),
                "Give a shape with as many elements as a sample (all axes but the first).");
   return reshape(x, target, loc);
 }
@@ -181,7 +182,8 @@ BatchNorm::BatchNorm(BatchNormOptions options) : Layer(options.name), options_(s
   kind_ = "BatchNorm";
   if (!(options_.momentum >= 0 && options_.momentum <= 1))
     throw ValueError("nn.layers.BatchNorm: momentum must be in [0, 1], got " + std::to_string(options_.momentum) + ".");
-  if (!(options_.eps > 0)) throw ValueError("nn.layers.BatchNorm: eps must be > 0, got " + std::to_string(options_.eps) + ".");
+  if (!(options_.eps > 0))
+    throw ValueError("nn.layers.BatchNorm: eps must be > 0, got " + std::to_string(options_.eps) + ".");
 }
 
 void BatchNorm::build(const Tensor& x, Loc loc) {
@@ -200,7 +202,8 @@ void BatchNorm::build(const Tensor& x, Loc loc) {
 }
 
 Tensor BatchNorm::forward(const Tensor& x, bool training, Loc loc) {
-  if (x.ndim() <= axis_) fail_shape(x, "has no feature axis " + std::to_string(axis_), "Give inputs like the first ones.");
+  if (x.ndim() <= axis_)
+    fail_shape(x, "has no feature axis " + std::to_string(axis_), "Give inputs like the first ones.");
   check_features(x, axis_, features_, "features");
   std::vector<std::int64_t> reduce;
   for (int d = 0; d < x.ndim(); ++d)
@@ -215,7 +218,8 @@ Tensor BatchNorm::forward(const Tensor& x, bool training, Loc loc) {
     Tensor count = sum(ones_like(x, loc), reduce, false, loc);
     Tensor unbiased = multiply(reshape(variance, {features_}, loc), divide(count, subtract(count, 1, loc), loc), loc);
     const double m = options_.momentum;
-    add_updates({{running_mean_, add(multiply(running_mean_, 1 - m, loc), multiply(reshape(mu, {features_}, loc), m, loc), loc)},
+    add_updates({{running_mean_,
+                  add(multiply(running_mean_, 1 - m, loc), multiply(reshape(mu, {features_}, loc), m, loc), loc)},
                  {running_var_, add(multiply(running_var_, 1 - m, loc), multiply(unbiased, m, loc), loc)}},
                 loc);
   } else {
@@ -230,7 +234,8 @@ Tensor BatchNorm::forward(const Tensor& x, bool training, Loc loc) {
 LayerNorm::LayerNorm(std::vector<int> axes, double eps, bool affine, std::string name)
     : Layer(std::move(name)), axes_(std::move(axes)), eps_(eps), affine_(affine) {
   kind_ = "LayerNorm";
-  if (axes_.empty()) throw ValueError("nn.layers.LayerNorm: axes is empty; give the axes to normalize over, e.g. {-1}.");
+  if (axes_.empty())
+    throw ValueError("nn.layers.LayerNorm: axes is empty; give the axes to normalize over, e.g. {-1}.");
   if (!(eps > 0)) throw ValueError("nn.layers.LayerNorm: eps must be > 0, got " + std::to_string(eps) + ".");
 }
 
@@ -261,8 +266,9 @@ void LayerNorm::build(const Tensor& x, Loc loc) {
 Tensor LayerNorm::forward(const Tensor& x, bool, Loc loc) {
   const int built_ndim = axes_.front() + static_cast<int>(param_shape_.size());
   if (x.ndim() != built_ndim)
-    fail_shape(x, "the input has " + std::to_string(x.ndim()) + " axes but the layer was built for " +
-                      std::to_string(built_ndim) + " at its first application",
+    fail_shape(x,
+               "the input has " + std::to_string(x.ndim()) + " axes but the layer was built for " +
+                   std::to_string(built_ndim) + " at its first application",
                "Apply it to inputs of the same rank, or make a new layer.");
   for (int d : axes_) check_features(x, d, param_shape_[static_cast<std::size_t>(d - axes_.front())], "elements");
   std::vector<std::int64_t> reduce(axes_.begin(), axes_.end());
@@ -273,8 +279,13 @@ Tensor LayerNorm::forward(const Tensor& x, bool, Loc loc) {
 
 // ---- embedding ----
 
-Embedding::Embedding(std::int64_t num_embeddings, std::int64_t features, Initializer w_init, DType dtype, std::string name)
-    : Layer(std::move(name)), num_embeddings_(num_embeddings), features_(features), w_init_(std::move(w_init)), dtype_(dtype) {
+Embedding::Embedding(std::int64_t num_embeddings, std::int64_t features, Initializer w_init, DType dtype,
+                     std::string name)
+    : Layer(std::move(name)),
+      num_embeddings_(num_embeddings),
+      features_(features),
+      w_init_(std::move(w_init)),
+      dtype_(dtype) {
   kind_ = "Embedding";
   detail::check_positive("Embedding", "num_embeddings", num_embeddings);
   detail::check_positive("Embedding", "features", features);
@@ -309,8 +320,9 @@ Tensor RandomCrop::forward(const Tensor& x, bool training, Loc loc) {
   const std::int64_t p = padding_, h = size_[0], w = size_[1];
   const std::int64_t hp = x.shape()[2] + 2 * p, wp = x.shape()[3] + 2 * p;
   if (hp < h || wp < w)
-    fail_shape(x, "the padded image is " + std::to_string(hp) + "x" + std::to_string(wp) + ", smaller than the crop " +
-                      std::to_string(h) + "x" + std::to_string(w),
+    fail_shape(x,
+               "the padded image is " + std::to_string(hp) + "x" + std::to_string(wp) + ", smaller than the crop " +
+                   std::to_string(h) + "x" + std::to_string(w),
                "Use a smaller crop or more padding.");
   Tensor xp = p > 0 ? pad(x, {{0, 0}, {0, 0}, {p, p}, {p, p}}, 0, loc) : x;
   if (!training) {
@@ -352,7 +364,8 @@ Tensor Upsample2D::forward(const Tensor& x, bool, Loc loc) {
   if (method_ == "nearest") return repeat(repeat(x, scale_[0], 2, loc), scale_[1], 3, loc);
   if (!is_floating(x.dtype())) throw DTypeError(describe() + ": bilinear upsampling needs a float input.");
   if (is_symbol(x.shape()[2]) || is_symbol(x.shape()[3]))
-    fail_shape(x, "bilinear weights need the image size, unknown until a call", "Give the input placeholder known H and W.");
+    fail_shape(x, "bilinear weights need the image size, unknown until a call",
+               "Give the input placeholder known H and W.");
   // Separable: rows by a (H_out, H) matrix from the left, columns by a (W, W_out) one from the right.
   Tensor rows = constant(bilinear_matrix(x.shape()[2], scale_[0], x.dtype()), loc);
   Tensor cols = constant(bilinear_matrix(x.shape()[3], scale_[1], x.dtype()), loc);

@@ -8,7 +8,8 @@ namespace symx::nn::layers::detail {
 
 void check_positive(const char* layer, const char* what, std::int64_t value) {
   if (value <= 0)
-    throw ValueError(std::string("nn.layers.") + layer + ": " + what + " must be > 0, got " + std::to_string(value) + ".");
+    throw ValueError(std::string("nn.layers.") + layer + ": " + what + " must be > 0, got " + std::to_string(value) +
+                     ".");
 }
 
 std::vector<std::int64_t> per_axis(const char* layer, const char* what, const std::vector<std::int64_t>& values,
@@ -40,7 +41,8 @@ Padding checked_padding(const char* layer, Padding padding, int axes) {
     for (auto [low, high] : padding.explicit_pads)
       if (low < 0 || high < 0) throw ValueError(where + " cells must be >= 0.");
   } else {
-    throw ValueError(where + " '" + padding.mode + "' is unknown. Use \"SAME\", \"VALID\", a number of cells, or one "
+    throw ValueError(where + " '" + padding.mode +
+                     "' is unknown. Use \"SAME\", \"VALID\", a number of cells, or one "
                      "(low, high) pair per spatial axis.");
   }
   return padding;
@@ -49,13 +51,15 @@ Padding checked_padding(const char* layer, Padding padding, int axes) {
 void check_groups(const char* layer, std::int64_t groups, std::int64_t filters) {
   check_positive(layer, "groups", groups);
   if (filters % groups != 0)
-    throw ValueError(std::string("nn.layers.") + layer + ": groups=" + std::to_string(groups) + " does not divide filters=" +
-                     std::to_string(filters) + ". Use a number of groups that divides both filters and input channels.");
+    throw ValueError(std::string("nn.layers.") + layer + ": groups=" + std::to_string(groups) +
+                     " does not divide filters=" + std::to_string(filters) +
+                     ". Use a number of groups that divides both filters and input channels.");
 }
 
 void check_initializers(const char* layer, const Initializer& w_init, const Initializer& b_init) {
   if (!w_init || !b_init)
-    throw ValueError(std::string("nn.layers.") + layer + ": an initializer is empty. Pass one such as nn::init::zeros().");
+    throw ValueError(std::string("nn.layers.") + layer +
+                     ": an initializer is empty. Pass one such as nn::init::zeros().");
 }
 
 DType param_dtype(const Tensor& x) { return is_floating(x.dtype()) ? x.dtype() : DType::f32; }

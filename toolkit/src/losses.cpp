@@ -60,7 +60,8 @@ void check_class_labels(const char* fn, const Tensor& logits, const Tensor& labe
     shape_error(fn, "labels must have the logits' shape without the class axis, " + shape_string(batch),
                 describe("logits", logits) + ", " + describe("labels", labels),
                 "Pass one class index per example (shape (N,) for logits (N, C)), or for probabilities "
-                "(one-hot) the logits' shape.", loc);
+                "(one-hot) the logits' shape.",
+                loc);
   if (labels.dtype() != DType::i32 && labels.dtype() != DType::i64)
     throw DTypeError(std::string(fn) + ": class labels must be int32 or int64, not " +
                      std::string(dtype_name(labels.dtype())) + " (" + describe("labels", labels) + ")" +
@@ -74,7 +75,8 @@ Tensor same_shape_as(const char* fn, const char* reference_name, const Tensor& r
     shape_error(fn, std::string(name) + " must have the shape of " + reference_name,
                 describe(reference_name, reference) + ", " + describe(name, other),
                 std::string("Reshape ") + name + " to " + shape_string(reference.shape()) +
-                    " (losses do not broadcast, which would silently pair (N, 1) with (N,)).", loc);
+                    " (losses do not broadcast, which would silently pair (N, 1) with (N,)).",
+                loc);
   return other.dtype() == reference.dtype() ? other : astype(other, reference.dtype(), loc);
 }
 
@@ -124,8 +126,8 @@ Tensor softmax_cross_entropy_loss(const Tensor& logits, const Tensor& labels, do
     probabilities = same_shape_as(fn, "logits", logits, "labels", labels, loc);
   }
   if (label_smoothing > 0)
-    probabilities = add(multiply(probabilities, 1 - label_smoothing, loc),
-                        label_smoothing / static_cast<double>(classes), loc);
+    probabilities =
+        add(multiply(probabilities, 1 - label_smoothing, loc), label_smoothing / static_cast<double>(classes), loc);
   return reduce(fn, nn::softmax_cross_entropy(logits, probabilities, -1, loc), reduction, loc);
 }
 

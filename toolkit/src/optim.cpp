@@ -239,11 +239,13 @@ Tensor SGD::update(const Tensor& p, const Tensor& grad, const Tensor& lr, const 
   return subtract(p, multiply(g, lr, loc), loc);
 }
 
-Adam::Adam(LearningRate learning_rate, AdamOptions options) : Adam(std::move(learning_rate), std::move(options), false) {}
+Adam::Adam(LearningRate learning_rate, AdamOptions options)
+    : Adam(std::move(learning_rate), std::move(options), false) {}
 
 Adam::Adam(LearningRate learning_rate, AdamOptions options, bool decoupled)
     : Optimizer(decoupled ? "AdamW" : "Adam", std::move(learning_rate), options.name, options.clipping),
-      options_(std::move(options)), decoupled_(decoupled) {
+      options_(std::move(options)),
+      decoupled_(decoupled) {
   require_beta(options_.beta1, kind_, "beta1");
   require_beta(options_.beta2, kind_, "beta2");
   require_eps(options_.eps, kind_);
@@ -320,7 +322,8 @@ Adagrad::Adagrad(LearningRate learning_rate, AdagradOptions options)
   require_non_negative(options_.weight_decay, kind_, "weight_decay");
 }
 
-Tensor Adagrad::update(const Tensor& p, const Tensor& grad, const Tensor& lr, const Tensor& t, Updates& state, Loc loc) {
+Tensor Adagrad::update(const Tensor& p, const Tensor& grad, const Tensor& lr, const Tensor& t, Updates& state,
+                       Loc loc) {
   Tensor g = grad;
   if (options_.weight_decay != 0) g = add(g, multiply(p, options_.weight_decay, loc), loc);
   Tensor rate = lr;

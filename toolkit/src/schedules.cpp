@@ -18,8 +18,8 @@ void require_increasing(const std::vector<std::int64_t>& boundaries, const char*
     require(boundaries[i] >= 0, std::string(fn) + ": boundary " + std::to_string(boundaries[i]) + " is negative",
             "Boundaries are step numbers, 0 or more.");
     require(i == 0 || boundaries[i] > boundaries[i - 1],
-            std::string(fn) + ": boundaries must increase, got " + std::to_string(boundaries[i - (i > 0)]) +
-                " then " + std::to_string(boundaries[i]),
+            std::string(fn) + ": boundaries must increase, got " + std::to_string(boundaries[i - (i > 0)]) + " then " +
+                std::to_string(boundaries[i]),
             "Sort the boundaries and remove repeated ones.");
   }
 }
@@ -43,9 +43,10 @@ Tensor Schedule::operator()(const Tensor& step, Loc loc) const {
   Tensor s = step.dtype() == DType::f64 ? step : astype(step, DType::f64, loc);
   Tensor rate = fn_(s, loc);
   if (!rate.defined() || !is_floating(rate.dtype()))
-    throw ValueError("Schedule: the schedule's function returned " +
-                     (rate.defined() ? "a " + std::string(dtype_name(rate.dtype())) + " tensor" : std::string("nothing")) +
-                     " for step '" + step.label() + "'. A schedule returns the rate as a float tensor.");
+    throw ValueError(
+        "Schedule: the schedule's function returned " +
+        (rate.defined() ? "a " + std::string(dtype_name(rate.dtype())) + " tensor" : std::string("nothing")) +
+        " for step '" + step.label() + "'. A schedule returns the rate as a float tensor.");
   return rate.dtype() == DType::f64 ? rate : astype(rate, DType::f64, loc);
 }
 

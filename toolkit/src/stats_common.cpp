@@ -165,8 +165,8 @@ Tensor log_standard_gamma_sample(const Tensor& alpha, const Shape& shape, Loc at
   Tensor v = power(add(multiply(c, x, at), 1.0, at), 3.0, at);
   Tensor positive = greater(v, 0.0, at);
   Tensor log_v = log(where(positive, v, 1.0, at), at);
-  Tensor bound = add(subtract(add(multiply(0.5, square(x, at), at), d, at), multiply(d, v, at), at),
-                     multiply(d, log_v, at), at);
+  Tensor bound =
+      add(subtract(add(multiply(0.5, square(x, at), at), d, at), multiply(d, v, at), at), multiply(d, log_v, at), at);
   Tensor accept = astype(logical_and(positive, less(log_u, bound, at), at), DType::i32, at);
   // The first accepted round of each draw; argmax returns the first maximum.
   Tensor first = argmax(accept, 0, true, at);

@@ -88,9 +88,7 @@ Tensor Uniform::sample(const Shape& shape, Loc at) const {
 
 Tensor Uniform::entropy(Loc at) const { return full_batch(log(subtract(high_, low_, at), at), batch_shape_, at); }
 
-Tensor Uniform::mean(Loc at) const {
-  return full_batch(multiply(0.5, add(low_, high_, at), at), batch_shape_, at);
-}
+Tensor Uniform::mean(Loc at) const { return full_batch(multiply(0.5, add(low_, high_, at), at), batch_shape_, at); }
 
 Tensor Uniform::variance(Loc at) const {
   return full_batch(divide(square(subtract(high_, low_, at), at), 12.0, at), batch_shape_, at);

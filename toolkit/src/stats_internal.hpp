@@ -33,8 +33,7 @@ std::string at_user_line(Loc where);
 void check_known(const char* cls, const char* arg, const Operand& value, const std::function<bool(double)>& valid,
                  const char* requirement, Loc where);
 // The broadcast shape of the named shapes, or a ShapeError from `what` naming them.
-Shape broadcast_shapes(const std::string& what, const std::vector<std::pair<std::string, Shape>>& shapes,
-                       Loc where);
+Shape broadcast_shapes(const std::string& what, const std::vector<std::pair<std::string, Shape>>& shapes, Loc where);
 
 // log Gamma(x) and its derivative digamma(x) for x > 0: the Stirling series at x + 8, shifted back
 // with the recurrence Gamma(x + 1) = x Gamma(x); about 1e-14 relative error in float64.

@@ -52,8 +52,8 @@ Tensor half_logdet(const Tensor& tril, Loc at) {
 
 // Solves L X = B for X with L (..., n, n) lower triangular and B (..., n, k), batch axes broadcast.
 Tensor tril_solve(const Tensor& tril, const Tensor& b, Loc at) {
-  Shape batch = broadcast_shapes("MultivariateNormal",
-                                 {{"L", drop_last(tril.shape(), 2)}, {"B", drop_last(b.shape(), 2)}}, at);
+  Shape batch =
+      broadcast_shapes("MultivariateNormal", {{"L", drop_last(tril.shape(), 2)}, {"B", drop_last(b.shape(), 2)}}, at);
   Shape lb = concat(batch, Shape(tril.shape().end() - 2, tril.shape().end()));
   Shape bb = concat(batch, Shape(b.shape().end() - 2, b.shape().end()));
   Tensor l = tril.shape() == lb ? tril : broadcast_to(tril, lb, at);
@@ -168,8 +168,8 @@ Tensor MultivariateNormal::variance(Loc at) const {
 Tensor kl_divergence(const MultivariateNormal& p, const MultivariateNormal& q, Loc at) {
   if (p.event_shape() != q.event_shape())
     throw ShapeError("stats.kl_divergence: p and q are over vectors of different lengths (event shapes " +
-                     shape_string(p.event_shape()) + " and " + shape_string(q.event_shape()) + ")" +
-                     at_user_line(at) + ". Compare distributions of one length.");
+                     shape_string(p.event_shape()) + " and " + shape_string(q.event_shape()) + ")" + at_user_line(at) +
+                     ". Compare distributions of one length.");
   broadcast_shapes("kl_divergence", {{"p.batch_shape", p.batch_shape()}, {"q.batch_shape", q.batch_shape()}}, at);
   const double n = static_cast<double>(p.event_shape()[0]);
   // 0.5 (tr(Sq^-1 Sp) + |Lq^-1 (mq - mp)|^2 - n) + log|Lq| - log|Lp|, with Sq^-1 Sp's trace the

@@ -129,10 +129,10 @@ Transform standardize_channels(Array mean, Array std, std::size_t index = 0);
 // Options of BatchIterator.
 struct BatchOptions {
   std::int64_t batch_size = 32;
-  bool shuffle = true;           // a new order each epoch, from (seed, epoch)
+  bool shuffle = true;  // a new order each epoch, from (seed, epoch)
   std::uint64_t seed = 0;
-  bool drop_last = false;        // drop the last, smaller batch (else keep it)
-  std::int64_t prefetch = 2;     // batches prepared ahead on a background thread; 0: none, no thread
+  bool drop_last = false;                  // drop the last, smaller batch (else keep it)
+  std::int64_t prefetch = 2;               // batches prepared ahead on a background thread; 0: none, no thread
   std::vector<Transform> transforms = {};  // applied in order to each batch
 };
 

@@ -29,8 +29,8 @@ using schedules::Schedule;
 // Example: Adam(learning_rate=schedules.cosine_decay(1e-3, 1000))
 class LearningRate {
  public:
-  LearningRate(double value) : value_(value) {}               // NOLINT: implicit by design
-  LearningRate(const Tensor& value) : value_(value) {}        // NOLINT
+  LearningRate(double value) : value_(value) {}                 // NOLINT: implicit by design
+  LearningRate(const Tensor& value) : value_(value) {}          // NOLINT
   LearningRate(const Schedule& schedule) : value_(schedule) {}  // NOLINT
   // The rate for the update that follows `step` updates, as a scalar of `dtype`.
   // Example: LearningRate(0.1).at(opt.step(), DType::f32, Loc::current()) is constant(0.1f)

@@ -105,8 +105,7 @@ class MultivariateNormal : public Distribution {
   // From a lower-triangular factor L with a positive diagonal (covariance = L L^T); only its lower
   // triangle is read. Python: MultivariateNormal(mean, scale_tril=L).
   // Example: d = stats.MultivariateNormal.from_scale_tril(mu, np.linalg.cholesky(cov))
-  static MultivariateNormal from_scale_tril(const Operand& mean, const Operand& scale_tril,
-                                            Loc where = Loc::current());
+  static MultivariateNormal from_scale_tril(const Operand& mean, const Operand& scale_tril, Loc where = Loc::current());
   Tensor log_prob(const Operand& value, Loc where = Loc::current()) const override;
   Tensor sample(const Shape& shape = {}, Loc where = Loc::current()) const override;
   Tensor entropy(Loc where = Loc::current()) const override;

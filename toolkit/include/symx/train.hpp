@@ -44,13 +44,13 @@ using History = std::vector<EpochMetrics>;
 // Where a training run stands while it runs, as callbacks see it.
 // Example: progress.batch == progress.batches at the last batch of an epoch
 struct Progress {
-  std::int64_t epoch = 1, epochs = 1;    // 1-based epoch, of `epochs`
-  std::int64_t batch = 0, batches = 0;   // batches done in this epoch, of `batches`
-  std::int64_t step = 0;                 // optimizer steps since the run began (all epochs)
-  double running_loss = 0;               // mean training loss over the epoch's batches so far
+  std::int64_t epoch = 1, epochs = 1;   // 1-based epoch, of `epochs`
+  std::int64_t batch = 0, batches = 0;  // batches done in this epoch, of `batches`
+  std::int64_t step = 0;                // optimizer steps since the run began (all epochs)
+  double running_loss = 0;              // mean training loss over the epoch's batches so far
   double running_accuracy = 0;
-  double items_per_second = 0;           // over the epoch so far
-  double epoch_seconds = 0;              // since the epoch began
+  double items_per_second = 0;  // over the epoch so far
+  double epoch_seconds = 0;     // since the epoch began
 };
 
 // The base of the callbacks: each hook does nothing unless overridden. on_batch_end runs after
@@ -121,7 +121,7 @@ struct FitOptions {
   // Continue from the checkpoint in out_dir (a ValueError when there is none); the model, optimizer
   // and data must be built as in the run that wrote it.
   bool resume = false;
-  std::string log = "auto";  // ProgressLogger's mode
+  std::string log = "auto";   // ProgressLogger's mode
   std::int64_t prefetch = 2;  // batches prepared ahead on a background thread (0: none)
   bool drop_last = false;     // drop the last, smaller training batch of each epoch
   // Per-batch transforms of the training batches (augmentation on the host), after the conversion
@@ -194,12 +194,12 @@ Evaluation evaluate(const Network& network, const Loss& loss, const data::Datase
 
 // What state.json of a checkpoint holds.
 struct CheckpointInfo {
-  std::string path;                  // the checkpoint's folder
-  std::int64_t epoch = 0;            // completed epochs
-  std::int64_t batch = 0;            // batches done in the next epoch (> 0 after an interrupt)
-  std::int64_t step = 0;             // optimizer steps done
-  std::uint64_t seed = 0;            // the run's seed (the iterator's)
-  History history;                   // the completed epochs
+  std::string path;        // the checkpoint's folder
+  std::int64_t epoch = 0;  // completed epochs
+  std::int64_t batch = 0;  // batches done in the next epoch (> 0 after an interrupt)
+  std::int64_t step = 0;   // optimizer steps done
+  std::uint64_t seed = 0;  // the run's seed (the iterator's)
+  History history;         // the completed epochs
   std::map<std::string, std::string> config;
   // Running sums of the partial epoch (when batch > 0), so its metrics cover all of it on resume.
   double partial_loss_sum = 0, partial_correct = 0, partial_step_seconds = 0, partial_seconds = 0;

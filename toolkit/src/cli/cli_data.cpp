@@ -109,8 +109,9 @@ std::string known_names() {
 
 void add_download(CLI::App& data) {
   auto args = std::make_shared<DownloadArgs>();
-  CLI::App* cmd = data.add_subcommand(
-      "download", "Download a data set into DIR/NAME, checked against pinned SHA-256 sums; prints the folder");
+  CLI::App* cmd =
+      data.add_subcommand("download",
+                          "Download a data set into DIR/NAME, checked against pinned SHA-256 sums; prints the folder");
   cmd->add_option("name", args->name, "The data set: " + known_names())
       ->required()
       ->check(CLI::Validator(

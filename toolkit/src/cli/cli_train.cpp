@@ -49,7 +49,8 @@ std::pair<data::Dataset, data::Dataset> load_run_data(const std::string& data, c
     data::Dataset all = data::load_mnist(dir, "train");
     if (val_size < 1 || val_size >= all.size())
       throw ValueError("--val-size " + std::to_string(val_size) + " does not fit the " + std::to_string(all.size()) +
-                       " examples of '" + dir + "'; give a number between 1 and " + std::to_string(all.size() - 1) + ".");
+                       " examples of '" + dir + "'; give a number between 1 and " + std::to_string(all.size() - 1) +
+                       ".");
     return data::train_test_split(all, val_size, seed);
   }
   data::Dataset train = data::load_cifar10(dir, "train");
@@ -129,14 +130,19 @@ void run_train(TrainArgs a, const CLI::App& cmd) {
   auto [train, val] = load_run_data(a.data, a.data_dir, a.val_size, a.seed);
   std::int64_t probe_batch = a.batch_size > 0 ? a.batch_size : 32;
   std::int64_t steps = (train.size() + probe_batch - 1) / probe_batch;
-  tr::models::Model model = tr::models::make_model(a.model, Shape(train.x.shape().begin() + 1, train.x.shape().end()),
-                                                   10, steps);
+  tr::models::Model model =
+      tr::models::make_model(a.model, Shape(train.x.shape().begin() + 1, train.x.shape().end()), 10, steps);
   if (a.batch_size <= 0) a.batch_size = model.batch_size;
   if (a.batch_size != probe_batch)  // the schedule's epochs in steps of the recipe's batch size
     model = tr::models::make_model(a.model, Shape(train.x.shape().begin() + 1, train.x.shape().end()), 10,
                                    (train.size() + a.batch_size - 1) / a.batch_size);
-  tr::FitOptions options{.epochs = a.epochs, .batch_size = a.batch_size, .seed = a.seed, .out_dir = a.out,
-                         .resume = !a.resume.empty(), .log = a.log, .prefetch = a.prefetch};
+  tr::FitOptions options{.epochs = a.epochs,
+                         .batch_size = a.batch_size,
+                         .seed = a.seed,
+                         .out_dir = a.out,
+                         .resume = !a.resume.empty(),
+                         .log = a.log,
+                         .prefetch = a.prefetch};
   options.config = {{"model", a.model},
                     {"data", a.data},
                     {"data_dir", fs::absolute(a.data_dir).string()},
@@ -147,10 +153,11 @@ void run_train(TrainArgs a, const CLI::App& cmd) {
                     {"image_shape", shape_config(train.x.shape())},
                     {"classes", "10"}};
   if (a.log != "quiet")
-    std::printf("symx train: %s on %s (%lld training, %lld validation examples), %lld epochs of batch %lld, seed %llu\n",
-                a.model.c_str(), a.data.c_str(), static_cast<long long>(train.size()), static_cast<long long>(val.size()),
-                static_cast<long long>(a.epochs), static_cast<long long>(a.batch_size),
-                static_cast<unsigned long long>(a.seed));
+    std::printf(
+        "symx train: %s on %s (%lld training, %lld validation examples), %lld epochs of batch %lld, seed %llu\n",
+        a.model.c_str(), a.data.c_str(), static_cast<long long>(train.size()), static_cast<long long>(val.size()),
+        static_cast<long long>(a.epochs), static_cast<long long>(a.batch_size),
+        static_cast<unsigned long long>(a.seed));
   tr::History history;
   try {
     history = tr::fit(*model.network, tr::softmax_cross_entropy, *model.optimizer, train, val, options);
@@ -179,8 +186,8 @@ data::Dataset read_idx_pair(const std::string& images, const std::string& labels
                      std::string(dtype_name(d.y.dtype())) + "; expected one integer label per image (N,).");
   d.y = d.y.astype(DType::i64);
   if (d.x.shape()[0] != d.y.shape()[0])
-    throw ValueError("'" + images + "' holds " + std::to_string(d.x.shape()[0]) + " images but '" + labels +
-                     "' " + std::to_string(d.y.shape()[0]) + " labels; give files of the same examples.");
+    throw ValueError("'" + images + "' holds " + std::to_string(d.x.shape()[0]) + " images but '" + labels + "' " +
+                     std::to_string(d.y.shape()[0]) + " labels; give files of the same examples.");
   return d;
 }
 
@@ -200,7 +207,8 @@ void run_eval(const EvalArgs& a) {
     check_data_name(name);
     check_data_dir(name, dir);
     if (a.split == "val") {
-      d = load_run_data(name, dir, config_int(info, "val_size"), static_cast<std::uint64_t>(config_int(info, "seed"))).second;
+      d = load_run_data(name, dir, config_int(info, "val_size"), static_cast<std::uint64_t>(config_int(info, "seed")))
+              .second;
     } else if (a.split == "train" || a.split == "test") {
       d = name == "mnist" ? data::load_mnist(dir, a.split) : data::load_cifar10(dir, a.split);
     } else {
@@ -256,7 +264,8 @@ void add_train_commands(CLI::App& app) {
   eval->add_option("--labels", eval_args->labels, "An IDX file of labels (N,)");
   eval->add_option("--data", eval_args->data, "A data set (mnist|cifar10) instead of IDX files (default: the run's)");
   eval->add_option("--data-dir", eval_args->data_dir, "Its folder (default: the run's)");
-  eval->add_option("--split", eval_args->split, "test|train|val (val: the run's validation split)")->capture_default_str();
+  eval->add_option("--split", eval_args->split, "test|train|val (val: the run's validation split)")
+      ->capture_default_str();
   eval->add_option("--batch-size", eval_args->batch_size, "Examples per batch")->capture_default_str();
   eval->add_option("--threads", eval_args->threads, "Threads of the compiled functions (default: all cores)");
   eval->callback([eval_args] { run_eval(*eval_args); });

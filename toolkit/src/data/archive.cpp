@@ -80,7 +80,8 @@ std::string checked_entry_path(const std::string& path, const std::string& archi
     if (end == std::string::npos) end = path.size();
     std::string part = path.substr(start, end - start);
     if (part == "..")
-      fail_archive(archive, "the entry '" + path + "' has a '..' component; only paths inside the folder are extracted");
+      fail_archive(archive,
+                   "the entry '" + path + "' has a '..' component; only paths inside the folder are extracted");
     if (!part.empty() && part != ".") out += (out.empty() ? "" : "/") + part;
     start = end + 1;
   }
@@ -96,7 +97,8 @@ void check_entry_type(archive_entry* entry, const std::string& path, const std::
   if (kind) fail_archive(archive, "the entry '" + path + "' is " + kind + "; only files and folders are extracted");
 }
 
-void write_entry_data(archive* reader, const std::string& target, const std::string& entry, const std::string& archive) {
+void write_entry_data(archive* reader, const std::string& target, const std::string& entry,
+                      const std::string& archive) {
   Fd out(::open(target.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644));
   if (out.fd < 0) {
     if (errno == EEXIST) fail_archive(archive, "the entry '" + entry + "' appears twice");
@@ -134,7 +136,8 @@ void extract_into(const std::string& archive, const fs::path& root) {
   archive_read_support_filter_gzip(reader.get());
   archive_read_support_format_tar(reader.get());
   if (archive_read_open_filename(reader.get(), archive.c_str(), 1 << 16) != ARCHIVE_OK)
-    fail_archive(archive, std::string("cannot open it as a tar or tar.gz archive: ") + archive_error_string(reader.get()));
+    fail_archive(archive,
+                 std::string("cannot open it as a tar or tar.gz archive: ") + archive_error_string(reader.get()));
   archive_entry* entry = nullptr;
   int status = ARCHIVE_OK;
   while ((status = archive_read_next_header(reader.get(), &entry)) == ARCHIVE_OK) {
@@ -153,7 +156,8 @@ void extract_into(const std::string& archive, const fs::path& root) {
     if (ec) throw IOError("extract_archive: cannot create " + target.string() + ": " + ec.message() + ".");
   }
   if (status != ARCHIVE_EOF)
-    fail_archive(archive, std::string("the archive is truncated or damaged (") + archive_error_string(reader.get()) + ")");
+    fail_archive(archive,
+                 std::string("the archive is truncated or damaged (") + archive_error_string(reader.get()) + ")");
 }
 
 void fsync_path(const fs::path& path) {
@@ -205,7 +209,8 @@ std::vector<std::string> extract_archive(const std::string& archive, const std::
     for (const auto& name : names) {
       fs::rename(temp / name, fs::path(dir) / name, ec);
       if (ec)
-        throw IOError("extract_archive: cannot move " + (temp / name).string() + " into " + dir + ": " + ec.message() + ".");
+        throw IOError("extract_archive: cannot move " + (temp / name).string() + " into " + dir + ": " + ec.message() +
+                      ".");
     }
     fs::remove(temp, ec);
     fsync_path(dir);

@@ -51,7 +51,8 @@ const std::vector<DatasetSource>& dataset_sources() {
       {"fashion-mnist",
        {"https://fashion-mnist.s3.eu-central-1.amazonaws.com/",
         "https://raw.githubusercontent.com/zalandoresearch/fashion-mnist/master/data/fashion/"},
-       {{"train-images-idx3-ubyte.gz", 26421880, "3aede38d61863908ad78613f6a32ed271626dd12800ba2636569512369268a84", ""},
+       {{"train-images-idx3-ubyte.gz", 26421880, "3aede38d61863908ad78613f6a32ed271626dd12800ba2636569512369268a84",
+         ""},
         {"train-labels-idx1-ubyte.gz", 29515, "a04f17134ac03560a47e3764e11b92fc97de4d1bfaf8ba1a3aa29af54cc90845", ""},
         {"t10k-images-idx3-ubyte.gz", 4422102, "346e55b948d973a97e58d2351dde16a484bd415d4595297633bb08f03db6a073", ""},
         {"t10k-labels-idx1-ubyte.gz", 5148, "67da17c76eaffca5446c3361aaab5c3cd6d1c2608764d35dfb1850b086bf8dd5", ""}}},
@@ -73,8 +74,9 @@ std::string default_data_dir() {
     return (fs::path(cache) / "symx" / "data").string();
   if (const char* home = std::getenv("HOME"); home && *home)
     return (fs::path(home) / ".cache" / "symx" / "data").string();
-  throw ValueError("download: no folder given and neither SYMX_DATA_DIR nor HOME is set. Fix: pass a folder "
-                   "(--dir DIR, dir=...) or set SYMX_DATA_DIR.");
+  throw ValueError(
+      "download: no folder given and neither SYMX_DATA_DIR nor HOME is set. Fix: pass a folder "
+      "(--dir DIR, dir=...) or set SYMX_DATA_DIR.");
 }
 
 namespace {
@@ -92,8 +94,7 @@ struct Failure {
 
 std::string fix_for(const Failure& f, const std::string& folder) {
   switch (f.cause) {
-    case Cause::Network:
-      return "check the network connection (a proxy is read from https_proxy)";
+    case Cause::Network: return "check the network connection (a proxy is read from https_proxy)";
     case Cause::Tls:
       return "the server's certificate was not accepted: for a private mirror pass its certificate authority "
              "(--ca-file, ca_file=), else update the system's CA certificates";
@@ -102,14 +103,12 @@ std::string fix_for(const Failure& f, const std::string& folder) {
         return "the file is not at this URL: a mirror must hold the files as MIRROR/<data set>/<file> "
                "(check --mirror or SYMX_DATA_MIRROR)";
       return "the server refused or failed; try again later or use a mirror (--mirror)";
-    case Cause::Disk:
-      return "free some space in " + folder + " or choose another folder (--dir, dir=, SYMX_DATA_DIR)";
+    case Cause::Disk: return "free some space in " + folder + " or choose another folder (--dir, dir=, SYMX_DATA_DIR)";
     case Cause::Hash:
       return "the server sent other bytes than expected (a wrong or outdated mirror, or a transfer "
              "corrupted on the way): try again or use another mirror; a mirror of other files needs its own "
              "sums (--checksums, checksums=)";
-    case Cause::Protocol:
-      return "the server answered the range request wrongly; try again or use another mirror";
+    case Cause::Protocol: return "the server answered the range request wrongly; try again or use another mirror";
   }
   return "";
 }
@@ -126,8 +125,8 @@ std::string fix_for(const Failure& f, const std::string& folder) {
   }
   std::string names;
   for (const auto& f : source.files) names += (names.empty() ? "" : ", ") + f.name;
-  message += "\nFix: " + fix_text + ". Without network access here: download " + names +
-             " on another machine (from " + source.urls.front() + ") and copy them into " + folder +
+  message += "\nFix: " + fix_text + ". Without network access here: download " + names + " on another machine (from " +
+             source.urls.front() + ") and copy them into " + folder +
              "; their sums are checked and they are not fetched again.";
   throw IOError(message);
 }
@@ -142,13 +141,13 @@ struct CurlDeleter {
 struct Request {
   CURL* curl = nullptr;
   int fd = -1;
-  std::int64_t offset = 0;   // bytes in the part when the request was sent
-  std::int64_t written = 0;  // bytes in the part now
-  std::int64_t limit = -1;   // the file's size when known: more bytes than this is an error
-  std::int64_t total = -1;   // for progress
-  bool started = false;      // the first body bytes arrived
-  bool restarted = false;    // the server ignored the range (200): the part was emptied
-  std::int64_t range_start = -1;  // Content-Range start of the last response
+  std::int64_t offset = 0;         // bytes in the part when the request was sent
+  std::int64_t written = 0;        // bytes in the part now
+  std::int64_t limit = -1;         // the file's size when known: more bytes than this is an error
+  std::int64_t total = -1;         // for progress
+  bool started = false;            // the first body bytes arrived
+  bool restarted = false;          // the server ignored the range (200): the part was emptied
+  std::int64_t range_start = -1;   // Content-Range start of the last response
   std::optional<Failure> failure;  // set by a callback that stopped the transfer
   std::exception_ptr callback_error;
   const std::string* name = nullptr;
@@ -207,8 +206,10 @@ bool begin_body(Request& r) {
   if (status == 206) {
     if (r.range_start != r.offset) {
       r.failure = Failure{r.url, Cause::Protocol,
-                          "asked for the bytes from " + std::to_string(r.offset) + " on, the server answered a range "
-                          "starting at " + std::to_string(r.range_start)};
+                          "asked for the bytes from " + std::to_string(r.offset) +
+                              " on, the server answered a range "
+                              "starting at " +
+                              std::to_string(r.range_start)};
       return false;
     }
     if (r.total < 0 && length >= 0) r.total = r.offset + length;
@@ -235,8 +236,8 @@ std::size_t on_body(char* data, std::size_t size, std::size_t count, void* user)
   std::size_t bytes = size * count;
   if (!r.started && !begin_body(r)) return CURL_WRITEFUNC_ERROR;
   if (r.limit >= 0 && r.written + static_cast<std::int64_t>(bytes) > r.limit) {
-    r.failure = Failure{r.url, Cause::Hash, "the server sent more than the " + std::to_string(r.limit) +
-                                                " bytes of " + *r.name};
+    r.failure = Failure{r.url, Cause::Hash,
+                        "the server sent more than the " + std::to_string(r.limit) + " bytes of " + *r.name};
     return CURL_WRITEFUNC_ERROR;
   }
   if (!write_all(r.fd, data, bytes)) {
@@ -275,10 +276,8 @@ bool is_transient(CURLcode code) {
     case CURLE_PEER_FAILED_VERIFICATION:
     case CURLE_SSL_CACERT_BADFILE:
     case CURLE_SSL_CERTPROBLEM:
-    case CURLE_SSL_CONNECT_ERROR:
-      return false;
-    default:
-      return true;
+    case CURLE_SSL_CONNECT_ERROR: return false;
+    default: return true;
   }
 }
 
@@ -287,21 +286,18 @@ Cause cause_of(CURLcode code) {
     case CURLE_PEER_FAILED_VERIFICATION:
     case CURLE_SSL_CACERT_BADFILE:
     case CURLE_SSL_CERTPROBLEM:
-    case CURLE_SSL_CONNECT_ERROR:
-      return Cause::Tls;
+    case CURLE_SSL_CONNECT_ERROR: return Cause::Tls;
     case CURLE_UNSUPPORTED_PROTOCOL:
-    case CURLE_URL_MALFORMAT:
-      return Cause::Protocol;
-    default:
-      return Cause::Network;
+    case CURLE_URL_MALFORMAT: return Cause::Protocol;
+    default: return Cause::Network;
   }
 }
 
 struct Outcome {
-  bool complete = false;        // the body arrived in full
-  bool range_refused = false;   // 416: the part may already hold the whole file
-  bool retry = false;           // worth another attempt
-  bool empty_part = false;      // the part holds wrong bytes: start over
+  bool complete = false;       // the body arrived in full
+  bool range_refused = false;  // 416: the part may already hold the whole file
+  bool retry = false;          // worth another attempt
+  bool empty_part = false;     // the part holds wrong bytes: start over
   std::optional<Failure> failure;
 };
 
@@ -396,8 +392,12 @@ class FileFetcher {
  public:
   FileFetcher(const DatasetFile& file, const fs::path& folder, const DownloadOptions& options,
               const std::function<void(const std::string&)>& log)
-      : file_(file), folder_(folder), options_(options), log_(log),
-        target_(folder / file.name), part_(folder / (file.name + ".part")) {}
+      : file_(file),
+        folder_(folder),
+        options_(options),
+        log_(log),
+        target_(folder / file.name),
+        part_(folder / (file.name + ".part")) {}
 
   // Whether the file is already in place with the right sum.
   bool present() {
@@ -464,7 +464,8 @@ class FileFetcher {
   }
 
   Outcome request(const std::string& url, int fd, std::int64_t have) {
-    if (::lseek(fd, 0, SEEK_END) < 0) return {false, false, false, false, Failure{url, Cause::Disk, std::strerror(errno)}};
+    if (::lseek(fd, 0, SEEK_END) < 0)
+      return {false, false, false, false, Failure{url, Cause::Disk, std::strerror(errno)}};
     Request r;
     r.url = url;
     r.fd = fd;
@@ -494,8 +495,8 @@ class FileFetcher {
                          "); the part was deleted"};
     }
     if (::rename(part_.c_str(), target_.c_str()) != 0)
-      return Failure{url, Cause::Disk, "cannot rename " + part_.string() + " to " + target_.string() + ": " +
-                                           std::strerror(errno)};
+      return Failure{url, Cause::Disk,
+                     "cannot rename " + part_.string() + " to " + target_.string() + ": " + std::strerror(errno)};
     fsync_folder(folder_);
     log_(target_.string() + ": " + human_bytes(part_size(fd)) + ", sha256 ok");
     report(part_size(fd));
@@ -525,9 +526,8 @@ const DatasetSource& find_source(const std::string& name) {
 }
 
 bool is_hex_sum(const std::string& s) {
-  return s.size() == 64 && std::all_of(s.begin(), s.end(), [](char c) {
-           return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
-         });
+  return s.size() == 64 &&
+         std::all_of(s.begin(), s.end(), [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
 }
 
 // Reads `SHA256  FILE` lines (sha256sum's output; "#" comments and blank lines are skipped).
@@ -544,8 +544,10 @@ std::map<std::string, std::string> read_checksums(const std::string& path) {
     std::transform(sum.begin(), sum.end(), sum.begin(), [](char c) { return static_cast<char>(std::tolower(c)); });
     auto name_at = space == std::string::npos ? std::string::npos : line.find_first_not_of(" \t*", space);
     if (!is_hex_sum(sum) || name_at == std::string::npos)
-      throw IOError("download: " + path + " line " + std::to_string(number) + ": expected 'SHA256  FILE' (64 hex "
-                    "digits, spaces, a file name, as sha256sum writes), found '" + line + "'.");
+      throw IOError("download: " + path + " line " + std::to_string(number) +
+                    ": expected 'SHA256  FILE' (64 hex "
+                    "digits, spaces, a file name, as sha256sum writes), found '" +
+                    line + "'.");
     std::string name = line.substr(name_at);
     while (!name.empty() && (name.back() == '\r' || name.back() == ' ')) name.pop_back();
     sums[name] = sum;
@@ -580,8 +582,10 @@ std::vector<std::string> base_urls(const DatasetSource& source, const DownloadOp
     if (const char* env = std::getenv("SYMX_DATA_MIRROR")) mirror = env;
   if (mirror.empty()) return source.urls;
   if (mirror.rfind("http://", 0) != 0 && mirror.rfind("https://", 0) != 0)
-    throw ValueError("download: the mirror '" + mirror + "' is not an http:// or https:// URL. Fix: give the base "
-                     "URL of a mirror that holds MIRROR/" + source.name + "/<file>.");
+    throw ValueError("download: the mirror '" + mirror +
+                     "' is not an http:// or https:// URL. Fix: give the base "
+                     "URL of a mirror that holds MIRROR/" +
+                     source.name + "/<file>.");
   while (!mirror.empty() && mirror.back() == '/') mirror.pop_back();
   return {mirror + "/" + source.name + "/"};
 }

@@ -27,7 +27,8 @@ class EpochOrder {
   const std::vector<std::int64_t>& get(std::int64_t epoch) {
     if (epoch != epoch_) {
       if (shuffle_) {
-        order_ = permutation(n_, detail::derive_seed(seed_, detail::Stream::epoch_order, static_cast<std::uint64_t>(epoch)));
+        order_ =
+            permutation(n_, detail::derive_seed(seed_, detail::Stream::epoch_order, static_cast<std::uint64_t>(epoch)));
       } else {
         order_.resize(static_cast<std::size_t>(n_));
         std::iota(order_.begin(), order_.end(), std::int64_t{0});
@@ -88,8 +89,7 @@ struct BatchIterator::Impl {
   bool stop = false;
   std::thread worker;  // started by the first next() after construction or restore()
 
-  Impl(std::vector<Array> a, BatchOptions o)
-      : arrays(std::move(a)), options(std::move(o)), caller_order(0, false, 0) {}
+  Impl(std::vector<Array> a, BatchOptions o) : arrays(std::move(a)), options(std::move(o)), caller_order(0, false, 0) {}
 
   std::vector<Array> make_batch(std::int64_t e, std::int64_t b, const std::vector<std::int64_t>& order) const;
   void produce(std::int64_t e, std::int64_t b);
@@ -173,7 +173,8 @@ BatchIterator::BatchIterator(std::vector<Array> arrays, BatchOptions options) {
                      "; it must be >= 0 (0: no background thread).");
   for (std::size_t i = 0; i < arrays.size(); ++i) {
     if (arrays[i].ndim() == 0)
-      throw ShapeError("BatchIterator: array " + std::to_string(i) + " is a scalar; every array needs a first axis of examples.");
+      throw ShapeError("BatchIterator: array " + std::to_string(i) +
+                       " is a scalar; every array needs a first axis of examples.");
     if (arrays[i].shape()[0] != arrays[0].shape()[0])
       throw ShapeError("BatchIterator: array " + std::to_string(i) + " has shape " + shape_string(arrays[i].shape()) +
                        " but array 0 has shape " + shape_string(arrays[0].shape()) +

@@ -143,11 +143,11 @@ void convert_big_endian(const IdxType& type, const unsigned char* bytes, std::ui
     }
     case 0x0B: {
       auto* o = out.data<std::int32_t>();
-      for (std::uint64_t i = 0; i < count; ++i) o[i] = static_cast<std::int16_t>(static_cast<std::uint16_t>(load(i, 2)));
+      for (std::uint64_t i = 0; i < count; ++i)
+        o[i] = static_cast<std::int16_t>(static_cast<std::uint16_t>(load(i, 2)));
       return;
     }
-    default:
-      throw InternalError("convert_big_endian: unexpected IDX type");
+    default: throw InternalError("convert_big_endian: unexpected IDX type");
   }
 }
 
@@ -163,13 +163,11 @@ void swap_in_place(Array& a, std::size_t size) {
                                  std::uint64_t header_bytes, std::uint64_t expected, std::uint64_t found,
                                  bool found_is_lower_bound, bool gz) {
   std::ostringstream msg;
-  msg << "read_idx: " << in_quotes(path) << ": the IDX header says shape " << shape_string(shape) << " of "
-      << type.name << " (" << bytes_text(expected) << ") but the file has " << (found_is_lower_bound ? "more than " : "")
+  msg << "read_idx: " << in_quotes(path) << ": the IDX header says shape " << shape_string(shape) << " of " << type.name
+      << " (" << bytes_text(expected) << ") but the file has " << (found_is_lower_bound ? "more than " : "")
       << bytes_text(found) << " after the " << header_bytes << "-byte header" << (gz ? " (decompressed)" : "");
-  if (found < expected)
-    msg << "; the file is truncated: download it again.";
-  else
-    msg << "; the file has extra data or a wrong header: check that it is an IDX file, or download it again.";
+  if (found < expected) msg << "; the file is truncated: download it again.";
+  else msg << "; the file has extra data or a wrong header: check that it is an IDX file, or download it again.";
   throw IOError(msg.str());
 }
 
@@ -199,8 +197,8 @@ Array read_idx(const std::string& path) {
   const std::uint64_t got_dims = in.read(dims, 4 * static_cast<std::uint64_t>(axes));
   if (got_dims < 4 * static_cast<std::uint64_t>(axes))
     throw IOError("read_idx: " + in_quotes(path) + ": the header announces " + std::to_string(axes) + " axes (" +
-                  std::to_string(header_bytes) + " header bytes) but the file ends after " +
-                  bytes_text(4 + got_dims) + (gz ? " (decompressed)" : "") + ". The file is truncated: download it again.");
+                  std::to_string(header_bytes) + " header bytes) but the file ends after " + bytes_text(4 + got_dims) +
+                  (gz ? " (decompressed)" : "") + ". The file is truncated: download it again.");
   Shape shape;
   for (int k = 0; k < axes; ++k) {
     const unsigned char* d = dims + 4 * k;
@@ -229,10 +227,8 @@ Array read_idx(const std::string& path) {
   if (got < expected) throw_idx_size(path, shape, type, header_bytes, expected, got, false, gz);
   unsigned char extra;
   if (in.read(&extra, 1) > 0) throw_idx_size(path, shape, type, header_bytes, expected, expected, true, gz);
-  if (!narrow.empty())
-    convert_big_endian(type, narrow.data(), expected / type.size, out);
-  else if (type.size > 1)
-    swap_in_place(out, type.size);
+  if (!narrow.empty()) convert_big_endian(type, narrow.data(), expected / type.size, out);
+  else if (type.size > 1) swap_in_place(out, type.size);
   return out;
 }
 
@@ -242,7 +238,8 @@ namespace {
 
 std::string check_split(const std::string& op, const std::string& split) {
   if (split != "train" && split != "test")
-    throw ValueError(op + ": split " + in_quotes(split) + " is neither 'train' nor 'test'. Pass \"train\" or \"test\".");
+    throw ValueError(op + ": split " + in_quotes(split) +
+                     " is neither 'train' nor 'test'. Pass \"train\" or \"test\".");
   return split;
 }
 
@@ -263,7 +260,8 @@ std::string find_idx_file(const std::string& op, const std::string& dir, const s
     if (fs::is_regular_file(p, ec)) return p.string();
   }
   throw IOError(op + ": no " + name + "[.gz] in " + in_quotes(dir) + "; the folder should hold " + expected +
-                " (gzip-compressed or raw). Download them with `symx data download " + dataset + " --dir " + dir + "`.");
+                " (gzip-compressed or raw). Download them with `symx data download " + dataset + " --dir " + dir +
+                "`.");
 }
 
 Array labels_to_int64(const Array& labels, std::int64_t classes, const std::string& op, const std::string& path) {
@@ -272,8 +270,9 @@ Array labels_to_int64(const Array& labels, std::int64_t classes, const std::stri
   auto* out = y.data<std::int64_t>();
   for (std::int64_t i = 0; i < labels.size(); ++i) {
     if (in[i] >= classes)
-      throw IOError(op + ": " + in_quotes(path) + ": label " + std::to_string(in[i]) + " at index " + std::to_string(i) +
-                    " is outside 0.." + std::to_string(classes - 1) + ". The file is damaged: download it again.");
+      throw IOError(op + ": " + in_quotes(path) + ": label " + std::to_string(in[i]) + " at index " +
+                    std::to_string(i) + " is outside 0.." + std::to_string(classes - 1) +
+                    ". The file is damaged: download it again.");
     out[i] = in[i];
   }
   return y;
@@ -290,8 +289,9 @@ Dataset load_idx_pair(const std::string& op, const std::string& dir, const std::
   const std::string labels_path = find_idx_file(op, dir, labels_name, expected, dataset);
   Array images = read_idx(images_path);
   if (images.dtype() != DType::u8 || images.ndim() != 3)
-    throw IOError(op + ": " + in_quotes(images_path) + " holds " + std::string(dtype_name(images.dtype())) + " of shape " +
-                  shape_string(images.shape()) + " but images are uint8 of shape (N, rows, columns). Check that " +
+    throw IOError(op + ": " + in_quotes(images_path) + " holds " + std::string(dtype_name(images.dtype())) +
+                  " of shape " + shape_string(images.shape()) +
+                  " but images are uint8 of shape (N, rows, columns). Check that " +
                   "this is the images file, or download it again.");
   Array labels = read_idx(labels_path);
   if (labels.dtype() != DType::u8 || labels.ndim() != 1)
@@ -327,13 +327,13 @@ std::string cifar_folder(const CifarLayout& layout, const std::string& dir, cons
   if (fs::is_regular_file(sub / first, ec)) return sub.string();
   check_folder(layout.op, dir, expected, layout.dataset);
   throw IOError(layout.op + ": no " + first + " in " + in_quotes(dir) + " nor in " + in_quotes(sub.string()) +
-                "; the folder should hold " + expected + ". Download them with `symx data download " +
-                layout.dataset + " --dir " + dir + "`.");
+                "; the folder should hold " + expected + ". Download them with `symx data download " + layout.dataset +
+                " --dir " + dir + "`.");
 }
 
 // Reads the records of one file into x and y from example `offset` on.
-void read_cifar_records(const CifarLayout& layout, const std::string& path, std::int64_t records, Array& x,
-                        Array& y, std::int64_t offset) {
+void read_cifar_records(const CifarLayout& layout, const std::string& path, std::int64_t records, Array& x, Array& y,
+                        std::int64_t offset) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw IOError(layout.op + ": cannot open " + in_quotes(path) + ": " + std::strerror(errno));
   const std::int64_t record = layout.label_bytes + kCifarPixels;
@@ -345,7 +345,8 @@ void read_cifar_records(const CifarLayout& layout, const std::string& path, std:
     const std::int64_t n = std::min(kChunk, records - start);
     in.read(reinterpret_cast<char*>(buffer.data()), static_cast<std::streamsize>(n * record));
     if (in.gcount() != n * record)
-      throw IOError(layout.op + ": " + in_quotes(path) + " became shorter while it was read. Do not change it meanwhile.");
+      throw IOError(layout.op + ": " + in_quotes(path) +
+                    " became shorter while it was read. Do not change it meanwhile.");
     for (std::int64_t r = 0; r < n; ++r) {
       const unsigned char* rec = buffer.data() + r * record;
       const std::int64_t i = offset + start + r;
@@ -371,16 +372,17 @@ Dataset load_cifar(const CifarLayout& layout, const std::vector<std::string>& na
     std::error_code ec;
     if (!fs::is_regular_file(p, ec)) {
       if (all_required)
-        throw IOError(layout.op + ": no " + name + " in " + in_quotes(folder) + "; the folder should hold " + expected + ".");
+        throw IOError(layout.op + ": no " + name + " in " + in_quotes(folder) + "; the folder should hold " + expected +
+                      ".");
       continue;
     }
     const std::uint64_t size = checked_file_size(p.string(), layout.op);
     if (size == 0 || size % static_cast<std::uint64_t>(record) != 0)
       throw IOError(layout.op + ": " + in_quotes(p.string()) + " has " + bytes_text(size) + ", which is not a whole " +
                     "number of " + std::to_string(record) + "-byte records (" + std::to_string(layout.label_bytes) +
-                    " label byte" + (layout.label_bytes > 1 ? "s" : "") + " and 3072 pixel bytes each): " +
-                    std::to_string(size / static_cast<std::uint64_t>(record)) + " records and " +
-                    bytes_text(size % static_cast<std::uint64_t>(record)) +
+                    " label byte" + (layout.label_bytes > 1 ? "s" : "") +
+                    " and 3072 pixel bytes each): " + std::to_string(size / static_cast<std::uint64_t>(record)) +
+                    " records and " + bytes_text(size % static_cast<std::uint64_t>(record)) +
                     " left over. The file is truncated or damaged: download it again.");
     files.emplace_back(p.string(), static_cast<std::int64_t>(size / static_cast<std::uint64_t>(record)));
     total += files.back().second;
@@ -410,15 +412,17 @@ Dataset load_cifar10(const std::string& dir, const std::string& split) {
   check_split("load_cifar10", split);
   const CifarLayout layout{"load_cifar10", "cifar10", "cifar-10-batches-bin", 1, 0, 10};
   if (split == "test") return load_cifar(layout, {"test_batch.bin"}, true, dir, "test_batch.bin");
-  return load_cifar(layout, {"data_batch_1.bin", "data_batch_2.bin", "data_batch_3.bin", "data_batch_4.bin",
-                             "data_batch_5.bin"},
+  return load_cifar(layout,
+                    {"data_batch_1.bin", "data_batch_2.bin", "data_batch_3.bin", "data_batch_4.bin",
+                     "data_batch_5.bin"},
                     false, dir, "data_batch_1.bin .. data_batch_5.bin");
 }
 
 Dataset load_cifar100(const std::string& dir, const std::string& split, const std::string& labels) {
   check_split("load_cifar100", split);
   if (labels != "fine" && labels != "coarse")
-    throw ValueError("load_cifar100: labels " + in_quotes(labels) + " is neither 'fine' nor 'coarse'. Pass \"fine\" "
+    throw ValueError("load_cifar100: labels " + in_quotes(labels) +
+                     " is neither 'fine' nor 'coarse'. Pass \"fine\" "
                      "(100 classes) or \"coarse\" (20 superclasses).");
   const bool fine = labels == "fine";
   const CifarLayout layout{"load_cifar100", "cifar100", "cifar-100-binary", 2, fine ? 1 : 0, fine ? 100 : 20};
@@ -447,11 +451,13 @@ Dataset load_arrays(const std::string& path, const std::string& x_key, const std
     d.x = find(x_key);
     if (!y_key.empty()) d.y = find(y_key);
   } else {
-    throw IOError("load_arrays: " + in_quotes(path) + " ends in " + in_quotes(ext) + " but load_arrays reads .npz (arrays " +
+    throw IOError("load_arrays: " + in_quotes(path) + " ends in " + in_quotes(ext) +
+                  " but load_arrays reads .npz (arrays " +
                   "x and y) or .npy (examples only). Save the data with numpy.savez or numpy.save.");
   }
   if (d.x.ndim() == 0)
-    throw IOError("load_arrays: " + in_quotes(path) + ": the examples are a scalar; they need a first axis of examples.");
+    throw IOError("load_arrays: " + in_quotes(path) +
+                  ": the examples are a scalar; they need a first axis of examples.");
   if (!y_key.empty() && ext == ".npz") {
     if (d.y.ndim() != 1 || !(is_integer(d.y.dtype()) || d.y.dtype() == DType::b8))
       throw IOError("load_arrays: " + in_quotes(path) + ": labels " + in_quotes(y_key) + " are " +

@@ -54,8 +54,7 @@ std::vector<std::int64_t> permutation(std::int64_t n, std::uint64_t seed) {
 namespace {
 
 void check_dataset(const Dataset& data, const std::string& op) {
-  if (data.x.ndim() == 0)
-    throw ShapeError(op + ": the examples x are a scalar; they need a first axis of examples.");
+  if (data.x.ndim() == 0) throw ShapeError(op + ": the examples x are a scalar; they need a first axis of examples.");
   if (data.y.size() != 0 && (data.y.ndim() != 1 || data.y.shape()[0] != data.x.shape()[0]))
     throw ShapeError(op + ": labels y of shape " + shape_string(data.y.shape()) + " do not match examples x of shape " +
                      shape_string(data.x.shape()) + "; y must be (N,) with N = x's first axis, or empty.");
@@ -64,7 +63,8 @@ void check_dataset(const Dataset& data, const std::string& op) {
 // The labels as int64 values, checked to be integers.
 std::vector<std::int64_t> label_values(const Array& y, const std::string& op) {
   if (!is_integer(y.dtype()) && y.dtype() != DType::b8)
-    throw DTypeError(op + ": labels y are " + std::string(dtype_name(y.dtype())) + " but must be integers. Convert them "
+    throw DTypeError(op + ": labels y are " + std::string(dtype_name(y.dtype())) +
+                     " but must be integers. Convert them "
                      "with astype(int64).");
   Array y64 = y.astype(DType::i64);
   const auto* p = y64.data<std::int64_t>();
@@ -99,9 +99,11 @@ std::vector<std::int64_t> stratified_test_indices(const std::vector<std::int64_t
   for (std::size_t k = 0; given < test_size; ++k, ++given) take[remainders[k].second] += 1;
   std::vector<std::int64_t> test;
   for (std::size_t c = 0; c < classes.size(); ++c) {
-    const auto order = permutation(static_cast<std::int64_t>(members[c].size()),
-                                   detail::derive_seed(seed, detail::Stream::stratum, static_cast<std::uint64_t>(classes[c])));
-    for (std::int64_t k = 0; k < take[c]; ++k) test.push_back(members[c][static_cast<std::size_t>(order[static_cast<std::size_t>(k)])]);
+    const auto order =
+        permutation(static_cast<std::int64_t>(members[c].size()),
+                    detail::derive_seed(seed, detail::Stream::stratum, static_cast<std::uint64_t>(classes[c])));
+    for (std::int64_t k = 0; k < take[c]; ++k)
+      test.push_back(members[c][static_cast<std::size_t>(order[static_cast<std::size_t>(k)])]);
   }
   return test;
 }
@@ -161,7 +163,8 @@ struct ChannelLayout {
 
 ChannelLayout channel_layout(const Array& x, const std::string& op) {
   if (x.ndim() < 2)
-    throw ShapeError(op + ": x has shape " + shape_string(x.shape()) + " but needs at least 2 axes (N, C, ...); "
+    throw ShapeError(op + ": x has shape " + shape_string(x.shape()) +
+                     " but needs at least 2 axes (N, C, ...); "
                      "channels are axis 1.");
   std::int64_t inner = 1;
   for (int a = 2; a < x.ndim(); ++a) inner *= x.shape()[static_cast<std::size_t>(a)];
@@ -207,9 +210,9 @@ Array standardize(const Array& x, const Array& mean, const Array& std) {
   const ChannelLayout l = channel_layout(x, "standardize");
   for (const auto& [name, a] : {std::pair<const char*, const Array*>{"mean", &mean}, {"std", &std}})
     if (a->ndim() != 1 || a->shape()[0] != l.channels)
-      throw ShapeError(std::string("standardize: ") + name + " has shape " + shape_string(a->shape()) + " but x of shape " +
-                       shape_string(x.shape()) + " has " + std::to_string(l.channels) + " channels (axis 1); pass (" +
-                       std::to_string(l.channels) + ",) as channel_stats returns.");
+      throw ShapeError(std::string("standardize: ") + name + " has shape " + shape_string(a->shape()) +
+                       " but x of shape " + shape_string(x.shape()) + " has " + std::to_string(l.channels) +
+                       " channels (axis 1); pass (" + std::to_string(l.channels) + ",) as channel_stats returns.");
   std::vector<double> m(static_cast<std::size_t>(l.channels)), sd(m.size());
   for (std::int64_t c = 0; c < l.channels; ++c) {
     const double s = std.get_flat(c);
@@ -248,8 +251,9 @@ namespace {
 
 void check_index(const std::vector<Array>& batch, std::size_t index, const char* op) {
   if (index >= batch.size())
-    throw ValueError(std::string(op) + ": the transform works on array " + std::to_string(index) + " but the batch has " +
-                     std::to_string(batch.size()) + " arrays. Pass the index of the examples' array.");
+    throw ValueError(std::string(op) + ": the transform works on array " + std::to_string(index) +
+                     " but the batch has " + std::to_string(batch.size()) +
+                     " arrays. Pass the index of the examples' array.");
 }
 
 }  // namespace

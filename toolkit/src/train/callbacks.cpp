@@ -93,7 +93,8 @@ void ProgressLogger::on_batch_end(const Progress& p) {
   int filled = p.batches ? static_cast<int>(width * p.batch / p.batches) : 0;
   std::string bar(static_cast<std::size_t>(filled), '=');
   if (filled < width) bar += '>' + std::string(static_cast<std::size_t>(width - filled - 1), ' ');
-  double eta = p.batch ? p.epoch_seconds / static_cast<double>(p.batch) * static_cast<double>(p.batches - p.batch) : NAN;
+  double eta =
+      p.batch ? p.epoch_seconds / static_cast<double>(p.batch) * static_cast<double>(p.batches - p.batch) : NAN;
   std::printf("\repoch %lld/%lld [%s] %lld/%lld  %.0f items/s  loss %s  acc %s  ETA %s\033[K",
               static_cast<long long>(p.epoch), static_cast<long long>(p.epochs), bar.c_str(),
               static_cast<long long>(p.batch), static_cast<long long>(p.batches), p.items_per_second,

@@ -68,14 +68,14 @@ nlohmann::ordered_json to_json(const EpochMetrics& m) {
   using oj = nlohmann::ordered_json;
   auto num = [](double v) { return std::isfinite(v) ? oj(v) : oj(nullptr); };
   return oj{{"epoch", m.epoch},
-              {"train_loss", num(m.train_loss)},
-              {"train_accuracy", num(m.train_accuracy)},
-              {"val_loss", num(m.val_loss)},
-              {"val_accuracy", num(m.val_accuracy)},
-              {"seconds", num(m.seconds)},
-              {"step_seconds", num(m.step_seconds)},
-              {"items_per_second", num(m.items_per_second)},
-              {"lr", num(m.lr)}};
+            {"train_loss", num(m.train_loss)},
+            {"train_accuracy", num(m.train_accuracy)},
+            {"val_loss", num(m.val_loss)},
+            {"val_accuracy", num(m.val_accuracy)},
+            {"seconds", num(m.seconds)},
+            {"step_seconds", num(m.step_seconds)},
+            {"items_per_second", num(m.items_per_second)},
+            {"lr", num(m.lr)}};
 }
 
 EpochMetrics metrics_from_json(const json& j, const std::string& file) {
@@ -119,19 +119,19 @@ nlohmann::ordered_json info_to_json(const CheckpointInfo& info) {
   oj history = oj::array();
   for (const auto& m : info.history) history.push_back(detail::to_json(m));
   return oj{{"format", kFormat},
-              {"version", kVersion},
-              {"epoch", info.epoch},
-              {"batch", info.batch},
-              {"step", info.step},
-              {"seed", info.seed},
-              {"history", history},
-              {"config", info.config},
-              {"partial",
-               {{"loss_sum", info.partial_loss_sum},
-                {"correct", info.partial_correct},
-                {"count", info.partial_count},
-                {"step_seconds", info.partial_step_seconds},
-                {"seconds", info.partial_seconds}}}};
+            {"version", kVersion},
+            {"epoch", info.epoch},
+            {"batch", info.batch},
+            {"step", info.step},
+            {"seed", info.seed},
+            {"history", history},
+            {"config", info.config},
+            {"partial",
+             {{"loss_sum", info.partial_loss_sum},
+              {"correct", info.partial_correct},
+              {"count", info.partial_count},
+              {"step_seconds", info.partial_step_seconds},
+              {"seconds", info.partial_seconds}}}};
 }
 
 template <class T> T get_field(const json& j, const char* key, const std::string& file) {
@@ -250,7 +250,8 @@ std::string save_checkpoint(const std::string& run_dir, const CheckpointInfo& in
   }
   fs::remove_all(final_dir, ec);
   if (::rename(tmp.c_str(), final_dir.c_str()) != 0)
-    throw IOError("cannot rename '" + tmp.string() + "' to '" + final_dir.string() + "': " + std::strerror(errno) + ".");
+    throw IOError("cannot rename '" + tmp.string() + "' to '" + final_dir.string() + "': " + std::strerror(errno) +
+                  ".");
   detail::sync_directory(root.string());
   detail::write_file_atomic(latest_file.string(), name + "\n");
   remove_stale(root, name);

@@ -102,8 +102,9 @@ class SigintGuard {
 Tensor mean_loss(const Loss& loss, const Tensor& logits, const Tensor& y) {
   Tensor l = loss(logits, y);
   if (!l.defined() || !is_floating(l.dtype()))
-    throw ValueError("fit: the loss function returned no float tensor. It must return the batch's mean loss (a float "
-                     "scalar) or per-example losses, e.g. nn::losses::softmax_cross_entropy_loss(logits, labels).");
+    throw ValueError(
+        "fit: the loss function returned no float tensor. It must return the batch's mean loss (a float "
+        "scalar) or per-example losses, e.g. nn::losses::softmax_cross_entropy_loss(logits, labels).");
   return l.ndim() == 0 ? l : mean(l);
 }
 
@@ -207,8 +208,7 @@ class RunFiles {
     std::fwrite(line.data(), 1, line.size(), f);
     std::fflush(f);
     std::fclose(f);
-    plot_history(history, (fs::path(dir_) / "curves.png").string(),
-                 "training curves (" + title_ + ")");
+    plot_history(history, (fs::path(dir_) / "curves.png").string(), "training curves (" + title_ + ")");
   }
   const std::string& dir() const { return dir_; }
 
@@ -297,16 +297,22 @@ History fit(const Network& network, const Loss& loss, optim::Optimizer& optimize
 
   std::vector<data::Transform> transforms{examples_to_float};
   transforms.insert(transforms.end(), options.transforms.begin(), options.transforms.end());
-  data::BatchIterator batches({train.x, train.y}, {.batch_size = options.batch_size, .shuffle = true,
-                                                   .seed = options.seed, .drop_last = options.drop_last,
-                                                   .prefetch = options.prefetch, .transforms = transforms});
+  data::BatchIterator batches({train.x, train.y}, {.batch_size = options.batch_size,
+                                                   .shuffle = true,
+                                                   .seed = options.seed,
+                                                   .drop_last = options.drop_last,
+                                                   .prefetch = options.prefetch,
+                                                   .transforms = transforms});
   batches.restore({options.seed, run.info.epoch, run.info.batch});
   std::unique_ptr<data::BatchIterator> val_batches;
   if (validate)
-    val_batches = std::make_unique<data::BatchIterator>(
-        std::vector<Array>{validation.x, validation.y},
-        data::BatchOptions{.batch_size = options.batch_size, .shuffle = false, .seed = 0, .drop_last = false,
-                           .prefetch = options.prefetch, .transforms = {examples_to_float}});
+    val_batches = std::make_unique<data::BatchIterator>(std::vector<Array>{validation.x, validation.y},
+                                                        data::BatchOptions{.batch_size = options.batch_size,
+                                                                           .shuffle = false,
+                                                                           .seed = 0,
+                                                                           .drop_last = false,
+                                                                           .prefetch = options.prefetch,
+                                                                           .transforms = {examples_to_float}});
 
   SigintGuard guard(options.handle_sigint);
   Progress progress;
@@ -389,13 +395,18 @@ History fit(nn::layers::Layer& network, const Loss& loss, optim::Optimizer& opti
 
 Evaluation evaluate(const Network& network, const Loss& loss, const data::Dataset& data, std::int64_t batch_size) {
   check_dataset(data, "evaluation", nullptr);
-  if (batch_size < 1) throw ValueError("evaluate: batch_size is " + std::to_string(batch_size) + "; it must be at least 1.");
+  if (batch_size < 1)
+    throw ValueError("evaluate: batch_size is " + std::to_string(batch_size) + "; it must be at least 1.");
   auto [x, y] = make_placeholders(data);
   Tensor logits = network(x, false);
   bool known = has_accuracy(logits, y);
   Function f = function({x, y}, {mean_loss(loss, logits, y), known ? nn::losses::accuracy(logits, y) : constant(kNaN)});
-  data::BatchIterator batches({data.x, data.y}, {.batch_size = batch_size, .shuffle = false, .seed = 0,
-                                                 .drop_last = false, .prefetch = 2, .transforms = {examples_to_float}});
+  data::BatchIterator batches({data.x, data.y}, {.batch_size = batch_size,
+                                                 .shuffle = false,
+                                                 .seed = 0,
+                                                 .drop_last = false,
+                                                 .prefetch = 2,
+                                                 .transforms = {examples_to_float}});
   Sums sums = run_evaluation(f, batches);
   return {sums.mean_loss(), sums.accuracy(known), sums.count};
 }

@@ -29,25 +29,21 @@ std::shared_ptr<L::Layer> paper_cnn(const Shape& image_shape, std::int64_t class
   auto relu = [] { return std::make_shared<L::Activation>("relu"); };
   return std::make_shared<L::Sequential>(
       std::vector<std::shared_ptr<L::Layer>>{
-          scale_layer(),
-          std::make_shared<L::RandomCrop>(std::vector<std::int64_t>{image_shape[1], image_shape[2]}, 4),
+          scale_layer(), std::make_shared<L::RandomCrop>(std::vector<std::int64_t>{image_shape[1], image_shape[2]}, 4),
           std::make_shared<L::Conv2D>(32, 3), std::make_shared<L::BatchNorm>(), relu(),
-          std::make_shared<L::MaxPool2D>(2),
-          std::make_shared<L::Conv2D>(64, 3), std::make_shared<L::BatchNorm>(), relu(),
-          std::make_shared<L::MaxPool2D>(2),
-          std::make_shared<L::Flatten>(),
-          std::make_shared<L::Dense>(128), std::make_shared<L::BatchNorm>(), relu(),
-          std::make_shared<L::Dense>(classes)},
+          std::make_shared<L::MaxPool2D>(2), std::make_shared<L::Conv2D>(64, 3), std::make_shared<L::BatchNorm>(),
+          relu(), std::make_shared<L::MaxPool2D>(2), std::make_shared<L::Flatten>(), std::make_shared<L::Dense>(128),
+          std::make_shared<L::BatchNorm>(), relu(), std::make_shared<L::Dense>(classes)},
       "paper_cnn");
 }
 
 std::shared_ptr<L::Layer> mlp(std::int64_t classes) {
-  return std::make_shared<L::Sequential>(
-      std::vector<std::shared_ptr<L::Layer>>{scale_layer(), std::make_shared<L::Flatten>(),
-                                             std::make_shared<L::Dense>(256),
-                                             std::make_shared<L::Activation>("relu"),
-                                             std::make_shared<L::Dense>(classes)},
-      "mlp");
+  return std::make_shared<L::Sequential>(std::vector<std::shared_ptr<L::Layer>>{scale_layer(),
+                                                                                std::make_shared<L::Flatten>(),
+                                                                                std::make_shared<L::Dense>(256),
+                                                                                std::make_shared<L::Activation>("relu"),
+                                                                                std::make_shared<L::Dense>(classes)},
+                                         "mlp");
 }
 
 std::vector<std::string> model_names() { return {"mlp", "paper-cnn"}; }
@@ -57,8 +53,8 @@ Model make_model(const std::string& name, const Shape& image_shape, std::int64_t
   if (steps_per_epoch < 1) steps_per_epoch = 1;
   if (name == "paper-cnn") {
     // Adam at 0.005, dropping to 0.001 at epoch 50 and 0.0005 at epoch 75 (the paper's recipe).
-    auto schedule = optim::schedules::piecewise_constant({50 * steps_per_epoch, 75 * steps_per_epoch},
-                                                         {0.005, 0.001, 0.0005});
+    auto schedule =
+        optim::schedules::piecewise_constant({50 * steps_per_epoch, 75 * steps_per_epoch}, {0.005, 0.001, 0.0005});
     return {name, paper_cnn(image_shape, classes), std::make_shared<optim::Adam>(schedule), 32};
   }
   if (name == "mlp") return {name, mlp(classes), std::make_shared<optim::Adam>(1e-3), 32};

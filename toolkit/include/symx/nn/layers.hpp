@@ -57,8 +57,8 @@ class Layer {
   virtual void build(const Tensor& x, Loc loc);
   virtual Tensor forward(const Tensor& x, bool training, Loc loc) = 0;
   // A variable of the layer, named "<layer>/<name>".
-  Tensor add_variable(const std::string& name, const Initializer& init, Shape shape, DType dtype,
-                      bool trainable, Loc loc);
+  Tensor add_variable(const std::string& name, const Initializer& init, Shape shape, DType dtype, bool trainable,
+                      Loc loc);
   // "nn.layers.Dense 'dense_1'": how errors name the layer.
   std::string describe() const;
   // Throws ShapeError "<layer>: <problem> (input <x> of shape S). <fix>".
@@ -327,10 +327,10 @@ class Dropout : public Layer {
 
 // Options of BatchNorm.
 struct BatchNormOptions {
-  int axis = 1;            // the feature axis: 1 for (N, C, ...) and (N, F); -1 for features last
-  double momentum = 0.1;   // PyTorch's: running = (1 - momentum) * running + momentum * batch
+  int axis = 1;           // the feature axis: 1 for (N, C, ...) and (N, F); -1 for features last
+  double momentum = 0.1;  // PyTorch's: running = (1 - momentum) * running + momentum * batch
   double eps = 1e-5;
-  bool affine = true;      // learn a scale (gamma, ones) and an offset (beta, zeros)
+  bool affine = true;  // learn a scale (gamma, ones) and an offset (beta, zeros)
   std::string name = "batch_norm";
 };
 
