@@ -240,81 +240,17 @@ class Lowering {
     return result;
   }
 
+  // What a node lowers to follows its op's family in the op table: every elementwise op is an
+  // op expression over its operands (spelled by the emitter); the fused reductions are accumulator
+  // loops; the views are index arithmetic. Families that kernels never compute inline (their rows'
+  // lowering is not Lowering::kernel) do not reach here.
   Expr lower_op(const Tensor& n, const std::vector<Index>& vars) {
     const Node& node = n.node();
-    switch (node.op) {
-      case OpKind::BroadcastTo:
-      case OpKind::StopGradient:
-        return lower_node(node.inputs[0], broadcast_vars(node.inputs[0].shape(), n.shape(), vars));
-      case OpKind::Transpose: {
-        const auto& perm = std::get<PermAttr>(node.attr).perm;
-        std::vector<Index> in_vars(perm.size());
-        for (std::size_t d = 0; d < perm.size(); ++d) in_vars[static_cast<std::size_t>(perm[d])] = vars[d];
-        return lower_node(node.inputs[0], in_vars);
-      }
-      case OpKind::Slice: {
-        const auto& s = std::get<SliceAttr>(node.attr);
-        std::vector<Index> in_vars(vars.size());
-        for (std::size_t d = 0; d < vars.size(); ++d)
-          in_vars[d] = (s.start[d] == 0 && s.step[d] == 1)
-                           ? vars[d]
-                           : add(Index::constant(s.start[d]), mul(Index::constant(s.step[d]), vars[d]));
-        return lower_node(node.inputs[0], in_vars);
-      }
-      case OpKind::Sum:
-      case OpKind::Prod:
-      case OpKind::Max:
-      case OpKind::Min: return lower_reduction(n, vars);
-      case OpKind::Negative:
-      case OpKind::Abs:
-      case OpKind::Sign:
-      case OpKind::Exp:
-      case OpKind::Expm1:
-      case OpKind::Log:
-      case OpKind::Log1p:
-      case OpKind::Sqrt:
-      case OpKind::Rsqrt:
-      case OpKind::Square:
-      case OpKind::Reciprocal:
-      case OpKind::Sin:
-      case OpKind::Cos:
-      case OpKind::Tan:
-      case OpKind::Tanh:
-      case OpKind::Arctan:
-      case OpKind::Sigmoid:
-      case OpKind::Erf:
-      case OpKind::Floor:
-      case OpKind::Ceil:
-      case OpKind::Round:
-      case OpKind::LogicalNot:
-      case OpKind::IsNan:
-      case OpKind::BitwiseNot:
-      case OpKind::IsFinite:
-      case OpKind::Cast:
-      case OpKind::Add:
-      case OpKind::Subtract:
-      case OpKind::Multiply:
-      case OpKind::Divide:
-      case OpKind::Power:
-      case OpKind::Maximum:
-      case OpKind::Minimum:
-      case OpKind::Mod:
-      case OpKind::Arctan2:
-      case OpKind::Equal:
-      case OpKind::NotEqual:
-      case OpKind::Less:
-      case OpKind::LessEqual:
-      case OpKind::Greater:
-      case OpKind::GreaterEqual:
-      case OpKind::LogicalAnd:
-      case OpKind::LogicalOr:
-      case OpKind::FloorDivide:
-      case OpKind::BitwiseAnd:
-      case OpKind::BitwiseOr:
-      case OpKind::BitwiseXor:
-      case OpKind::LeftShift:
-      case OpKind::RightShift:
-      case OpKind::Where: {
+    switch (ops::op_def(node.op).family) {
+      case ops::Family::elementwise: {
+        // stop_gradient is the identity in a kernel: its operand, read at the same index.
+        if (node.op == OpKind::StopGradient)
+          return lower_node(node.inputs[0], broadcast_vars(node.inputs[0].shape(), n.shape(), vars));
         Expr e;
         e.kind = Expr::Kind::op;
         e.op = node.op;
@@ -324,44 +260,37 @@ class Lowering {
         e.in = node.inputs.empty() ? n.dtype() : node.inputs.back().dtype();
         return fresh(std::move(e), n.dtype());
       }
-      case OpKind::Placeholder:
-      case OpKind::Variable:
-      case OpKind::Constant:
-      case OpKind::Argmax:
-      case OpKind::Argmin:
-      case OpKind::Cumsum:
-      case OpKind::Reshape:
-      case OpKind::Concatenate:
-      case OpKind::Unslice:
-      case OpKind::Pad:
-      case OpKind::Take:
-      case OpKind::ScatterAdd:
-      case OpKind::TakeAlongAxis:
-      case OpKind::ScatterAddAlongAxis:
-      case OpKind::Matmul:
-      case OpKind::Inv:
-      case OpKind::Det:
-      case OpKind::Slogdet:
-      case OpKind::Cholesky:
-      case OpKind::Solve:
-      case OpKind::TriangularSolve:
-      case OpKind::Conv:
-      case OpKind::ConvBackwardInput:
-      case OpKind::ConvBackwardFilter:
-      case OpKind::MaxPool:
-      case OpKind::MaxPoolGrad:
-      case OpKind::AvgPool:
-      case OpKind::AvgPoolGrad:
-      case OpKind::SoftmaxCrossEntropy:
-      case OpKind::SoftmaxCrossEntropyGrad:
-      case OpKind::RandomUniform:
-      case OpKind::RandomNormal:
-      case OpKind::RandomTruncatedNormal:
-      case OpKind::RandomBernoulli:
-      case OpKind::RandomRandint:
-      case OpKind::RandomPermutation: break;
+      case ops::Family::reduction:
+        if (ops::op_def(node.op).fused_reduction()) return lower_reduction(n, vars);
+        break;
+      case ops::Family::shape:
+        if (node.op == OpKind::BroadcastTo)
+          return lower_node(node.inputs[0], broadcast_vars(node.inputs[0].shape(), n.shape(), vars));
+        if (node.op == OpKind::Transpose) {
+          const auto& perm = std::get<PermAttr>(node.attr).perm;
+          std::vector<Index> in_vars(perm.size());
+          for (std::size_t d = 0; d < perm.size(); ++d) in_vars[static_cast<std::size_t>(perm[d])] = vars[d];
+          return lower_node(node.inputs[0], in_vars);
+        }
+        if (node.op == OpKind::Slice) {
+          const auto& s = std::get<SliceAttr>(node.attr);
+          std::vector<Index> in_vars(vars.size());
+          for (std::size_t d = 0; d < vars.size(); ++d)
+            in_vars[d] = (s.start[d] == 0 && s.step[d] == 1)
+                             ? vars[d]
+                             : add(Index::constant(s.start[d]), mul(Index::constant(s.step[d]), vars[d]));
+          return lower_node(node.inputs[0], in_vars);
+        }
+        // A shape op whose row says Lowering::kernel needs its index arithmetic here.
+        break;
+      case ops::Family::leaf:
+      case ops::Family::linalg:
+      case ops::Family::nn:
+      case ops::Family::random: break;
     }
-    throw InternalError(std::string("lower: op ") + op_name(node.op) + " cannot be computed inside a kernel");
+    throw InternalError(std::string("lower: op ") + op_name(node.op) +
+                        " cannot be computed inside a kernel (its row's lowering is not Lowering::kernel, or "
+                        "src/codegen/loop_ir.cpp has no lowering for this view)");
   }
 
   // An accumulator, zeroed before loops over the reduced axes that add each element. float32 sums

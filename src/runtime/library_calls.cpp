@@ -12,8 +12,10 @@
 // Every call is prepared once, when the program is built, and allocates nothing when it runs.
 #include "runtime/library_calls.hpp"
 
+#include <array>
 #include <string>
 
+#include "ops/op_table.hpp"
 #include "runtime/library_internal.hpp"
 #include "symx/error.hpp"
 
@@ -35,107 +37,24 @@ enum class Route {
   avg_pool_grad
 };
 
-// The one switch over the ops here: it names every op, so that a new op does not compile until it
-// says whether a library call runs it.
+// The library call of each op whose row in the op table says Lowering::library; Route::none for
+// the others (generated kernels or the reference evaluation). A library op missing here is named
+// by library_capabilities(), on first use, and by the op-table test.
 Route route_of(OpKind op) {
-  switch (op) {
-    case OpKind::Matmul: return Route::matmul;
-    case OpKind::Conv: return Route::conv_forward;
-    case OpKind::ConvBackwardInput: return Route::conv_backward_data;
-    case OpKind::ConvBackwardFilter: return Route::conv_backward_weights;
-    case OpKind::MaxPool: return Route::max_pool;
-    case OpKind::MaxPoolGrad: return Route::max_pool_grad;
-    case OpKind::AvgPool: return Route::avg_pool;
-    case OpKind::AvgPoolGrad: return Route::avg_pool_grad;
-    // Generated kernels or the reference evaluation.
-    case OpKind::Placeholder:
-    case OpKind::Variable:
-    case OpKind::Constant:
-    case OpKind::Negative:
-    case OpKind::Abs:
-    case OpKind::Sign:
-    case OpKind::Exp:
-    case OpKind::Expm1:
-    case OpKind::Log:
-    case OpKind::Log1p:
-    case OpKind::Sqrt:
-    case OpKind::Rsqrt:
-    case OpKind::Square:
-    case OpKind::Reciprocal:
-    case OpKind::Sin:
-    case OpKind::Cos:
-    case OpKind::Tan:
-    case OpKind::Tanh:
-    case OpKind::Arctan:
-    case OpKind::Sigmoid:
-    case OpKind::Erf:
-    case OpKind::Floor:
-    case OpKind::Ceil:
-    case OpKind::Round:
-    case OpKind::LogicalNot:
-    case OpKind::IsNan:
-    case OpKind::BitwiseNot:
-    case OpKind::IsFinite:
-    case OpKind::Cast:
-    case OpKind::StopGradient:
-    case OpKind::Add:
-    case OpKind::Subtract:
-    case OpKind::Multiply:
-    case OpKind::Divide:
-    case OpKind::Power:
-    case OpKind::Maximum:
-    case OpKind::Minimum:
-    case OpKind::Mod:
-    case OpKind::Arctan2:
-    case OpKind::Equal:
-    case OpKind::NotEqual:
-    case OpKind::Less:
-    case OpKind::LessEqual:
-    case OpKind::Greater:
-    case OpKind::GreaterEqual:
-    case OpKind::LogicalAnd:
-    case OpKind::LogicalOr:
-    case OpKind::FloorDivide:
-    case OpKind::BitwiseAnd:
-    case OpKind::BitwiseOr:
-    case OpKind::BitwiseXor:
-    case OpKind::LeftShift:
-    case OpKind::RightShift:
-    case OpKind::Where:
-    case OpKind::Sum:
-    case OpKind::Prod:
-    case OpKind::Max:
-    case OpKind::Min:
-    case OpKind::Argmax:
-    case OpKind::Argmin:
-    case OpKind::Cumsum:
-    case OpKind::Reshape:
-    case OpKind::Transpose:
-    case OpKind::BroadcastTo:
-    case OpKind::Concatenate:
-    case OpKind::Slice:
-    case OpKind::Unslice:
-    case OpKind::Pad:
-    case OpKind::Take:
-    case OpKind::ScatterAdd:
-    case OpKind::TakeAlongAxis:
-    case OpKind::ScatterAddAlongAxis:
-    case OpKind::Inv:
-    case OpKind::Det:
-    case OpKind::Slogdet:
-    case OpKind::Cholesky:
-    case OpKind::Solve:
-    case OpKind::TriangularSolve:
-    case OpKind::SoftmaxCrossEntropy:
-    case OpKind::SoftmaxCrossEntropyGrad:
-    case OpKind::RandomUniform:
-    case OpKind::RandomNormal:
-    case OpKind::RandomTruncatedNormal:
-    case OpKind::RandomBernoulli:
-    case OpKind::RandomRandint:
-    case OpKind::RandomPermutation: return Route::none;
-  }
-  throw InternalError("library calls: op kind " + std::to_string(static_cast<int>(op)) + " is not in the op list");
+  static const std::array<Route, kNumOps> routes = [] {
+    std::array<Route, kNumOps> r{};
+    auto set = [&](OpKind k, Route route) { r[static_cast<std::size_t>(k)] = route; };
+    set(OpKind::Matmul, Route::matmul);
+    set(OpKind::Conv, Route::conv_forward);
+    set(OpKind::ConvBackwardInput, Route::conv_backward_data);
+    set(OpKind::ConvBackwardFilter, Route::conv_backward_weights);
+    set(OpKind::MaxPool, Route::max_pool);
+    set(OpKind::MaxPoolGrad, Route::max_pool_grad);
+    set(OpKind::AvgPool, Route::avg_pool);
+    set(OpKind::AvgPoolGrad, Route::avg_pool_grad);
+    return r;
+  }();
+  return routes[static_cast<std::size_t>(op)];
 }
 
 std::unique_ptr<LibraryCall> make_epilogue_call(const codegen::Epilogue& e, std::array<bool, 2> transposed) {
@@ -223,8 +142,19 @@ std::unique_ptr<LibraryCall> make_library_call(const codegen::Step& step) {
   return nullptr;
 }
 
+// Checks, once, that every op the op table sends to a library has a call here.
 const codegen::LibraryCapabilities& library_capabilities() {
-  static const RuntimeLibraryCapabilities capabilities;
+  static const RuntimeLibraryCapabilities capabilities = [] {
+    for (int k = 0; k < kNumOps; ++k) {
+      auto op = static_cast<OpKind>(k);
+      if ((ops::op_def(op).lowering == ops::Lowering::library) != (route_of(op) != Route::none))
+        throw InternalError(std::string("library calls: ") + op_name(op) +
+                            (route_of(op) == Route::none
+                                 ? " is a library op in the op table but has no route in route_of"
+                                 : " has a route in route_of but is not a library op in the op table"));
+    }
+    return RuntimeLibraryCapabilities{};
+  }();
   return capabilities;
 }
 
