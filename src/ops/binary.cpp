@@ -303,13 +303,8 @@ template <OpKind op> Array evaluate(const EvalArgs& args) {
 }
 
 template <OpKind... ops> void define_all() {
-  (define(ops, {.family = Family::elementwise,
-                .arity = 2,
-                .lowering = Lowering::kernel,
-                .cheap = Binary<ops>::cheap,
-                .infer = infer<ops>,
-                .evaluate = evaluate<ops>,
-                .vjp = Binary<ops>::vjp}),
+  (define(ops, row(Family::elementwise, 2, Lowering::kernel, infer<ops>, evaluate<ops>, Binary<ops>::vjp,
+                   Binary<ops>::cheap)),
    ...);
 }
 
@@ -376,13 +371,7 @@ void register_binary_ops() {
   define_all<K::Add, K::Subtract, K::Multiply, K::Divide, K::Power, K::Maximum, K::Minimum, K::Mod, K::Arctan2,
              K::Equal, K::NotEqual, K::Less, K::LessEqual, K::Greater, K::GreaterEqual, K::LogicalAnd, K::LogicalOr,
              K::FloorDivide, K::BitwiseAnd, K::BitwiseOr, K::BitwiseXor, K::LeftShift, K::RightShift>();
-  define(K::Where, {.family = Family::elementwise,
-                    .arity = 3,
-                    .lowering = Lowering::kernel,
-                    .cheap = true,
-                    .infer = infer_where,
-                    .evaluate = evaluate_where,
-                    .vjp = vjp_where});
+  define(K::Where, row(Family::elementwise, 3, Lowering::kernel, infer_where, evaluate_where, vjp_where, true));
 }
 
 }  // namespace ops

@@ -16,13 +16,7 @@ Array leaf_eval(const EvalArgs& args) {
 
 void register_leaf_ops() {
   for (OpKind op : {OpKind::Placeholder, OpKind::Variable, OpKind::Constant})
-    define(op, {.family = Family::leaf,
-                .arity = 0,
-                .lowering = Lowering::leaf,
-                .cheap = false,
-                .infer = leaf_infer,
-                .evaluate = leaf_eval,
-                .vjp = no_gradient});
+    define(op, row(Family::leaf, 0, Lowering::leaf, leaf_infer, leaf_eval, no_gradient));
 }
 
 }  // namespace symx::ops

@@ -483,24 +483,16 @@ DType float_dtype(DType d) { return is_floating(d) ? d : DType::f32; }
 void register_linalg_ops() {
   using K = OpKind;
   // Matrix products are library calls (BLAS / oneDNN); the decompositions run the reference.
-  auto row = [](Lowering lowering, int arity, TensorType (*infer)(const std::vector<Tensor>&, const Attr&),
-                Array (*evaluate)(const EvalArgs&), std::vector<Tensor> (*vjp)(const Tensor&, const Tensor&)) {
-    return OpDef{.family = Family::linalg,
-                 .arity = arity,
-                 .lowering = lowering,
-                 .cheap = false,
-                 .infer = infer,
-                 .evaluate = evaluate,
-                 .vjp = vjp};
-  };
   using L = Lowering;
-  define(K::Matmul, row(L::library, 2, infer_matmul, eval_matmul, vjp_matmul));
-  define(K::Inv, row(L::reference, 1, infer_square_float, eval_inv, vjp_inv));
-  define(K::Det, row(L::reference, 1, infer_det, eval_det, vjp_det));
-  define(K::Slogdet, row(L::reference, 1, infer_slogdet, eval_slogdet, vjp_slogdet));
-  define(K::Cholesky, row(L::reference, 1, infer_square_float, eval_cholesky, vjp_cholesky));
-  define(K::Solve, row(L::reference, 2, infer_solve, eval_solve, vjp_solve));
-  define(K::TriangularSolve, row(L::reference, 2, infer_triangular_solve, eval_triangular_solve, vjp_triangular_solve));
+  constexpr auto F = Family::linalg;
+  define(K::Matmul, row(F, 2, L::library, infer_matmul, eval_matmul, vjp_matmul));
+  define(K::Inv, row(F, 1, L::reference, infer_square_float, eval_inv, vjp_inv));
+  define(K::Det, row(F, 1, L::reference, infer_det, eval_det, vjp_det));
+  define(K::Slogdet, row(F, 1, L::reference, infer_slogdet, eval_slogdet, vjp_slogdet));
+  define(K::Cholesky, row(F, 1, L::reference, infer_square_float, eval_cholesky, vjp_cholesky));
+  define(K::Solve, row(F, 2, L::reference, infer_solve, eval_solve, vjp_solve));
+  define(K::TriangularSolve,
+         row(F, 2, L::reference, infer_triangular_solve, eval_triangular_solve, vjp_triangular_solve));
 }
 
 }  // namespace ops

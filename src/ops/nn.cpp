@@ -521,29 +521,20 @@ void register_nn_ops() {
   using K = OpKind;
   // Convolutions and pooling are library calls (oneDNN, the max-pooling loop); softmax
   // cross-entropy and its gradient are row kernels (src/codegen/kernel_rows.hpp).
-  auto row = [](Lowering lowering, int arity, TensorType (*infer)(const std::vector<Tensor>&, const Attr&),
-                Array (*evaluate)(const EvalArgs&), std::vector<Tensor> (*vjp)(const Tensor&, const Tensor&)) {
-    return OpDef{.family = Family::nn,
-                 .arity = arity,
-                 .lowering = lowering,
-                 .cheap = false,
-                 .infer = infer,
-                 .evaluate = evaluate,
-                 .vjp = vjp};
-  };
   using L = Lowering;
-  define(K::Conv, row(L::library, 2, infer_conv, eval_conv, vjp_conv));
+  constexpr auto F = Family::nn;
+  define(K::Conv, row(F, 2, L::library, infer_conv, eval_conv, vjp_conv));
   define(K::ConvBackwardInput,
-         row(L::library, 2, infer_conv_backward_input, eval_conv_backward_input, vjp_conv_backward_input));
+         row(F, 2, L::library, infer_conv_backward_input, eval_conv_backward_input, vjp_conv_backward_input));
   define(K::ConvBackwardFilter,
-         row(L::library, 2, infer_conv_backward_filter, eval_conv_backward_filter, vjp_conv_backward_filter));
-  define(K::MaxPool, row(L::library, 1, infer_pool, eval_max_pool, vjp_max_pool));
-  define(K::MaxPoolGrad, row(L::library, 2, infer_pool_grad, eval_max_pool_grad, vjp_max_pool_grad));
-  define(K::AvgPool, row(L::library, 1, infer_pool, eval_avg_pool, vjp_avg_pool));
-  define(K::AvgPoolGrad, row(L::library, 1, infer_pool_grad, eval_avg_pool_grad, vjp_avg_pool_grad));
-  define(K::SoftmaxCrossEntropy, row(L::row_kernel, 2, infer_softmax_xent, eval_softmax_xent, vjp_softmax_xent));
+         row(F, 2, L::library, infer_conv_backward_filter, eval_conv_backward_filter, vjp_conv_backward_filter));
+  define(K::MaxPool, row(F, 1, L::library, infer_pool, eval_max_pool, vjp_max_pool));
+  define(K::MaxPoolGrad, row(F, 2, L::library, infer_pool_grad, eval_max_pool_grad, vjp_max_pool_grad));
+  define(K::AvgPool, row(F, 1, L::library, infer_pool, eval_avg_pool, vjp_avg_pool));
+  define(K::AvgPoolGrad, row(F, 1, L::library, infer_pool_grad, eval_avg_pool_grad, vjp_avg_pool_grad));
+  define(K::SoftmaxCrossEntropy, row(F, 2, L::row_kernel, infer_softmax_xent, eval_softmax_xent, vjp_softmax_xent));
   define(K::SoftmaxCrossEntropyGrad,
-         row(L::row_kernel, 3, infer_softmax_xent, eval_softmax_xent_grad, vjp_softmax_xent_grad));
+         row(F, 3, L::row_kernel, infer_softmax_xent, eval_softmax_xent_grad, vjp_softmax_xent_grad));
 }
 
 }  // namespace ops

@@ -74,6 +74,22 @@ struct OpDef {
   bool random() const { return family == Family::random; }
 };
 
+using InferRule = TensorType (*)(const std::vector<Tensor>& inputs, const Attr& attr);
+using EvaluateRule = Array (*)(const EvalArgs& args);
+using VjpRule = std::vector<Tensor> (*)(const Tensor& output, const Tensor& cotangent);
+
+// A row: what the op is (family, arity, lowering, whether cheap to recompute), then its rules.
+inline OpDef row(Family family, int arity, Lowering lowering, InferRule infer, EvaluateRule evaluate, VjpRule vjp,
+                 bool cheap = false) {
+  return {.family = family,
+          .arity = arity,
+          .lowering = lowering,
+          .cheap = cheap,
+          .infer = infer,
+          .evaluate = evaluate,
+          .vjp = vjp};
+}
+
 // Row `op` of the table (checked: every row complete, see missing_rules).
 const OpDef& op_def(OpKind op);
 // Declares row `op`; called by each family's register_* function, once per op.

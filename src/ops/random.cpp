@@ -303,14 +303,7 @@ template <OpKind op> Array evaluate(const EvalArgs& args) {
 
 // Random draws have no gradient: the draw does not depend on a differentiable input.
 template <OpKind... ops> void define_all() {
-  (define(ops, {.family = Family::random,
-                .arity = 1,
-                .lowering = Lowering::reference,
-                .cheap = false,
-                .infer = infer<ops>,
-                .evaluate = evaluate<ops>,
-                .vjp = no_gradient}),
-   ...);
+  (define(ops, row(Family::random, 1, Lowering::reference, infer<ops>, evaluate<ops>, no_gradient)), ...);
 }
 
 template <OpKind op> Tensor draw(const char* name, RandomAttr attr, Loc loc) {

@@ -323,43 +323,17 @@ Tensor arg_reduce(OpKind op, const char* name, const Tensor& x, std::optional<in
 
 void register_reduce_ops() {
   using K = OpKind;
-  // Sum, prod, max and min are loops inside kernels; never recomputed (each would repeat a loop).
-  auto fused = [](TensorType (*infer)(const std::vector<Tensor>&, const Attr&), Array (*evaluate)(const EvalArgs&),
-                  std::vector<Tensor> (*vjp)(const Tensor&, const Tensor&)) {
-    return OpDef{.family = Family::reduction,
-                 .arity = 1,
-                 .lowering = Lowering::kernel,
-                 .cheap = false,
-                 .infer = infer,
-                 .evaluate = evaluate,
-                 .vjp = vjp};
-  };
-  define(K::Sum, fused(infer_reduce<K::Sum>, evaluate_reduce<K::Sum>, vjp_sum));
-  define(K::Prod, fused(infer_reduce<K::Prod>, evaluate_reduce<K::Prod>, vjp_prod));
-  define(K::Max, fused(infer_reduce<K::Max>, evaluate_reduce<K::Max>, vjp_extremum));
-  define(K::Min, fused(infer_reduce<K::Min>, evaluate_reduce<K::Min>, vjp_extremum));
-  // Index reductions and scans have no kernel yet: the reference evaluation runs them.
-  define(K::Argmax, {.family = Family::reduction,
-                     .arity = 1,
-                     .lowering = Lowering::reference,
-                     .cheap = false,
-                     .infer = infer_arg<K::Argmax>,
-                     .evaluate = evaluate_arg<K::Argmax>,
-                     .vjp = no_gradient});
-  define(K::Argmin, {.family = Family::reduction,
-                     .arity = 1,
-                     .lowering = Lowering::reference,
-                     .cheap = false,
-                     .infer = infer_arg<K::Argmin>,
-                     .evaluate = evaluate_arg<K::Argmin>,
-                     .vjp = no_gradient});
-  define(K::Cumsum, {.family = Family::reduction,
-                     .arity = 1,
-                     .lowering = Lowering::reference,
-                     .cheap = false,
-                     .infer = infer_cumsum,
-                     .evaluate = evaluate_cumsum,
-                     .vjp = vjp_cumsum});
+  // Sum, prod, max and min are loops inside kernels, never recomputed (each would repeat a loop);
+  // index reductions and scans have no kernel yet: the reference evaluation runs them.
+  using L = Lowering;
+  constexpr auto F = Family::reduction;
+  define(K::Sum, row(F, 1, L::kernel, infer_reduce<K::Sum>, evaluate_reduce<K::Sum>, vjp_sum));
+  define(K::Prod, row(F, 1, L::kernel, infer_reduce<K::Prod>, evaluate_reduce<K::Prod>, vjp_prod));
+  define(K::Max, row(F, 1, L::kernel, infer_reduce<K::Max>, evaluate_reduce<K::Max>, vjp_extremum));
+  define(K::Min, row(F, 1, L::kernel, infer_reduce<K::Min>, evaluate_reduce<K::Min>, vjp_extremum));
+  define(K::Argmax, row(F, 1, L::reference, infer_arg<K::Argmax>, evaluate_arg<K::Argmax>, no_gradient));
+  define(K::Argmin, row(F, 1, L::reference, infer_arg<K::Argmin>, evaluate_arg<K::Argmin>, no_gradient));
+  define(K::Cumsum, row(F, 1, L::reference, infer_cumsum, evaluate_cumsum, vjp_cumsum));
 }
 
 }  // namespace ops

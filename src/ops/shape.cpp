@@ -559,28 +559,21 @@ void register_shape_ops() {
   using K = OpKind;
   // Views are index arithmetic inside kernels (cheap to recompute); reshape is the input's buffer
   // seen with another shape; the gathers and scatters have no kernel yet.
-  auto row = [](Lowering lowering, int arity, TensorType (*infer)(const std::vector<Tensor>&, const Attr&),
-                Array (*evaluate)(const EvalArgs&), std::vector<Tensor> (*vjp)(const Tensor&, const Tensor&)) {
-    return OpDef{.family = Family::shape,
-                 .arity = arity,
-                 .lowering = lowering,
-                 .cheap = lowering == Lowering::kernel,
-                 .infer = infer,
-                 .evaluate = evaluate,
-                 .vjp = vjp};
-  };
   using L = Lowering;
-  define(K::Reshape, row(L::alias, 1, infer_reshape, evaluate_reshape, vjp_reshape));
-  define(K::Transpose, row(L::kernel, 1, infer_transpose, evaluate_transpose, vjp_transpose));
-  define(K::BroadcastTo, row(L::kernel, 1, infer_broadcast_to, evaluate_broadcast_to, vjp_broadcast_to));
-  define(K::Concatenate, row(L::reference, kVariadic, infer_concatenate, evaluate_concatenate, vjp_concatenate));
-  define(K::Slice, row(L::kernel, 1, infer_slice, evaluate_slice, vjp_slice));
-  define(K::Unslice, row(L::reference, 1, infer_unslice, evaluate_unslice, vjp_unslice));
-  define(K::Pad, row(L::reference, 1, infer_pad, evaluate_pad, vjp_pad));
-  define(K::Take, row(L::reference, 2, infer_take, evaluate_take, vjp_take));
-  define(K::ScatterAdd, row(L::reference, 2, infer_scatter_add, evaluate_scatter_add, vjp_scatter_add));
-  define(K::TakeAlongAxis, row(L::reference, 2, infer_take_along_axis, evaluate_take_along_axis, vjp_take_along_axis));
-  define(K::ScatterAddAlongAxis, row(L::reference, 2, infer_scatter_add_along_axis, evaluate_scatter_add_along_axis,
+  constexpr auto F = Family::shape;
+  constexpr bool cheap = true;
+  define(K::Reshape, row(F, 1, L::alias, infer_reshape, evaluate_reshape, vjp_reshape));
+  define(K::Transpose, row(F, 1, L::kernel, infer_transpose, evaluate_transpose, vjp_transpose, cheap));
+  define(K::BroadcastTo, row(F, 1, L::kernel, infer_broadcast_to, evaluate_broadcast_to, vjp_broadcast_to, cheap));
+  define(K::Concatenate, row(F, kVariadic, L::reference, infer_concatenate, evaluate_concatenate, vjp_concatenate));
+  define(K::Slice, row(F, 1, L::kernel, infer_slice, evaluate_slice, vjp_slice, cheap));
+  define(K::Unslice, row(F, 1, L::reference, infer_unslice, evaluate_unslice, vjp_unslice));
+  define(K::Pad, row(F, 1, L::reference, infer_pad, evaluate_pad, vjp_pad));
+  define(K::Take, row(F, 2, L::reference, infer_take, evaluate_take, vjp_take));
+  define(K::ScatterAdd, row(F, 2, L::reference, infer_scatter_add, evaluate_scatter_add, vjp_scatter_add));
+  define(K::TakeAlongAxis,
+         row(F, 2, L::reference, infer_take_along_axis, evaluate_take_along_axis, vjp_take_along_axis));
+  define(K::ScatterAddAlongAxis, row(F, 2, L::reference, infer_scatter_add_along_axis, evaluate_scatter_add_along_axis,
                                      vjp_scatter_add_along_axis));
 }
 

@@ -251,13 +251,8 @@ template <OpKind op> Array evaluate(const EvalArgs& args) {
 }
 
 template <OpKind... ops> void define_all() {
-  (define(ops, {.family = Family::elementwise,
-                .arity = 1,
-                .lowering = Lowering::kernel,
-                .cheap = Unary<ops>::cheap,
-                .infer = infer<ops>,
-                .evaluate = evaluate<ops>,
-                .vjp = Unary<ops>::vjp}),
+  (define(ops,
+          row(Family::elementwise, 1, Lowering::kernel, infer<ops>, evaluate<ops>, Unary<ops>::vjp, Unary<ops>::cheap)),
    ...);
 }
 
