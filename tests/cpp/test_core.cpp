@@ -327,11 +327,9 @@ TEST(CoreUpdates, ErrorsNameTheVariableAndLeaveTheCollection) {
   auto w = sx::variable(sx::Array({1.0f}), "w");
   auto x = sx::placeholder({1}, sx::f32, "x");
   int line = __LINE__ + 1;
-  expect_error<sx::ValueError>(
-      [&] {
-        sx::add_updates({{x, x + 1.0f}});
-      },
-      {"add_updates at test_core.cpp:" + std::to_string(line), "'x' is not a variable"});
+  auto update_placeholder = [&] { sx::add_updates({{x, x + 1.0f}}); };
+  expect_error<sx::ValueError>(update_placeholder,
+                               {"add_updates at test_core.cpp:" + std::to_string(line), "'x' is not a variable"});
   expect_error<sx::ValueError>([&] { sx::add_updates({{w, sx::Tensor()}}); }, {"'w'", "undefined"});
   sx::add_updates({{w, w + 1.0f}});
   expect_error<sx::ValueError>(
