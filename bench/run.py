@@ -377,7 +377,7 @@ def build_overhead_cpp(R):
             if m and os.path.exists(m.group(1).strip()) and m.group(1).strip() not in libs:
                 libs.append(m.group(1).strip())
     base = ["g++", "-O2", "-std=c++20", "-I" + os.path.join(ROOT, "include"), os.path.join(HERE, "overhead.cpp"), lib]
-    tail_libs = ["-fopenmp", "-ldl", "-lpthread"]
+    tail_libs = ["-lcrypto", "-fopenmp", "-ldl", "-lpthread"]  # libcrypto: the kernel cache's SHA-256
     exe = os.path.join(R.out, "overhead")
     attempts = [
         libs or ["-llapacke", "-lopenblas"],
