@@ -261,8 +261,6 @@ Roots apply_rules(const Roots& roots, std::span<const Rule> rules) {
   });
 }
 
-bool is_random(OpKind op) { return ops::op_def(op).random(); }
-
 bool same_roots(const Roots& a, const Roots& b) { return std::equal(a.begin(), a.end(), b.begin(), b.end()); }
 
 }  // namespace
@@ -272,7 +270,7 @@ std::vector<Tensor> eliminate_dead_code(const Roots& roots) { return topological
 Roots fold_constants(const Roots& roots) {
   return rewrite(roots, [](const Tensor& t) {
     const Node& node = t.node();
-    if (node.inputs.empty() || is_random(node.op)) return Tensor();
+    if (node.inputs.empty() || ops::op_def(node.op).random()) return Tensor();
     std::int64_t largest_input = 1;
     std::vector<Array> values;
     for (const auto& x : node.inputs) {

@@ -10,8 +10,6 @@
 namespace symx::runtime {
 namespace {
 
-bool is_random(OpKind op) { return ops::op_def(op).random(); }
-
 // The C++ constant of a dtype, for messages that show a conversion.
 const char* cpp_dtype_name(DType dtype) {
   switch (dtype) {
@@ -87,7 +85,7 @@ std::vector<Array> evaluate(const std::vector<Tensor>& outputs, const Feed& feed
 std::vector<Tensor> random_states(const std::vector<Tensor>& outputs) {
   std::vector<Tensor> states;
   for (const Tensor& t : topological_order(outputs)) {
-    if (!is_random(t.op())) continue;
+    if (!ops::op_def(t.op()).random()) continue;
     const Tensor& state = t.node().inputs[0];
     if (std::find(states.begin(), states.end(), state) == states.end()) states.push_back(state);
   }

@@ -154,6 +154,18 @@ bool agree(double got, double want, DType dtype) {
   return std::abs(got - want) <= tolerance * (1 + std::abs(want));
 }
 
+// Runs a generated kernel over `loads` (in the kernel's argument order) into a new array of its
+// root's type.
+sx::Array run_kernel(const sx::codegen::Library& library, const sx::codegen::Kernel& kernel,
+                     const std::vector<sx::Array>& loads) {
+  std::vector<char*> buffers;
+  for (const sx::Array& load : loads) buffers.push_back(static_cast<char*>(const_cast<void*>(load.raw_data())));
+  sx::Array out(kernel.root.shape(), kernel.root.dtype());
+  buffers.push_back(static_cast<char*>(out.raw_data()));
+  reinterpret_cast<void (*)(char* const*)>(library.symbol(kernel.name))(buffers.data());
+  return out;
+}
+
 TEST(OpTable, EveryElementwiseOpCompilesToAKernelThatAgreesWithItsReference) {
   sx::reset_default_graph();
   std::mt19937 rng(11);
@@ -209,12 +221,9 @@ TEST(OpTable, EveryElementwiseOpCompilesToAKernelThatAgreesWithItsReference) {
     const sx::Node& node = c->node.node();
     std::string what =
         std::string(sx::op_name(node.op)) + " over " + std::string(sx::dtype_name(node.inputs.back().dtype()));
-    std::vector<char*> buffers;
-    for (const sx::Tensor& load : kernel.loads)
-      buffers.push_back(static_cast<char*>(const_cast<void*>(values.at(&load.node()).raw_data())));
-    sx::Array out(c->node.shape(), c->node.dtype());
-    buffers.push_back(static_cast<char*>(out.raw_data()));
-    reinterpret_cast<void (*)(char* const*)>(library->symbol(kernel.name))(buffers.data());
+    std::vector<sx::Array> loads;
+    for (const sx::Tensor& load : kernel.loads) loads.push_back(values.at(&load.node()));
+    sx::Array out = run_kernel(*library, kernel, loads);
     sx::Array want = ops::op_def(node.op).evaluate({node, c->inputs});
     ASSERT_EQ(want.dtype(), out.dtype()) << what;
     int wrong = 0;
@@ -255,10 +264,7 @@ TEST(OpTable, EveryFusedViewCompilesToAKernelThatAgreesWithItsReference) {
   auto library = sx::codegen::compile_and_load(sx::codegen::emit_source(plan));
   for (const sx::codegen::Kernel& kernel : plan.kernels) {
     ASSERT_EQ(kernel.loads.size(), 1u);
-    std::vector<char*> buffers{static_cast<char*>(xv.raw_data())};
-    sx::Array out(kernel.root.shape(), kernel.root.dtype());
-    buffers.push_back(static_cast<char*>(out.raw_data()));
-    reinterpret_cast<void (*)(char* const*)>(library->symbol(kernel.name))(buffers.data());
+    sx::Array out = run_kernel(*library, kernel, {xv});
     sx::Array want = ops::op_def(kernel.root.op()).evaluate({kernel.root.node(), {xv}});
     for (std::int64_t i = 0; i < out.size(); ++i)
       ASSERT_EQ(out.get_flat(i), want.get_flat(i)) << sx::op_name(kernel.root.op()) << " element " << i;
