@@ -2,10 +2,10 @@
 PYTHON ?= python3
 BUILD ?= build
 JOBS ?= $(shell nproc)
-GENERATOR := $(shell command -v ninja >/dev/null 2>&1 && echo "-G Ninja")
+GENERATOR = $(shell command -v ninja >/dev/null 2>&1 && echo "-G Ninja")
 # ccache (installed by tools/install_deps.sh) lets the package test's add_subdirectory build
 # reuse the objects of the main build.
-LAUNCHER := $(shell command -v ccache >/dev/null 2>&1 && echo "-DCMAKE_CXX_COMPILER_LAUNCHER=ccache")
+LAUNCHER = $(shell command -v ccache >/dev/null 2>&1 && echo "-DCMAKE_CXX_COMPILER_LAUNCHER=ccache")
 # Compiler warnings as errors (CMake's SYMX_WERROR) in every build below, so that `make test` here
 # fails on a warning as CI does (.ci/run sets WERROR=ON too); `make WERROR=OFF ...` for a newer
 # compiler with warnings of its own. One value for all targets: a change recompiles everything.

@@ -576,6 +576,13 @@ NB_MODULE(_symx, m) {
   nb::module_ train =
       m.def_submodule("train", "The training loop, callbacks, checkpoints and models (symx/train.hpp).");
   bind_train(train);
+  nb::module_ distributed =
+      m.def_submodule("distributed",
+                      "Data-parallel training over MPI: collectives and gradient averaging (symx/distributed.hpp).");
+  distributed_error_type = PyErr_NewExceptionWithDoc("symx.distributed.DistributedError",
+                                                     DOC(distributed_DistributedError), PyExc_RuntimeError, nullptr);
+  distributed.attr("DistributedError") = nb::handle(distributed_error_type);
+  bind_distributed(distributed);
   bind_cli(m);
   bind_autodiff(m);
   bind_functions(m);

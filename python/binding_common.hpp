@@ -71,5 +71,6 @@ void bind_optim(nb::module_& optim);  // binding_optim.cpp: optimizers, clipping
 void bind_stats(nb::module_& stats);  // binding_stats.cpp: distributions (symx/stats.hpp)
 void bind_data(
     nb::module_& data);  // binding_data.cpp: readers, splits, transforms, BatchIterator, download (symx/data.hpp)
-void bind_train(nb::module_& train);  // binding_train.cpp: fit, callbacks, checkpoints, models (symx/train.hpp)
-void bind_cli(nb::module_& m);        // binding_train.cpp: _cli_run, what `python -m symx` calls (symx/cli.hpp)
+void bind_train(nb::module_& train);    // binding_train.cpp: fit, callbacks, checkpoints, models (symx/train.hpp)
+void bind_distributed(nb::module_& m);  // binding_distributed.cpp: symx.distributed (symx/distributed.hpp)
+void bind_cli(nb::module_& m);          // binding_train.cpp: _cli_run, what `python -m symx` calls (symx/cli.hpp)

@@ -222,10 +222,11 @@ void bind_other_layers(nb::module_& m) {
   nb::class_<ly::BatchNorm, ly::Layer>(m, "BatchNorm", DOC(nn_layers_BatchNorm))
       .def(
           "__init__",
-          [](ly::BatchNorm* self, int axis, double momentum, double eps, bool affine, std::string name) {
-            new (self) ly::BatchNorm(ly::BatchNormOptions{axis, momentum, eps, affine, name});
+          [](ly::BatchNorm* self, int axis, double momentum, double eps, bool affine, bool sync, std::string name) {
+            new (self) ly::BatchNorm(ly::BatchNormOptions{axis, momentum, eps, affine, sync, name});
           },
-          "axis"_a = 1, "momentum"_a = 0.1, "eps"_a = 1e-5, "affine"_a = true, "name"_a = "batch_norm");
+          "axis"_a = 1, "momentum"_a = 0.1, "eps"_a = 1e-5, "affine"_a = true, "sync"_a = false,
+          "name"_a = "batch_norm");
   nb::class_<ly::LayerNorm, ly::Layer>(m, "LayerNorm", DOC(nn_layers_LayerNorm))
       .def(
           "__init__",

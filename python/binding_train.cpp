@@ -160,7 +160,7 @@ void bind_train(nb::module_& m) {
       [](nb::handle network, nb::handle loss, nb::handle optimizer, nb::handle train, nb::handle validation,
          std::int64_t epochs, std::int64_t batch_size, std::uint64_t seed, std::optional<std::string> out_dir,
          bool resume, std::string log, std::int64_t prefetch, bool drop_last, nb::handle transforms,
-         nb::handle callbacks, std::map<std::string, std::string> config) {
+         nb::handle callbacks, std::map<std::string, std::string> config, double bucket_mb) {
         tr::Network net = network_from_python(network);
         tr::Loss loss_fn = loss_from_python(loss);
         std::unique_ptr<symx::optim::Optimizer> default_optimizer;
@@ -195,6 +195,7 @@ void bind_train(nb::module_& m) {
                                .log = log,
                                .prefetch = prefetch,
                                .drop_last = drop_last};
+        options.bucket_mb = bucket_mb;
         options.config = std::move(config);
         std::vector<nb::object> keep_transforms;  // Python callables among the transforms, alive during fit
         options.transforms = transforms_from_python(transforms, keep_transforms, "symx.train.fit");
@@ -211,7 +212,7 @@ void bind_train(nb::module_& m) {
       "network"_a, "loss"_a = nb::none(), "optimizer"_a = nb::none(), "train"_a, "validation"_a = nb::none(),
       "epochs"_a = 1, "batch_size"_a = 32, "seed"_a = 0, "out_dir"_a = nb::none(), "resume"_a = false, "log"_a = "auto",
       "prefetch"_a = 2, "drop_last"_a = false, "transforms"_a = nb::none(), "callbacks"_a = nb::none(),
-      "config"_a = std::map<std::string, std::string>{}, DOC(train_fit));
+      "config"_a = std::map<std::string, std::string>{}, "bucket_mb"_a = 25.0, DOC(train_fit));
 
   m.def(
       "evaluate",
@@ -253,18 +254,19 @@ void bind_train(nb::module_& m) {
   m.def(
       "make_model",
       [](const std::string& name, std::vector<std::int64_t> image_shape, std::int64_t classes,
-         std::int64_t steps_per_epoch) {
-        tr::models::Model model =
-            tr::models::make_model(name, symx::Shape(image_shape.begin(), image_shape.end()), classes, steps_per_epoch);
+         std::int64_t steps_per_epoch, bool sync_batch_norm) {
+        tr::models::Model model = tr::models::make_model(name, symx::Shape(image_shape.begin(), image_shape.end()),
+                                                         classes, steps_per_epoch, sync_batch_norm);
         return nb::make_tuple(model.network, model.optimizer, model.batch_size);
       },
-      "name"_a, "image_shape"_a, "classes"_a = 10, "steps_per_epoch"_a = 1, DOC(train_models_make_model));
+      "name"_a, "image_shape"_a, "classes"_a = 10, "steps_per_epoch"_a = 1, "sync_batch_norm"_a = false,
+      DOC(train_models_make_model));
   m.def(
       "paper_cnn",
-      [](std::vector<std::int64_t> image_shape, std::int64_t classes) {
-        return tr::models::paper_cnn(symx::Shape(image_shape.begin(), image_shape.end()), classes);
+      [](std::vector<std::int64_t> image_shape, std::int64_t classes, bool sync_batch_norm) {
+        return tr::models::paper_cnn(symx::Shape(image_shape.begin(), image_shape.end()), classes, sync_batch_norm);
       },
-      "image_shape"_a, "classes"_a = 10, DOC(train_models_paper_cnn));
+      "image_shape"_a, "classes"_a = 10, "sync_batch_norm"_a = false, DOC(train_models_paper_cnn));
   m.def("mlp", &tr::models::mlp, "classes"_a = 10, DOC(train_models_mlp));
   m.def("scale_by_max", &tr::models::scale_by_max, "x"_a, DOC(train_models_scale_by_max));
 }

@@ -1,5 +1,6 @@
 // python/casters.cpp: the conversions between Python and symx declared in casters.hpp.
 #include "casters.hpp"
+#include "symx/distributed.hpp"
 
 #include <cstddef>
 #include <cstdint>
@@ -322,6 +323,7 @@ std::vector<symx::Index> index_from_python(nb::handle key) {
 // Exceptions.
 
 PyObject* shape_error_type = nullptr;
+PyObject* distributed_error_type = nullptr;
 PyObject* dtype_error_type = nullptr;
 PyObject* io_error_type = nullptr;
 
@@ -358,6 +360,8 @@ void translate_exception(const std::exception_ptr& p, void*) {
     set_error(dtype_error_type, e.what());
   } catch (const symx::IOError& e) {
     set_error(io_error_type, e.what());
+  } catch (const symx::distributed::DistributedError& e) {
+    set_error(distributed_error_type, e.what());
   } catch (const symx::Error& e) {  // symx::ValueError and any other user error
     set_error(PyExc_ValueError, e.what());
   } catch (const symx::InternalError& e) {

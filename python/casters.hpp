@@ -153,6 +153,7 @@ std::vector<symx::Index> index_from_python(nb::handle key);
 extern PyObject* shape_error_type;
 extern PyObject* dtype_error_type;
 extern PyObject* io_error_type;
+extern PyObject* distributed_error_type;  // symx.distributed.DistributedError (a RuntimeError)
 
 // A C++ string as a Python str; bytes that are not UTF-8 (from files or paths) are escaped as \xNN
 // (Python's 'backslashreplace') instead of failing with a UnicodeDecodeError that would hide the text.

@@ -109,7 +109,9 @@
   X(RandomTruncatedNormal, "random_truncated_normal")               \
   X(RandomBernoulli, "random_bernoulli")                            \
   X(RandomRandint, "random_randint")                                \
-  X(RandomPermutation, "random_permutation")
+  X(RandomPermutation, "random_permutation")                        \
+  /* calls into the host program (host_call) */                     \
+  X(HostCall, "host_call")
 
 namespace symx {
 

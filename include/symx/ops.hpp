@@ -586,6 +586,33 @@ Tensor randint(Shape shape, std::int64_t low, std::int64_t high, DType dtype = D
 Tensor permutation(std::int64_t n, Loc loc = Loc::current());
 }  // namespace random
 
+// ---- host calls ----
+// What host_call runs: a function of the host program inside the graph, as jax.pure_callback does.
+// - name: names the call in errors and printing ("all_reduce").
+// - compute: the output's value from the inputs' values; it must return an array of the type `infer`
+//   gives (a ValueError naming the call otherwise). Its exceptions reach the caller of the function.
+// - infer: the output's type from the inputs' types (called again when a graph with unknown sizes is
+//   specialized to a call's sizes).
+// - vjp (optional): the cotangent of each input (undefined: none) from the inputs, the output and its
+//   cotangent; without it, differentiating through the call is a ValueError.
+// - early: a compiled program runs the call as soon as it can, computing its inputs before any step
+//   that does not lead to it (a collective started while the rest of a backward pass still runs).
+// Example: HostCallSpec{.name = "log", .compute = f, .infer = [](auto& t) { return t[0]; }}
+struct HostCallSpec {
+  std::string name;
+  std::function<Array(const std::vector<Array>& inputs)> compute;
+  std::function<TensorType(const std::vector<TensorType>& inputs)> infer;
+  std::function<std::vector<Tensor>(const std::vector<Tensor>& inputs, const Tensor& output, const Tensor& cotangent)>
+      vjp;
+  bool early = false;
+};
+// A node whose value is spec.compute of the values of `inputs` (one or more), in the reference
+// evaluator and in compiled functions alike. It is never folded into a constant; nodes of the same
+// spec over the same inputs may be merged, and one whose value no output or update needs is not run.
+// Errors (ValueError): no compute or infer, no inputs, an undefined input.
+// Example: host_call(spec, {x})
+Tensor host_call(HostCallSpec spec, std::vector<Tensor> inputs, Loc loc = Loc::current());
+
 // ---- operators ----
 // The left operand of an operator together with the caller's source location: an operator cannot
 // take a defaulted location parameter, but the converting constructor's default argument is

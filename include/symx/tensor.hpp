@@ -125,8 +125,16 @@ struct RandomAttr {
   bool operator==(const RandomAttr&) const = default;
 };
 
+// A call into the host program (host_call in symx/ops.hpp): the spec is shared by the nodes made
+// from it, and two nodes have the same attribute only when they share the spec.
+struct HostCallSpec;
+struct HostCallAttr {
+  std::shared_ptr<const HostCallSpec> spec;
+  bool operator==(const HostCallAttr& o) const { return spec == o.spec; }
+};
+
 using Attr = std::variant<NoAttr, ReduceAttr, AxisAttr, ShapeAttr, PermAttr, SliceAttr, PadAttr, CastAttr, ConstantAttr,
-                          ConvAttr, PoolAttr, TriangularSolveAttr, RandomAttr>;
+                          ConvAttr, PoolAttr, TriangularSolveAttr, RandomAttr, HostCallAttr>;
 
 // Draws a value of the given shape and dtype: how a variable made from an initializer gets its first
 // value, and a new one from reset_variables. The named ones are in symx/nn/init.hpp.

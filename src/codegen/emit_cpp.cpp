@@ -136,6 +136,7 @@ std::string spell(OpKind op, const std::vector<std::string>& a, DType out, DType
     case OpKind::AvgPoolGrad:
     case OpKind::SoftmaxCrossEntropy:
     case OpKind::SoftmaxCrossEntropyGrad:
+    case OpKind::HostCall:
     case OpKind::RandomUniform:
     case OpKind::RandomNormal:
     case OpKind::RandomTruncatedNormal:

@@ -1,5 +1,6 @@
 // Fusion grouping: decides which nodes are materialized in buffers and which are computed inline
 // inside the kernel of their consumer.
+#include <algorithm>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -138,6 +139,61 @@ std::optional<LibraryGroup> match_relu(const Tensor& relu, const Uses& uses, con
   return std::nullopt;
 }
 
+// The nodes step `s` of `plan` reads from other steps' buffers.
+std::vector<Tensor> step_reads(const FusionPlan& plan, const Step& s) {
+  if (s.role == Role::kernel) return plan.kernels[static_cast<std::size_t>(s.kernel)].loads;
+  if (s.role == Role::alias) return s.node.node().inputs;
+  return s.inputs();
+}
+
+// Moves each `early` host call (HostCallSpec::early), in the order they were built, as close to
+// the start as it can go: the steps it depends on first, in their order, then the call; the other
+// steps follow in their order. A collective started on a bucket of gradients thus runs while the
+// rest of the backward pass is computed. Plans without early calls are unchanged.
+void schedule_early_host_calls(FusionPlan& plan) {
+  const std::size_t n = plan.steps.size();
+  std::vector<std::size_t> early;
+  std::unordered_map<const Node*, std::size_t> step_of;
+  for (std::size_t i = 0; i < n; ++i) {
+    const Tensor& t = plan.steps[i].node;
+    step_of[&t.node()] = i;
+    if (t.op() == OpKind::HostCall && std::get<HostCallAttr>(t.node().attr).spec->early) early.push_back(i);
+  }
+  if (early.empty()) return;
+  std::sort(early.begin(), early.end(),
+            [&](std::size_t a, std::size_t b) { return plan.steps[a].node.id() < plan.steps[b].node.id(); });
+  std::vector<bool> placed(n, false);
+  std::vector<std::size_t> order;
+  for (std::size_t e : early) {
+    if (placed[e]) continue;
+    // The steps e depends on (and e), marked; then appended in their original order.
+    std::vector<bool> needed(n, false);
+    std::vector<std::size_t> stack{e};
+    needed[e] = true;
+    while (!stack.empty()) {
+      std::size_t i = stack.back();
+      stack.pop_back();
+      for (const Tensor& in : step_reads(plan, plan.steps[i])) {
+        auto it = step_of.find(&in.node());
+        if (it == step_of.end() || placed[it->second] || needed[it->second]) continue;
+        needed[it->second] = true;
+        stack.push_back(it->second);
+      }
+    }
+    for (std::size_t i = 0; i <= e; ++i)
+      if (needed[i] && !placed[i]) {
+        placed[i] = true;
+        order.push_back(i);
+      }
+  }
+  for (std::size_t i = 0; i < n; ++i)
+    if (!placed[i]) order.push_back(i);
+  std::vector<Step> steps;
+  steps.reserve(n);
+  for (std::size_t i : order) steps.push_back(std::move(plan.steps[i]));
+  plan.steps = std::move(steps);
+}
+
 }  // namespace
 
 std::vector<Tensor> Step::inputs() const {
@@ -236,6 +292,7 @@ FusionPlan plan_fusion(const std::vector<Tensor>& roots, const LibraryCapabiliti
     }
     plan.steps.push_back(step);
   }
+  schedule_early_host_calls(plan);
   return plan;
 }
 

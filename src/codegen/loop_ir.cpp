@@ -286,7 +286,8 @@ class Lowering {
       case ops::Family::leaf:
       case ops::Family::linalg:
       case ops::Family::nn:
-      case ops::Family::random: break;
+      case ops::Family::random:
+      case ops::Family::host: break;
     }
     throw InternalError(std::string("lower: op ") + op_name(node.op) +
                         " cannot be computed inside a kernel (its row's lowering is not Lowering::kernel, or "

@@ -35,6 +35,7 @@ struct Registration {
     register_linalg_ops();
     register_nn_ops();
     register_random_ops();
+    register_host_ops();
     std::string problems;
     for (int k = 0; k < kNumOps; ++k) {
       auto op = static_cast<OpKind>(k);
@@ -89,6 +90,8 @@ std::vector<std::string> missing_rules(OpKind op, const OpDef& def) {
     missing.push_back("lowering (an elementwise op is computed inside kernels: Lowering::kernel)");
   if (def.random() && def.lowering != Lowering::reference)
     missing.push_back("lowering (a random draw runs the reference evaluation: Lowering::reference)");
+  if (def.family == Family::host && def.lowering != Lowering::reference)
+    missing.push_back("lowering (a host call runs the reference evaluation: Lowering::reference)");
   if (def.cheap && !def.fusible()) missing.push_back("cheap (only an op fused into kernels can be recomputed in them)");
   return missing;
 }

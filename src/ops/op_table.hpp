@@ -33,6 +33,7 @@ enum class Family : std::uint8_t {
   linalg,       // matrix products and decompositions
   nn,           // convolution, pooling, softmax cross-entropy
   random,       // draws from the graph's random state (its one input)
+  host,         // calls into the host program (host_call): never folded, run by the reference evaluator
 };
 
 // How a compiled program computes a node of the op.
@@ -72,6 +73,8 @@ struct OpDef {
   // A fusible reduction (sum, prod, max, min): a loop over the reduced axes inside a kernel.
   bool fused_reduction() const { return family == Family::reduction && fusible(); }
   bool random() const { return family == Family::random; }
+  // Whether the passes may evaluate the op at compile time when its inputs are constants.
+  bool foldable() const { return family != Family::random && family != Family::host; }
 };
 
 using InferRule = TensorType (*)(const std::vector<Tensor>& inputs, const Attr& attr);
@@ -106,6 +109,7 @@ void register_shape_ops();
 void register_linalg_ops();
 void register_nn_ops();
 void register_random_ops();
+void register_host_ops();
 
 // A type problem found by an infer rule. make_node turns it into ShapeError / DTypeError /
 // ValueError with the op name, the operands, the user's location and the fix.

@@ -270,7 +270,7 @@ std::vector<Tensor> eliminate_dead_code(const Roots& roots) { return topological
 Roots fold_constants(const Roots& roots) {
   return rewrite(roots, [](const Tensor& t) {
     const Node& node = t.node();
-    if (node.inputs.empty() || ops::op_def(node.op).random()) return Tensor();
+    if (node.inputs.empty() || !ops::op_def(node.op).foldable()) return Tensor();
     std::int64_t largest_input = 1;
     std::vector<Array> values;
     for (const auto& x : node.inputs) {

@@ -64,6 +64,13 @@ TEST(OpTable, FamiliesAndLoweringsAreTheOpsOwn) {
   }
   for (OpKind op : {OpKind::Argmax, OpKind::Argmin, OpKind::Cumsum}) EXPECT_EQ(lowering(op), L::reference);
   EXPECT_EQ(lowering(OpKind::Reshape), L::alias);
+  // A host call runs the host program's function: a step of its own, never folded at compile time.
+  EXPECT_EQ(family(OpKind::HostCall), F::host);
+  EXPECT_EQ(lowering(OpKind::HostCall), L::reference);
+  EXPECT_EQ(sx::op_arity(OpKind::HostCall), ops::kVariadic);
+  EXPECT_FALSE(ops::op_def(OpKind::HostCall).foldable());
+  EXPECT_FALSE(ops::op_def(OpKind::RandomUniform).foldable());
+  EXPECT_TRUE(ops::op_def(OpKind::Add).foldable());
   EXPECT_EQ(lowering(OpKind::SoftmaxCrossEntropy), L::row_kernel);
   EXPECT_EQ(sx::op_arity(OpKind::Concatenate), ops::kVariadic);
   EXPECT_EQ(sx::op_arity(OpKind::Where), 3);

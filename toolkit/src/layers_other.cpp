@@ -5,6 +5,7 @@
 #include <map>
 
 #include "layers_util.hpp"
+#include "symx/distributed.hpp"
 #include "symx/nn/activations.hpp"
 
 namespace symx::nn::layers {
@@ -212,10 +213,23 @@ Tensor BatchNorm::forward(const Tensor& x, bool training, Loc loc) {
   stat_shape[0] = features_;
   Tensor mu, variance;
   if (training) {
-    mu = mean(x, reduce, true, loc);
-    variance = var(x, reduce, true, loc);
     // The element count per feature, from the graph (it includes the batch size, unknown when built).
     Tensor count = sum(ones_like(x, loc), reduce, false, loc);
+    if (options_.sync && distributed::world_size() > 1) {
+      // The statistics of every process's examples: sums all-reduced, in two passes as var() does.
+      using distributed::Reduction;
+      Tensor sums =
+          distributed::all_reduce(concatenate({reshape(sum(x, reduce, true, loc), {features_}, loc), count}, 0, loc),
+                                  Reduction::sum, loc);
+      count = slice(sums, {Index::range(features_, 2 * features_)}, loc);
+      mu = reshape(divide(slice(sums, {Index::range(0, features_)}, loc), count, loc), stat_shape, loc);
+      Tensor squares =
+          distributed::all_reduce(sum(square(subtract(x, mu, loc), loc), reduce, true, loc), Reduction::sum, loc);
+      variance = divide(squares, reshape(count, stat_shape, loc), loc);
+    } else {
+      mu = mean(x, reduce, true, loc);
+      variance = var(x, reduce, true, loc);
+    }
     Tensor unbiased = multiply(reshape(variance, {features_}, loc), divide(count, subtract(count, 1, loc), loc), loc);
     const double m = options_.momentum;
     add_updates({{running_mean_,

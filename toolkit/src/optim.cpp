@@ -189,6 +189,19 @@ Updates Optimizer::apply_gradients(const std::vector<Tensor>& grads, const std::
   }
   ensure_scope();
   std::vector<Tensor> g = grads;
+  if (transform_) {
+    g = transform_(grads, params);
+    require(g.size() == params.size(), owner,
+            "the gradient transform returned " + std::to_string(g.size()) + " gradients for " +
+                std::to_string(params.size()) + " parameters",
+            "Return one gradient per parameter from the function given to set_gradient_transform.");
+    for (std::size_t i = 0; i < params.size(); ++i)
+      require(g[i].defined() && g[i].shape() == params[i].shape(), owner,
+              "the gradient transform returned a gradient of '" + params[i].label() + "' of shape " +
+                  (g[i].defined() ? shape_string(g[i].shape()) : std::string("(undefined)")) + ", not " +
+                  shape_string(params[i].shape()),
+              "Return each gradient with its parameter's shape.");
+  }
   if (clipping_.clip_value) g = clip_by_value(g, *clipping_.clip_value, loc);
   if (clipping_.clip_norm) g = clip_by_global_norm(g, *clipping_.clip_norm, loc);
   Updates out, state;
@@ -210,6 +223,17 @@ Updates Optimizer::apply_gradients(const std::vector<Tensor>& grads, const std::
   out.emplace_back(step_, add(step_, 1, loc));
   add_updates(out, loc);
   return out;
+}
+
+Optimizer& make_distributed(Optimizer& optimizer, distributed::GradientOptions options) {
+  if (!(options.bucket_mb > 0))
+    throw ValueError("make_distributed: bucket_mb is " + std::to_string(options.bucket_mb) +
+                     "; it must be a positive size in MiB (PyTorch's default is 25).");
+  optimizer.set_gradient_transform([options](const std::vector<Tensor>& grads, const std::vector<Tensor>& params) {
+    distributed::broadcast_variables(params);
+    return distributed::average_gradients(grads, options);
+  });
+  return optimizer;
 }
 
 // ---- the update rules ----

@@ -134,6 +134,13 @@ struct BatchOptions {
   bool drop_last = false;                  // drop the last, smaller batch (else keep it)
   std::int64_t prefetch = 2;               // batches prepared ahead on a background thread; 0: none, no thread
   std::vector<Transform> transforms = {};  // applied in order to each batch
+  // Data-parallel sharding: this iterator yields the part of process `shard` of `shards`
+  // (distributed::rank() and world_size()). Each global batch of batch_size * shards examples of the
+  // epoch's order (the same on every process) is cut into `shards` parts of batch_size, so every
+  // example is seen once per epoch and the processes' batches together are the batches one process
+  // would take with batch_size * shards. The last, smaller global batch is cut into parts of equal
+  // size within one example; with fewer examples than shards, a shard left empty repeats one.
+  std::int64_t shard = 0, shards = 1;
 };
 
 // Where an iterator stands, for checkpoints: the epoch (0-based) and the batches already taken from
@@ -167,7 +174,7 @@ class BatchIterator {
   // the next call tries it again. (Python: a tuple of NumPy arrays, or None at the epoch's end.)
   // Example: while (auto batch = it.next()) step((*batch)[0], (*batch)[1]);
   std::optional<std::vector<Array>> next();
-  // Batches in one epoch (ceil or floor of N / batch_size by drop_last).
+  // Batches in one epoch (ceil or floor of N / (batch_size * shards) by drop_last).
   // Example: BatchIterator({x, y}, {.batch_size = 32}).batches_per_epoch() is 219 for 7000 examples
   std::int64_t batches_per_epoch() const;
   // The number of examples (N).

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -17,6 +18,7 @@
 #include <variant>
 #include <vector>
 
+#include "symx/distributed.hpp"
 #include "symx/optim/schedules.hpp"
 #include "symx/symx.hpp"
 
@@ -96,6 +98,15 @@ class Optimizer {
   // The optimizer's state variables (moments, the step counter), in creation order.
   // Example: save_variables("opt.safetensors", opt.variables)
   const std::vector<Tensor>& variables() const { return variables_; }
+  // A function of the gradients applied before clipping and the update rule (by apply_gradients,
+  // and so by minimize): averaging them over processes (make_distributed), adding noise...; it
+  // returns one gradient per parameter, of its shape. An empty function removes it.
+  // Example: opt.set_gradient_transform([](auto& grads, auto&) { return distributed::average_gradients(grads); })
+  using GradientTransform =
+      std::function<std::vector<Tensor>(const std::vector<Tensor>& grads, const std::vector<Tensor>& params)>;
+  void set_gradient_transform(GradientTransform transform) { transform_ = std::move(transform); }
+  // Whether a gradient transform is set (make_distributed sets one).
+  bool has_gradient_transform() const { return static_cast<bool>(transform_); }
   // The scope of the state variables ("adam", or "adam_1" when that name was taken).
   // Example: opt.name is "adam"
   const std::string& name() const { return name_; }
@@ -119,6 +130,7 @@ class Optimizer {
   std::string name_;
   std::string scope_;  // name_ below the scope that was current at the first minimize
   Clipping clipping_;
+  GradientTransform transform_;
   Tensor step_;
   std::vector<Tensor> variables_;
   std::map<std::pair<const Node*, std::string>, Tensor> slots_;
@@ -255,5 +267,14 @@ class Adagrad : public Optimizer {
                 Loc loc) override;
   AdagradOptions options_;
 };
+
+// Makes `optimizer` data-parallel (Horovod's DistributedOptimizer; Python
+// sx.distributed.DistributedOptimizer): its gradients are averaged over the processes of the
+// distributed run before clipping and its update rule (distributed::average_gradients with
+// `options`: buckets all-reduced while the backward pass runs), and each minimize first sets the
+// parameters to rank 0's values (distributed::broadcast_variables) so that every process starts
+// identical. Returns the optimizer. In a world of one it changes nothing.
+// Example: auto& opt = optim::make_distributed(adam, {.bucket_mb = 4}); opt.minimize(loss);
+Optimizer& make_distributed(Optimizer& optimizer, distributed::GradientOptions options = {});
 
 }  // namespace symx::optim

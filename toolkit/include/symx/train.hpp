@@ -119,7 +119,9 @@ struct FitOptions {
   // Folder for metrics.jsonl, curves.png and the checkpoints; empty: none of them.
   std::string out_dir = "";
   // Continue from the checkpoint in out_dir (a ValueError when there is none); the model, optimizer
-  // and data must be built as in the run that wrote it.
+  // and data must be built as in the run that wrote it. A distributed run may resume with another
+  // number of processes (from a checkpoint inside an epoch, when the examples done fill whole
+  // batches of the new size).
   bool resume = false;
   std::string log = "auto";   // ProgressLogger's mode
   std::int64_t prefetch = 2;  // batches prepared ahead on a background thread (0: none)
@@ -130,6 +132,14 @@ struct FitOptions {
   // Ctrl-C stops after the current step, writes a checkpoint of that position (with out_dir) and
   // throws Interrupted; the previous SIGINT handler is restored when fit returns.
   bool handle_sigint = true;
+  // Distributed runs (under mpirun, see symx/distributed.hpp): batch_size is per process; each
+  // process trains on its shard of every batch, the optimizer averages the gradients over the
+  // processes (made distributed with make_distributed when it has no gradient transform yet,
+  // with buckets of bucket_mb MiB), the variables start from rank 0's, and the non-trainable ones
+  // (batch norm's running statistics) are averaged over the processes after each epoch. Only rank 0
+  // prints, writes metrics, plots and checkpoints; the metrics are those of every process's
+  // examples. Callbacks run on every process (they see the same metrics).
+  double bucket_mb = 25;
   // Written into each checkpoint as is, so that a tool can rebuild the run from it (the `symx`
   // tool stores model, data, batch size, seed...). Strings only.
   std::map<std::string, std::string> config = {};
@@ -199,7 +209,10 @@ struct CheckpointInfo {
   std::int64_t batch = 0;  // batches done in the next epoch (> 0 after an interrupt)
   std::int64_t step = 0;   // optimizer steps done
   std::uint64_t seed = 0;  // the run's seed (the iterator's)
-  History history;         // the completed epochs
+  // The processes of the run that wrote it: a batch position counts global batches of
+  // batch_size * processes examples.
+  std::int64_t processes = 1;
+  History history;  // the completed epochs
   std::map<std::string, std::string> config;
   // Running sums of the partial epoch (when batch > 0), so its metrics cover all of it on resume.
   double partial_loss_sum = 0, partial_correct = 0, partial_step_seconds = 0, partial_seconds = 0;
@@ -241,16 +254,18 @@ struct Model {
 // Example: model_names() is {"mlp", "paper-cnn"}
 std::vector<std::string> model_names();
 // The model `name` for images of `image_shape` (C, H, W) and `classes` classes; `steps_per_epoch`
-// places the learning-rate drops of schedules given in epochs. An unknown name is a ValueError that
-// lists the known ones.
+// places the learning-rate drops of schedules given in epochs; `sync_batch_norm` makes its batch
+// norms synchronized over the processes of a distributed run (BatchNormOptions::sync). An unknown
+// name is a ValueError that lists the known ones.
 // Example: make_model("paper-cnn", {1, 28, 28}, 10, 219)
 Model make_model(const std::string& name, const Shape& image_shape, std::int64_t classes = 10,
-                 std::int64_t steps_per_epoch = 1);
+                 std::int64_t steps_per_epoch = 1, bool sync_batch_norm = false);
 // The SymJAX paper's CIFAR-10 network: scale each image by its maximum -> RandomCrop(H, W, pad 4) ->
 // Conv2D 32 3x3 -> BatchNorm -> ReLU -> MaxPool 2 -> Conv2D 64 3x3 -> BatchNorm -> ReLU -> MaxPool 2
-// -> Flatten -> Dense 128 -> BatchNorm -> ReLU -> Dense classes.
+// -> Flatten -> Dense 128 -> BatchNorm -> ReLU -> Dense classes. sync_batch_norm: BatchNormOptions::sync.
 // Example: paper_cnn({3, 32, 32})
-std::shared_ptr<nn::layers::Layer> paper_cnn(const Shape& image_shape, std::int64_t classes = 10);
+std::shared_ptr<nn::layers::Layer> paper_cnn(const Shape& image_shape, std::int64_t classes = 10,
+                                             bool sync_batch_norm = false);
 // A small perceptron: scale by maximum -> Flatten -> Dense 256 -> ReLU -> Dense classes.
 // Example: mlp()
 std::shared_ptr<nn::layers::Layer> mlp(std::int64_t classes = 10);

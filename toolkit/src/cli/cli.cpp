@@ -4,6 +4,7 @@
 #include <exception>
 
 #include "commands.hpp"
+#include "symx/distributed.hpp"
 
 namespace symx::cli {
 
@@ -21,6 +22,10 @@ int run(const std::vector<std::string>& args) {
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? 0 : 2;
   } catch (const std::exception& e) {
+    // One process of a distributed run that cannot go on ends them all, instead of leaving the
+    // others waiting in a collective.
+    if (distributed::initialized() && distributed::world_size() > 1)
+      distributed::abort(std::string("symx: ") + e.what() + "; ending every process of the run", 1);
     std::fprintf(stderr, "symx: %s\n", e.what());
     return 1;
   }

@@ -1,10 +1,13 @@
 // `symx train` and `symx eval`: the tool's models trained by symx::train::fit on MNIST or CIFAR-10,
 // and evaluated from a run folder's checkpoint.
+#include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <string>
 
 #include "commands.hpp"
+#include "symx/distributed.hpp"
 #include "symx/train.hpp"
 
 namespace fs = std::filesystem;
@@ -18,6 +21,8 @@ struct TrainArgs {
   std::string model, data = "mnist", data_dir, out, resume, log = "auto";
   std::int64_t epochs = 10, batch_size = 0, val_size = 1000, threads = 0, prefetch = 2;
   std::uint64_t seed = 0;
+  double bucket_mb = 25;
+  bool sync_bn = false;
 };
 
 std::string expected_files(const std::string& data) {
@@ -100,8 +105,12 @@ std::int64_t config_int(const tr::CheckpointInfo& info, const std::string& key) 
 }
 
 void run_train(TrainArgs a, const CLI::App& cmd) {
+  // Under mpirun: one process of a distributed run; rank 0 alone prints (fit writes the files).
+  distributed::init();
+  const std::int64_t world = distributed::world_size();
+  const bool print = a.log != "quiet" && distributed::rank() == 0;
   if (!a.resume.empty()) {
-    for (const char* flag : {"--model", "--data", "--batch-size", "--seed", "--out", "--val-size"})
+    for (const char* flag : {"--model", "--data", "--batch-size", "--seed", "--out", "--val-size", "--sync-bn"})
       if (cmd.count(flag))
         throw ValueError(std::string("--resume takes the run's settings from its checkpoint; drop ") + flag +
                          " (only --epochs, --data-dir, --log, --threads and --prefetch may be given with --resume).");
@@ -113,6 +122,7 @@ void run_train(TrainArgs a, const CLI::App& cmd) {
     a.seed = static_cast<std::uint64_t>(config_int(info, "seed"));
     a.val_size = config_int(info, "val_size");
     if (!cmd.count("--epochs")) a.epochs = config_int(info, "epochs");
+    a.sync_bn = info.config.count("sync_bn") && info.config.at("sync_bn") == "1";
     a.out = a.resume;
   } else {
     if (a.model.empty()) {
@@ -126,23 +136,33 @@ void run_train(TrainArgs a, const CLI::App& cmd) {
                        a.model + ").");
     if (a.epochs < 1) throw ValueError("--epochs " + std::to_string(a.epochs) + ": train for at least 1 epoch.");
   }
-  if (a.threads > 0) set_num_threads(static_cast<int>(a.threads));
+  if (!(a.bucket_mb > 0))
+    throw ValueError("--bucket-mb " + std::to_string(a.bucket_mb) + ": give a positive size in MiB.");
+  if (a.threads > 0) {
+    set_num_threads(static_cast<int>(a.threads));
+  } else if (world > 1) {  // the machine's cores shared by the processes on it
+    const char* local = std::getenv("OMPI_COMM_WORLD_LOCAL_SIZE");
+    const int here = local ? std::max(1, std::atoi(local)) : 1;
+    set_num_threads(std::max(1, num_threads() / here));
+  }
   auto [train, val] = load_run_data(a.data, a.data_dir, a.val_size, a.seed);
   std::int64_t probe_batch = a.batch_size > 0 ? a.batch_size : 32;
-  std::int64_t steps = (train.size() + probe_batch - 1) / probe_batch;
-  tr::models::Model model =
-      tr::models::make_model(a.model, Shape(train.x.shape().begin() + 1, train.x.shape().end()), 10, steps);
+  // Steps per epoch: every process takes a batch per step (batch_size is per process).
+  std::int64_t steps = (train.size() + probe_batch * world - 1) / (probe_batch * world);
+  const Shape image_shape(train.x.shape().begin() + 1, train.x.shape().end());
+  tr::models::Model model = tr::models::make_model(a.model, image_shape, 10, steps, a.sync_bn);
   if (a.batch_size <= 0) a.batch_size = model.batch_size;
   if (a.batch_size != probe_batch)  // the schedule's epochs in steps of the recipe's batch size
-    model = tr::models::make_model(a.model, Shape(train.x.shape().begin() + 1, train.x.shape().end()), 10,
-                                   (train.size() + a.batch_size - 1) / a.batch_size);
+    model = tr::models::make_model(a.model, image_shape, 10,
+                                   (train.size() + a.batch_size * world - 1) / (a.batch_size * world), a.sync_bn);
   tr::FitOptions options{.epochs = a.epochs,
                          .batch_size = a.batch_size,
                          .seed = a.seed,
                          .out_dir = a.out,
                          .resume = !a.resume.empty(),
                          .log = a.log,
-                         .prefetch = a.prefetch};
+                         .prefetch = a.prefetch,
+                         .bucket_mb = a.bucket_mb};
   options.config = {{"model", a.model},
                     {"data", a.data},
                     {"data_dir", fs::absolute(a.data_dir).string()},
@@ -151,13 +171,19 @@ void run_train(TrainArgs a, const CLI::App& cmd) {
                     {"epochs", std::to_string(a.epochs)},
                     {"val_size", std::to_string(a.val_size)},
                     {"image_shape", shape_config(train.x.shape())},
-                    {"classes", "10"}};
-  if (a.log != "quiet")
+                    {"classes", "10"},
+                    {"sync_bn", a.sync_bn ? "1" : "0"}};
+  if (print) {
     std::printf(
         "symx train: %s on %s (%lld training, %lld validation examples), %lld epochs of batch %lld, seed %llu\n",
         a.model.c_str(), a.data.c_str(), static_cast<long long>(train.size()), static_cast<long long>(val.size()),
         static_cast<long long>(a.epochs), static_cast<long long>(a.batch_size),
         static_cast<unsigned long long>(a.seed));
+    if (world > 1)
+      std::printf("symx train: %lld processes x %d threads, batch %lld per process (%lld in all), %s batch norm\n",
+                  static_cast<long long>(world), num_threads(), static_cast<long long>(a.batch_size),
+                  static_cast<long long>(a.batch_size * world), a.sync_bn ? "synchronized" : "per-process");
+  }
   tr::History history;
   try {
     history = tr::fit(*model.network, tr::softmax_cross_entropy, *model.optimizer, train, val, options);
@@ -166,7 +192,7 @@ void run_train(TrainArgs a, const CLI::App& cmd) {
     std::fprintf(stderr, "\nsymx train: %s (symx train --resume %s)\n", e.what(), a.out.c_str());
     throw CLI::RuntimeError(130);
   }
-  if (!history.empty() && a.log != "quiet")
+  if (!history.empty() && print)
     std::printf("done: validation loss %.4f, accuracy %.2f%%; run folder %s (metrics.jsonl, curves.png, checkpoint)\n",
                 history.back().val_loss, 100 * history.back().val_accuracy, a.out.c_str());
 }
@@ -255,6 +281,12 @@ void add_train_commands(CLI::App& app) {
   train->add_option("--threads", train_args->threads, "Threads of the compiled functions (default: all cores)");
   train->add_option("--prefetch", train_args->prefetch, "Batches prepared ahead on a background thread (0: none)")
       ->capture_default_str();
+  train
+      ->add_option("--bucket-mb", train_args->bucket_mb,
+                   "Under mpirun: MiB of gradients per all-reduce bucket (batch size is per process)")
+      ->capture_default_str();
+  train->add_flag("--sync-bn", train_args->sync_bn,
+                  "Under mpirun: batch norm statistics over every process's examples (default: per process)");
   train->callback([train_args, train] { run_train(*train_args, *train); });
 
   auto eval_args = std::make_shared<EvalArgs>();

@@ -99,7 +99,18 @@ struct BatchIterator::Impl {
 
 std::vector<Array> BatchIterator::Impl::make_batch(std::int64_t e, std::int64_t b,
                                                    const std::vector<std::int64_t>& order) const {
-  const std::int64_t begin = b * options.batch_size, count = std::min(options.batch_size, n - begin);
+  // Global batch b holds examples [b * B * S, ...) of the epoch's order; shard k takes its part.
+  const std::int64_t shards = options.shards, global = options.batch_size * shards;
+  const std::int64_t first = b * global, in_batch = std::min(global, n - first);
+  std::int64_t begin = first + options.shard * options.batch_size, count = options.batch_size;
+  if (in_batch < global) {  // the last, smaller batch: parts of equal size within one example
+    begin = first + options.shard * in_batch / shards;
+    count = first + (options.shard + 1) * in_batch / shards - begin;
+    if (count == 0) {  // fewer examples than shards: this shard repeats one, so that no batch is empty
+      begin = first + options.shard % in_batch;
+      count = 1;
+    }
+  }
   std::vector<Array> out;
   out.reserve(arrays.size());
   for (const Array& a : arrays) out.push_back(detail::gather_rows(a, order.data() + begin, count));
@@ -180,9 +191,12 @@ BatchIterator::BatchIterator(std::vector<Array> arrays, BatchOptions options) {
                        " but array 0 has shape " + shape_string(arrays[0].shape()) +
                        "; all arrays must have the same first axis (the examples).");
   }
+  if (options.shards < 1 || options.shard < 0 || options.shard >= options.shards)
+    throw ValueError("BatchIterator: shard " + std::to_string(options.shard) + " of " + std::to_string(options.shards) +
+                     " shards; expected shards >= 1 and 0 <= shard < shards (distributed::rank() and world_size()).");
   impl_ = std::make_unique<Impl>(std::move(arrays), std::move(options));
   impl_->n = impl_->arrays[0].shape()[0];
-  const std::int64_t bs = impl_->options.batch_size;
+  const std::int64_t bs = impl_->options.batch_size * impl_->options.shards;
   impl_->batches = impl_->options.drop_last ? impl_->n / bs : (impl_->n + bs - 1) / bs;
   impl_->caller_order = EpochOrder(impl_->n, impl_->options.shuffle, impl_->options.seed);
 }

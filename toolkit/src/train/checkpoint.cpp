@@ -124,6 +124,7 @@ nlohmann::ordered_json info_to_json(const CheckpointInfo& info) {
             {"batch", info.batch},
             {"step", info.step},
             {"seed", info.seed},
+            {"processes", info.processes},
             {"history", history},
             {"config", info.config},
             {"partial",
@@ -157,6 +158,9 @@ CheckpointInfo info_from_json(const json& j, const std::string& file) {
   info.batch = get_field<std::int64_t>(j, "batch", file);
   info.step = get_field<std::int64_t>(j, "step", file);
   info.seed = get_field<std::uint64_t>(j, "seed", file);
+  // Checkpoints written before distributed training have no "processes": one process wrote them.
+  info.processes = j.contains("processes") ? get_field<std::int64_t>(j, "processes", file) : 1;
+  if (info.processes < 1) throw IOError("checkpoint '" + file + "': \"processes\" is below 1.");
   if (info.epoch < 0 || info.batch < 0 || info.step < 0)
     throw IOError("checkpoint '" + file + "': a negative epoch, batch or step.");
   json history = get_field<json>(j, "history", file);

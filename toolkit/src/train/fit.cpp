@@ -13,6 +13,7 @@
 #include <limits>
 #include <thread>
 
+#include "symx/distributed.hpp"
 #include "symx/nn/init.hpp"
 #include "symx/nn/losses.hpp"
 #include "train_internal.hpp"
@@ -233,6 +234,38 @@ struct Run {
   double step_seconds = 0, seconds_before = 0;  // of the current epoch, including before a resume
 };
 
+// The sums of every process's examples (a world of one: `local`).
+Sums global_sums(const Sums& local) {
+  if (distributed::world_size() == 1) return local;
+  Array s = Array::from_vector<double>({local.loss, local.correct, static_cast<double>(local.count)}, {3});
+  s = distributed::all_reduce(s, distributed::Reduction::sum);
+  return {s.get_flat(0), s.get_flat(1), static_cast<std::int64_t>(s.get_flat(2))};
+}
+
+// The non-trainable float variables (batch norm's running statistics; the optimizer's state, the
+// same everywhere) averaged over the processes, so that every process evaluates and saves the same
+// model.
+void average_buffers() {
+  if (distributed::world_size() == 1) return;
+  for (const Tensor& v : default_graph().variables("", false))
+    if (is_floating(v.dtype())) v.assign(distributed::all_reduce(v.value(), distributed::Reduction::mean));
+}
+
+// The batch position of a checkpoint written by `saved` processes, in batches of this run's
+// `processes`: the same examples done, or a ValueError when they do not fill whole batches.
+std::int64_t batch_for_processes(const CheckpointInfo& info, std::int64_t processes, std::int64_t batch_size,
+                                 const std::string& dir) {
+  if (info.processes == processes || info.batch == 0) return info.batch;
+  const std::int64_t done = info.batch * batch_size * info.processes, per = batch_size * processes;
+  if (done % per == 0) return done / per;
+  throw ValueError("fit: the checkpoint in '" + dir + "' was written by " + std::to_string(info.processes) +
+                   " processes inside epoch " + std::to_string(info.epoch + 1) + " after " + std::to_string(done) +
+                   " examples, which is not a whole number of batches of " + std::to_string(per) + " (" +
+                   std::to_string(processes) + " processes x batch " + std::to_string(batch_size) +
+                   "). Resume it with " + std::to_string(info.processes) +
+                   " processes, or from a checkpoint at the end of an epoch.");
+}
+
 CheckpointInfo position(const Run& run, std::int64_t epoch, std::int64_t batch, double epoch_seconds) {
   CheckpointInfo c = run.info;
   c.epoch = epoch;
@@ -259,8 +292,13 @@ History fit(const Network& network, const Loss& loss, optim::Optimizer& optimize
   check_dataset(train, "training", nullptr);
   bool validate = validation.x.ndim() > 0 && validation.x.size() > 0;  // an empty Dataset: no validation
   if (validate) check_dataset(validation, "validation", &train);
+  // A distributed run: rank 0 alone prints and writes files.
+  const int world = distributed::world_size();
+  const bool writer = distributed::rank() == 0;
+  if (!(options.bucket_mb > 0))
+    throw ValueError("fit: bucket_mb is " + std::to_string(options.bucket_mb) + "; it must be a positive size in MiB.");
   std::vector<std::shared_ptr<Callback>> hooks;
-  if (options.log != "quiet") hooks.push_back(std::make_shared<ProgressLogger>(options.log));
+  if (options.log != "quiet" && writer) hooks.push_back(std::make_shared<ProgressLogger>(options.log));
   hooks.insert(hooks.end(), callbacks.begin(), callbacks.end());
 
   // The graph, built the same way on every run (so that a checkpoint loads over it).
@@ -271,6 +309,8 @@ History fit(const Network& network, const Loss& loss, optim::Optimizer& optimize
   Tensor logits = network(x, true);
   bool accuracy_known = has_accuracy(logits, y);
   Tensor train_loss = mean_loss(loss, logits, y);
+  if (world > 1 && !optimizer.has_gradient_transform())
+    optim::make_distributed(optimizer, {.bucket_mb = options.bucket_mb});
   optimizer.minimize(train_loss);
   Tensor train_accuracy = accuracy_known ? nn::losses::accuracy(logits, y) : constant(kNaN);
   Function step = function({x, y}, {train_loss, train_accuracy}, get_updates());
@@ -282,8 +322,22 @@ History fit(const Network& network, const Loss& loss, optim::Optimizer& optimize
   Run run;
   run.info.seed = options.seed;
   run.info.config = options.config;
+  run.info.processes = world;
   if (options.resume) {
-    run.info = load_checkpoint(options.out_dir);
+    // Rank 0 reads the checkpoint (the run folder need not be shared); the others get its
+    // variables and position from it below.
+    if (writer) run.info = load_checkpoint(options.out_dir);
+    if (world > 1) {
+      Array where = Array::from_vector<std::int64_t>({run.info.epoch, run.info.batch, run.info.step,
+                                                      static_cast<std::int64_t>(run.info.seed), run.info.processes},
+                                                     {5});
+      where = distributed::broadcast(where, 0);
+      run.info.epoch = where.data<std::int64_t>()[0];
+      run.info.batch = where.data<std::int64_t>()[1];
+      run.info.step = where.data<std::int64_t>()[2];
+      run.info.seed = static_cast<std::uint64_t>(where.data<std::int64_t>()[3]);
+      run.info.processes = where.data<std::int64_t>()[4];
+    }
     if (run.info.seed != options.seed)
       throw ValueError("fit: the checkpoint in '" + options.out_dir + "' was written with seed " +
                        std::to_string(run.info.seed) + ", the options say " + std::to_string(options.seed) +
@@ -292,8 +346,12 @@ History fit(const Network& network, const Loss& loss, optim::Optimizer& optimize
     run.train = {run.info.partial_loss_sum, run.info.partial_correct, run.info.partial_count};
     run.step_seconds = run.info.partial_step_seconds;
     run.seconds_before = run.info.partial_seconds;
+    run.info.batch = batch_for_processes(run.info, world, options.batch_size, options.out_dir);
+    run.info.processes = world;
   }
-  RunFiles files(options.out_dir, run.info.history, run.info.config);
+  // Every process starts from rank 0's variables (initial or loaded).
+  distributed::broadcast_variables();
+  RunFiles files(writer ? options.out_dir : "", run.info.history, run.info.config);
 
   std::vector<data::Transform> transforms{examples_to_float};
   transforms.insert(transforms.end(), options.transforms.begin(), options.transforms.end());
@@ -302,7 +360,9 @@ History fit(const Network& network, const Loss& loss, optim::Optimizer& optimize
                                                    .seed = options.seed,
                                                    .drop_last = options.drop_last,
                                                    .prefetch = options.prefetch,
-                                                   .transforms = transforms});
+                                                   .transforms = transforms,
+                                                   .shard = distributed::rank(),
+                                                   .shards = world});
   batches.restore({options.seed, run.info.epoch, run.info.batch});
   std::unique_ptr<data::BatchIterator> val_batches;
   if (validate)
@@ -355,12 +415,14 @@ History fit(const Network& network, const Loss& loss, optim::Optimizer& optimize
       }
     }
     double train_seconds = now_seconds() - start;
+    const Sums trained = global_sums(run.train);
+    average_buffers();
     EpochMetrics m;
     m.epoch = epoch + 1;
-    m.train_loss = run.train.mean_loss();
-    m.train_accuracy = run.train.accuracy(accuracy_known);
+    m.train_loss = trained.mean_loss();
+    m.train_accuracy = trained.accuracy(accuracy_known);
     m.step_seconds = run.step_seconds;
-    m.items_per_second = static_cast<double>(run.train.count) / std::max(train_seconds, 1e-9);
+    m.items_per_second = static_cast<double>(trained.count) / std::max(train_seconds, 1e-9);
     m.val_loss = m.val_accuracy = kNaN;
     if (validate) {
       Sums v = run_evaluation(evaluate_batch, *val_batches);
@@ -375,6 +437,9 @@ History fit(const Network& network, const Loss& loss, optim::Optimizer& optimize
     run.info.batch = 0;
     run.info.epoch = epoch + 1;
     for (auto& h : hooks) h->on_epoch_end(m, stop);
+    if (world > 1)  // one process's callback stopping stops them all
+      stop = distributed::all_reduce(Array::scalar<std::int32_t>(stop ? 1 : 0), distributed::Reduction::max)
+                 .item<std::int32_t>() != 0;
     files.append(m, run.info.history);
     if (!files.dir().empty()) save_checkpoint(files.dir(), position(run, epoch + 1, 0, 0));
     if (g_interrupted)

@@ -21,19 +21,20 @@ std::shared_ptr<L::Layer> scale_layer() {
 }
 }  // namespace
 
-std::shared_ptr<L::Layer> paper_cnn(const Shape& image_shape, std::int64_t classes) {
+std::shared_ptr<L::Layer> paper_cnn(const Shape& image_shape, std::int64_t classes, bool sync_batch_norm) {
   if (image_shape.size() != 3 || image_shape[1] < 10 || image_shape[2] < 10)
     throw ValueError("paper-cnn: images of shape " + shape_string(image_shape) +
                      "; the network takes images (C, H, W) of at least 10 x 10 pixels, such as MNIST's (1, 28, 28) "
                      "or CIFAR's (3, 32, 32).");
   auto relu = [] { return std::make_shared<L::Activation>("relu"); };
+  auto batch_norm = [&] { return std::make_shared<L::BatchNorm>(L::BatchNormOptions{.sync = sync_batch_norm}); };
   return std::make_shared<L::Sequential>(
       std::vector<std::shared_ptr<L::Layer>>{
           scale_layer(), std::make_shared<L::RandomCrop>(std::vector<std::int64_t>{image_shape[1], image_shape[2]}, 4),
-          std::make_shared<L::Conv2D>(32, 3), std::make_shared<L::BatchNorm>(), relu(),
-          std::make_shared<L::MaxPool2D>(2), std::make_shared<L::Conv2D>(64, 3), std::make_shared<L::BatchNorm>(),
-          relu(), std::make_shared<L::MaxPool2D>(2), std::make_shared<L::Flatten>(), std::make_shared<L::Dense>(128),
-          std::make_shared<L::BatchNorm>(), relu(), std::make_shared<L::Dense>(classes)},
+          std::make_shared<L::Conv2D>(32, 3), batch_norm(), relu(), std::make_shared<L::MaxPool2D>(2),
+          std::make_shared<L::Conv2D>(64, 3), batch_norm(), relu(), std::make_shared<L::MaxPool2D>(2),
+          std::make_shared<L::Flatten>(), std::make_shared<L::Dense>(128), batch_norm(), relu(),
+          std::make_shared<L::Dense>(classes)},
       "paper_cnn");
 }
 
@@ -48,14 +49,14 @@ std::shared_ptr<L::Layer> mlp(std::int64_t classes) {
 
 std::vector<std::string> model_names() { return {"mlp", "paper-cnn"}; }
 
-Model make_model(const std::string& name, const Shape& image_shape, std::int64_t classes,
-                 std::int64_t steps_per_epoch) {
+Model make_model(const std::string& name, const Shape& image_shape, std::int64_t classes, std::int64_t steps_per_epoch,
+                 bool sync_batch_norm) {
   if (steps_per_epoch < 1) steps_per_epoch = 1;
   if (name == "paper-cnn") {
     // Adam at 0.005, dropping to 0.001 at epoch 50 and 0.0005 at epoch 75 (the paper's recipe).
     auto schedule =
         optim::schedules::piecewise_constant({50 * steps_per_epoch, 75 * steps_per_epoch}, {0.005, 0.001, 0.0005});
-    return {name, paper_cnn(image_shape, classes), std::make_shared<optim::Adam>(schedule), 32};
+    return {name, paper_cnn(image_shape, classes, sync_batch_norm), std::make_shared<optim::Adam>(schedule), 32};
   }
   if (name == "mlp") return {name, mlp(classes), std::make_shared<optim::Adam>(1e-3), 32};
   std::string known;

@@ -331,6 +331,9 @@ struct BatchNormOptions {
   double momentum = 0.1;  // PyTorch's: running = (1 - momentum) * running + momentum * batch
   double eps = 1e-5;
   bool affine = true;  // learn a scale (gamma, ones) and an offset (beta, zeros)
+  // In a distributed run, normalize by the statistics of the whole batch over every process
+  // (PyTorch's SyncBatchNorm: two all-reduces forward, two backward); false: each process's own.
+  bool sync = false;
   std::string name = "batch_norm";
 };
 
@@ -341,7 +344,9 @@ struct BatchNormOptions {
 // the running statistics normalize. y = (x - mean) / sqrt(var + eps) * gamma + beta. A second
 // training-mode application in one graph is a ValueError (one update per variable; clear_updates()
 // starts over).
-// Options (BatchNormOptions in C++, keywords in Python): axis, momentum, eps, affine, name.
+// With sync, in a distributed run (symx/distributed.hpp) the mean and variance are those of the
+// examples of every process together.
+// Options (BatchNormOptions in C++, keywords in Python): axis, momentum, eps, affine, sync, name.
 // Example: y = BatchNorm()(x, training=True); train = function([x], [loss], updates=get_updates())
 class BatchNorm : public Layer {
  public:

@@ -1,0 +1,130 @@
+// symx.distributed: data-parallel training over MPI (symx/distributed.hpp), and
+// DistributedOptimizer, Python's name for optim::make_distributed.
+#include "binding_common.hpp"
+#include "symx/distributed.hpp"
+#include "symx/optim.hpp"
+
+namespace sd = symx::distributed;
+
+namespace {
+
+sd::Reduction reduction_from(const std::string& op) {
+  if (op == "sum") return sd::Reduction::sum;
+  if (op == "mean") return sd::Reduction::mean;
+  if (op == "max") return sd::Reduction::max;
+  throw symx::ValueError("symx.distributed: op '" + op + "' is not a reduction; use 'sum', 'mean' or 'max'.");
+}
+
+}  // namespace
+
+void bind_distributed(nb::module_& m) {
+  m.def(
+      "init",
+      [](std::optional<double> timeout) {
+        sd::init({.timeout_seconds = timeout.value_or(0)});
+      },
+      "timeout"_a = nb::none(), DOC(distributed_init));
+  m.def("initialized", &sd::initialized, DOC(distributed_initialized));
+  m.def("rank", &sd::rank, DOC(distributed_rank));
+  m.def("world_size", &sd::world_size, DOC(distributed_world_size));
+  m.def("local_rank", &sd::local_rank, DOC(distributed_local_rank));
+  m.def(
+      "barrier",
+      [] {
+        nb::gil_scoped_release release;
+        sd::barrier();
+      },
+      DOC(distributed_barrier));
+  m.def(
+      "abort", [](const std::string& message, int code) { sd::abort(message, code); }, "message"_a, "code"_a = 1,
+      DOC(distributed_abort));
+  m.def("timeout_seconds", &sd::timeout_seconds, DOC(distributed_timeout_seconds));
+
+  // Tensors give graph nodes, anything else (NumPy arrays, numbers, lists) runs the collective now.
+  m.def(
+      "all_reduce",
+      [](nb::handle x, const std::string& op) -> nb::object {
+        if (nb::isinstance<symx::Tensor>(x)) {
+          PyLocation here;
+          return nb::cast(sd::all_reduce(nb::cast<symx::Tensor>(x), reduction_from(op)));
+        }
+        symx::Array a = array_from_python_values(x);
+        sd::Reduction r = reduction_from(op);
+        symx::Array out;
+        {
+          nb::gil_scoped_release release;
+          out = sd::all_reduce(a, r);
+        }
+        return array_to_python(out);
+      },
+      "x"_a, "op"_a = "sum", DOC(distributed_all_reduce));
+  m.def(
+      "broadcast",
+      [](nb::handle x, int root) -> nb::object {
+        if (nb::isinstance<symx::Tensor>(x)) {
+          PyLocation here;
+          return nb::cast(sd::broadcast(nb::cast<symx::Tensor>(x), root));
+        }
+        symx::Array a = array_from_python_values(x);
+        symx::Array out;
+        {
+          nb::gil_scoped_release release;
+          out = sd::broadcast(a, root);
+        }
+        return array_to_python(out);
+      },
+      "x"_a, "root"_a = 0, DOC(distributed_broadcast));
+  m.def(
+      "all_gather",
+      [](nb::handle x) -> nb::object {
+        if (nb::isinstance<symx::Tensor>(x)) {
+          PyLocation here;
+          return nb::cast(sd::all_gather(nb::cast<symx::Tensor>(x)));
+        }
+        symx::Array a = array_from_python_values(x);
+        symx::Array out;
+        {
+          nb::gil_scoped_release release;
+          out = sd::all_gather(a);
+        }
+        return array_to_python(out);
+      },
+      "x"_a, DOC(distributed_all_gather));
+  m.def(
+      "broadcast_variables",
+      [](std::optional<TensorList> variables, int root) {
+        std::vector<symx::Tensor> vars = variables ? variables->v : std::vector<symx::Tensor>{};
+        nb::gil_scoped_release release;
+        sd::broadcast_variables(vars, root);
+      },
+      "variables"_a = nb::none(), "root"_a = 0, DOC(distributed_broadcast_variables));
+  m.def(
+      "average_gradients",
+      [](TensorList grads, double bucket_mb, bool average) {
+        PyLocation here;
+        return sd::average_gradients(grads.v, {.bucket_mb = bucket_mb, .average = average});
+      },
+      "grads"_a, "bucket_mb"_a = 25.0, "average"_a = true, DOC(distributed_average_gradients));
+  m.def(
+      "DistributedOptimizer",
+      [](nb::handle optimizer, double bucket_mb) {
+        auto* opt = nb::cast<symx::optim::Optimizer*>(optimizer);
+        symx::optim::make_distributed(*opt, {.bucket_mb = bucket_mb});
+        return nb::borrow(optimizer);
+      },
+      "optimizer"_a, "bucket_mb"_a = 25.0, DOC(distributed_DistributedOptimizer));
+  m.def(
+      "gradient_stats",
+      [] {
+        sd::GradientStats s = sd::gradient_stats();
+        nb::dict out;
+        out["buckets"] = s.buckets;
+        out["bytes"] = s.bytes;
+        out["comm_seconds"] = s.comm_seconds;
+        out["wait_seconds"] = s.wait_seconds;
+        return out;
+      },
+      DOC(distributed_gradient_stats));
+  m.def("reset_gradient_stats", &sd::reset_gradient_stats, DOC(distributed_reset_gradient_stats));
+}
+

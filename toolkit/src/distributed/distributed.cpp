@@ -1,0 +1,404 @@
+// toolkit/src/distributed/distributed.cpp: the world (MPI under mpirun, one process without it),
+// the collectives on arrays, and the collectives on tensors as host_call nodes.
+#include <algorithm>
+#include <chrono>
+#include <limits>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <thread>
+
+#include "distributed_internal.hpp"
+
+namespace symx::distributed {
+
+namespace {
+
+struct World {
+  std::once_flag once;
+  bool initialized = false;
+  bool mpi = false;  // MPI was initialized by us (under a launcher)
+  int rank = 0, size = 1, local_rank = 0;
+  MPI_Comm collectives = MPI_COMM_NULL, gradients = MPI_COMM_NULL;
+  double timeout = 300;
+};
+
+World& world() {
+  static World w;
+  return w;
+}
+
+// Whether a launcher (mpirun, srun with PMI) started this process: then MPI_Init joins its job.
+bool launched() {
+  for (const char* name : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK", "PMI_RANK"})
+    if (std::getenv(name)) return true;
+  return false;
+}
+
+void finalize_at_exit() {
+  World& w = world();
+  if (!w.mpi) return;
+  detail::stop_gradient_thread();
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (finalized) return;
+  MPI_Comm_free(&w.collectives);
+  MPI_Comm_free(&w.gradients);
+  MPI_Finalize();
+}
+
+std::string prefix() { return "symx.distributed (rank " + std::to_string(world().rank) + "): "; }
+
+std::string describe(const Array& x) {
+  return std::to_string(x.size()) + " " + std::string(dtype_name(x.dtype())) + " values " + shape_string(x.shape());
+}
+
+// Every process's (dtype, shape) must be the same: gathered and compared, so that a mismatch is an
+// error naming both shapes instead of a hang or garbage.
+void check_same_everywhere(const Array& x, const std::string& what) {
+  World& w = world();
+  constexpr int kMaxAxes = 8;
+  std::int64_t header[kMaxAxes + 2] = {static_cast<std::int64_t>(x.dtype()), x.ndim()};
+  for (int d = 0; d < x.ndim() && d < kMaxAxes; ++d) header[d + 2] = x.shape()[static_cast<std::size_t>(d)];
+  std::vector<std::int64_t> all(static_cast<std::size_t>(w.size) * (kMaxAxes + 2));
+  MPI_Request request;
+  detail::check(MPI_Iallgather(header, kMaxAxes + 2, MPI_INT64_T, all.data(), kMaxAxes + 2, MPI_INT64_T,
+                               w.collectives, &request),
+                what);
+  detail::wait_for(request, what);
+  for (int r = 0; r < w.size; ++r) {
+    const std::int64_t* other = all.data() + static_cast<std::ptrdiff_t>(r) * (kMaxAxes + 2);
+    if (std::equal(header, header + kMaxAxes + 2, other)) continue;
+    Shape shape(other + 2, other + 2 + std::min<std::int64_t>(other[1], kMaxAxes));
+    throw DistributedError(prefix() + what + ": this process passed " + std::string(dtype_name(x.dtype())) + " " +
+                           shape_string(x.shape()) + " but rank " + std::to_string(r) + " passed " +
+                           std::string(dtype_name(static_cast<DType>(other[0]))) + " " + shape_string(shape) +
+                           ". Every process must pass an array of the same shape and dtype.");
+  }
+}
+
+}  // namespace
+
+// ---- the world ----
+
+void init(InitOptions options) {
+  World& w = world();
+  std::call_once(w.once, [&] {
+    w.timeout = options.timeout_seconds;
+    if (w.timeout <= 0) {
+      const char* env = std::getenv("SYMX_DIST_TIMEOUT");
+      w.timeout = env && *env ? std::atof(env) : 300;
+      if (!(w.timeout > 0))
+        throw ValueError(std::string("SYMX_DIST_TIMEOUT is '") + env +
+                         "'; expected a positive number of seconds (default 300).");
+    }
+    if (launched()) {
+      int already = 0;
+      MPI_Initialized(&already);
+      if (!already) {
+        int provided = 0;
+        MPI_Init_thread(nullptr, nullptr, MPI_THREAD_MULTIPLE, &provided);
+        if (provided < MPI_THREAD_MULTIPLE) {
+          std::fprintf(stderr,
+                       "symx.distributed: this MPI library does not support MPI_THREAD_MULTIPLE (it gave level %d); "
+                       "gradients are averaged on a background thread, which needs it. Use Open MPI 4 or newer.\n",
+                       provided);
+          MPI_Abort(MPI_COMM_WORLD, 1);
+        }
+      }
+      MPI_Comm_rank(MPI_COMM_WORLD, &w.rank);
+      MPI_Comm_size(MPI_COMM_WORLD, &w.size);
+      MPI_Comm_dup(MPI_COMM_WORLD, &w.collectives);
+      MPI_Comm_dup(MPI_COMM_WORLD, &w.gradients);
+      MPI_Comm_set_errhandler(w.collectives, MPI_ERRORS_RETURN);
+      MPI_Comm_set_errhandler(w.gradients, MPI_ERRORS_RETURN);
+      if (const char* local = std::getenv("OMPI_COMM_WORLD_LOCAL_RANK")) w.local_rank = std::atoi(local);
+      w.mpi = true;
+      std::atexit(finalize_at_exit);
+    }
+    w.initialized = true;
+  });
+}
+
+bool initialized() { return world().initialized; }
+int rank() {
+  init();
+  return world().rank;
+}
+int world_size() {
+  init();
+  return world().size;
+}
+int local_rank() {
+  init();
+  return world().local_rank;
+}
+double timeout_seconds() {
+  init();
+  return world().timeout;
+}
+
+void barrier() {
+  init();
+  if (world().size == 1) return;
+  MPI_Request request;
+  detail::check(MPI_Ibarrier(world().collectives, &request), "barrier");
+  detail::wait_for(request, "barrier");
+}
+
+void abort(const std::string& message, int code) {
+  std::fprintf(stderr, "%s%s\n", prefix().c_str(), message.c_str());
+  std::fflush(stderr);
+  if (world().mpi) MPI_Abort(MPI_COMM_WORLD, code);
+  std::_Exit(code);
+}
+
+const char* reduction_name(Reduction op) {
+  switch (op) {
+    case Reduction::sum: return "sum";
+    case Reduction::mean: return "mean";
+    case Reduction::max: return "max";
+  }
+  return "?";
+}
+
+// ---- MPI helpers ----
+
+namespace detail {
+
+MPI_Comm collectives_comm() { return world().collectives; }
+MPI_Comm gradients_comm() { return world().gradients; }
+
+MPI_Datatype mpi_type(DType dtype) {
+  switch (dtype) {
+    case DType::b8:
+    case DType::u8: return MPI_UINT8_T;
+    case DType::i32: return MPI_INT32_T;
+    case DType::i64: return MPI_INT64_T;
+    case DType::f32: return MPI_FLOAT;
+    case DType::f64: return MPI_DOUBLE;
+  }
+  return MPI_DATATYPE_NULL;
+}
+
+MPI_Op mpi_op(Reduction op) { return op == Reduction::max ? MPI_MAX : MPI_SUM; }
+
+void check(int code, const std::string& what) {
+  if (code == MPI_SUCCESS) return;
+  char text[MPI_MAX_ERROR_STRING] = {};
+  int length = 0;
+  MPI_Error_string(code, text, &length);
+  throw DistributedError(prefix() + what + " failed in MPI: " + std::string(text, static_cast<std::size_t>(length)) +
+                         ". Another process may have died; see mpirun's messages.");
+}
+
+void wait_for(MPI_Request& request, const std::string& what) {
+  using Clock = std::chrono::steady_clock;
+  const auto start = Clock::now();
+  const double timeout = world().timeout;
+  auto pause = std::chrono::microseconds(0);
+  for (;;) {
+    int done = 0;
+    check(MPI_Test(&request, &done, MPI_STATUS_IGNORE), what);
+    if (done) return;
+    double waited = std::chrono::duration<double>(Clock::now() - start).count();
+    if (waited > timeout)
+      throw DistributedError(prefix() + what + ": waited " + std::to_string(static_cast<int>(waited)) +
+                             " s for the other " + std::to_string(world().size - 1) +
+                             " process(es). One may have died or stopped, or be in a different collective (every "
+                             "process must make the same collective calls in the same order). The limit is "
+                             "SYMX_DIST_TIMEOUT (seconds, default 300).");
+    // Poll quickly at first (a collective on one machine takes microseconds), then back off to 1 ms.
+    if (pause.count() == 0) std::this_thread::yield();
+    else std::this_thread::sleep_for(pause);
+    pause = std::min(std::chrono::microseconds(1000), pause + std::chrono::microseconds(pause.count() < 50 ? 5 : 50));
+  }
+}
+
+void all_reduce_in_place(Array& x, Reduction op, MPI_Comm comm, const std::string& what) {
+  if (op == Reduction::mean && !is_floating(x.dtype()))
+    throw ValueError(prefix() + what + ": mean of " + describe(x) +
+                     "; mean needs a float dtype. Use sum and divide, or cast to float32.");
+  if (x.dtype() == DType::b8 && op != Reduction::max)
+    throw ValueError(prefix() + what + ": " + std::string(reduction_name(op)) + " of bool values; only max (logical or) "
+                     "is defined for bool. Cast to an integer dtype to count.");
+  const int n = world().size;
+  if (n == 1 || x.size() == 0) return;
+  if (x.size() > std::numeric_limits<int>::max())
+    throw ValueError(prefix() + what + ": " + describe(x) + " is more than MPI's 2^31 - 1 elements per call. "
+                     "Reduce it in parts.");
+  MPI_Request request;
+  check(MPI_Iallreduce(MPI_IN_PLACE, x.raw_data(), static_cast<int>(x.size()), mpi_type(x.dtype()), mpi_op(op), comm,
+                       &request),
+        what);
+  wait_for(request, what);
+  if (op == Reduction::mean) {
+    visit_dtype(x.dtype(), [&]<class T>() {
+      if constexpr (std::is_floating_point_v<T>) {
+        T* p = x.data<T>();
+        for (std::int64_t i = 0; i < x.size(); ++i) p[i] /= static_cast<T>(n);
+      }
+    });
+  }
+}
+
+}  // namespace detail
+
+// ---- collectives on arrays ----
+
+Array all_reduce(const Array& x, Reduction op) {
+  init();
+  const std::string what = std::string("all_reduce(") + reduction_name(op) + ") of " + describe(x);
+  Array out = x.copy();
+  if (world().size > 1) check_same_everywhere(x, what);
+  detail::all_reduce_in_place(out, op, world().collectives, what);
+  return out;
+}
+
+Array broadcast(const Array& x, int root) {
+  init();
+  World& w = world();
+  if (root < 0 || root >= w.size)
+    throw ValueError(prefix() + "broadcast: root " + std::to_string(root) + " is not a rank; expected 0 to " +
+                     std::to_string(w.size - 1) + ".");
+  Array out = x.copy();
+  if (w.size == 1 || x.size() == 0) return out;
+  const std::string what = "broadcast from rank " + std::to_string(root) + " of " + describe(x);
+  check_same_everywhere(x, what);
+  MPI_Request request;
+  detail::check(MPI_Ibcast(out.raw_data(), static_cast<int>(out.size()), detail::mpi_type(out.dtype()), root,
+                           w.collectives, &request),
+                what);
+  detail::wait_for(request, what);
+  return out;
+}
+
+Array all_gather(const Array& x) {
+  init();
+  World& w = world();
+  Shape shape = x.shape();
+  if (shape.empty()) shape = {1};
+  Shape out_shape = shape;
+  out_shape[0] *= w.size;
+  Array out = Array::empty(out_shape, x.dtype());
+  if (w.size == 1) {
+    if (x.size()) std::memcpy(out.raw_data(), x.raw_data(), x.nbytes());
+    return out;
+  }
+  const std::string what = "all_gather of " + describe(x);
+  check_same_everywhere(x, what);
+  MPI_Request request;
+  detail::check(MPI_Iallgather(x.raw_data(), static_cast<int>(x.size()), detail::mpi_type(x.dtype()), out.raw_data(),
+                               static_cast<int>(x.size()), detail::mpi_type(x.dtype()), w.collectives, &request),
+                what);
+  detail::wait_for(request, what);
+  return out;
+}
+
+// ---- collectives on tensors ----
+
+namespace {
+
+TensorType same_type(const std::vector<TensorType>& in) { return in[0]; }
+
+}  // namespace
+
+Tensor all_reduce(const Tensor& x, Reduction op, Loc loc) {
+  init();
+  if (op == Reduction::mean && !is_floating(x.dtype()))
+    throw ValueError("distributed::all_reduce: mean of " + x.label() + " (" + std::string(dtype_name(x.dtype())) +
+                     "); mean needs a float tensor. Use sum, or cast with astype(float32).");
+  HostCallSpec spec;
+  spec.name = std::string("all_reduce_") + reduction_name(op);
+  spec.infer = same_type;
+  spec.compute = [op](const std::vector<Array>& in) {
+    Array out = in[0].copy();
+    detail::all_reduce_in_place(out, op, world().collectives,
+                                std::string("all_reduce(") + reduction_name(op) + ") of " + describe(in[0]));
+    return out;
+  };
+  if (op != Reduction::max)
+    spec.vjp = [op](const std::vector<Tensor>&, const Tensor&, const Tensor& cotangent) {
+      return std::vector<Tensor>{all_reduce(cotangent, op)};
+    };
+  return host_call(std::move(spec), {x}, loc);
+}
+
+Tensor broadcast(const Tensor& x, int root, Loc loc) {
+  init();
+  if (root < 0 || root >= world().size)
+    throw ValueError("distributed::broadcast: root " + std::to_string(root) + " is not a rank; expected 0 to " +
+                     std::to_string(world().size - 1) + ".");
+  HostCallSpec spec;
+  spec.name = "broadcast";
+  spec.infer = same_type;
+  spec.compute = [root](const std::vector<Array>& in) {
+    World& w = world();
+    Array out = in[0].copy();
+    if (w.size == 1 || out.size() == 0) return out;
+    const std::string what = "broadcast from rank " + std::to_string(root) + " of " + describe(out);
+    MPI_Request request;
+    detail::check(MPI_Ibcast(out.raw_data(), static_cast<int>(out.size()), detail::mpi_type(out.dtype()), root,
+                             w.collectives, &request),
+                  what);
+    detail::wait_for(request, what);
+    return out;
+  };
+  return host_call(std::move(spec), {x}, loc);
+}
+
+Tensor all_gather(const Tensor& x, Loc loc) {
+  init();
+  if (x.ndim() > 0 && is_symbol(x.shape()[0]))
+    throw ShapeError("distributed::all_gather: axis 0 of " + x.label() + " " + shape_string(x.shape()) +
+                     " is unknown until a call; all_gather needs its size. Give the placeholder a fixed first axis.");
+  HostCallSpec spec;
+  spec.name = "all_gather";
+  spec.infer = [](const std::vector<TensorType>& in) {
+    TensorType t = in[0];
+    if (t.shape.empty()) t.shape = {1};
+    t.shape[0] *= world().size;
+    return t;
+  };
+  spec.compute = [](const std::vector<Array>& in) {
+    World& w = world();
+    Shape shape = in[0].shape().empty() ? Shape{1} : in[0].shape();
+    shape[0] *= w.size;
+    Array out = Array::empty(shape, in[0].dtype());
+    if (w.size == 1) {
+      if (in[0].size()) std::memcpy(out.raw_data(), in[0].raw_data(), in[0].nbytes());
+      return out;
+    }
+    const std::string what = "all_gather of " + describe(in[0]);
+    MPI_Request request;
+    detail::check(MPI_Iallgather(in[0].raw_data(), static_cast<int>(in[0].size()), detail::mpi_type(in[0].dtype()),
+                                 out.raw_data(), static_cast<int>(in[0].size()), detail::mpi_type(in[0].dtype()),
+                                 w.collectives, &request),
+                  what);
+    detail::wait_for(request, what);
+    return out;
+  };
+  spec.vjp = [](const std::vector<Tensor>& in, const Tensor&, const Tensor& cotangent) {
+    const Tensor& x = in[0];
+    const std::int64_t rows = x.ndim() == 0 ? 1 : x.shape()[0];
+    const std::int64_t first = world().rank * rows;
+    Tensor mine = slice(all_reduce(cotangent, Reduction::sum), {Index::range(first, first + rows)});
+    return std::vector<Tensor>{x.ndim() == 0 ? reshape(mine, {}) : mine};
+  };
+  return host_call(std::move(spec), {x}, loc);
+}
+
+void broadcast_variables(const std::vector<Tensor>& variables, int root) {
+  init();
+  std::vector<Tensor> vars = variables.empty() ? default_graph().variables() : variables;
+  if (world().size == 1) return;
+  for (const Tensor& v : vars) {
+    if (v.op() != OpKind::Variable)
+      throw ValueError("distributed::broadcast_variables: " + v.label() + " is not a variable (it is " +
+                       v.display_op() + "). Pass variables only.");
+    v.assign(broadcast(v.value(), root));
+  }
+}
+
+}  // namespace symx::distributed
