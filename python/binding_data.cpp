@@ -389,18 +389,20 @@ void bind_iterator(nb::module_& m) {
       .def(
           "__init__",
           [](PyBatchIterator* self, nb::handle arrays, std::int64_t batch_size, bool shuffle, std::uint64_t seed,
-             bool drop_last, std::int64_t prefetch, nb::handle transforms) {
+             bool drop_last, std::int64_t prefetch, nb::handle transforms, std::int64_t shard, std::int64_t shards) {
             data::BatchOptions o{.batch_size = batch_size,
                                  .shuffle = shuffle,
                                  .seed = seed,
                                  .drop_last = drop_last,
                                  .prefetch = prefetch};
+            o.shard = shard;
+            o.shards = shards;
             std::vector<nb::object> keep;
             o.transforms = transforms_from_python(transforms, keep, "symx.data.BatchIterator");
             new (self) PyBatchIterator(arrays_argument(arrays), std::move(o), std::move(keep));
           },
           "arrays"_a, "batch_size"_a = 32, "shuffle"_a = true, "seed"_a = 0, "drop_last"_a = false, "prefetch"_a = 2,
-          "transforms"_a = nb::none(), DOC(data_BatchIterator_init))
+          "transforms"_a = nb::none(), "shard"_a = 0, "shards"_a = 1, DOC(data_BatchIterator_init))
       .def(
           "__iter__", [](nb::handle self) { return PyEpoch{nb::borrow<nb::object>(self)}; },
           DOC(data_BatchIterator_iter))

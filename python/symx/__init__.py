@@ -53,13 +53,29 @@ from ._symx import (  # noqa: F401
 _symx._set_package_dir(_os.path.dirname(_os.path.abspath(__file__)))
 
 # `import symx.nn` / `from symx.linalg import inv` work like ordinary submodules.
-for _name in ("nn", "linalg", "random", "stats", "data", "train"):
+for _name in ("nn", "linalg", "random", "stats", "data", "train", "distributed"):
     _sys.modules[__name__ + "." + _name] = getattr(_symx, _name)
 for _name in ("init", "layers", "losses"):
     _sys.modules[__name__ + ".nn." + _name] = getattr(_symx.nn, _name)
 # The optimizers and their schedules: `import symx.optim`, `from symx.optim import schedules`.
 _sys.modules[__name__ + ".optim"] = _symx.optim
 _sys.modules[__name__ + ".optim.schedules"] = _symx.optim.schedules
+
+
+
+# One process of a distributed run (symx.distributed under mpirun) that stops on an uncaught
+# exception ends every process of the run after printing its traceback, instead of leaving the
+# others waiting in a collective until their timeout.
+_previous_excepthook = _sys.excepthook
+
+
+def _end_the_run_on_uncaught(kind, value, traceback):
+    _previous_excepthook(kind, value, traceback)
+    if _symx.distributed.initialized() and _symx.distributed.world_size() > 1:
+        _symx.distributed.abort(f"uncaught {kind.__name__} (traceback above); ending every process of the run")
+
+
+_sys.excepthook = _end_the_run_on_uncaught
 
 bool_ = _np.dtype("bool")
 uint8 = _np.dtype("uint8")

@@ -1457,6 +1457,7 @@ PRIMITIVE_COVERAGE = {
     "random_bernoulli": ["test_random.py::test_bernoulli"],
     "random_randint": ["test_random.py::test_randint"],
     "random_permutation": ["test_random.py::test_permutation"],
+    "host_call": ["test_distributed.py::test_collectives_match_numpy"],
 }
 
 

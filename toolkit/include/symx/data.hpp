@@ -220,10 +220,13 @@ class BatchIterator {
 // Example: len(sx.data.BatchIterator([x, y], batch_size=32))
 
 // Doc data::BatchIterator::init:
-// BatchIterator(arrays, batch_size=32, shuffle=True, seed=0, drop_last=False, prefetch=2, transforms=[]):
+// BatchIterator(arrays, batch_size=32, shuffle=True, seed=0, drop_last=False, prefetch=2, transforms=[],
+// shard=0, shards=1):
 // `arrays` is a sequence of arrays sharing their first axis (or a Dataset: its x and y), kept without
 // a copy; `transforms` holds sx.data transforms (C++, no GIL) and Python callables
-// (arrays..., seed) -> tuple of arrays, applied in order to each batch on the background thread.
+// (arrays..., seed) -> tuple of arrays, applied in order to each batch on the background thread;
+// shard and shards: this process's part of each global batch (BatchOptions::shard), e.g.
+// shard=sx.distributed.rank(), shards=sx.distributed.world_size().
 // Example: it = sx.data.BatchIterator([x, y], batch_size=32, seed=1, transforms=[sx.data.divide_by_max()])
 
 // Doc data::Dataset::x:
