@@ -19,10 +19,7 @@ sd::Reduction reduction_from(const std::string& op) {
 
 void bind_distributed(nb::module_& m) {
   m.def(
-      "init",
-      [](std::optional<double> timeout) {
-        sd::init({.timeout_seconds = timeout.value_or(0)});
-      },
+      "init", [](std::optional<double> timeout) { sd::init({.timeout_seconds = timeout.value_or(0)}); },
       "timeout"_a = nb::none(), DOC(distributed_init));
   m.def("initialized", &sd::initialized, DOC(distributed_initialized));
   m.def("rank", &sd::rank, DOC(distributed_rank));
@@ -100,19 +97,19 @@ void bind_distributed(nb::module_& m) {
       "variables"_a = nb::none(), "root"_a = 0, DOC(distributed_broadcast_variables));
   m.def(
       "average_gradients",
-      [](TensorList grads, double bucket_mb, bool average) {
+      [](TensorList grads, double bucket_mb, bool average, bool overlap) {
         PyLocation here;
-        return sd::average_gradients(grads.v, {.bucket_mb = bucket_mb, .average = average});
+        return sd::average_gradients(grads.v, {.bucket_mb = bucket_mb, .average = average, .overlap = overlap});
       },
-      "grads"_a, "bucket_mb"_a = 25.0, "average"_a = true, DOC(distributed_average_gradients));
+      "grads"_a, "bucket_mb"_a = 25.0, "average"_a = true, "overlap"_a = true, DOC(distributed_average_gradients));
   m.def(
       "DistributedOptimizer",
-      [](nb::handle optimizer, double bucket_mb) {
+      [](nb::handle optimizer, double bucket_mb, bool overlap) {
         auto* opt = nb::cast<symx::optim::Optimizer*>(optimizer);
-        symx::optim::make_distributed(*opt, {.bucket_mb = bucket_mb});
+        symx::optim::make_distributed(*opt, {.bucket_mb = bucket_mb, .overlap = overlap});
         return nb::borrow(optimizer);
       },
-      "optimizer"_a, "bucket_mb"_a = 25.0, DOC(distributed_DistributedOptimizer));
+      "optimizer"_a, "bucket_mb"_a = 25.0, "overlap"_a = true, DOC(distributed_DistributedOptimizer));
   m.def(
       "gradient_stats",
       [] {
@@ -127,4 +124,3 @@ void bind_distributed(nb::module_& m) {
       DOC(distributed_gradient_stats));
   m.def("reset_gradient_stats", &sd::reset_gradient_stats, DOC(distributed_reset_gradient_stats));
 }
-

@@ -62,7 +62,6 @@ _sys.modules[__name__ + ".optim"] = _symx.optim
 _sys.modules[__name__ + ".optim.schedules"] = _symx.optim.schedules
 
 
-
 # One process of a distributed run (symx.distributed under mpirun) that stops on an uncaught
 # exception ends every process of the run after printing its traceback, instead of leaving the
 # others waiting in a collective until their timeout.

@@ -56,8 +56,8 @@ std::vector<Tensor> vjp_host(const Tensor& output, const Tensor& cotangent) {
   for (std::size_t k = 0; k < inputs.size(); ++k)
     if (cotangents[k].defined() && cotangents[k].type() != inputs[k].type())
       throw ValueError("grad: the vjp of host_call '" + spec.name + "'" + built_at(output.node()) + " returned " +
-                       type_string(cotangents[k].shape(), cotangents[k].dtype()) + " for input " +
-                       std::to_string(k) + ", which is " + type_string(inputs[k].shape(), inputs[k].dtype()) +
+                       type_string(cotangents[k].shape(), cotangents[k].dtype()) + " for input " + std::to_string(k) +
+                       ", which is " + type_string(inputs[k].shape(), inputs[k].dtype()) +
                        ". Return each cotangent with its input's shape and dtype.");
   return cotangents;
 }

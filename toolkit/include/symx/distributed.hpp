@@ -107,6 +107,10 @@ struct GradientOptions {
   double bucket_mb = 25;
   // Divide the sum by the number of processes (the mean of the processes' gradients).
   bool average = true;
+  // Start each bucket's all-reduce as soon as its gradients are computed (HostCallSpec::early), so
+  // that it overlaps the rest of the backward pass; false: where the program's plain order puts it
+  // (to measure what the overlap hides).
+  bool overlap = true;
 };
 // The gradients summed (averaged) over every process: graph nodes whose evaluation starts each
 // bucket's all-reduce on a background thread as soon as the bucket's gradients are computed
@@ -134,7 +138,7 @@ void reset_gradient_stats();
 // ---- Python-only bindings (documented here for the docstrings) ----
 
 // Doc distributed::DistributedOptimizer:
-// DistributedOptimizer(optimizer, bucket_mb=25): makes `optimizer` average its gradients over the
+// DistributedOptimizer(optimizer, bucket_mb=25, overlap=True): makes `optimizer` average its gradients over the
 // processes (optim::make_distributed in C++) and returns it; minimize then builds the bucketed,
 // overlapped all-reduces into the training step and starts every process from rank 0's parameters.
 // Example: opt = sx.distributed.DistributedOptimizer(sx.optim.Adam(1e-3)); opt.minimize(loss)

@@ -40,6 +40,7 @@ void finalize_at_exit() {
   World& w = world();
   if (!w.mpi) return;
   detail::stop_gradient_thread();
+  if (detail::gradient_thread_stuck()) return;  // MPI_Finalize would wait for the lost process
   int finalized = 0;
   MPI_Finalized(&finalized);
   if (finalized) return;
@@ -63,8 +64,8 @@ void check_same_everywhere(const Array& x, const std::string& what) {
   for (int d = 0; d < x.ndim() && d < kMaxAxes; ++d) header[d + 2] = x.shape()[static_cast<std::size_t>(d)];
   std::vector<std::int64_t> all(static_cast<std::size_t>(w.size) * (kMaxAxes + 2));
   MPI_Request request;
-  detail::check(MPI_Iallgather(header, kMaxAxes + 2, MPI_INT64_T, all.data(), kMaxAxes + 2, MPI_INT64_T,
-                               w.collectives, &request),
+  detail::check(MPI_Iallgather(header, kMaxAxes + 2, MPI_INT64_T, all.data(), kMaxAxes + 2, MPI_INT64_T, w.collectives,
+                               &request),
                 what);
   detail::wait_for(request, what);
   for (int r = 0; r < w.size; ++r) {
@@ -197,42 +198,48 @@ void wait_for(MPI_Request& request, const std::string& what) {
   using Clock = std::chrono::steady_clock;
   const auto start = Clock::now();
   const double timeout = world().timeout;
-  auto pause = std::chrono::microseconds(0);
+  auto pause = std::chrono::microseconds(100);
   for (;;) {
     int done = 0;
     check(MPI_Test(&request, &done, MPI_STATUS_IGNORE), what);
     if (done) return;
     double waited = std::chrono::duration<double>(Clock::now() - start).count();
-    if (waited > timeout)
-      throw DistributedError(prefix() + what + ": waited " + std::to_string(static_cast<int>(waited)) +
-                             " s for the other " + std::to_string(world().size - 1) +
-                             " process(es). One may have died or stopped, or be in a different collective (every "
-                             "process must make the same collective calls in the same order). The limit is "
-                             "SYMX_DIST_TIMEOUT (seconds, default 300).");
-    // Poll quickly at first (a collective on one machine takes microseconds), then back off to 1 ms.
-    if (pause.count() == 0) std::this_thread::yield();
-    else std::this_thread::sleep_for(pause);
-    pause = std::min(std::chrono::microseconds(1000), pause + std::chrono::microseconds(pause.count() < 50 ? 5 : 50));
+    if (waited > timeout) throw DistributedError(timeout_message(what, waited));
+    // A nonblocking collective progresses only inside MPI calls, one round per call: poll without
+    // sleeping for the first 20 ms (as MPI's blocking calls spin), then every 0.1 to 1 ms.
+    if (waited < 0.02) {
+      std::this_thread::yield();
+    } else {
+      std::this_thread::sleep_for(pause);
+      pause = std::min(std::chrono::microseconds(1000), pause + std::chrono::microseconds(100));
+    }
   }
 }
 
-void all_reduce_in_place(Array& x, Reduction op, MPI_Comm comm, const std::string& what) {
+std::string timeout_message(const std::string& what, double waited) {
+  return prefix() + what + ": waited " + std::to_string(static_cast<int>(waited)) + " s for the other " +
+         std::to_string(world().size - 1) +
+         " process(es). One may have died or stopped, or be in a different collective (every process must make "
+         "the same collective calls in the same order). The limit is SYMX_DIST_TIMEOUT (seconds, default 300).";
+}
+
+void check_reduction(const Array& x, Reduction op, const std::string& what) {
   if (op == Reduction::mean && !is_floating(x.dtype()))
     throw ValueError(prefix() + what + ": mean of " + describe(x) +
                      "; mean needs a float dtype. Use sum and divide, or cast to float32.");
   if (x.dtype() == DType::b8 && op != Reduction::max)
-    throw ValueError(prefix() + what + ": " + std::string(reduction_name(op)) + " of bool values; only max (logical or) "
+    throw ValueError(prefix() + what + ": " + std::string(reduction_name(op)) +
+                     " of bool values; only max (logical or) "
                      "is defined for bool. Cast to an integer dtype to count.");
-  const int n = world().size;
-  if (n == 1 || x.size() == 0) return;
   if (x.size() > std::numeric_limits<int>::max())
-    throw ValueError(prefix() + what + ": " + describe(x) + " is more than MPI's 2^31 - 1 elements per call. "
+    throw ValueError(prefix() + what + ": " + describe(x) +
+                     " is more than MPI's 2^31 - 1 elements per call. "
                      "Reduce it in parts.");
-  MPI_Request request;
-  check(MPI_Iallreduce(MPI_IN_PLACE, x.raw_data(), static_cast<int>(x.size()), mpi_type(x.dtype()), mpi_op(op), comm,
-                       &request),
-        what);
-  wait_for(request, what);
+}
+
+// The sum divided by the number of processes.
+void divide_by_world(Array& x, Reduction op) {
+  const int n = world().size;
   if (op == Reduction::mean) {
     visit_dtype(x.dtype(), [&]<class T>() {
       if constexpr (std::is_floating_point_v<T>) {
@@ -241,6 +248,25 @@ void all_reduce_in_place(Array& x, Reduction op, MPI_Comm comm, const std::strin
       }
     });
   }
+}
+
+void all_reduce_in_place(Array& x, Reduction op, MPI_Comm comm, const std::string& what) {
+  check_reduction(x, op, what);
+  if (world().size == 1 || x.size() == 0) return;
+  MPI_Request request;
+  check(MPI_Iallreduce(MPI_IN_PLACE, x.raw_data(), static_cast<int>(x.size()), mpi_type(x.dtype()), mpi_op(op), comm,
+                       &request),
+        what);
+  wait_for(request, what);
+  divide_by_world(x, op);
+}
+
+void all_reduce_blocking(Array& x, Reduction op, MPI_Comm comm, const std::string& what) {
+  check_reduction(x, op, what);
+  if (world().size == 1 || x.size() == 0) return;
+  check(MPI_Allreduce(MPI_IN_PLACE, x.raw_data(), static_cast<int>(x.size()), mpi_type(x.dtype()), mpi_op(op), comm),
+        what);
+  divide_by_world(x, op);
 }
 
 }  // namespace detail

@@ -7,6 +7,7 @@
 // and each averaged gradient is a slice of the wait's result. The compiled program runs an early
 // call as soon as its inputs are computed (codegen/fusion.cpp), so a bucket's all-reduce proceeds
 // while the rest of the backward pass runs, and the waits come where the optimizer reads them.
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstring>
@@ -25,6 +26,10 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+// Set when a bucket's all-reduce outlived the timeout: the thread is then stuck inside MPI, and
+// exit neither joins it nor finalizes MPI.
+std::atomic<bool> g_stuck{false};
 
 // One bucket's state, shared by its start and wait calls (a training step is called by one thread
 // at a time, so one all-reduce per bucket is in flight).
@@ -64,7 +69,9 @@ class GradientThread {
       stopping_ = true;
       wake_.notify_one();
     }
-    if (thread_.joinable()) thread_.join();
+    if (!thread_.joinable()) return;
+    if (g_stuck) thread_.detach();  // inside an all-reduce that will not end
+    else thread_.join();
   }
 
  private:
@@ -81,7 +88,7 @@ class GradientThread {
       const auto start = Clock::now();
       std::exception_ptr error;
       try {
-        detail::all_reduce_in_place(bucket->data, bucket->average ? Reduction::mean : Reduction::sum,
+        detail::all_reduce_blocking(bucket->data, bucket->average ? Reduction::mean : Reduction::sum,
                                     detail::gradients_comm(), bucket->what);
       } catch (...) {
         error = std::current_exception();
@@ -110,9 +117,14 @@ GradientThread& gradient_thread() {
   return thread;
 }
 
-// Waits for `bucket`'s all-reduce (the thread's own timeout bounds it).
+// Waits for `bucket`'s all-reduce, at most the collective timeout (then DistributedError).
 void wait_done(Bucket& bucket, std::unique_lock<std::mutex>& lock) {
-  bucket.finished.wait(lock, [&] { return !bucket.in_flight; });
+  const auto begin = Clock::now();
+  const auto limit = std::chrono::duration<double>(timeout_seconds());
+  if (!bucket.finished.wait_for(lock, limit, [&] { return !bucket.in_flight; })) {
+    g_stuck = true;
+    throw DistributedError(detail::timeout_message(bucket.what, seconds_since(begin)));
+  }
 }
 
 std::string mib(std::size_t bytes) {
@@ -121,36 +133,35 @@ std::string mib(std::size_t bytes) {
   return text;
 }
 
-// The averaged gradients of `grads[first..last]` (one dtype), through one bucket.
-void reduce_bucket(const std::vector<Tensor>& grads, const std::vector<std::size_t>& members, bool average,
-                   int index, std::vector<Tensor>& out, Loc loc) {
+// The averaged gradients of grads[members] (one dtype, in the bucket's order), through one bucket.
+void reduce_bucket(const std::vector<Tensor>& grads, const std::vector<std::size_t>& members,
+                   const GradientOptions& options, int index, std::vector<Tensor>& out, Loc loc) {
   const DType dtype = grads[members[0]].dtype();
   std::int64_t total = 0;
   for (std::size_t m : members) total += grads[m].size();
   auto bucket = std::make_shared<Bucket>();
-  bucket->average = average;
-  bucket->what = "gradient bucket " + std::to_string(index) + " (" + std::to_string(members.size()) +
-                 " gradients, " + mib(static_cast<std::size_t>(total) * itemsize(dtype)) + " of " +
-                 std::string(dtype_name(dtype)) + ")";
+  bucket->average = options.average;
+  bucket->what = "gradient bucket " + std::to_string(index) + " (" + std::to_string(members.size()) + " gradients, " +
+                 mib(static_cast<std::size_t>(total) * itemsize(dtype)) + " of " + std::string(dtype_name(dtype)) + ")";
 
   HostCallSpec start;
   start.name = "all_reduce_start";
-  start.early = true;
+  start.early = options.overlap;
   start.infer = [](const std::vector<TensorType>&) { return TensorType{{}, DType::i32}; };
   start.compute = [bucket, total, dtype](const std::vector<Array>& in) {
-    Array flat = Array::empty({total}, dtype);
-    auto* dst = static_cast<char*>(flat.raw_data());
+    std::unique_lock lock(bucket->mutex);
+    wait_done(*bucket, lock);  // a step that failed between start and wait left one in flight
+    // The last step's array again when the program no longer holds it: a fresh one each step
+    // would be new pages to fault in, on both sides of the all-reduce.
+    if (!(bucket->data.size() == total && bucket->data.is_unique())) bucket->data = Array::empty({total}, dtype);
+    auto* dst = static_cast<char*>(bucket->data.raw_data());
     for (const Array& a : in) {
       std::memcpy(dst, a.raw_data(), a.nbytes());
       dst += a.nbytes();
     }
-    {
-      std::unique_lock lock(bucket->mutex);
-      wait_done(*bucket, lock);  // a step that failed between start and wait left one in flight
-      bucket->data = std::move(flat);
-      bucket->error = nullptr;
-      bucket->in_flight = true;
-    }
+    bucket->error = nullptr;
+    bucket->in_flight = true;
+    lock.unlock();
     gradient_thread().submit(bucket);
     return Array::scalar<std::int32_t>(0);
   };
@@ -187,6 +198,7 @@ void reduce_bucket(const std::vector<Tensor>& grads, const std::vector<std::size
 
 namespace detail {
 void stop_gradient_thread() { gradient_thread().stop(); }
+bool gradient_thread_stuck() { return g_stuck; }
 }  // namespace detail
 
 std::vector<Tensor> average_gradients(const std::vector<Tensor>& grads, GradientOptions options, Loc loc) {
@@ -213,14 +225,14 @@ std::vector<Tensor> average_gradients(const std::vector<Tensor>& grads, Gradient
     const std::size_t size = static_cast<std::size_t>(grads[k].size()) * itemsize(grads[k].dtype());
     bool fits = members.empty() || (grads[members[0]].dtype() == grads[k].dtype() && bytes + size <= cap);
     if (!fits) {
-      reduce_bucket(grads, members, options.average, index++, out, loc);
+      reduce_bucket(grads, members, options, index++, out, loc);
       members.clear();
       bytes = 0;
     }
     members.push_back(k);
     bytes += size;
   }
-  if (!members.empty()) reduce_bucket(grads, members, options.average, index, out, loc);
+  if (!members.empty()) reduce_bucket(grads, members, options, index, out, loc);
   return out;
 }
 
