@@ -91,12 +91,16 @@ demo: build
 # Then the paper's experiment side by side: `symx train --model paper-cnn` and its PyTorch eager
 # twin (bench/paper_cnn.py), PAPER_EPOCHS epochs each on the bundled digits; writes
 # $(BUILD)/bench/paper_cnn.json and paper_cnn.md. PAPER_SEEDS=0,1,2 averages the accuracies over seeds.
+# Last, data-parallel training under mpirun (bench/distributed.py: 2 processes x 1 thread against
+# 1 x 2, the communication share and overlap, all-reduce bandwidth, the ring model's predictions);
+# writes $(BUILD)/bench/distributed.json and distributed.md.
 PAPER_EPOCHS ?= 10
 PAPER_SEEDS ?= 0
 bench: build
 	@PYTHON=$(PYTHON) tools/install_bench_deps.sh
 	PYTHONPATH=$(BUILD)/python $(PYTHON) bench/run.py --out $(BUILD)/bench --build $(BUILD)
 	PYTHONPATH=$(BUILD)/python $(PYTHON) bench/paper_cnn.py --epochs $(PAPER_EPOCHS) --seeds $(PAPER_SEEDS) --build $(BUILD) --out $(BUILD)/bench/paper_cnn.json
+	$(PYTHON) bench/distributed.py --build $(BUILD) --out $(BUILD)/bench/distributed.json
 
 clean:
 	rm -rf $(BUILD)

@@ -89,7 +89,7 @@ def tool_throughput(build, model, processes, threads, batch, out_dir):
 # ---- 2. communication inside the training step (one of the processes: --role step) ----
 
 
-def role_step(model, steps, overlap, out):
+def role_step(model, steps, overlap, bucket_mb, out):
     import numpy as np
 
     import symx as sx
@@ -103,7 +103,7 @@ def role_step(model, steps, overlap, out):
     y = sx.placeholder((None,), sx.int64, "y")
     loss = sx.train.softmax_cross_entropy(net(x, training=True), y)
     if d.world_size() > 1:
-        d.DistributedOptimizer(opt, overlap=overlap)
+        d.DistributedOptimizer(opt, bucket_mb=bucket_mb, overlap=overlap)
     opt.minimize(loss)
     step = sx.function([x, y], [loss], updates=sx.get_updates())
     images = digits.x[: 32 * (steps + 2)].astype(np.float32)
@@ -132,10 +132,11 @@ def role_step(model, steps, overlap, out):
             json.dump(result, f)
 
 
-def step_profile(build, model, processes, steps, overlap, out_dir):
-    out = os.path.join(out_dir, f"step-{model}-{processes}-{overlap}.json")
+def step_profile(build, model, processes, steps, overlap, bucket_mb, out_dir):
+    out = os.path.join(out_dir, f"step-{model}-{processes}-{overlap}-{bucket_mb}.json")
     command = [sys.executable, os.path.abspath(__file__), "--role", "step", "--model", model]
-    command += ["--steps", str(steps), "--overlap", str(int(overlap)), "--role-out", out]
+    command += ["--steps", str(steps), "--overlap", str(int(overlap)), "--bucket-mb", str(bucket_mb)]
+    command += ["--role-out", out]
     if processes > 1:
         command = mpirun_prefix(processes) + command
     one_thread = dict(env(build), SYMX_NUM_THREADS="1", OMP_NUM_THREADS="1")
@@ -187,11 +188,10 @@ def allreduce_times(build, tcp, out_dir):
 
 
 def fit_latency_bandwidth(times):
-    """Least squares t = a + n b over the sizes (n in bytes): (a seconds, 1 / b bytes per second)."""
-    xs, ys = list(times), [times[n] for n in times]
-    mx, my = statistics.fmean(xs), statistics.fmean(ys)
-    b = sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sum((x - mx) ** 2 for x in xs)
-    return max(my - b * mx, 0.0), 1 / b
+    """The latency a (the time of the smallest all-reduce) and the bandwidth 1 / b (the slope from
+    1 MiB to the largest size) of t = a + n b, n in bytes: (a seconds, bytes per second)."""
+    small, large = min(times), max(times)
+    return times[small], (large - (1 << 20)) / (times[large] - times[1 << 20])
 
 
 # ---- 4. the ring model ----
@@ -231,9 +231,10 @@ def main():
     ap.add_argument("--role-out", help=argparse.SUPPRESS)
     ap.add_argument("--model", help=argparse.SUPPRESS)
     ap.add_argument("--overlap", type=int, default=1, help=argparse.SUPPRESS)
+    ap.add_argument("--bucket-mb", type=float, default=25, help=argparse.SUPPRESS)
     a = ap.parse_args()
     if a.role == "step":
-        return role_step(a.model, a.steps, bool(a.overlap), a.role_out)
+        return role_step(a.model, a.steps, bool(a.overlap), a.bucket_mb, a.role_out)
     if a.role == "allreduce":
         return role_allreduce(a.role_out)
 
@@ -254,9 +255,12 @@ def main():
     results["steps_profile"] = {}
     for model in MODELS:
         results["steps_profile"][model] = {
-            "1 process, batch 32": step_profile(build, model, 1, steps, True, work),
-            "2 processes, overlap": step_profile(build, model, 2, steps, True, work),
-            "2 processes, no overlap": step_profile(build, model, 2, steps, False, work),
+            "1 process, batch 32": step_profile(build, model, 1, steps, True, 25, work),
+            # The default buckets (25 MiB) hold all of either model's gradients: one all-reduce,
+            # after the whole backward pass. Buckets of 0.25 MiB (4 for each model) can overlap.
+            "2 processes, one bucket": step_profile(build, model, 2, steps, True, 25, work),
+            "2 processes, overlap": step_profile(build, model, 2, steps, True, 0.25, work),
+            "2 processes, no overlap": step_profile(build, model, 2, steps, False, 0.25, work),
         }
     results["allreduce"] = {"shm": allreduce_times(build, False, work), "tcp": allreduce_times(build, True, work)}
     if results["allreduce"]["tcp"]:
@@ -265,7 +269,7 @@ def main():
     results["predictions"] = {}
     for model in MODELS:
         one = results["steps_profile"][model]["1 process, batch 32"]
-        two = results["steps_profile"][model]["2 processes, overlap"]
+        two = results["steps_profile"][model]["2 processes, one bucket"]
         if one and two:
             results["predictions"][model] = predictions(
                 one["step_ms"] / 1e3, two["bytes_per_step"], max(1, round(two["buckets_per_step"]))
@@ -286,10 +290,13 @@ def render(r):
     for model, t in r["throughput"].items():
         cells = [f"{t[k]['items_per_second']:.0f} images/s" if t[k] else "failed" for k in t]
         lines.append(f"| {model} | " + " | ".join(cells) + " |")
-    lines += ["", "| model (2 x 1 thread, batch 16 each) | step | all-reduce per step | waited (not hidden) | hidden |"]
+    lines += [
+        "",
+        "| model (2 x 1 thread, batch 16 each; buckets) | step | all-reduce per step | waited (not hidden) | hidden |",
+    ]
     lines += ["|---|---|---|---|---|"]
     for model, p in r["steps_profile"].items():
-        for key in ("2 processes, overlap", "2 processes, no overlap"):
+        for key in ("2 processes, one bucket", "2 processes, overlap", "2 processes, no overlap"):
             s = p[key]
             if not s:
                 continue

@@ -176,3 +176,35 @@ def test_symx_tool_under_mpirun_and_resumed_with_one_process(tmp_path):
     info = sx.train.read_checkpoint(str(run))
     assert info["epoch"] == 2 and info["step"] == 110 + 219
     assert len((run / "metrics.jsonl").read_text().splitlines()) == 2
+
+
+def _digits_lines(stdout):
+    return [line for line in stdout.splitlines() if "validation accuracy" in line]
+
+
+@pytest.mark.parametrize("language", ["python", "cpp"])
+def test_train_digits_quick_start_under_mpirun(tmp_path, language):
+    # The README's training quick start unchanged: fit trains data-parallel when mpirun starts it.
+    if language == "python":
+        program = [sys.executable, os.path.join(os.path.dirname(WORKER), "..", "..", "examples", "train_digits.py")]
+    else:
+        program = [os.path.join(os.path.dirname(symx_tool()), "train_digits")]
+    done, _ = mpirun(2, *program, MNIST, str(tmp_path / "run"), timeout=600)
+    assert done.returncode == 0, done.stdout + done.stderr
+    # The progress is rank 0's alone; both processes end with the same model, so the same accuracy.
+    finals = _digits_lines(done.stdout)
+    assert len(finals) == 2 and finals[0] == finals[1], done.stdout
+    assert float(finals[0].split("validation accuracy ")[1].split(";")[0]) > 0.85
+    assert len((tmp_path / "run" / "metrics.jsonl").read_text().splitlines()) >= 3
+
+
+def test_distributed_quick_start_matches_one_process(tmp_path):
+    # examples/distributed.py: two processes of 32 print the losses of one process of 64.
+    script = os.path.join(os.path.dirname(WORKER), "..", "..", "examples", "distributed.py")
+    one = subprocess.run([sys.executable, script, MNIST], env=python_env(), capture_output=True, text=True, timeout=300)
+    two, _ = mpirun(2, sys.executable, script, MNIST, timeout=300)
+    assert one.returncode == 0 and two.returncode == 0, one.stderr + two.stdout + two.stderr
+    losses = [[float(line.split("mean loss ")[1].split()[0]) for line in r.stdout.splitlines()] for r in (one, two)]
+    assert len(losses[0]) == 2 and losses[0][1] < losses[0][0], one.stdout
+    np.testing.assert_allclose(losses[1], losses[0], rtol=1e-4)
+    assert two.stdout.count("over 2 processes") == 2, two.stdout

@@ -30,8 +30,7 @@ TEST(Distributed, AWorldOfOneWithoutMpirun) {
   EXPECT_EQ(gathered.shape(), (sx::Shape{3, 2}));
   EXPECT_EQ(dist::all_gather(sx::Array::scalar<double>(2.5)).shape(), (sx::Shape{1}));
   EXPECT_THROW(dist::broadcast(x, 1), sx::ValueError);
-  EXPECT_THROW(dist::all_reduce(sx::Array::from_vector<std::int64_t>({1}, {1}), dist::Reduction::mean),
-               sx::ValueError);
+  EXPECT_THROW(dist::all_reduce(sx::Array::from_vector<std::int64_t>({1}, {1}), dist::Reduction::mean), sx::ValueError);
   EXPECT_GT(dist::timeout_seconds(), 0);
 }
 
@@ -85,9 +84,8 @@ TEST(Distributed, GradientTransformErrorsNameTheOptimizer) {
   sx::reset_default_graph();
   auto w = sx::variable(sx::Array::ones({2}), "w");
   sx::optim::Adam adam(1e-3);
-  adam.set_gradient_transform([](const std::vector<sx::Tensor>&, const std::vector<sx::Tensor>&) {
-    return std::vector<sx::Tensor>{};
-  });
+  adam.set_gradient_transform(
+      [](const std::vector<sx::Tensor>&, const std::vector<sx::Tensor>&) { return std::vector<sx::Tensor>{}; });
   sx::testing::expect_error<sx::ValueError>([&] { adam.minimize(sx::sum(w * w)); },
                                             {"Adam", "the gradient transform returned 0 gradients for 1 parameters",
                                              "set_gradient_transform"});
@@ -100,7 +98,8 @@ TEST(Distributed, SyncBatchNormInAWorldOfOneIsBatchNorm) {
     auto x = sx::placeholder({6, 3}, sx::f32, "x");
     sx::nn::layers::BatchNorm bn({.sync = sync});
     auto y = bn(x, true);
-    outputs[sync] = sx::function({x}, {y}, sx::get_updates())({sx::testing::random_array({6, 3}, -2, 2, 3, sx::f32)})[0];
+    outputs[sync] =
+        sx::function({x}, {y}, sx::get_updates())({sx::testing::random_array({6, 3}, -2, 2, 3, sx::f32)})[0];
   }
   expect_close(outputs[1], outputs[0], 0, 0);
 }
@@ -111,8 +110,8 @@ TEST(Distributed, ShardedBatchesAreTheBatchesOfOneIterator) {
   std::vector<std::unique_ptr<sx::data::BatchIterator>> parts;
   for (std::int64_t k = 0; k < 2; ++k)
     parts.push_back(std::make_unique<sx::data::BatchIterator>(
-        std::vector<sx::Array>{x}, sx::data::BatchOptions{.batch_size = 4, .seed = 5, .prefetch = 2, .shard = k,
-                                                          .shards = 2}));
+        std::vector<sx::Array>{x},
+        sx::data::BatchOptions{.batch_size = 4, .seed = 5, .prefetch = 2, .shard = k, .shards = 2}));
   EXPECT_EQ(parts[0]->batches_per_epoch(), 3);
   std::int64_t seen = 0;
   while (auto batch = whole.next()) {
@@ -126,6 +125,6 @@ TEST(Distributed, ShardedBatchesAreTheBatchesOfOneIterator) {
   }
   EXPECT_EQ(seen, 23);
   EXPECT_FALSE(parts[0]->next().has_value());
-  sx::testing::expect_error<sx::ValueError>(
-      [&] { sx::data::BatchIterator({x}, {.shard = 2, .shards = 2}); }, {"shard 2 of 2 shards", "world_size"});
+  sx::testing::expect_error<sx::ValueError>([&] { sx::data::BatchIterator({x}, {.shard = 2, .shards = 2}); },
+                                            {"shard 2 of 2 shards", "world_size"});
 }

@@ -194,11 +194,11 @@ void check(int code, const std::string& what) {
                          ". Another process may have died; see mpirun's messages.");
 }
 
-void wait_for(MPI_Request& request, const std::string& what) {
+void wait_for(MPI_Request& request, const std::string& what, double spin_seconds) {
   using Clock = std::chrono::steady_clock;
   const auto start = Clock::now();
   const double timeout = world().timeout;
-  auto pause = std::chrono::microseconds(100);
+  auto pause = std::chrono::microseconds(20);
   for (;;) {
     int done = 0;
     check(MPI_Test(&request, &done, MPI_STATUS_IGNORE), what);
@@ -206,12 +206,12 @@ void wait_for(MPI_Request& request, const std::string& what) {
     double waited = std::chrono::duration<double>(Clock::now() - start).count();
     if (waited > timeout) throw DistributedError(timeout_message(what, waited));
     // A nonblocking collective progresses only inside MPI calls, one round per call: poll without
-    // sleeping for the first 20 ms (as MPI's blocking calls spin), then every 0.1 to 1 ms.
-    if (waited < 0.02) {
+    // sleeping for `spin_seconds`, then every 20 us to 1 ms, leaving the core to the other threads.
+    if (waited < spin_seconds) {
       std::this_thread::yield();
     } else {
       std::this_thread::sleep_for(pause);
-      pause = std::min(std::chrono::microseconds(1000), pause + std::chrono::microseconds(100));
+      pause = std::min(std::chrono::microseconds(1000), pause + std::chrono::microseconds(20));
     }
   }
 }

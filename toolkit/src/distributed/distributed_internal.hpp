@@ -22,15 +22,16 @@ MPI_Op mpi_op(Reduction op);
 
 // Throws DistributedError for an MPI error code, naming `what`.
 void check(int code, const std::string& what);
-// Polls `request` until it completes; DistributedError after timeout_seconds(), naming `what`.
-void wait_for(MPI_Request& request, const std::string& what);
+// Polls `request` until it completes; DistributedError after timeout_seconds(), naming `what`. It
+// spins (MPI_Test and yield) for `spin_seconds`, then sleeps between tests.
+void wait_for(MPI_Request& request, const std::string& what, double spin_seconds = 0.02);
 
 // The in-place all-reduce of `x`'s elements on `comm` (mean: the sum divided by the world size),
 // polled with wait_for (so bounded by the timeout).
 void all_reduce_in_place(Array& x, Reduction op, MPI_Comm comm, const std::string& what);
 // The same with MPI's blocking all-reduce, for the gradient thread: MPI progresses the whole
-// operation itself (a polled one advances a round per test); the thread waiting for the result
-// bounds the time instead.
+// operation itself (a polled one advances a round per test, measured 3 to 5 times slower here);
+// the thread waiting for the result bounds the time instead.
 void all_reduce_blocking(Array& x, Reduction op, MPI_Comm comm, const std::string& what);
 // The DistributedError text for `what` not done after `waited` seconds.
 std::string timeout_message(const std::string& what, double waited);
