@@ -8,11 +8,13 @@
    digits, 2 epochs, images per second of the second epoch's training phase (metrics.jsonl), for
    1 process x 2 threads (batch 32) against `mpirun -np 2` processes x 1 thread with batch 16 each
    (the same 32 per step) and with batch 32 each (64 per step).
-2. Communication: a training step of each model on 2 processes x 1 thread (batch 16 each), timed
-   over --steps steps after two warm-up steps, with the gradient all-reduces overlapping the
-   backward pass (HostCallSpec::early) and without (overlap=False, the plain order), from
-   sx.distributed.gradient_stats(): the all-reduce time per step on the background thread, the time
-   the step waited for it (not hidden), and the step time.
+2. Training steps: paper-cnn and the MLP of the tool (batch 32 per step) and bench/run.py's MLP
+   (784-512-512-10, SGD, batch 256 per step), timed over --steps steps after two warm-up steps, on 1
+   process x 2 threads, 1 x 1, and 2 processes x 1 thread (half the batch each) with the default
+   buckets (25 MiB: one per model), with 0.25 MiB buckets whose all-reduces overlap the backward
+   pass (HostCallSpec::early), and with the same buckets not overlapped (overlap=False, the plain
+   order); from sx.distributed.gradient_stats(): the all-reduce time per step on the background
+   thread, the time the step waited for it (not hidden), and the step time.
 3. All-reduce bandwidth: sx.distributed.all_reduce of float32 arrays from 4 KiB to 64 MiB on 2
    processes, over shared memory (Open MPI's default on one machine) and over TCP on loopback
    (--mca btl self,tcp); a least-squares fit of t = a + n * b to the TCP times gives the latency a and
@@ -46,7 +48,9 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 MNIST = os.path.join(ROOT, "data", "mnist")
-MODELS = ("paper-cnn", "mlp")
+MODELS = ("paper-cnn", "mlp")  # the `symx` tool's models
+# Per model of the step measurements: the examples of one step (all processes together).
+STEP_MODELS = {"paper-cnn": 32, "mlp": 32, "bench-mlp": 256}
 
 
 def mpirun_prefix(n, tcp=False):
@@ -97,22 +101,37 @@ def role_step(model, steps, overlap, bucket_mb, out):
     d = sx.distributed
     d.init()
     digits = sx.data.load_mnist(MNIST)
-    batch = 32 // d.world_size()
-    net, opt, _ = sx.train.make_model(model, (1, 28, 28))
+    total = STEP_MODELS[model]
+    batch = total // d.world_size()
     x = sx.placeholder((None, 1, 28, 28), sx.float32, "x")
     y = sx.placeholder((None,), sx.int64, "y")
+    if model == "bench-mlp":
+        # bench/run.py's MLP case: 784-512-512-10 with ReLU, SGD at 0.01 (common.py), on the digits.
+        sys.path.insert(0, HERE)
+        import common
+
+        L = sx.nn.layers
+        sizes = common.MLP_SIZES
+        layers = [L.Flatten()]
+        for width in sizes[1:-1]:
+            layers += [L.Dense(width), L.Activation("relu")]
+        net = L.Sequential(layers + [L.Dense(sizes[-1])])
+        opt = sx.optim.SGD(common.MLP_LR)
+    else:
+        net, opt, _ = sx.train.make_model(model, (1, 28, 28))
     loss = sx.train.softmax_cross_entropy(net(x, training=True), y)
     if d.world_size() > 1:
         d.DistributedOptimizer(opt, bucket_mb=bucket_mb, overlap=overlap)
     opt.minimize(loss)
     step = sx.function([x, y], [loss], updates=sx.get_updates())
-    images = digits.x[: 32 * (steps + 2)].astype(np.float32)
-    labels = digits.y[: 32 * (steps + 2)]
+    count = min(len(digits.y) // total, steps + 2) * total
+    images = digits.x[:count].astype(np.float32)
+    labels = digits.y[:count]
     times = []
     for s in range(steps + 2):
         if s == 2:
             d.reset_gradient_stats()
-        lo = 32 * s + d.rank() * batch
+        lo = (total * s) % count + d.rank() * batch
         d.barrier()
         t0 = time.perf_counter()
         step(images[lo : lo + batch], labels[lo : lo + batch])
@@ -122,6 +141,7 @@ def role_step(model, steps, overlap, bucket_mb, out):
         params = sum(int(np.prod(v.shape)) for v in sx.variables(trainable=True))
         result = {
             "step_ms": 1e3 * statistics.median(times[2:]),
+            "images_per_second": total / statistics.median(times[2:]),
             "comm_ms": 1e3 * stats["comm_seconds"] / steps,
             "wait_ms": 1e3 * stats["wait_seconds"] / steps,
             "buckets_per_step": stats["buckets"] / steps,
@@ -132,15 +152,15 @@ def role_step(model, steps, overlap, bucket_mb, out):
             json.dump(result, f)
 
 
-def step_profile(build, model, processes, steps, overlap, bucket_mb, out_dir):
-    out = os.path.join(out_dir, f"step-{model}-{processes}-{overlap}-{bucket_mb}.json")
+def step_profile(build, model, processes, steps, overlap, bucket_mb, out_dir, threads=1):
+    out = os.path.join(out_dir, f"step-{model}-{processes}x{threads}-{overlap}-{bucket_mb}.json")
     command = [sys.executable, os.path.abspath(__file__), "--role", "step", "--model", model]
     command += ["--steps", str(steps), "--overlap", str(int(overlap)), "--bucket-mb", str(bucket_mb)]
     command += ["--role-out", out]
     if processes > 1:
         command = mpirun_prefix(processes) + command
-    one_thread = dict(env(build), SYMX_NUM_THREADS="1", OMP_NUM_THREADS="1")
-    done = subprocess.run(command, env=one_thread, capture_output=True, text=True, timeout=1800)
+    threads_env = dict(env(build), SYMX_NUM_THREADS=str(threads), OMP_NUM_THREADS=str(threads))
+    done = subprocess.run(command, env=threads_env, capture_output=True, text=True, timeout=1800)
     if done.returncode != 0:
         print(done.stdout + done.stderr, file=sys.stderr)
         return None
@@ -253,9 +273,10 @@ def main():
             "2x1 batch 32+32": tool_throughput(build, model, 2, 1, 32, work),
         }
     results["steps_profile"] = {}
-    for model in MODELS:
+    for model in STEP_MODELS:
         results["steps_profile"][model] = {
-            "1 process, batch 32": step_profile(build, model, 1, steps, True, 25, work),
+            "1 process x 2 threads": step_profile(build, model, 1, steps, True, 25, work, threads=2),
+            "1 process x 1 thread": step_profile(build, model, 1, steps, True, 25, work),
             # The default buckets (25 MiB) hold all of either model's gradients: one all-reduce,
             # after the whole backward pass. Buckets of 0.25 MiB (4 for each model) can overlap.
             "2 processes, one bucket": step_profile(build, model, 2, steps, True, 25, work),
@@ -267,8 +288,8 @@ def main():
         a_s, bw = fit_latency_bandwidth(results["allreduce"]["tcp"])
         results["allreduce_fit_tcp"] = {"latency_us": 1e6 * a_s, "bandwidth_GBps": bw / 1e9}
     results["predictions"] = {}
-    for model in MODELS:
-        one = results["steps_profile"][model]["1 process, batch 32"]
+    for model in STEP_MODELS:
+        one = results["steps_profile"][model]["1 process x 1 thread"]
         two = results["steps_profile"][model]["2 processes, one bucket"]
         if one and two:
             results["predictions"][model] = predictions(
@@ -290,25 +311,34 @@ def render(r):
     for model, t in r["throughput"].items():
         cells = [f"{t[k]['items_per_second']:.0f} images/s" if t[k] else "failed" for k in t]
         lines.append(f"| {model} | " + " | ".join(cells) + " |")
-    lines += [
-        "",
-        "| model (2 x 1 thread, batch 16 each; buckets) | step | all-reduce per step | waited (not hidden) | hidden |",
-    ]
+    lines += ["", "Training steps (batch: the examples of one step, all processes together):", ""]
+    lines += ["| model, batch | 1 process x 2 threads | 2 x 1 thread, one bucket | 2 x 1 thread, 0.25 MiB buckets |"]
+    lines += ["|---|---|---|---|"]
+    for model, p in r["steps_profile"].items():
+        keys = ("1 process x 2 threads", "2 processes, one bucket", "2 processes, overlap")
+        cells = [f"{p[k]['images_per_second']:.0f} images/s" if p[k] else "failed" for k in keys]
+        lines.append(f"| {model}, {STEP_MODELS[model]} | " + " | ".join(cells) + " |")
+    lines += ["", "| model (2 x 1 thread), buckets | step | all-reduce per step | waited (not hidden) | hidden |"]
     lines += ["|---|---|---|---|---|"]
     for model, p in r["steps_profile"].items():
-        for key in ("2 processes, one bucket", "2 processes, overlap", "2 processes, no overlap"):
+        labels = {
+            "2 processes, one bucket": "one bucket (25 MiB)",
+            "2 processes, overlap": "0.25 MiB, overlap",
+            "2 processes, no overlap": "0.25 MiB, no overlap",
+        }
+        for key, label in labels.items():
             s = p[key]
             if not s:
                 continue
             hidden = 1 - s["wait_ms"] / s["comm_ms"] if s["comm_ms"] > 0 else 0
             lines.append(
-                f"| {model}, {key.split(', ')[1]} | {s['step_ms']:.2f} ms | {s['comm_ms']:.2f} ms "
+                f"| {model}, {label} | {s['step_ms']:.2f} ms | {s['comm_ms']:.2f} ms "
                 f"({s['comm_ms'] / s['step_ms']:.0%}) | {s['wait_ms']:.2f} ms ({s['wait_ms'] / s['step_ms']:.0%}) | "
                 f"{hidden:.0%} |"
             )
-        one = p["1 process, batch 32"]
+        one = p["1 process x 1 thread"]
         if one:
-            lines.append(f"| {model}, 1 process x 1 thread, batch 32 | {one['step_ms']:.2f} ms | - | - | - |")
+            lines.append(f"| {model}, 1 process x 1 thread | {one['step_ms']:.2f} ms | - | - | - |")
     if r.get("allreduce_fit_tcp"):
         f = r["allreduce_fit_tcp"]
         lines += ["", f"All-reduce of float32 on 2 processes: TCP on loopback fits t = {f['latency_us']:.0f} us + "]
