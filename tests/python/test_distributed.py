@@ -208,3 +208,39 @@ def test_distributed_quick_start_matches_one_process(tmp_path):
     assert len(losses[0]) == 2 and losses[0][1] < losses[0][0], one.stdout
     np.testing.assert_allclose(losses[1], losses[0], rtol=1e-4)
     assert two.stdout.count("over 2 processes") == 2, two.stdout
+
+
+def test_a_killed_process_leaves_the_last_checkpoint_loadable(tmp_path):
+    # `symx train` on two processes; once the first epoch's checkpoint is written, rank 1 is
+    # killed: the job ends with an error, and the run resumes from that checkpoint.
+    run = tmp_path / "run"
+    line = ["mpirun", "--oversubscribe", "-np", "2"] + (["--allow-run-as-root"] if os.geteuid() == 0 else [])
+    line += [symx_tool(), "train", "--model", "mlp", "--data", "mnist", "--data-dir", MNIST, "--epochs", "50"]
+    line += ["--out", str(run), "--log", "lines"]
+    env = python_env(OMPI_MCA_btl_tcp_if_include="lo", OMPI_MCA_oob_tcp_if_include="lo")
+    job = subprocess.Popen(line, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        deadline = time.monotonic() + 120
+        while not (run / "LATEST").exists() and time.monotonic() < deadline and job.poll() is None:
+            time.sleep(0.05)
+        assert (run / "LATEST").exists(), "no checkpoint was written"
+        ranks = subprocess.run(["pgrep", "-f", str(run)], capture_output=True, text=True).stdout.split()
+        children = [p for p in ranks if int(p) != job.pid]
+        assert len(children) == 2, ranks
+        os.kill(int(max(children, key=int)), 9)
+        output, _ = job.communicate(timeout=60)
+    finally:
+        if job.poll() is None:
+            job.kill()
+    assert job.returncode != 0, output
+    info = sx.train.read_checkpoint(str(run))
+    assert info["epoch"] >= 1 and info["step"] == 110 * info["epoch"]
+    resumed = subprocess.run(
+        [symx_tool(), "train", "--resume", str(run), "--epochs", str(info["epoch"] + 1), "--data-dir", MNIST],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=python_env(),
+    )
+    assert resumed.returncode == 0, resumed.stdout + resumed.stderr
+    assert sx.train.read_checkpoint(str(run))["epoch"] == info["epoch"] + 1

@@ -56,7 +56,6 @@ Stats& stats() {
 // same order on every process, since every process runs the same program).
 class GradientThread {
  public:
-  ~GradientThread() { stop(); }
   void submit(std::shared_ptr<Bucket> bucket) {
     std::lock_guard lock(mutex_);
     if (!thread_.joinable()) thread_ = std::thread([this] { run(); });
@@ -112,9 +111,14 @@ class GradientThread {
   std::thread thread_;
 };
 
+std::atomic<bool> g_thread_made{false};
+
+// Made on first use and never destroyed: MPI's finalization at exit (distributed.cpp) stops it,
+// whatever the order in which static objects are destroyed.
 GradientThread& gradient_thread() {
-  static GradientThread thread;
-  return thread;
+  static GradientThread* thread = new GradientThread;
+  g_thread_made = true;
+  return *thread;
 }
 
 // Waits for `bucket`'s all-reduce, at most the collective timeout (then DistributedError).
@@ -197,7 +201,9 @@ void reduce_bucket(const std::vector<Tensor>& grads, const std::vector<std::size
 }  // namespace
 
 namespace detail {
-void stop_gradient_thread() { gradient_thread().stop(); }
+void stop_gradient_thread() {
+  if (g_thread_made) gradient_thread().stop();  // not made at exit if it never ran
+}
 bool gradient_thread_stuck() { return g_stuck; }
 }  // namespace detail
 
