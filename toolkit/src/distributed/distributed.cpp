@@ -122,23 +122,19 @@ void init(InitOptions options) {
   });
 }
 
+namespace {
+// The world, initialized on first use.
+const World& ready() {
+  init();
+  return world();
+}
+}  // namespace
+
 bool initialized() { return world().initialized; }
-int rank() {
-  init();
-  return world().rank;
-}
-int world_size() {
-  init();
-  return world().size;
-}
-int local_rank() {
-  init();
-  return world().local_rank;
-}
-double timeout_seconds() {
-  init();
-  return world().timeout;
-}
+int rank() { return ready().rank; }
+int world_size() { return ready().size; }
+int local_rank() { return ready().local_rank; }
+double timeout_seconds() { return ready().timeout; }
 
 void barrier() {
   init();
@@ -282,16 +278,22 @@ Array all_reduce(const Array& x, Reduction op) {
   return out;
 }
 
-Array broadcast(const Array& x, int root) {
-  init();
+namespace {
+
+void check_root(int root, const char* who) {
+  if (root < 0 || root >= world().size)
+    throw ValueError(prefix() + who + ": root " + std::to_string(root) + " is not a rank; expected 0 to " +
+                     std::to_string(world().size - 1) + ".");
+}
+
+// Rank `root`'s `x`; `check`: first compare every process's shape and dtype (the array API; a
+// tensor's type is the same everywhere by construction).
+Array broadcast_now(const Array& x, int root, bool check) {
   World& w = world();
-  if (root < 0 || root >= w.size)
-    throw ValueError(prefix() + "broadcast: root " + std::to_string(root) + " is not a rank; expected 0 to " +
-                     std::to_string(w.size - 1) + ".");
   Array out = x.copy();
   if (w.size == 1 || x.size() == 0) return out;
   const std::string what = "broadcast from rank " + std::to_string(root) + " of " + describe(x);
-  check_same_everywhere(x, what);
+  if (check) check_same_everywhere(x, what);
   MPI_Request request;
   detail::check(MPI_Ibcast(out.raw_data(), static_cast<int>(out.size()), detail::mpi_type(out.dtype()), root,
                            w.collectives, &request),
@@ -300,26 +302,37 @@ Array broadcast(const Array& x, int root) {
   return out;
 }
 
-Array all_gather(const Array& x) {
-  init();
+// The processes' `x` along axis 0 (a scalar counts as shape (1,)).
+Array gather_now(const Array& x, bool check) {
   World& w = world();
-  Shape shape = x.shape();
-  if (shape.empty()) shape = {1};
-  Shape out_shape = shape;
-  out_shape[0] *= w.size;
-  Array out = Array::empty(out_shape, x.dtype());
+  Shape shape = x.shape().empty() ? Shape{1} : x.shape();
+  shape[0] *= w.size;
+  Array out = Array::empty(shape, x.dtype());
   if (w.size == 1) {
     if (x.size()) std::memcpy(out.raw_data(), x.raw_data(), x.nbytes());
     return out;
   }
   const std::string what = "all_gather of " + describe(x);
-  check_same_everywhere(x, what);
+  if (check) check_same_everywhere(x, what);
   MPI_Request request;
   detail::check(MPI_Iallgather(x.raw_data(), static_cast<int>(x.size()), detail::mpi_type(x.dtype()), out.raw_data(),
                                static_cast<int>(x.size()), detail::mpi_type(x.dtype()), w.collectives, &request),
                 what);
   detail::wait_for(request, what);
   return out;
+}
+
+}  // namespace
+
+Array broadcast(const Array& x, int root) {
+  init();
+  check_root(root, "broadcast");
+  return broadcast_now(x, root, true);
+}
+
+Array all_gather(const Array& x) {
+  init();
+  return gather_now(x, true);
 }
 
 // ---- collectives on tensors ----
@@ -353,24 +366,11 @@ Tensor all_reduce(const Tensor& x, Reduction op, Loc loc) {
 
 Tensor broadcast(const Tensor& x, int root, Loc loc) {
   init();
-  if (root < 0 || root >= world().size)
-    throw ValueError("distributed::broadcast: root " + std::to_string(root) + " is not a rank; expected 0 to " +
-                     std::to_string(world().size - 1) + ".");
+  check_root(root, "broadcast");
   HostCallSpec spec;
   spec.name = "broadcast";
   spec.infer = same_type;
-  spec.compute = [root](const std::vector<Array>& in) {
-    World& w = world();
-    Array out = in[0].copy();
-    if (w.size == 1 || out.size() == 0) return out;
-    const std::string what = "broadcast from rank " + std::to_string(root) + " of " + describe(out);
-    MPI_Request request;
-    detail::check(MPI_Ibcast(out.raw_data(), static_cast<int>(out.size()), detail::mpi_type(out.dtype()), root,
-                             w.collectives, &request),
-                  what);
-    detail::wait_for(request, what);
-    return out;
-  };
+  spec.compute = [root](const std::vector<Array>& in) { return broadcast_now(in[0], root, false); };
   return host_call(std::move(spec), {x}, loc);
 }
 
@@ -387,24 +387,7 @@ Tensor all_gather(const Tensor& x, Loc loc) {
     t.shape[0] *= world().size;
     return t;
   };
-  spec.compute = [](const std::vector<Array>& in) {
-    World& w = world();
-    Shape shape = in[0].shape().empty() ? Shape{1} : in[0].shape();
-    shape[0] *= w.size;
-    Array out = Array::empty(shape, in[0].dtype());
-    if (w.size == 1) {
-      if (in[0].size()) std::memcpy(out.raw_data(), in[0].raw_data(), in[0].nbytes());
-      return out;
-    }
-    const std::string what = "all_gather of " + describe(in[0]);
-    MPI_Request request;
-    detail::check(MPI_Iallgather(in[0].raw_data(), static_cast<int>(in[0].size()), detail::mpi_type(in[0].dtype()),
-                                 out.raw_data(), static_cast<int>(in[0].size()), detail::mpi_type(in[0].dtype()),
-                                 w.collectives, &request),
-                  what);
-    detail::wait_for(request, what);
-    return out;
-  };
+  spec.compute = [](const std::vector<Array>& in) { return gather_now(in[0], false); };
   spec.vjp = [](const std::vector<Tensor>& in, const Tensor&, const Tensor& cotangent) {
     const Tensor& x = in[0];
     const std::int64_t rows = x.ndim() == 0 ? 1 : x.shape()[0];
