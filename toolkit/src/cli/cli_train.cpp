@@ -112,8 +112,9 @@ void run_train(TrainArgs a, const CLI::App& cmd) {
   if (!a.resume.empty()) {
     for (const char* flag : {"--model", "--data", "--batch-size", "--seed", "--out", "--val-size", "--sync-bn"})
       if (cmd.count(flag))
-        throw ValueError(std::string("--resume takes the run's settings from its checkpoint; drop ") + flag +
-                         " (only --epochs, --data-dir, --log, --threads and --prefetch may be given with --resume).");
+        throw ValueError(
+            std::string("--resume takes the run's settings from its checkpoint; drop ") + flag +
+            " (only --epochs, --data-dir, --log, --threads, --prefetch and --bucket-mb may be given with --resume).");
     tr::CheckpointInfo info = tr::read_checkpoint(a.resume);
     a.model = config_value(info, "model");
     a.data = config_value(info, "data");
@@ -278,7 +279,9 @@ void add_train_commands(CLI::App& app) {
       ->capture_default_str();
   train->add_option("--resume", train_args->resume, "Continue the run in this folder exactly where it stopped");
   train->add_option("--log", train_args->log, "Progress: auto|bar|lines|quiet")->capture_default_str();
-  train->add_option("--threads", train_args->threads, "Threads of the compiled functions (default: all cores)");
+  train->add_option("--threads", train_args->threads,
+                    "Threads of the compiled functions (default: all cores; under mpirun, shared by the machine's "
+                    "processes)");
   train->add_option("--prefetch", train_args->prefetch, "Batches prepared ahead on a background thread (0: none)")
       ->capture_default_str();
   train
