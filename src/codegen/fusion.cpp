@@ -139,13 +139,6 @@ std::optional<LibraryGroup> match_relu(const Tensor& relu, const Uses& uses, con
   return std::nullopt;
 }
 
-// The nodes step `s` of `plan` reads from other steps' buffers.
-std::vector<Tensor> step_reads(const FusionPlan& plan, const Step& s) {
-  if (s.role == Role::kernel) return plan.kernels[static_cast<std::size_t>(s.kernel)].loads;
-  if (s.role == Role::alias) return s.node.node().inputs;
-  return s.inputs();
-}
-
 // Moves each `early` host call (HostCallSpec::early), in the order they were built, as close to
 // the start as it can go: the steps it depends on first, in their order, then the call; the other
 // steps follow in their order. A collective started on a bucket of gradients thus runs while the
@@ -173,7 +166,7 @@ void schedule_early_host_calls(FusionPlan& plan) {
     while (!stack.empty()) {
       std::size_t i = stack.back();
       stack.pop_back();
-      for (const Tensor& in : step_reads(plan, plan.steps[i])) {
+      for (const Tensor& in : plan.reads(plan.steps[i])) {
         auto it = step_of.find(&in.node());
         if (it == step_of.end() || placed[it->second] || needed[it->second]) continue;
         needed[it->second] = true;
@@ -195,6 +188,10 @@ void schedule_early_host_calls(FusionPlan& plan) {
 }
 
 }  // namespace
+
+std::vector<Tensor> FusionPlan::reads(const Step& s) const {
+  return s.role == Role::kernel ? kernels[static_cast<std::size_t>(s.kernel)].loads : s.inputs();
+}
 
 std::vector<Tensor> Step::inputs() const {
   std::vector<Tensor> in = product().node().inputs;

@@ -68,6 +68,9 @@ struct FusionPlan {
   std::vector<Step> steps;  // materialized non-leaf nodes, inputs first
   std::vector<Kernel> kernels;
   std::vector<Tensor> leaves;  // placeholders, variables and constants read
+
+  // The materialized nodes step `s` reads: its kernel's loads, or Step::inputs() for the others.
+  std::vector<Tensor> reads(const Step& s) const;
 };
 
 // True for ops that kernels can compute inline: elementwise ops, broadcasting, transposes,

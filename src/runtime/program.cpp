@@ -164,14 +164,8 @@ InPlaceUpdates choose_in_place_updates(codegen::FusionPlan& plan, const std::vec
     for (const Tensor& r : roots) safe = safe && !(r == var);
     if (safe && var.defined()) {
       for (std::size_t s = 0; s < plan.steps.size() && safe; ++s) {
-        bool reads = false;
-        if (plan.steps[s].role == Role::kernel) {
-          const auto& loads = plan.kernels[static_cast<std::size_t>(plan.steps[s].kernel)].loads;
-          reads = std::find(loads.begin(), loads.end(), var) != loads.end();
-        } else {
-          for (const Tensor& in : plan.steps[s].inputs()) reads = reads || in == var;
-        }
-        if (!reads) continue;
+        const std::vector<Tensor> read = plan.reads(plan.steps[s]);
+        if (std::find(read.begin(), read.end(), var) == read.end()) continue;
         if (s > it->second) safe = false;
         if (s == it->second)
           safe = reads_in_lockstep(plan.kernels[static_cast<std::size_t>(plan.steps[s].kernel)], var);
