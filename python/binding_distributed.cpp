@@ -15,6 +15,23 @@ sd::Reduction reduction_from(const std::string& op) {
   throw symx::ValueError("symx.distributed: op '" + op + "' is not a reduction; use 'sum', 'mean' or 'max'.");
 }
 
+// A collective's Python form: on a Tensor, the graph node (at the caller's line); on anything else
+// (NumPy arrays, numbers, lists), the collective on the array now, without the GIL.
+template <class OnTensor, class OnArray>
+nb::object on_tensor_or_array(nb::handle x, OnTensor on_tensor, OnArray on_array) {
+  if (nb::isinstance<symx::Tensor>(x)) {
+    PyLocation here;
+    return nb::cast(on_tensor(nb::cast<symx::Tensor>(x)));
+  }
+  symx::Array a = array_from_python_values(x);
+  symx::Array out;
+  {
+    nb::gil_scoped_release release;
+    out = on_array(a);
+  }
+  return array_to_python(out);
+}
+
 }  // namespace
 
 void bind_distributed(nb::module_& m) {
@@ -25,6 +42,7 @@ void bind_distributed(nb::module_& m) {
   m.def("rank", &sd::rank, DOC(distributed_rank));
   m.def("world_size", &sd::world_size, DOC(distributed_world_size));
   m.def("local_rank", &sd::local_rank, DOC(distributed_local_rank));
+  m.def("local_size", &sd::local_size, DOC(distributed_local_size));
   m.def(
       "barrier",
       [] {
@@ -37,54 +55,29 @@ void bind_distributed(nb::module_& m) {
       DOC(distributed_abort));
   m.def("timeout_seconds", &sd::timeout_seconds, DOC(distributed_timeout_seconds));
 
-  // Tensors give graph nodes, anything else (NumPy arrays, numbers, lists) runs the collective now.
   m.def(
       "all_reduce",
-      [](nb::handle x, const std::string& op) -> nb::object {
-        if (nb::isinstance<symx::Tensor>(x)) {
-          PyLocation here;
-          return nb::cast(sd::all_reduce(nb::cast<symx::Tensor>(x), reduction_from(op)));
-        }
-        symx::Array a = array_from_python_values(x);
+      [](nb::handle x, const std::string& op) {
         sd::Reduction r = reduction_from(op);
-        symx::Array out;
-        {
-          nb::gil_scoped_release release;
-          out = sd::all_reduce(a, r);
-        }
-        return array_to_python(out);
+        return on_tensor_or_array(
+            x, [r](const symx::Tensor& t) { return sd::all_reduce(t, r); },
+            [r](const symx::Array& a) { return sd::all_reduce(a, r); });
       },
       "x"_a, "op"_a = "sum", DOC(distributed_all_reduce));
   m.def(
       "broadcast",
-      [](nb::handle x, int root) -> nb::object {
-        if (nb::isinstance<symx::Tensor>(x)) {
-          PyLocation here;
-          return nb::cast(sd::broadcast(nb::cast<symx::Tensor>(x), root));
-        }
-        symx::Array a = array_from_python_values(x);
-        symx::Array out;
-        {
-          nb::gil_scoped_release release;
-          out = sd::broadcast(a, root);
-        }
-        return array_to_python(out);
+      [](nb::handle x, int root) {
+        return on_tensor_or_array(
+            x, [root](const symx::Tensor& t) { return sd::broadcast(t, root); },
+            [root](const symx::Array& a) { return sd::broadcast(a, root); });
       },
       "x"_a, "root"_a = 0, DOC(distributed_broadcast));
   m.def(
       "all_gather",
-      [](nb::handle x) -> nb::object {
-        if (nb::isinstance<symx::Tensor>(x)) {
-          PyLocation here;
-          return nb::cast(sd::all_gather(nb::cast<symx::Tensor>(x)));
-        }
-        symx::Array a = array_from_python_values(x);
-        symx::Array out;
-        {
-          nb::gil_scoped_release release;
-          out = sd::all_gather(a);
-        }
-        return array_to_python(out);
+      [](nb::handle x) {
+        return on_tensor_or_array(
+            x, [](const symx::Tensor& t) { return sd::all_gather(t); },
+            [](const symx::Array& a) { return sd::all_gather(a); });
       },
       "x"_a, DOC(distributed_all_gather));
   m.def(

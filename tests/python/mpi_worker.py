@@ -39,6 +39,7 @@ def collectives(out):
         "bcast": d.broadcast(a["f64"], root=n - 1),
         "gather": d.all_gather(a["row"]),
         "gather_scalar": d.all_gather(np.float64(r)),
+        "local": np.array([d.local_rank(), d.local_size()]),
     }
     # The same collectives as graph nodes, in a compiled function, and a gradient through them.
     p = sx.placeholder((3, 4), sx.float32, "p")

@@ -64,6 +64,7 @@ def test_collectives_match_numpy(tmp_path):
         np.testing.assert_array_equal(g["bcast"], f64[1])
         np.testing.assert_array_equal(g["gather"], np.concatenate(row))
         np.testing.assert_array_equal(g["gather_scalar"], [0.0, 1.0])
+        np.testing.assert_array_equal(g["local"], [r, 2])  # both processes on this machine
         # As graph nodes in a compiled function.
         np.testing.assert_allclose(g["t_sum"], s, rtol=1e-6)
         np.testing.assert_array_equal(g["t_gather"], np.concatenate(row))
@@ -83,6 +84,7 @@ def test_a_world_of_one_without_mpirun(tmp_path):
     np.testing.assert_array_equal(g["mean"], a["f64"])
     np.testing.assert_array_equal(g["gather"], a["row"])
     np.testing.assert_allclose(g["t_gp"], 8 * a["f32"], rtol=1e-6)
+    np.testing.assert_array_equal(g["local"], [0, 1])
     assert str(g["mismatch"]) == "no error"
 
 

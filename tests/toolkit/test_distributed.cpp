@@ -21,6 +21,8 @@ TEST(Distributed, AWorldOfOneWithoutMpirun) {
   EXPECT_TRUE(dist::initialized());
   EXPECT_EQ(dist::rank(), 0);
   EXPECT_EQ(dist::world_size(), 1);
+  EXPECT_EQ(dist::local_rank(), 0);
+  EXPECT_EQ(dist::local_size(), 1);
   dist::barrier();
   sx::Array x = sx::testing::random_array({3, 2}, -1, 1, 4, sx::DType::f32);
   expect_close(dist::all_reduce(x), x, 0, 0);

@@ -51,9 +51,12 @@ int rank();
 // The number of processes (1 without mpirun).
 // Example: distributed::world_size()
 int world_size();
-// This process's rank among the processes of its machine (OMPI_COMM_WORLD_LOCAL_RANK).
+// This process's rank among the processes of its machine (0 without mpirun).
 // Example: distributed::local_rank()
 int local_rank();
+// The number of processes on this machine (1 without mpirun): they share its cores.
+// Example: set_num_threads(std::max(1, num_threads() / distributed::local_size()))
+int local_size();
 // Waits until every process has called it.
 // Example: distributed::barrier()
 void barrier();

@@ -2,7 +2,6 @@
 // and evaluated from a run folder's checkpoint.
 #include <algorithm>
 #include <cstdio>
-#include <cstdlib>
 #include <filesystem>
 #include <string>
 
@@ -142,9 +141,7 @@ void run_train(TrainArgs a, const CLI::App& cmd) {
   if (a.threads > 0) {
     set_num_threads(static_cast<int>(a.threads));
   } else if (world > 1) {  // the machine's cores shared by the processes on it
-    const char* local = std::getenv("OMPI_COMM_WORLD_LOCAL_SIZE");
-    const int here = local ? std::max(1, std::atoi(local)) : 1;
-    set_num_threads(std::max(1, num_threads() / here));
+    set_num_threads(std::max(1, num_threads() / distributed::local_size()));
   }
   auto [train, val] = load_run_data(a.data, a.data_dir, a.val_size, a.seed);
   std::int64_t probe_batch = a.batch_size > 0 ? a.batch_size : 32;

@@ -18,8 +18,8 @@ namespace {
 struct World {
   std::once_flag once;
   bool initialized = false;
-  bool mpi = false;  // MPI was initialized by us (under a launcher)
-  int rank = 0, size = 1, local_rank = 0;
+  bool mpi = false;  // under a launcher: MPI is in use (and finalized at exit)
+  int rank = 0, size = 1, local_rank = 0, local_size = 1;
   MPI_Comm collectives = MPI_COMM_NULL, gradients = MPI_COMM_NULL;
   double timeout = 300;
 };
@@ -114,7 +114,12 @@ void init(InitOptions options) {
       MPI_Comm_dup(MPI_COMM_WORLD, &w.gradients);
       MPI_Comm_set_errhandler(w.collectives, MPI_ERRORS_RETURN);
       MPI_Comm_set_errhandler(w.gradients, MPI_ERRORS_RETURN);
-      if (const char* local = std::getenv("OMPI_COMM_WORLD_LOCAL_RANK")) w.local_rank = std::atoi(local);
+      // The processes sharing this machine's memory: this one's rank among them, and their number.
+      MPI_Comm machine;
+      MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, w.rank, MPI_INFO_NULL, &machine);
+      MPI_Comm_rank(machine, &w.local_rank);
+      MPI_Comm_size(machine, &w.local_size);
+      MPI_Comm_free(&machine);
       w.mpi = true;
       std::atexit(finalize_at_exit);
     }
@@ -134,6 +139,7 @@ bool initialized() { return world().initialized; }
 int rank() { return ready().rank; }
 int world_size() { return ready().size; }
 int local_rank() { return ready().local_rank; }
+int local_size() { return ready().local_size; }
 double timeout_seconds() { return ready().timeout; }
 
 void barrier() {
@@ -164,7 +170,6 @@ const char* reduction_name(Reduction op) {
 
 namespace detail {
 
-MPI_Comm collectives_comm() { return world().collectives; }
 MPI_Comm gradients_comm() { return world().gradients; }
 
 MPI_Datatype mpi_type(DType dtype) {
@@ -190,7 +195,7 @@ void check(int code, const std::string& what) {
                          ". Another process may have died; see mpirun's messages.");
 }
 
-void wait_for(MPI_Request& request, const std::string& what, double spin_seconds) {
+void wait_for(MPI_Request& request, const std::string& what) {
   using Clock = std::chrono::steady_clock;
   const auto start = Clock::now();
   const double timeout = world().timeout;
@@ -202,8 +207,9 @@ void wait_for(MPI_Request& request, const std::string& what, double spin_seconds
     double waited = std::chrono::duration<double>(Clock::now() - start).count();
     if (waited > timeout) throw DistributedError(timeout_message(what, waited));
     // A nonblocking collective progresses only inside MPI calls, one round per call: poll without
-    // sleeping for `spin_seconds`, then every 20 us to 1 ms, leaving the core to the other threads.
-    if (waited < spin_seconds) {
+    // sleeping for the first 20 ms (as MPI's blocking calls spin), then every 20 us to 1 ms, leaving
+    // the core to the other threads.
+    if (waited < 0.02) {
       std::this_thread::yield();
     } else {
       std::this_thread::sleep_for(pause);

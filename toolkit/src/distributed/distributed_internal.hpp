@@ -10,10 +10,9 @@
 
 namespace symx::distributed::detail {
 
-// The communicators: `collectives` for the calls of the training thread, `gradients` for the
-// background thread's bucket all-reduces (separate, so that the two threads' collectives never
-// interleave on one communicator). MPI_COMM_NULL in a world of one.
-MPI_Comm collectives_comm();
+// The communicator of the background thread's bucket all-reduces, separate from the one of the
+// training thread's collectives so that the two threads' collectives never interleave on one.
+// MPI_COMM_NULL in a world of one.
 MPI_Comm gradients_comm();
 
 // The MPI type of `dtype`'s elements.
@@ -22,9 +21,8 @@ MPI_Op mpi_op(Reduction op);
 
 // Throws DistributedError for an MPI error code, naming `what`.
 void check(int code, const std::string& what);
-// Polls `request` until it completes; DistributedError after timeout_seconds(), naming `what`. It
-// spins (MPI_Test and yield) for `spin_seconds`, then sleeps between tests.
-void wait_for(MPI_Request& request, const std::string& what, double spin_seconds = 0.02);
+// Polls `request` until it completes; DistributedError after timeout_seconds(), naming `what`.
+void wait_for(MPI_Request& request, const std::string& what);
 
 // The in-place all-reduce of `x`'s elements on `comm` (mean: the sum divided by the world size),
 // polled with wait_for (so bounded by the timeout).
