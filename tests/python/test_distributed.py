@@ -20,18 +20,23 @@ sys.path.insert(0, os.path.dirname(WORKER))
 import mpi_worker  # noqa: E402
 
 
-def mpirun(n, *command, env=None, timeout=180):
-    """`mpirun -np n command...` on this machine only, over loopback; returns (process, seconds)."""
+def mpirun_line(n, *command, env=None):
+    """The command line and environment of `mpirun -np n command...` on this machine only, over
+    loopback, with `env`'s changes."""
     line = ["mpirun", "--oversubscribe", "-np", str(n)]
     if os.geteuid() == 0:
         line.append("--allow-run-as-root")
     # Keep every byte on 127.0.0.1 (the TCP transport and Open MPI's own out-of-band channel).
     changes = {"OMPI_MCA_btl_tcp_if_include": "lo", "OMPI_MCA_oob_tcp_if_include": "lo"}
     changes.update(env or {})
+    return line + list(command), python_env(**changes)
+
+
+def mpirun(n, *command, env=None, timeout=180):
+    """Runs mpirun_line(n, command...) to its end; returns (process, seconds)."""
+    line, environment = mpirun_line(n, *command, env=env)
     start = time.monotonic()
-    done = subprocess.run(
-        line + list(command), env=python_env(**changes), capture_output=True, text=True, timeout=timeout
-    )
+    done = subprocess.run(line, env=environment, capture_output=True, text=True, timeout=timeout)
     return done, time.monotonic() - start
 
 
@@ -216,10 +221,8 @@ def test_a_killed_process_leaves_the_last_checkpoint_loadable(tmp_path):
     # `symx train` on two processes; once the first epoch's checkpoint is written, rank 1 is
     # killed: the job ends with an error, and the run resumes from that checkpoint.
     run = tmp_path / "run"
-    line = ["mpirun", "--oversubscribe", "-np", "2"] + (["--allow-run-as-root"] if os.geteuid() == 0 else [])
-    line += [symx_tool(), "train", "--model", "mlp", "--data", "mnist", "--data-dir", MNIST, "--epochs", "50"]
-    line += ["--out", str(run), "--log", "lines"]
-    env = python_env(OMPI_MCA_btl_tcp_if_include="lo", OMPI_MCA_oob_tcp_if_include="lo")
+    train = ["train", "--model", "mlp", "--data", "mnist", "--data-dir", MNIST, "--epochs", "50"]
+    line, env = mpirun_line(2, symx_tool(), *train, "--out", str(run), "--log", "lines")
     job = subprocess.Popen(line, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
         deadline = time.monotonic() + 120
