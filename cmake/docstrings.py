@@ -96,8 +96,31 @@ def parse_header(path, docs):
     return docs
 
 
+PYTHON_INLINE = re.compile(r"^(\s*Example:?).*\(Python: (.*)\)\s*$")
+
+
+def for_python(block):
+    """The comment lines as the Python docstring shows them. A header comment's example is often
+    C++; its Python form is given on a line `Python: ...` (or at the end of the example line as
+    `(Python: ...)`), and then the docstring shows that one as its Example and drops the C++ lines
+    (an `Example` line and the lines indented under it)."""
+    lines = [PYTHON_INLINE.sub(r"\1 \2", line) for line in block]
+    if not any(line.startswith("Python:") for line in lines):
+        return lines
+    kept, in_cpp_example = [], False
+    for line in lines:
+        if line.startswith("Example"):
+            in_cpp_example = True
+            continue
+        if in_cpp_example and line.startswith("  "):
+            continue
+        in_cpp_example = False
+        kept.append("Example:" + line[len("Python:") :] if line.startswith("Python:") else line)
+    return kept
+
+
 def add(docs, key, block):
-    text = "\n".join(block).strip()
+    text = "\n".join(for_python(block)).strip()
     if text and text not in docs.setdefault(key, []):
         docs[key].append(text)
 

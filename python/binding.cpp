@@ -57,7 +57,8 @@ void bind_tensor(nb::module_& m) {
           },
           nb::sig("def shape(self) -> tuple[int | None, ...]"), DOC(Tensor_shape))
       .def_prop_ro(
-          "dtype", [](const Tensor& t) { return dtype_to_python(t.dtype()); }, DOC(Tensor_dtype))
+          "dtype", [](const Tensor& t) { return dtype_to_python(t.dtype()); },
+          nb::sig("def dtype(self) -> numpy.dtype"), DOC(Tensor_dtype))
       .def_prop_ro("ndim", &Tensor::ndim, DOC(Tensor_ndim))
       .def_prop_ro(
           "size",
@@ -357,16 +358,24 @@ void bind_leaves(nb::module_& m) {
 }
 
 void bind_autodiff(nb::module_& m) {
+  // Two overloads, so that the stubs say what comes back: one tensor for one, a list for a list.
   m.def(
       "grad",
-      [](TensorArg cost, nb::handle wrt) -> nb::object {
-        bool single = nb::isinstance<Tensor>(wrt);
-        std::vector<Tensor> list = single ? std::vector<Tensor>{nb::cast<Tensor>(wrt)} : tensor_list(wrt);
+      [](TensorArg cost, const Tensor& wrt) {
         PyLocation here;
-        std::vector<Tensor> grads = symx::grad(cost.t, list);
-        return single ? nb::cast(grads[0]) : nb::cast(grads);
+        return symx::grad(cost.t, {wrt})[0];
       },
       "cost"_a, "wrt"_a, DOC(grad));
+  m.def(
+      "grad",
+      [](TensorArg cost, nb::handle wrt) {
+        std::vector<Tensor> list = tensor_list(wrt);
+        PyLocation here;
+        return symx::grad(cost.t, list);
+      },
+      "cost"_a, "wrt"_a,
+      nb::sig("def grad(cost: Tensor | numpy.typing.ArrayLike, wrt: collections.abc.Sequence[Tensor]) -> "
+              "list[Tensor]"));
   m.def("vjp", LOC(symx::vjp), "outputs"_a, "wrt"_a, "cotangents"_a, DOC(vjp));
   m.def("jacobian", LOC(symx::jacobian), "y"_a, "x"_a, DOC(jacobian));
   m.def("hessian", LOC(symx::hessian), "cost"_a, "x"_a, DOC(hessian));
@@ -449,12 +458,14 @@ void bind_functions(nb::module_& m) {
   };
   m.def(
       "debugprint", [as_list](nb::handle outputs) { return symx::debugprint(as_list(outputs)); }, "outputs"_a,
-      DOC(debugprint));
+      nb::sig("def debugprint(outputs: Tensor | collections.abc.Sequence[Tensor]) -> str"), DOC(debugprint));
   m.def(
-      "to_dot", [as_list](nb::handle outputs) { return symx::to_dot(as_list(outputs)); }, "outputs"_a, DOC(to_dot));
+      "to_dot", [as_list](nb::handle outputs) { return symx::to_dot(as_list(outputs)); }, "outputs"_a,
+      nb::sig("def to_dot(outputs: Tensor | collections.abc.Sequence[Tensor]) -> str"), DOC(to_dot));
   m.def(
       "topological_order", [as_list](nb::handle outputs) { return symx::topological_order(as_list(outputs)); },
-      "outputs"_a, DOC(topological_order));
+      "outputs"_a, nb::sig("def topological_order(outputs: Tensor | collections.abc.Sequence[Tensor]) -> list[Tensor]"),
+      DOC(topological_order));
 }
 
 // Saving and loading variables and arrays (.npy, .npz).

@@ -362,7 +362,10 @@ void bind_iterator(nb::module_& m) {
       .def_rw("seed", &data::IteratorState::seed)
       .def_rw("epoch", &data::IteratorState::epoch)
       .def_rw("batch", &data::IteratorState::batch)
-      .def("__eq__", [](const data::IteratorState& a, const data::IteratorState& b) { return a == b; })
+      .def("__eq__",
+           [](const data::IteratorState& a, nb::handle b) {
+             return nb::isinstance<data::IteratorState>(b) && a == nb::cast<const data::IteratorState&>(b);
+           })
       .def("__getstate__", [](const data::IteratorState& s) { return nb::make_tuple(s.seed, s.epoch, s.batch); })
       .def("__setstate__",
            [](data::IteratorState& s, std::tuple<std::uint64_t, std::int64_t, std::int64_t> t) {
@@ -405,6 +408,7 @@ void bind_iterator(nb::module_& m) {
           "transforms"_a = nb::none(), "shard"_a = 0, "shards"_a = 1, DOC(data_BatchIterator_init))
       .def(
           "__iter__", [](nb::handle self) { return PyEpoch{nb::borrow<nb::object>(self)}; },
+          nb::sig("def __iter__(self) -> collections.abc.Iterator[tuple[numpy.ndarray, ...]]"),
           DOC(data_BatchIterator_iter))
       .def(
           "__len__", [](const PyBatchIterator& s) { return s.it->batches_per_epoch(); }, DOC(data_BatchIterator_len))

@@ -171,6 +171,12 @@ void bind_train(nb::module_& m) {
         } else {
           opt = nb::cast<symx::optim::Optimizer*>(optimizer);
         }
+        // `train` has a default only so that the signature stays valid Python after the optional
+        // loss and optimizer (the stubs); it is required.
+        if (train.is_none())
+          throw nb::type_error(
+              "fit: missing the training data: pass train=(x, y) or a Dataset, as in "
+              "sx.train.fit(net, train=(x, y), epochs=5)");
         symx::data::Dataset train_data = dataset_from_python(train, "train");
         symx::data::Dataset val_data = dataset_from_python(validation, "validation");
         std::vector<std::shared_ptr<tr::Callback>> hooks;
@@ -209,10 +215,11 @@ void bind_train(nb::module_& m) {
         }
         return history_list(history);
       },
-      "network"_a, "loss"_a = nb::none(), "optimizer"_a = nb::none(), "train"_a, "validation"_a = nb::none(),
-      "epochs"_a = 1, "batch_size"_a = 32, "seed"_a = 0, "out_dir"_a = nb::none(), "resume"_a = false, "log"_a = "auto",
-      "prefetch"_a = 2, "drop_last"_a = false, "transforms"_a = nb::none(), "callbacks"_a = nb::none(),
-      "config"_a = std::map<std::string, std::string>{}, "bucket_mb"_a = 25.0, DOC(train_fit));
+      "network"_a, "loss"_a = nb::none(), "optimizer"_a = nb::none(), "train"_a = nb::none(),
+      "validation"_a = nb::none(), "epochs"_a = 1, "batch_size"_a = 32, "seed"_a = 0, "out_dir"_a = nb::none(),
+      "resume"_a = false, "log"_a = "auto", "prefetch"_a = 2, "drop_last"_a = false, "transforms"_a = nb::none(),
+      "callbacks"_a = nb::none(), "config"_a = std::map<std::string, std::string>{}, "bucket_mb"_a = 25.0,
+      DOC(train_fit));
 
   m.def(
       "evaluate",

@@ -26,7 +26,8 @@ if ((${#missing[@]})); then
 fi
 
 py_missing=()
-for mod in numpy:numpy scipy:scipy nanobind:nanobind scikit_build_core:scikit-build-core pytest:pytest; do
+# mypy and jedi check the type stubs in the tests (a type checker and an editor's completion).
+for mod in numpy:numpy scipy:scipy nanobind:nanobind scikit_build_core:scikit-build-core pytest:pytest mypy:mypy jedi:jedi; do
   "$PY" -c "import ${mod%%:*}" >/dev/null 2>&1 || py_missing+=("${mod##*:}")
 done
 # The version tools/check_format.sh expects (pyproject.toml's [tool.ruff] is written for it).

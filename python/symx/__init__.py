@@ -20,6 +20,7 @@ Notes on Tensor semantics:
 
 import os as _os
 import sys as _sys
+import typing as _typing
 
 import numpy as _np
 
@@ -76,6 +77,13 @@ def _end_the_run_on_uncaught(kind, value, traceback):
 
 _sys.excepthook = _end_the_run_on_uncaught
 
+if _typing.TYPE_CHECKING:  # the names the Tensor methods' annotations use (copied into the stubs)
+    import collections.abc
+    from collections.abc import Sequence
+
+    import numpy
+    import numpy.typing
+
 bool_ = _np.dtype("bool")
 uint8 = _np.dtype("uint8")
 int32 = _np.dtype("int32")
@@ -85,7 +93,11 @@ float64 = _np.dtype("float64")
 newaxis = None
 
 
-def _iter(self):
+def _iter(self) -> "collections.abc.Iterator[Tensor]":
+    """Iterates over the first axis: ``x[0]``, ``x[1]``, ... (a known size is needed).
+
+    Example: [row.shape for row in x] of x with shape (2, 3) is [(3,), (3,)]
+    """
     for i in range(len(self)):
         yield self[i]
 
@@ -95,7 +107,7 @@ Tensor.__iter__ = _iter
 
 # Tensor methods: NumPy's ndarray method names, each the free function of the same name.
 def _reduction(fn):
-    def method(self, axis=None, keepdims=False):
+    def method(self, axis: "int | Sequence[int] | None" = None, keepdims: bool = False) -> "Tensor":
         return fn(self, axis, keepdims)
 
     method.__name__ = fn.__name__
@@ -112,7 +124,7 @@ for _fn in (sum, mean, max, min, prod, std, var, argmax, argmin):  # noqa: F405
     setattr(Tensor, _fn.__name__, _reduction(_fn))
 
 
-def _transpose(self, *axes):
+def _transpose(self, *axes: "int | Sequence[int]") -> "Tensor":
     """``x.transpose()``, ``x.transpose(1, 0)`` or ``x.transpose((1, 0))``, as ndarray.transpose.
 
     Example: x.transpose(1, 0) of x with shape (2, 3) has shape (3, 2)
@@ -122,7 +134,7 @@ def _transpose(self, *axes):
     return transpose(self, axes or None)  # noqa: F405
 
 
-def _flatten(self):
+def _flatten(self) -> "Tensor":
     """A 1-D copy of the tensor's elements in row-major order, as ndarray.flatten.
 
     Example: x.flatten() of x with shape (2, 3) has shape (6,)
@@ -130,7 +142,7 @@ def _flatten(self):
     return reshape(self, (-1,))  # noqa: F405
 
 
-def _squeeze(self, axis=None):
+def _squeeze(self, axis: "int | Sequence[int] | None" = None) -> "Tensor":
     """``symx.squeeze(x, axis)``: removes the listed size-1 axes, or all of them.
 
     Example: x.squeeze() of x with shape (1, 3, 1) has shape (3,)
@@ -138,7 +150,9 @@ def _squeeze(self, axis=None):
     return squeeze(self, axis)  # noqa: F405
 
 
-def _clip(self, min=None, max=None):  # noqa: A002 - ndarray.clip's argument names
+def _clip(
+    self, min: "Tensor | numpy.typing.ArrayLike | None" = None, max: "Tensor | numpy.typing.ArrayLike | None" = None
+) -> "Tensor":  # noqa: A002 - ndarray.clip's argument names
     """``symx.clip(x, min, max)``; either bound may be None (unbounded on that side).
 
     Example: x.clip(min=0) is symx.maximum(x, 0)
@@ -152,7 +166,7 @@ def _clip(self, min=None, max=None):  # noqa: A002 - ndarray.clip's argument nam
     return clip(self, min, max)  # noqa: F405
 
 
-def _round(self, decimals=0):
+def _round(self, decimals: int = 0) -> "Tensor":
     """Rounds half to even, as ndarray.round (``decimals`` other than 0 is not supported).
 
     Example: symx.constant([0.5, 1.5]).round().eval() is [0.0, 2.0]

@@ -154,3 +154,60 @@ def test_the_build_fails_naming_a_binding_without_a_header_comment(tmp_path):
     assert result.returncode == 0, result.stderr
     generated = (tmp_path / "out.hpp").read_text()
     assert "inline constexpr const char nn_conv2d[]" in generated and "char sum[]" in generated
+
+
+# C++ spelled in an example: scope operators, designated initializers, lambdas, `auto`, `std::`,
+# C++ literals, a declaration `Type name = ...`, a statement ending in `;`. ("Example::" is reST.)
+CPP_IN_EXAMPLE = re.compile(
+    r"\w::\w|\{\s*\.\w|\[\]\s*\(|\bauto\b|\boverride\b|\btrue\b|\bfalse\b|"
+    r"^\s*(Example:\s*)?[A-Z]\w*(<[^>]*>)? \w+ = |;\s*$"
+)
+
+
+def example_lines(doc):
+    """The Example lines of a docstring with the lines indented under them."""
+    found, inside = [], False
+    for line in (doc or "").split("\n"):
+        if re.match(r"\s*Example", line):
+            found.append(line)
+            inside = True
+        elif inside and line.startswith("  ") and line.strip():
+            found.append(line)
+        else:
+            inside = False
+    return found
+
+
+def documented_objects():
+    """(name, object) of every public callable, class and class member of symx and its submodules."""
+    modules = {"sx": sx}
+    modules.update({name: module for name, module in sys.modules.items() if name.startswith("symx.")})
+    for module_name, module in modules.items():
+        if module_name.startswith("symx._"):
+            continue
+        for name in dir(module):
+            obj = getattr(module, name)
+            if name.startswith("_") or inspect.ismodule(obj):
+                continue
+            yield "%s.%s" % (module_name, name), obj
+            if inspect.isclass(obj):
+                for member, value in vars(obj).items():
+                    if not member.startswith("_") or member in ("__init__", "__call__", "__iter__"):
+                        yield "%s.%s.%s" % (module_name, name, member), value
+
+
+def test_docstring_examples_are_python():
+    """Issue 19: a Python user's help() showed C++ examples. A header comment gives the Python form
+    on a `Python:` line, which cmake/docstrings.py shows instead of the C++ one."""
+    objects = dict(documented_objects())
+    assert "symx.distributed.rank" in objects and "symx.optim.SGD.__init__" in objects  # the walk sees them
+    assert "sx.distributed.rank()" in sx.distributed.rank.__doc__
+    cpp = [
+        "%s: %s" % (name, line.strip())
+        for name, obj in sorted(objects.items())
+        for line in example_lines(
+            getattr(obj, "__doc__", None) if isinstance(getattr(obj, "__doc__", None), str) else ""
+        )
+        if CPP_IN_EXAMPLE.search(line)
+    ]
+    assert cpp == [], "C++ in the examples of Python docstrings (add a '// Python: ...' line):\n" + "\n".join(cpp)

@@ -54,6 +54,12 @@ def test_readme_quick_starts_are_the_example_files(title, language, path):
         assert readme_block(title, language) == f.read()
 
 
+def test_data_quick_start_runs_an_epoch():
+    result = run_example("data_pipeline.py")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "7000 examples in 219 batches, pixels up to 1.0; 1000 for validation" in result.stdout, result.stdout
+
+
 def test_python_quick_start_loss_falls():
     result = run_example("quickstart.py")
     assert result.returncode == 0, result.stderr

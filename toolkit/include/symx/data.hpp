@@ -21,6 +21,7 @@ namespace symx::data {
 
 // Examples and their labels: x (N, ...) and y (N,) int64 (y may be empty for unlabelled data).
 // Example: Dataset d = load_mnist("data/mnist"); d.size() is 8000
+// Python: d = sx.data.load_mnist("data/mnist"); len(d.x) is 8000
 struct Dataset {
   Array x;
   Array y;
@@ -85,12 +86,14 @@ Dataset take(const Dataset& data, const std::vector<std::int64_t>& indices);
 // keeps its share in both parts (largest-remainder rounding). Both parts come in a shuffled order.
 // In Python a float test_size in (0, 1) is a fraction of the examples, rounded up (as scikit-learn).
 // Example: auto [train, val] = train_test_split(load_mnist(dir), 1000, 0)
+// Python: train, val = sx.data.train_test_split(sx.data.load_mnist(dir), 1000, seed=0)
 std::pair<Dataset, Dataset> train_test_split(const Dataset& data, std::int64_t test_size, std::uint64_t seed = 0,
                                              bool stratify = false);
 
 // The mean and standard deviation of each channel (axis 1) of x, over every other axis, as float32
 // arrays of shape (C,).
 // Example: auto [mean, std] = channel_stats(train.x)
+// Python: mean, std = sx.data.channel_stats(train.x)
 std::pair<Array, Array> channel_stats(const Array& x);
 
 // (x - mean[c]) / std[c] per channel c of axis 1, as float32 (std 0 is a ValueError).
@@ -120,10 +123,12 @@ Transform divide_by_max(std::size_t index = 0);
 
 // Array `index` of the batch as float32 times `scale` (1/255 maps uint8 pixels to [0, 1]).
 // Example: BatchOptions{.transforms = {to_float32(1.0 / 255)}}
+// Python: sx.data.BatchIterator([x, y], transforms=[sx.data.to_float32(1.0 / 255)])
 Transform to_float32(double scale = 1.0, std::size_t index = 0);
 
 // Array `index` of the batch standardized per channel, as standardize(x, mean, std) does.
 // Example: auto [mean, std] = channel_stats(train.x); BatchOptions{.transforms = {standardize_channels(mean, std)}}
+// Python: mean, std = sx.data.channel_stats(train.x); transforms=[sx.data.standardize_channels(mean, std)]
 Transform standardize_channels(Array mean, Array std, std::size_t index = 0);
 
 // Options of BatchIterator.
@@ -160,6 +165,7 @@ struct IteratorState {
 // Example:
 //   BatchIterator batches({train.x, train.y}, {.batch_size = 32, .seed = 1});
 //   while (auto batch = batches.next()) step((*batch)[0], (*batch)[1]);   // one epoch
+// Python: for xb, yb in sx.data.BatchIterator([train.x, train.y], batch_size=32, seed=1): step(xb, yb)
 class BatchIterator {
  public:
   BatchIterator(std::vector<Array> arrays, BatchOptions options = {});
@@ -173,23 +179,28 @@ class BatchIterator {
   // message, any other exception is rethrown as it was; the failed batch is not consumed, so
   // the next call tries it again. (Python: a tuple of NumPy arrays, or None at the epoch's end.)
   // Example: while (auto batch = it.next()) step((*batch)[0], (*batch)[1]);
+  // Python: while (batch := it.next()) is not None: step(*batch)
   std::optional<std::vector<Array>> next();
   // Batches in one epoch (ceil or floor of N / (batch_size * shards) by drop_last).
   // Example: BatchIterator({x, y}, {.batch_size = 32}).batches_per_epoch() is 219 for 7000 examples
+  // Python: len(sx.data.BatchIterator([x, y], batch_size=32)) is 219 for 7000 examples
   std::int64_t batches_per_epoch() const;
   // The number of examples (N).
   // Example: BatchIterator({x, y}).size() == x.shape()[0]
   std::int64_t size() const;
   // Where the iterator stands, for a checkpoint: (seed, epoch, batches taken in the epoch).
   // Example: IteratorState saved = it.state();
+  // Python: saved = it.state()
   IteratorState state() const;
   // Continues from a saved state, exactly as an uninterrupted iterator would (prefetched batches are
   // discarded). The state must come from an iterator with the same seed, data size and batch size.
   // Example: it.restore(saved);
+  // Python: it.restore(saved)
   void restore(const IteratorState& state);
   // Seconds the caller waited in next() for a batch that was not ready (0 when prefetching keeps up);
   // with prefetch 0, the time next() spent preparing batches.
   // Example: std::printf("input pipeline stalls: %.2f s\n", it.wait_seconds());
+  // Python: print("input pipeline stalls: %.2f s" % it.wait_seconds())
   double wait_seconds() const;
   // The options the iterator was made with.
   // Example: it.options().batch_size

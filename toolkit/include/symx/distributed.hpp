@@ -41,30 +41,38 @@ struct InitOptions {
 // process was not started by mpirun. Safe to call more than once (later calls do nothing); MPI is
 // finalized at exit. Collectives call it themselves.
 // Example: distributed::init(); if (distributed::rank() == 0) std::puts("hello from rank 0");
+// Python: sx.distributed.init(); print("hello from rank 0") if sx.distributed.rank() == 0 else None
 void init(InitOptions options = {});
 // Whether init() has run.
 // Example: distributed::initialized()
+// Python: sx.distributed.initialized()
 bool initialized();
 // This process's rank in [0, world_size()); 0 in a world of one.
 // Example: distributed::rank()
+// Python: sx.distributed.rank()
 int rank();
 // The number of processes (1 without mpirun).
 // Example: distributed::world_size()
+// Python: sx.distributed.world_size()
 int world_size();
 // This process's rank among the processes of its machine (0 without mpirun).
 // Example: distributed::local_rank()
+// Python: sx.distributed.local_rank()
 int local_rank();
 // The number of processes on this machine (1 without mpirun): they share its cores.
 // Example: set_num_threads(std::max(1, num_threads() / distributed::local_size()))
+// Python: threads = max(1, os.cpu_count() // sx.distributed.local_size())
 int local_size();
 // Waits until every process has called it.
 // Example: distributed::barrier()
+// Python: sx.distributed.barrier()
 void barrier();
 // Ends every process of the job with `code` after printing `message` to stderr (prefixed with the
 // rank): what a process that cannot go on does, so that the others do not wait for it.
 [[noreturn]] void abort(const std::string& message, int code = 1);
 // The collective timeout in seconds (see InitOptions).
 // Example: distributed::timeout_seconds() is 300 by default
+// Python: sx.distributed.timeout_seconds() is 300 by default
 double timeout_seconds();
 
 // How all_reduce combines the processes' values.
@@ -76,13 +84,16 @@ const char* reduction_name(Reduction op);
 // Every process's `x` combined elementwise (same shape and dtype everywhere; mean needs a float
 // dtype). Returns a new array.
 // Example: distributed::all_reduce(Array::scalar<double>(rank())) is 0 + 1 + ... + (N - 1)
+// Python: sx.distributed.all_reduce(np.float64(sx.distributed.rank())) is 0 + 1 + ... + (N - 1)
 Array all_reduce(const Array& x, Reduction op = Reduction::sum);
 // Rank `root`'s `x` on every process (each passes an array of the same shape and dtype).
 // Example: distributed::broadcast(weights, 0)
+// Python: sx.distributed.broadcast(weights, root=0)
 Array broadcast(const Array& x, int root = 0);
 // The processes' `x` (the same shape everywhere) concatenated along axis 0 in rank order: shape
 // (N * x.shape[0], ...); a scalar gives shape (N,).
 // Example: distributed::all_gather(Array::scalar<std::int64_t>(rank())) is [0, 1, ..., N - 1]
+// Python: sx.distributed.all_gather(np.int64(sx.distributed.rank())) is [0, 1, ..., N - 1]
 Array all_gather(const Array& x);
 
 // ---- on tensors: graph nodes (host_call) that run the collective when evaluated ----
@@ -90,6 +101,7 @@ Array all_gather(const Array& x);
 // cotangents, which with averaged gradients gives the exact gradient of the mean loss over all
 // processes (how synchronized batch norm differentiates); max has no gradient.
 // Example: global_mean = distributed::all_reduce(mean(x, 0), Reduction::mean)
+// Python: global_mean = sx.distributed.all_reduce(sx.mean(x, 0), op="mean")
 Tensor all_reduce(const Tensor& x, Reduction op = Reduction::sum, Loc loc = Loc::current());
 // Rank `root`'s value of `x` (no gradient).
 Tensor broadcast(const Tensor& x, int root = 0, Loc loc = Loc::current());
@@ -100,6 +112,7 @@ Tensor all_gather(const Tensor& x, Loc loc = Loc::current());
 // Sets each of `variables` (default: every variable of the default graph) to rank `root`'s value,
 // so that every process starts from the same parameters.
 // Example: distributed::broadcast_variables()
+// Python: sx.distributed.broadcast_variables()
 void broadcast_variables(const std::vector<Tensor>& variables = {}, int root = 0);
 
 // ---- gradient averaging inside a compiled training step ----
@@ -120,6 +133,7 @@ struct GradientOptions {
 // (HostCallSpec::early) and waits for it only where the result is used. In a world of one, the
 // gradients themselves. Errors: an undefined gradient, bucket_mb <= 0 (ValueError).
 // Example: auto avg = distributed::average_gradients(grad(loss, params))
+// Python: grads = sx.distributed.average_gradients(sx.grad(loss, params))
 std::vector<Tensor> average_gradients(const std::vector<Tensor>& grads, GradientOptions options = {},
                                       Loc loc = Loc::current());
 
@@ -133,9 +147,11 @@ struct GradientStats {
 };
 // This process's totals (Python: a dict with the same keys).
 // Example: distributed::gradient_stats().comm_seconds
+// Python: sx.distributed.gradient_stats()["comm_seconds"]
 GradientStats gradient_stats();
 // Sets the totals of gradient_stats to zero (e.g. after the first, compiling step).
 // Example: distributed::reset_gradient_stats()
+// Python: sx.distributed.reset_gradient_stats()
 void reset_gradient_stats();
 
 // ---- Python-only bindings (documented here for the docstrings) ----

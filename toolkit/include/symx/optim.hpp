@@ -140,6 +140,7 @@ class Optimizer {
 // nesterov momentum (needs momentum > 0 and dampening 0); weight_decay >= 0 adds
 // weight_decay * param to the gradient (L2).
 // Example: SGD(0.1, {.momentum = 0.9, .nesterov = true})
+// Python: sx.optim.SGD(0.1, momentum=0.9, nesterov=True)
 struct SGDOptions {
   double momentum = 0;
   double dampening = 0;
@@ -167,6 +168,7 @@ class SGD : public Optimizer {
 // denominator; weight_decay >= 0 (Adam: L2 added to the gradient; AdamW: decoupled, p *= 1 - lr *
 // weight_decay); amsgrad keeps the maximum of the second moments.
 // Example: Adam(1e-3, {.beta2 = 0.99, .amsgrad = true})
+// Python: sx.optim.Adam(1e-3, beta2=0.99, amsgrad=True)
 struct AdamOptions {
   double beta1 = 0.9;
   double beta2 = 0.999;
@@ -196,6 +198,7 @@ class Adam : public Optimizer {
 
 // Options of AdamW: Adam's, with PyTorch's default weight_decay of 0.01 (decoupled).
 // Example: AdamW(1e-3, {.weight_decay = 0.05})
+// Python: sx.optim.AdamW(1e-3, weight_decay=0.05)
 struct AdamWOptions {
   double beta1 = 0.9;
   double beta2 = 0.999;
@@ -218,6 +221,7 @@ class AdamW : public Adam {
 // gradients; eps > 0; momentum >= 0; centered divides by the estimated variance instead of the
 // second moment; weight_decay >= 0 (L2).
 // Example: RMSprop(0.01, {.momentum = 0.9, .centered = true})
+// Python: sx.optim.RMSprop(0.01, momentum=0.9, centered=True)
 struct RMSpropOptions {
   double alpha = 0.99;
   double eps = 1e-8;
@@ -246,6 +250,7 @@ class RMSprop : public Optimizer {
 // Options of Adagrad, torch.optim.Adagrad's: lr_decay >= 0 (rate lr / (1 + (t - 1) lr_decay));
 // initial_accumulator_value >= 0 fills the sum of squares; eps > 0; weight_decay >= 0 (L2).
 // Example: Adagrad(0.1, {.initial_accumulator_value = 0.1})
+// Python: sx.optim.Adagrad(0.1, initial_accumulator_value=0.1)
 struct AdagradOptions {
   double lr_decay = 0;
   double initial_accumulator_value = 0;

@@ -56,6 +56,7 @@ struct Progress {
 // The base of the callbacks: each hook does nothing unless overridden. on_batch_end runs after
 // every training step, on the training thread: keep it cheap.
 // Example: class Print : public Callback { void on_epoch_end(const EpochMetrics& m, bool&) override {...} };
+// Python: sx.train.fit(net, train=data, callbacks=[Print()]) where Print has on_epoch_end(self, epoch, metrics)
 class Callback {
  public:
   virtual ~Callback() = default;
@@ -170,11 +171,13 @@ class Interrupted : public std::runtime_error {
 // the checkpoint). Errors: ValueError for bad options, data without labels, x and y of different
 // lengths; Interrupted on Ctrl-C.
 // Example: auto history = fit(net, loss, adam, train, val, {.epochs = 10, .out_dir = "run"})
+// Python: history = sx.train.fit(net, loss, sx.optim.Adam(1e-3), train, val, epochs=10, out_dir="run")
 History fit(const Network& network, const Loss& loss, optim::Optimizer& optimizer, const data::Dataset& train,
             const data::Dataset& validation = {}, FitOptions options = {},
             const std::vector<std::shared_ptr<Callback>>& callbacks = {});
 // The same for a Layer (or Sequential): network(x, training).
 // Example: fit(*net, softmax_cross_entropy, adam, train, val, {.epochs = 3})
+// Python: sx.train.fit(net, train=train, validation=val, epochs=3)
 History fit(nn::layers::Layer& network, const Loss& loss, optim::Optimizer& optimizer, const data::Dataset& train,
             const data::Dataset& validation = {}, FitOptions options = {},
             const std::vector<std::shared_ptr<Callback>>& callbacks = {});
@@ -193,6 +196,7 @@ struct Evaluation {
 // by batch_size; the last batch may be smaller), as exact means over the examples. Python: a dict
 // {"loss", "accuracy", "examples"}.
 // Example: auto [loss, accuracy, n] = evaluate(net, softmax_cross_entropy, test, 32)
+// Python: result = sx.train.evaluate(net, test); result["accuracy"]
 Evaluation evaluate(const Network& network, const Loss& loss, const data::Dataset& data, std::int64_t batch_size = 32);
 
 // ---- checkpoints ----

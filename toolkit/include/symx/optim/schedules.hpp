@@ -23,6 +23,7 @@ class Schedule {
   using Function = std::function<Tensor(const Tensor& step, Loc loc)>;
   // A schedule computing fn(step) with step cast to float64.
   // Example: Schedule([](const Tensor& step, Loc) { return 0.1 / (1.0 + step); })
+  // Python: Schedule(lambda step: 0.1 / (1.0 + step))
   explicit Schedule(Function fn);
   explicit Schedule(std::function<Tensor(const Tensor& step)> fn);
   // The learning rate at `step` (float64, the step's shape).

@@ -1,0 +1,182 @@
+"""Completes the type stubs that nanobind's stubgen writes for the extension (symx/_symx/*.pyi).
+
+Usage: stubs.py PACKAGE_DIR   (the folder of the built or installed `symx` package)
+
+Run after stubgen, with PACKAGE_DIR's parent importable. Two things stubgen cannot see:
+
+* The public submodules. `symx.nn`, `symx.nn.layers`, `symx.optim`, ... are the extension's
+  submodules registered in `sys.modules` by symx/__init__.py, so no file stands at symx/nn; an
+  editor resolving `from symx.nn import layers as L` finds nothing to complete. Each gets a stub
+  (symx/nn/__init__.pyi, symx/nn/layers.pyi, symx/random.pyi, ...) that re-exports the extension
+  submodule's stub. The list is read from `sys.modules`, so a submodule added there gets its stub.
+* The Tensor methods defined in Python (symx/__init__.py: `sum`, `mean`, `flatten`, `clip`, ...).
+  They are appended to `class Tensor` in symx/_symx/__init__.pyi with the signatures, annotations
+  and docstrings of their Python definitions.
+"""
+
+import inspect
+import os
+import re
+import sys
+import textwrap
+
+import numpy
+
+
+def submodule_stubs(package_dir, modules):
+    """{stub path relative to package_dir: text} for each public alias `symx.a.b` of an extension
+    submodule `symx._symx.a.b`."""
+    public = sorted(
+        name for name, module in modules.items() if name.startswith("symx.") and not name.startswith("symx._")
+    )
+    stubs = {}
+    for name in public:
+        target = getattr(modules[name], "__name__", "")
+        if not target.startswith("symx._symx."):
+            continue
+        parts = name.split(".")[1:]
+        is_package = any(other.startswith(name + ".") for other in public)
+        path = os.path.join(*parts, "__init__.pyi") if is_package else os.path.join(*parts[:-1], parts[-1] + ".pyi")
+        stubs[path] = '"""Stub of `%s`: the extension submodule `%s` (see cmake/stubs.py)."""\n\nfrom %s import *\n' % (
+            name,
+            target,
+            target,
+        )
+    return stubs
+
+
+def annotation_text(annotation):
+    if isinstance(annotation, str):
+        return annotation
+    return inspect.formatannotation(annotation)
+
+
+def method_stub(name, function):
+    """The stub of one Python-defined Tensor method: its signature with annotations and its docstring."""
+    signature = inspect.signature(function)
+    params = []
+    for param in signature.parameters.values():
+        text = param.name
+        if param.kind is param.VAR_POSITIONAL:
+            text = "*" + text
+        if param.annotation is not param.empty:
+            text += ": " + annotation_text(param.annotation)
+        if param.default is not param.empty:
+            text += " = " + repr(param.default)
+        params.append(text)
+    result = (
+        "" if signature.return_annotation is signature.empty else " -> " + annotation_text(signature.return_annotation)
+    )
+    doc = inspect.getdoc(function) or ""
+    body = textwrap.indent('"""\n%s\n"""' % doc.replace('"""', "'''"), " " * 8) if doc else "        ..."
+    return "    def %s(%s)%s:\n%s\n" % (name, ", ".join(params), result, body)
+
+
+def python_tensor_methods(tensor_class):
+    """(name, function) of the methods symx/__init__.py adds to Tensor, in name order."""
+    found = []
+    for name, value in sorted(vars(tensor_class).items()):
+        if inspect.isfunction(value) and value.__module__ == "symx":
+            found.append((name, value))
+    return found
+
+
+BEGIN = "    # Methods defined in symx/__init__.py (added by cmake/stubs.py)"
+END = "    # End of the methods added by cmake/stubs.py"
+
+
+def add_tensor_methods(stub_text, methods):
+    """stub_text with the method stubs at the end of `class Tensor:`, replacing those of an earlier run."""
+    lines = stub_text.split("\n")
+    if BEGIN in lines:
+        del lines[lines.index(BEGIN) - 1 : lines.index(END) + 1]
+    if "import collections.abc" not in lines:  # for the Iterator of __iter__
+        first_import = next(i for i, line in enumerate(lines) if line.startswith(("import ", "from ")))
+        lines.insert(first_import, "import collections.abc")
+    end = lines.index("class Tensor:") + 1
+    while end < len(lines) and (not lines[end] or lines[end].startswith(" ")):
+        end += 1
+    while not lines[end - 1].strip():
+        end -= 1
+    added = ["", BEGIN]
+    for name, function in methods:
+        added.append("")
+        added.extend(method_stub(name, function).rstrip("\n").split("\n"))
+    added.extend([END, ""])
+    return "\n".join(lines[:end] + added + lines[end:])
+
+
+PACKAGE_IMPORT = re.compile(r"^from (symx(?:\.(?!_symx)\w+)*) import (\([^)]*\)|.*)$", re.MULTILINE)
+
+
+def replace_package_imports(stub_text, modules):
+    """stub_text without stubgen's imports from the package itself (`from symx import ...`), which
+    would be circular once the package has stubs: an exception class made in C (ShapeError,
+    DistributedError) becomes a class definition; the Python-defined Tensor methods stubgen found
+    are dropped (add_tensor_methods writes them into the class)."""
+
+    def replacement(match):
+        module = modules[match.group(1)]
+        classes = []
+        for entry in match.group(2).strip("()").split(","):
+            name, _, alias = (part.strip() for part in entry.strip().partition(" as "))
+            value = getattr(module, name, None)
+            if inspect.isclass(value) and issubclass(value, BaseException):
+                doc = (inspect.getdoc(value) or "").replace('"""', "'''")
+                classes.append(
+                    'class %s(%s):\n    """\n%s\n    """\n'
+                    % (alias or name, value.__bases__[0].__name__, textwrap.indent(doc, "    "))
+                )
+        return "\n".join(classes)
+
+    return PACKAGE_IMPORT.sub(replacement, stub_text)
+
+
+def package_stub(package, core):
+    """The stub of the package itself: the extension's names, and the few that symx/__init__.py
+    defines (dtypes, newaxis, __version__)."""
+    lines = [
+        '"""Stub of the `symx` package (see cmake/stubs.py)."""',
+        "",
+        "from typing import Any",
+        "",
+        "import numpy",
+        "",
+    ]
+    lines.append("from symx._symx import *")
+    for name, value in sorted(vars(package).items()):
+        if name in vars(core) or inspect.ismodule(value) or (name.startswith("_") and name != "__version__"):
+            continue
+        if isinstance(value, numpy.dtype):
+            lines.append("%s: numpy.dtype[Any]" % name)
+        elif value is None or isinstance(value, str):
+            lines.append("%s: %s" % (name, type(value).__name__ if value is not None else "None"))
+    return "\n".join(lines) + "\n"
+
+
+def main():
+    package_dir = os.path.abspath(sys.argv[1])
+    sys.path.insert(0, os.path.dirname(package_dir))
+    import symx
+
+    for path, text in submodule_stubs(package_dir, sys.modules).items():
+        full = os.path.join(package_dir, path)
+        os.makedirs(os.path.dirname(full), exist_ok=True)
+        with open(full, "w", encoding="utf-8") as f:
+            f.write(text)
+    for folder, _, files in os.walk(os.path.join(package_dir, "_symx")):
+        for name in files:
+            if name.endswith(".pyi"):
+                path = os.path.join(folder, name)
+                with open(path, encoding="utf-8") as f:
+                    text = replace_package_imports(f.read(), sys.modules)
+                if path == os.path.join(package_dir, "_symx", "__init__.pyi"):
+                    text = add_tensor_methods(text, python_tensor_methods(symx.Tensor))
+                with open(path, "w", encoding="utf-8") as f:
+                    f.write(text)
+    with open(os.path.join(package_dir, "__init__.pyi"), "w", encoding="utf-8") as f:
+        f.write(package_stub(symx, symx._symx))
+
+
+if __name__ == "__main__":
+    main()
