@@ -11,7 +11,7 @@ LAUNCHER = $(shell command -v ccache >/dev/null 2>&1 && echo "-DCMAKE_CXX_COMPIL
 # compiler with warnings of its own. One value for all targets: a change recompiles everything.
 WERROR ?= ON
 
-.PHONY: all deps build asan tsan test test-layers check-format test-cpp test-asan test-tsan test-python test-package demo bench clean
+.PHONY: all deps build asan tsan test test-layers check-format test-cpp test-asan test-tsan test-python test-package demo bench fuzz clean
 
 all: build
 
@@ -57,6 +57,15 @@ test-package: build
 	cmake -S tests/package -B $(BUILD)/package-subdirectory $(GENERATOR) $(LAUNCHER) -DCMAKE_BUILD_TYPE=Release -DSYMX_SOURCE_DIR=$(CURDIR) -DSYMX_WERROR=$(WERROR)
 	cmake --build $(BUILD)/package-subdirectory -j $(JOBS)
 	$(BUILD)/package-subdirectory/quickstart | $(PYTHON) tests/package/check_quickstart.py
+
+# The file fuzzers (every C++ test named *Fuzz*: .npy, .npz, safetensors, checkpoint folders, JSON
+# settings, IDX/gzip, CIFAR, archives) at 100 times the count `make test` runs (SYMX_FUZZ_FILES, 500
+# there), under AddressSanitizer + UndefinedBehaviorSanitizer; FUZZ_SEED=N for another seed. Not part of `make test`.
+FUZZ_FILES ?= 50000
+FUZZ_SEED ?= 1
+fuzz: asan
+	cd $(BUILD)/asan && SYMX_FUZZ_FILES=$(FUZZ_FILES) SYMX_FUZZ_SEED=$(FUZZ_SEED) ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1 \
+		ctest -R Fuzz --output-on-failure -j $(JOBS) --timeout 7200
 
 test-tsan: tsan
 	cd $(BUILD)/tsan && ctest --output-on-failure
