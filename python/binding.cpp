@@ -280,10 +280,10 @@ void bind_leaves(nb::module_& m) {
                                    ": an initializer needs the variable's shape. Pass it: variable(init, (784, 100)).");
           symx::DType dt = dtype.is_none() ? symx::DType::f32 : nb::cast<symx::DType>(dtype);
           // Called again by reset_variables, always from Python (with the GIL held).
-          symx::Initializer draw = [fn = nb::borrow<nb::object>(init)](const symx::Shape& s, symx::DType d) {
+          symx::Initializer draw = [fn = PyRef(init)](const symx::Shape& s, symx::DType d) {
             nb::tuple py_shape = nb::tuple(nb::cast(s));
             return array_from_python(
-                numpy().attr("asarray")(fn(py_shape, dtype_to_python(d)), "dtype"_a = dtype_to_python(d)));
+                numpy().attr("asarray")(fn.get()(py_shape, dtype_to_python(d)), "dtype"_a = dtype_to_python(d)));
           };
           PyLocation here;
           return symx::variable(draw, int_list(shape), dt, name, trainable);

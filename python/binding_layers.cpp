@@ -26,26 +26,25 @@ symx::Initializer initializer_from_python(nb::handle h, symx::Initializer fallba
   if (h.is_none()) return fallback;
   if (nb::isinstance<PyInitializer>(h)) return nb::cast<PyInitializer&>(h).fn;
   if (PyCallable_Check(h.ptr()) && !nb::isinstance<Tensor>(h)) {
-    return [fn = nb::borrow<nb::object>(h)](const symx::Shape& s, symx::DType d) {
+    return [fn = PyRef(h)](const symx::Shape& s, symx::DType d) {
       nb::gil_scoped_acquire gil;
-      nb::object value = fn(nb::tuple(nb::cast(s)), dtype_to_python(d));
+      nb::object value = fn.get()(nb::tuple(nb::cast(s)), dtype_to_python(d));
       return array_from_python(numpy().attr("asarray")(value, "dtype"_a = dtype_to_python(d)));
     };
   }
-  nb::object value = nb::borrow<nb::object>(h);
-  return [value](const symx::Shape& s, symx::DType d) {
+  return [value = PyRef(h)](const symx::Shape& s, symx::DType d) {
     nb::gil_scoped_acquire gil;
-    return array_from_python(numpy().attr("array")(
-        numpy().attr("broadcast_to")(numpy().attr("asarray")(value, "dtype"_a = dtype_to_python(d)), nb::cast(s))));
+    return array_from_python(numpy().attr("array")(numpy().attr(
+        "broadcast_to")(numpy().attr("asarray")(value.get(), "dtype"_a = dtype_to_python(d)), nb::cast(s))));
   };
 }
 
 // A Python function of a tensor, for Activation and Sequential.
 std::function<Tensor(const Tensor&)> tensor_function(nb::handle h) {
   if (!PyCallable_Check(h.ptr())) throw nb::type_error("expected an activation name or a callable of a tensor");
-  return [fn = nb::borrow<nb::object>(h)](const Tensor& x) {
+  return [fn = PyRef(h)](const Tensor& x) {
     nb::gil_scoped_acquire gil;
-    nb::object y = fn(x);
+    nb::object y = fn.get()(x);
     if (!nb::isinstance<Tensor>(y)) throw symx::ValueError("nn.layers.Activation: the function returned a non-tensor.");
     return nb::cast<Tensor>(y);
   };

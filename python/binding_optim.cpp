@@ -11,15 +11,9 @@ namespace ss = symx::optim::schedules;
 // A Python callable step -> rate as a Schedule. The rate may be a tensor or a number; a number
 // becomes a float64 constant (not symx's default float32), since rates are float64.
 ss::Schedule schedule_from_callable(nb::handle fn) {
-  PyObject* held = fn.inc_ref().ptr();
-  std::shared_ptr<PyObject> keep(held, [](PyObject* p) {
-    if (!Py_IsInitialized()) return;  // interpreter gone: leak rather than crash
+  return ss::Schedule([keep = PyRef(fn)](const symx::Tensor& step, symx::Loc) {
     nb::gil_scoped_acquire gil;
-    Py_DECREF(p);
-  });
-  return ss::Schedule([keep](const symx::Tensor& step, symx::Loc) {
-    nb::gil_scoped_acquire gil;
-    nb::object rate = nb::handle(keep.get())(step);
+    nb::object rate = keep.get()(step);
     if (PyFloat_Check(rate.ptr()) || PyLong_Check(rate.ptr()))
       return symx::constant(nb::cast<double>(rate), symx::DType::f64);
     return tensor_from_python(rate);

@@ -90,21 +90,19 @@ tr::Network network_from_python(nb::handle network) {
   }
   if (!PyCallable_Check(network.ptr()))
     throw nb::type_error("fit: network must be a Layer or a callable (x, training) -> logits.");
-  nb::object f = nb::borrow(network);
-  return [f](const symx::Tensor& x, bool training) {
+  return [f = symx_binding::PyRef(network)](const symx::Tensor& x, bool training) {
     nb::gil_scoped_acquire gil;
     symx_binding::PyLocation where;
-    return nb::cast<symx::Tensor>(f(x, training));
+    return nb::cast<symx::Tensor>(f.get()(x, training));
   };
 }
 
 tr::Loss loss_from_python(nb::handle loss) {
   if (loss.is_none()) return tr::softmax_cross_entropy;
-  nb::object f = nb::borrow(loss);
-  return [f](const symx::Tensor& logits, const symx::Tensor& labels) {
+  return [f = symx_binding::PyRef(loss)](const symx::Tensor& logits, const symx::Tensor& labels) {
     nb::gil_scoped_acquire gil;
     symx_binding::PyLocation where;
-    return nb::cast<symx::Tensor>(f(logits, labels));
+    return nb::cast<symx::Tensor>(f.get()(logits, labels));
   };
 }
 

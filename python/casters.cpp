@@ -28,6 +28,13 @@ std::string& package_dir() {
   return dir;
 }
 
+PyRef::PyRef(nb::handle object)
+    : held_(object.inc_ref().ptr(), [](PyObject* p) {
+        if (!Py_IsInitialized()) return;  // the interpreter is gone: leak rather than crash
+        nb::gil_scoped_acquire gil;
+        Py_DECREF(p);
+      }) {}
+
 std::string python_where() {
   PyFrameObject* frame = PyEval_GetFrame();  // borrowed
   Py_XINCREF(frame);

@@ -45,6 +45,20 @@ struct PyLocation {
   symx::detail::UserLocation guard{python_where()};
 };
 
+// A Python object held by a C++ callable that may outlive the call that made it (an initializer,
+// a schedule, a network function, a loss). Copies share one reference without touching Python's
+// reference count, so the callable can be copied without the GIL (fit runs with it released); the
+// reference is dropped with the GIL while Python runs, and leaked once the interpreter is gone (the
+// default graph, which keeps initializers for reset_variables, is destroyed after Python at exit).
+class PyRef {
+ public:
+  explicit PyRef(nb::handle object);
+  nb::handle get() const { return held_.get(); }
+
+ private:
+  std::shared_ptr<PyObject> held_;
+};
+
 // ---------------------------------------------------------------------------------------------
 // dtypes and arrays.
 

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import symx as sx
+from helpers import run_python
 
 pytestmark = pytest.mark.usefixtures("fresh_graph")
 
@@ -130,3 +131,24 @@ def test_update_collection_errors():
         sx.add_updates({w: w * 2})
     (kept,) = sx.get_updates()
     np.testing.assert_array_equal(kept[1].eval(), [2])  # the first update is kept
+
+
+def test_python_callables_held_by_the_graph_do_not_crash_the_interpreter_at_exit():
+    """The default graph keeps a variable's initializer for reset_variables and is destroyed after
+    Python at exit: a Python initializer, a layer's and a schedule's callables must not be released
+    then without the GIL (it aborted with "PyThreadState_Get: ... GIL is released")."""
+    script = (
+        "import numpy as np\n"
+        "import symx as sx\n"
+        "from symx.nn import layers as L\n"
+        "w = sx.variable(lambda shape, dtype: np.ones(shape, dtype), (2, 3), name='w')\n"
+        "net = L.Dense(4, w_init=lambda shape, dtype: np.zeros(shape, dtype))\n"
+        "x = sx.placeholder((None, 3))\n"
+        "loss = sx.mean(net(x, training=True) ** 2) + sx.sum(w)\n"
+        "sx.optim.SGD(lambda step: 0.1 / (1.0 + step)).minimize(loss)\n"
+        "f = sx.function([x], [loss], updates=sx.get_updates())\n"
+        "print(f(np.ones((2, 3), np.float32))[0])\n"
+    )
+    result = run_python("-c", script)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert float(result.stdout.split()[-1]) == 6.0
