@@ -32,8 +32,15 @@ nb::object shape_tuple(const symx::Shape& s) {
   return nb::tuple(out);
 }
 
-// Exactly one of `logits` and `probs`, as PyTorch's distributions take them.
-void check_one_of(const char* cls, const nb::handle& logits, const nb::handle& probs) {
+// Exactly one of `logits` and `probs`, as PyTorch's distributions take them, and by name: a value
+// given by position is refused, since PyTorch's and SymJAX's first parameter is probs and the old
+// symx's was logits, so a positional value would silently mean either.
+void check_one_of(const char* cls, const nb::args& positional, const nb::handle& logits, const nb::handle& probs) {
+  if (positional.size() != 0)
+    throw nb::type_error((std::string("stats.") + cls + ": pass the parameters by name: stats." + cls +
+                          "(probs=p) or stats." + cls + "(logits=l); a value given by position is ambiguous " +
+                          "(PyTorch's and SymJAX's first parameter is probs, symx's used to be logits).")
+                             .c_str());
   if (logits.is_none() == probs.is_none())
     throw symx::ValueError(std::string("stats.") + cls + ": give exactly one of logits and probs (" +
                            (logits.is_none() ? "neither was" : "both were") + " given). Example: stats." + cls +
@@ -134,13 +141,15 @@ void bind_discrete(nb::module_& m) {
   nb::class_<C, st::Distribution>(m, "Categorical", DOC(stats_Categorical))
       .def(
           "__init__",
-          [](C* self, nb::handle logits, nb::handle probs) {
-            check_one_of("Categorical", logits, probs);
+          [](C* self, nb::args positional, nb::handle logits, nb::handle probs) {
+            check_one_of("Categorical", positional, logits, probs);
             Tensor t = tensor_from_python(logits.is_none() ? probs : logits);
             PyLocation here;
             new (self) C(logits.is_none() ? C::from_probs(t) : C::from_logits(t));
           },
-          "logits"_a = nb::none(), "probs"_a = nb::none())
+          "args"_a, "logits"_a = nb::none(), "probs"_a = nb::none(),
+          nb::sig("def __init__(self, *, logits: symx._symx.Tensor | numpy.typing.ArrayLike | None = None, "
+                  "probs: symx._symx.Tensor | numpy.typing.ArrayLike | None = None) -> None"))
       .def_static("from_logits", LOC(C::from_logits), "logits"_a, DOC(stats_Categorical_from_logits))
       .def_static("from_probs", LOC(C::from_probs), "probs"_a, DOC(stats_Categorical_from_probs))
       .def_prop_ro("logits", METHOD(C::logits), DOC(stats_Categorical_logits))
@@ -150,13 +159,15 @@ void bind_discrete(nb::module_& m) {
   nb::class_<B, st::Distribution>(m, "Bernoulli", DOC(stats_Bernoulli))
       .def(
           "__init__",
-          [](B* self, std::optional<Operand> logits, std::optional<Operand> probs) {
-            check_one_of("Bernoulli", logits ? nb::handle(Py_True) : nb::none(),
+          [](B* self, nb::args positional, std::optional<Operand> logits, std::optional<Operand> probs) {
+            check_one_of("Bernoulli", positional, logits ? nb::handle(Py_True) : nb::none(),
                          probs ? nb::handle(Py_True) : nb::none());
             PyLocation here;
             new (self) B(logits ? B::from_logits(*logits) : B::from_probs(*probs));
           },
-          "logits"_a = nb::none(), "probs"_a = nb::none())
+          "args"_a, "logits"_a = nb::none(), "probs"_a = nb::none(),
+          nb::sig("def __init__(self, *, logits: symx._symx.Tensor | numpy.typing.ArrayLike | float | None = None, "
+                  "probs: symx._symx.Tensor | numpy.typing.ArrayLike | float | None = None) -> None"))
       .def_static("from_logits", LOC(B::from_logits), "logits"_a, DOC(stats_Bernoulli_from_logits))
       .def_static("from_probs", LOC(B::from_probs), "probs"_a, DOC(stats_Bernoulli_from_probs))
       .def_prop_ro("logits", METHOD(B::logits), DOC(stats_Bernoulli_logits))

@@ -472,6 +472,16 @@ def test_invalid_parameters_known_at_build_time_raise_value_error(make, argument
     assert not isinstance(info.value, sx.ShapeError)
 
 
+@pytest.mark.parametrize("cls", ["Categorical", "Bernoulli"])
+def test_logits_and_probs_are_given_by_name(cls):
+    # Issue 19: Categorical([0.2, 0.8]) took the probabilities of PyTorch's and SymJAX's first
+    # parameter as logits (prob(1) was 0.646, not 0.8), without a word.
+    with pytest.raises(TypeError, match=re.escape("stats.%s: pass the parameters by name" % cls)):
+        getattr(stats, cls)(f64([0.2, 0.8]) if cls == "Categorical" else 0.8)
+    d = getattr(stats, cls)(probs=f64([0.2, 0.8]) if cls == "Categorical" else 0.8)
+    assert abs(float(d.prob(1).eval()) - 0.8) < 1e-6  # Bernoulli(probs=0.8) is float32
+
+
 @pytest.mark.parametrize(
     "make,names",
     [
