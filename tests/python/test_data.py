@@ -87,10 +87,11 @@ def _peak_mb(path):
 
 
 def test_read_idx_memory_follows_the_data_not_the_header(tmp_path):
-    # A 1 MiB gzip file whose header announces 1 GiB: the reader once zero-filled the announced size
-    # first (the probe's file peaked at 1,047 MB); now the buffer grows as data arrives.
+    # A 1 MiB gzip file whose header announces 1 GiB of int16: the reader once zero-filled a buffer
+    # of the announced size first (this file peaked at 1,096 MB, the probe's at 1,047 MB); now the
+    # buffer grows as data arrives (48 MB, as for a tiny file).
     rng = np.random.default_rng(0)
-    header = bytes([0, 0, 8, 3]) + b"".join(d.to_bytes(4, "big") for d in (1024, 1024, 1024))
+    header = bytes([0, 0, 0x0B, 3]) + b"".join(d.to_bytes(4, "big") for d in (512, 1024, 1024))
     with gzip.open(tmp_path / "claim.idx.gz", "wb") as f:
         f.write(header + rng.integers(0, 256, 1 << 20, dtype=np.uint8).tobytes())
     write_idx(tmp_path / "small.idx.gz", np.zeros((4, 4), np.uint8), 0x08)
