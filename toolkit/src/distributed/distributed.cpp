@@ -30,7 +30,7 @@ struct World {
   // collective would be matched against it, so the world takes no more collectives.
   std::atomic<bool> broken{false};
   std::mutex broken_mutex;
-  std::string broken_what;  // the first timeout's message
+  std::string broken_what;  // the collective that timed out first
 };
 
 World& world() {
@@ -303,18 +303,18 @@ void check_usable(const std::string& what) {
   World& w = world();
   if (!w.broken) return;
   std::lock_guard lock(w.broken_mutex);
-  throw DistributedError(prefix() + what + ": not started, because an earlier collective timed out (" + w.broken_what +
-                         "). MPI may still be running that one, so this process can make no more collectives: end "
+  throw DistributedError(prefix() + what + ": not started, because an earlier collective timed out: " + w.broken_what +
+                         ". MPI may still be running that one, so this process can make no more collectives: end "
                          "the job and start it again (from its last checkpoint).");
 }
 
-void mark_broken(const std::string& message, const std::vector<Array>& buffers) {
+void mark_broken(const std::string& what, const std::vector<Array>& buffers) {
   World& w = world();
   // The timed-out collective may still write into or read from these: they are never freed.
   static auto* kept = new std::vector<Array>;
   std::lock_guard lock(w.broken_mutex);
   kept->insert(kept->end(), buffers.begin(), buffers.end());
-  if (!w.broken) w.broken_what = message;
+  if (!w.broken) w.broken_what = what;
   w.broken = true;
 }
 
@@ -329,9 +329,8 @@ void wait_for(MPI_Request& request, const std::string& what, const std::vector<A
     if (done) return;
     double waited = std::chrono::duration<double>(Clock::now() - start).count();
     if (waited > timeout) {
-      std::string message = timeout_message(what, waited);
-      mark_broken(message, buffers);
-      throw DistributedError(message + " Every later collective of this process fails.");
+      mark_broken(what, buffers);
+      throw DistributedError(timeout_message(what, waited) + " Every later collective of this process fails.");
     }
     // A nonblocking collective progresses only inside MPI calls, one round per call: poll without
     // sleeping for the first 20 ms (as MPI's blocking calls spin), then every 20 us to 1 ms, leaving

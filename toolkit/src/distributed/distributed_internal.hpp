@@ -27,10 +27,10 @@ void check(int code, const std::string& what);
 void wait_for(MPI_Request& request, const std::string& what, const std::vector<Array>& buffers);
 // DistributedError naming `what` when an earlier collective timed out.
 void check_usable(const std::string& what);
-// Marks the world unusable after a timeout (`message`): MPI may still run that collective, on
-// `buffers`, which are never freed; every later collective fails and finalization ends the
-// process instead of waiting for it.
-void mark_broken(const std::string& message, const std::vector<Array>& buffers);
+// Marks the world unusable after the collective `what` timed out: MPI may still run it, on
+// `buffers`, which are never freed; every later collective fails (naming `what`) and finalization
+// ends the process instead of waiting for it.
+void mark_broken(const std::string& what, const std::vector<Array>& buffers);
 // The checks of an all-reduce's input (mean of integers, bool, MPI's count limit, a usable world).
 void check_reduction(const Array& x, Reduction op, const std::string& what);
 
