@@ -458,7 +458,7 @@ void bind_download(nb::module_& m) {
       [](const std::string& name, const std::optional<std::filesystem::path>& dir,
          const std::optional<std::string>& mirror, const std::optional<std::filesystem::path>& ca_file,
          const std::optional<std::filesystem::path>& checksums, const std::optional<nb::callable>& callback,
-         double connect_timeout, double stall_timeout, int retries, bool quiet) {
+         double connect_timeout, double stall_timeout, int retries, bool quiet, std::optional<double> timeout) {
         symx::data::DownloadOptions options;
         options.mirror = mirror.value_or("");
         options.ca_file = ca_file ? ca_file->string() : "";
@@ -467,6 +467,10 @@ void bind_download(nb::module_& m) {
         options.stall_timeout = stall_timeout;
         options.retries = retries;
         options.quiet = quiet;
+        options.timeout = timeout.value_or(0);
+        if (timeout && !(*timeout > 0))
+          throw symx::ValueError("symx.data.download: timeout=" + std::to_string(*timeout) +
+                                 " is not a positive number of seconds; pass None for the default of the file's size.");
         nb::handle progress = callback ? callback->ptr() : nb::handle();  // kept alive by the caller's arguments
         options.progress = [progress](const std::string& file, std::int64_t done, std::int64_t total) {
           nb::gil_scoped_acquire acquire;
@@ -478,7 +482,7 @@ void bind_download(nb::module_& m) {
       },
       "name"_a, "dir"_a = nb::none(), nb::kw_only(), "mirror"_a = nb::none(), "ca_file"_a = nb::none(),
       "checksums"_a = nb::none(), "progress"_a = nb::none(), "connect_timeout"_a = 30.0, "stall_timeout"_a = 60.0,
-      "retries"_a = 3, "quiet"_a = false, DOC(data_download));
+      "retries"_a = 3, "quiet"_a = false, "timeout"_a = nb::none(), DOC(data_download));
 }
 
 }  // namespace

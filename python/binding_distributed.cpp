@@ -36,7 +36,15 @@ nb::object on_tensor_or_array(nb::handle x, OnTensor on_tensor, OnArray on_array
 
 void bind_distributed(nb::module_& m) {
   m.def(
-      "init", [](std::optional<double> timeout) { sd::init({.timeout_seconds = timeout.value_or(0)}); },
+      "init",
+      [](std::optional<double> timeout) {
+        // 0 means "the default" in C++; from Python only None does.
+        if (timeout && !(*timeout > 0))
+          throw symx::ValueError("symx.distributed.init: timeout=" + std::to_string(*timeout) +
+                                 " is not a positive number of seconds. Pass e.g. timeout=60, or None for "
+                                 "SYMX_DIST_TIMEOUT (default 300).");
+        sd::init({.timeout_seconds = timeout.value_or(0)});
+      },
       "timeout"_a = nb::none(), DOC(distributed_init));
   m.def("initialized", &sd::initialized, DOC(distributed_initialized));
   m.def("rank", &sd::rank, DOC(distributed_rank));

@@ -60,6 +60,63 @@ def collectives(out):
     np.savez(os.path.join(out, f"rank{r}.npz"), **res)
 
 
+def _error_of(call):
+    """The DistributedError's message of call(), or "no error"."""
+    try:
+        call()
+        return np.array("no error")
+    except d.DistributedError as e:
+        return np.array(str(e))
+
+
+def mismatch(out):
+    """Shapes that differ only past axis 7, or only in sizes a graph leaves unknown: each collective
+    must fail on both processes, naming both shapes (they once summed garbage or kept each its own)."""
+    d.init()
+    r = d.rank()
+    tail = (2, 3) if r == 0 else (3, 2)
+    res = {
+        "reduce10": _error_of(lambda: d.all_reduce(np.ones((1,) * 8 + tail, np.float32))),
+        "bcast9": _error_of(lambda: d.broadcast(np.ones((1,) * 7 + tail, np.float32))),
+        "gather9": _error_of(lambda: d.all_gather(np.ones((1,) * 7 + tail, np.float32))),
+        "dtype": _error_of(lambda: d.all_reduce(np.ones(3, np.float32 if r == 0 else np.float64))),
+    }
+    p = sx.placeholder((None, None), sx.float32, "p")
+    reduce = sx.function([p], [d.all_reduce(p)])
+    res["t_reduce"] = _error_of(lambda: reduce(np.ones(tail, np.float32)))
+    q = sx.placeholder((None, 3), sx.float32, "q")
+    bcast = sx.function([q], [d.broadcast(q, root=0)])
+    res["t_bcast"] = _error_of(lambda: bcast(np.ones((2 if r == 0 else 7, 3), np.float32)))
+    # Equal shapes still work after the refusals (every process refused at the same point).
+    res["after"] = d.all_reduce(np.ones(4, np.float32))
+    np.savez(os.path.join(out, f"rank{r}.npz"), **res)
+
+
+def timeout(out):
+    """Rank 1 comes late to the first all_reduce: rank 0 times out, and then every collective of rank 0
+    fails (once, a later all_reduce was matched with the lost one and returned [1, 1, 1, 1])."""
+    d.init()
+    r = d.rank()
+    if r == 1:
+        time.sleep(3 * d.timeout_seconds())
+    res = {"first": _error_of(lambda: d.all_reduce(np.ones(4, np.float32)))}
+    res["second"] = _error_of(lambda: d.all_reduce(np.ones(4, np.float32)))
+    res["barrier"] = _error_of(d.barrier)
+    np.savez(os.path.join(out, f"rank{r}.npz"), **res)
+    sys.exit(0)  # finalization must not wait for the lost collective
+
+
+def early_exit(out):
+    """Rank 1 exits before init: rank 0's init must end within the timeout. (While rank 0 is inside
+    MPI_Init mpirun notices the exit; once rank 1 is gone before rank 0 starts it, MPI_Init waits
+    forever: rank 0 comes 2 s late.)"""
+    if os.environ.get("OMPI_COMM_WORLD_RANK") == "1":
+        sys.exit(0)
+    time.sleep(2)
+    d.init()
+    sys.exit("rank 0 got through init")
+
+
 def model(bn, sync=True):
     # Before a batch norm a bias has no effect (its gradient is rounding noise, which Adam would
     # turn into steps of full size), so the layer has none, as usual.
@@ -123,7 +180,7 @@ def fault(out, how):
 
 if __name__ == "__main__":
     ap = argparse.ArgumentParser()
-    ap.add_argument("mode", choices=["collectives", "train", "fault"])
+    ap.add_argument("mode", choices=["collectives", "train", "fault", "mismatch", "timeout", "early-exit"])
     ap.add_argument("out")
     ap.add_argument("--optimizer", default="sgd")
     ap.add_argument("--bn", action="store_true")
@@ -137,5 +194,11 @@ if __name__ == "__main__":
         collectives(a.out)
     elif a.mode == "train":
         train(a.out, a.optimizer, a.bn, a.steps, a.global_batch, a.bucket_mb, sync=not a.local_bn)
+    elif a.mode == "mismatch":
+        mismatch(a.out)
+    elif a.mode == "timeout":
+        timeout(a.out)
+    elif a.mode == "early-exit":
+        early_exit(a.out)
     else:
         fault(a.out, a.how)

@@ -69,6 +69,48 @@ def test_read_idx_errors_name_the_file(tmp_path):
         sx.data.read_idx(path)
 
 
+_PEAK_RSS = """
+import resource, sys
+import symx as sx
+try:
+    sx.data.read_idx(sys.argv[1])
+except sx.IOError as e:
+    print("IOError:", e)
+print("peak_mb", resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
+"""
+
+
+def _peak_mb(path):
+    done = run_python("-c", _PEAK_RSS, str(path))
+    assert done.returncode == 0, done.stderr
+    return done.stdout, float(done.stdout.split("peak_mb")[1])
+
+
+def test_read_idx_memory_follows_the_data_not_the_header(tmp_path):
+    # A 1 MiB gzip file whose header announces 1 GiB of int16: the reader once zero-filled a buffer
+    # of the announced size first (this file peaked at 1,096 MB, the probe's at 1,047 MB); now the
+    # buffer grows as data arrives (48 MB, as for a tiny file).
+    rng = np.random.default_rng(0)
+    header = bytes([0, 0, 0x0B, 3]) + b"".join(d.to_bytes(4, "big") for d in (512, 1024, 1024))
+    with gzip.open(tmp_path / "claim.idx.gz", "wb") as f:
+        f.write(header + rng.integers(0, 256, 1 << 20, dtype=np.uint8).tobytes())
+    write_idx(tmp_path / "small.idx.gz", np.zeros((4, 4), np.uint8), 0x08)
+    out, peak = _peak_mb(tmp_path / "claim.idx.gz")
+    assert "IOError:" in out and "(1073741824 bytes)" in out and "truncated" in out, out
+    _, baseline = _peak_mb(tmp_path / "small.idx.gz")
+    assert peak - baseline < 64, f"peak {peak:.0f} MB against {baseline:.0f} MB reading a tiny file"
+
+
+def test_read_idx_needs_the_gzip_trailer(tmp_path):
+    # A gzip file cut inside its CRC trailer holds all the data, unchecked: refused.
+    write_idx(tmp_path / "whole.idx.gz", np.arange(12, dtype=np.uint8).reshape(3, 4), 0x08)
+    data = (tmp_path / "whole.idx.gz").read_bytes()
+    (tmp_path / "cut.idx.gz").write_bytes(data[:-3])
+    with pytest.raises(sx.IOError, match=r"cut\.idx\.gz.*cut short.*CRC trailer"):
+        sx.data.read_idx(str(tmp_path / "cut.idx.gz"))
+    np.testing.assert_array_equal(sx.data.read_idx(str(tmp_path / "whole.idx.gz")), np.arange(12).reshape(3, 4))
+
+
 def test_load_mnist_errors(tmp_path):
     with pytest.raises(sx.IOError, match="train-images-idx3-ubyte.gz.*symx data download mnist"):
         sx.data.load_mnist(str(tmp_path))
@@ -347,6 +389,14 @@ def test_interpreter_exit_with_a_live_iterator_does_not_hang():
     result = run_python("-c", code, timeout=60)
     assert result.returncode == 0, result.stderr
     assert "done" in result.stdout
+
+
+def test_iterator_batch_sizes_that_overflow_are_value_errors():
+    # 2^62 x 4 shards wrapped to 0 and the iterator died of SIGFPE dividing by it.
+    x = np.arange(10)
+    with pytest.raises(ValueError, match="batch_size 4611686018427387904 times shards 4 is more than 2\\^63 - 1"):
+        sx.data.BatchIterator([x], batch_size=2**62, shards=4)
+    assert [len(b[0]) for b in sx.data.BatchIterator([x], batch_size=2**63 - 1, prefetch=0)] == [10]
 
 
 def test_state_pickles():

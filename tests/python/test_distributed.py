@@ -142,6 +142,63 @@ def test_a_failed_process_ends_the_job(tmp_path, how):
     assert expected in output, output
 
 
+def test_every_collective_compares_the_whole_shape_and_dtype(tmp_path):
+    got = worker(2, tmp_path, "mismatch")
+    ones8, ones7 = "(" + "1, " * 8, "(" + "1, " * 7
+    for r in range(2):
+        mine, other = ("2, 3)", "3, 2)") if r == 0 else ("3, 2)", "2, 3)")
+        g = got[r]
+        # Axes past the eighth were never compared: garbage sums, mixed data.
+        assert f"this process passed float32 {ones8}{mine} but rank {1 - r} passed float32 {ones8}{other}" in str(
+            g["reduce10"]
+        ), g["reduce10"]
+        for key in ("bcast9", "gather9"):
+            assert f"float32 {ones7}{mine} but rank {1 - r} passed float32 {ones7}{other}" in str(g[key]), g[key]
+        mine_dtype, other_dtype = ("float32", "float64") if r == 0 else ("float64", "float32")
+        assert f"passed {mine_dtype} (3,) but rank {1 - r} passed {other_dtype} (3,)" in str(g["dtype"]), g["dtype"]
+        # Tensors with unknown sizes: (2, 3) against (3, 2), a batch of 2 against 7.
+        assert f"passed float32 ({mine} but rank {1 - r} passed float32 ({other}" in str(g["t_reduce"]), g["t_reduce"]
+        batch, other_batch = (2, 7) if r == 0 else (7, 2)
+        assert f"passed float32 ({batch}, 3) but rank {1 - r} passed float32 ({other_batch}, 3)" in str(g["t_bcast"])
+        np.testing.assert_array_equal(g["after"], [2, 2, 2, 2])
+
+
+def test_after_a_timeout_every_collective_fails_and_the_job_ends(tmp_path):
+    command = [sys.executable, WORKER, "timeout", str(tmp_path)]
+    done, seconds = mpirun(2, *command, env={"SYMX_DIST_TIMEOUT": "2"}, timeout=120)
+    output = done.stdout + done.stderr
+    assert seconds < 40, f"the job took {seconds:.0f} s to end (MPI_Finalize waited for the lost collective)"
+    assert done.returncode != 0, output
+    assert "a collective timed out earlier, so MPI cannot be finalized" in output, output
+    g = np.load(tmp_path / "rank0.npz")
+    assert "waited 2 s for the other 1 process(es)" in str(g["first"]), g["first"]
+    for key in ("second", "barrier"):  # once, the second returned [1, 1, 1, 1] from the lost one
+        assert "not started, because an earlier collective timed out" in str(g[key]), g[key]
+
+
+def test_init_is_bounded_when_a_process_exits_before_it(tmp_path):
+    command = [sys.executable, WORKER, "early-exit", str(tmp_path)]
+    done, seconds = mpirun(2, *command, env={"SYMX_DIST_TIMEOUT": "3"}, timeout=120)
+    output = done.stdout + done.stderr
+    assert done.returncode != 0 and seconds < 40, f"{seconds:.0f} s: {output}"
+    assert "init waited 3 s for the other processes of the job" in output, output
+
+
+@pytest.mark.parametrize("bad", [float("nan"), float("inf"), -1.0, 0.0])
+def test_invalid_timeouts_are_refused(bad):
+    with pytest.raises(ValueError, match="not a positive"):
+        sx.distributed.init(timeout=bad)
+
+
+def test_invalid_timeouts_in_the_environment_are_refused(tmp_path):
+    for bad in ("nan", "inf", "-3", "5s"):
+        code = "import symx as sx; sx.distributed.init()"
+        done = subprocess.run(
+            [sys.executable, "-c", code], env=python_env(SYMX_DIST_TIMEOUT=bad), capture_output=True, text=True
+        )
+        assert done.returncode != 0 and f"SYMX_DIST_TIMEOUT is '{bad}'" in done.stderr, done.stderr
+
+
 def test_sharded_batches_cover_every_example_once(tmp_path):
     x = np.arange(103, dtype=np.int64)
     whole = list(sx.data.BatchIterator([x], batch_size=30, seed=7, prefetch=0))

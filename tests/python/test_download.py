@@ -16,6 +16,7 @@ import subprocess
 import sys
 import tarfile
 import threading
+import time
 
 import numpy as np
 import pytest
@@ -46,6 +47,7 @@ class FileServer:
         self.drop_after = None  # send only this many body bytes, then close the connection ...
         self.drops_left = 0  # ... this many times
         self.stall = False  # send the headers and some bytes, then nothing until closed
+        self.trickle = False  # send the body 2 bytes at a time, every 0.5 s (above curl's 1 B/s floor)
         self.closing = threading.Event()
         self.lock = threading.Lock()
         server = self
@@ -95,6 +97,11 @@ class FileServer:
             drop = self.drops_left > 0 and self.drop_after is not None
             self.drops_left -= drop
         with contextlib.suppress(OSError):
+            while self.trickle and body and not self.closing.is_set():
+                handler.wfile.write(body[:2])
+                handler.wfile.flush()
+                body = body[2:]
+                self.closing.wait(0.5)
             handler.wfile.write(body[: self.drop_after] if drop or self.stall else body)
             handler.wfile.flush()
             if self.stall:
@@ -215,6 +222,53 @@ def test_a_stalled_connection_is_given_up_after_the_stall_timeout(server, tmp_pa
         )
     assert "Operation too slow" in str(err.value) and "curl error 28" in str(err.value)
     assert os.listdir(tmp_path / "mnist") == []  # an empty part is not kept
+
+
+def test_a_trickle_is_stopped_by_the_deadline_of_the_whole_transfer(server, tmp_path):
+    # 4 bytes a second never falls under curl's low-speed floor: only the deadline ends it (the
+    # probe's was still running at 75 s with a 5 s timeout).
+    _, sums = make_mnist(server, tmp_path)
+    server.trickle = True
+    start = time.monotonic()
+    with pytest.raises(symx.IOError) as err:
+        symx.data.download("mnist", tmp_path, mirror=server.url, checksums=sums, retries=3, timeout=2, **FAST)
+    assert time.monotonic() - start < 8
+    assert "the transfer took more than its limit of 2 s" in str(err.value), str(err.value)
+    with pytest.raises(ValueError, match="timeout=-1.0.* not a positive number"):
+        symx.data.download("mnist", tmp_path, mirror=server.url, checksums=sums, timeout=-1, **FAST)
+
+
+def test_checksums_keep_a_size_cap_from_the_pinned_sizes(server, tmp_path):
+    # Other sums make the size unknown, not unbounded: a file may be at most twice its pinned size
+    # plus 1 MiB (the probe streamed 400 MB, and the part was kept after failing).
+    _, sums = make_mnist(server, tmp_path)
+    name = "train-labels-idx1-ubyte.gz"  # pinned at 28,881 bytes
+    server.files[f"/mnist/{name}"] = bytes(3 << 20)
+    cap = 2 * 28881 + (1 << 20)
+    with pytest.raises(symx.IOError, match=f"sent more than the {cap} bytes of {name}"):
+        symx.data.download("mnist", tmp_path, mirror=server.url, checksums=sums, **FAST)
+    assert not (tmp_path / "mnist" / (name + ".part")).exists()
+    assert not (tmp_path / "mnist" / name).exists()
+
+
+def test_a_planted_part_is_never_written_through(server, tmp_path):
+    # A `.part` link (or a hard link) planted in the folder once made the download truncate and
+    # overwrite its target; now anything but a part of this user's own is removed, not followed.
+    files, sums = make_mnist(server, tmp_path)
+    folder = tmp_path / "data" / "mnist"
+    folder.mkdir(parents=True)
+    victims = [tmp_path / "victim-soft.txt", tmp_path / "victim-hard.txt"]
+    for v in victims:
+        v.write_bytes(b"precious " + v.name.encode())
+    (folder / (MNIST_FILES[0] + ".part")).symlink_to(victims[0])
+    os.link(victims[1], folder / (MNIST_FILES[1] + ".part"))
+    symx.data.download("mnist", tmp_path / "data", mirror=server.url, checksums=sums, **FAST)
+    for v in victims:
+        assert v.read_bytes() == b"precious " + v.name.encode()
+    for name, data in files.items():
+        assert read(folder / name) == data
+    assert sorted(os.listdir(folder)) == sorted(MNIST_FILES)
+    assert [r[1] for r in server.gets()] == [None] * 4  # nothing was resumed from the planted files
 
 
 def test_a_server_that_ignores_the_range_gets_the_file_fetched_whole(server, tmp_path):
@@ -377,6 +431,17 @@ def test_an_archive_entry_outside_the_folder_is_refused_and_nothing_is_extracted
     assert not (tmp_path / "data" / "escaped.bin").exists()
 
 
+def test_an_archive_that_expands_past_its_budget_is_refused(server, tmp_path):
+    # 80 MiB of zeros in an archive of about 100 kB: past the budget of 64 MiB plus 4 times the
+    # archive (the probe's 306 KB became 300 MB). Nothing is left extracted.
+    archive, _ = cifar10_archive(extra={"cifar-10-batches-bin/bomb.bin": bytes(80 << 20)})
+    assert len(archive) < 1 << 20
+    sums = serve_cifar10(server, tmp_path, archive)
+    with pytest.raises(symx.IOError, match="the entry 'cifar-10-batches-bin/bomb.bin' would take the extracted data"):
+        symx.data.download("cifar10", tmp_path / "data", mirror=server.url, checksums=sums, **FAST)
+    assert os.listdir(tmp_path / "data" / "cifar10") == ["cifar-10-binary.tar.gz"]
+
+
 @pytest.fixture(scope="module")
 def certificate(tmp_path_factory):
     if shutil.which("openssl") is None:
@@ -475,14 +540,31 @@ def test_the_download_command(server, tmp_path, tool):
     assert result.returncode == 2 and "choose one of mnist, fashion-mnist, cifar10, cifar100" in result.stderr
 
 
-@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full to stand for a full disk")
-def test_a_full_disk_is_a_clear_error(server, tmp_path):
+_LIMITED_WRITES = """
+import resource, signal, sys
+import symx.data
+signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the limit fails with EFBIG instead
+resource.setrlimit(resource.RLIMIT_FSIZE, (20000, 20000))
+try:
+    symx.data.download("mnist", sys.argv[1], mirror=sys.argv[2], checksums=sys.argv[3], connect_timeout=5,
+                       stall_timeout=5, quiet=True)
+except symx.IOError as e:
+    print(e)
+"""
+
+
+def test_a_write_that_fails_is_a_clear_error(server, tmp_path):
+    # The disk refuses the part's bytes past 20,000 (a file size limit stands for a full disk: a
+    # link of the part to /dev/full, as this test once used, is now removed rather than followed).
     _, sums = make_mnist(server, tmp_path)
-    (tmp_path / "mnist").mkdir()
-    os.symlink("/dev/full", tmp_path / "mnist" / "train-images-idx3-ubyte.gz.part")  # every write: ENOSPC
-    with pytest.raises(symx.IOError) as err:
-        symx.data.download("mnist", tmp_path, mirror=server.url, checksums=sums, **FAST)
-    message = str(err.value)
-    assert "cannot write the part file: No space left on device" in message
+    done = subprocess.run(
+        [sys.executable, "-c", _LIMITED_WRITES, str(tmp_path), server.url, sums],
+        env=python_env(),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    message = done.stdout
+    assert "cannot write the part file: File too large" in message, done.stdout + done.stderr
     assert f"free some space in {tmp_path / 'mnist'}" in message
     assert not (tmp_path / "mnist" / "train-images-idx3-ubyte.gz").exists()

@@ -2,6 +2,7 @@
 // binary, .npz) and against the real digits in $SYMX_TEST_DATA/mnist read directly through zlib;
 // splits, statistics and one-hot against direct loops; the batch iterator's coverage, order,
 // determinism, restore, errors and shutdown.
+#include <sys/stat.h>
 #include <zlib.h>
 
 #include <atomic>
@@ -11,6 +12,7 @@
 #include <filesystem>
 #include <map>
 #include <set>
+#include <limits>
 #include <thread>
 
 #include "../cpp/test_util.hpp"
@@ -182,6 +184,35 @@ void write_mnist(const TempDir& dir, const std::string& prefix, std::uint32_t im
     write_bytes(dir / (prefix + "-images-idx3-ubyte"), x);
     write_bytes(dir / (prefix + "-labels-idx1-ubyte"), y);
   }
+}
+
+// A gzip file cut anywhere, its 8-byte CRC and length trailer included, is an error: the data may
+// all be there, but unchecked (the probe's file loaded without its CRC check).
+TEST(DataIdx, GzipMustEndWithItsTrailer) {
+  TempDir dir;
+  const std::string full = idx_bytes(0x08, {10, 4, 4}, std::string(160, '\x07'));
+  const std::string gz = gzip(full, dir / "whole.idx.gz");
+  EXPECT_EQ(data::read_idx(dir / "whole.idx.gz").size(), 160);
+  for (std::size_t cut = 1; cut <= 8; ++cut) {
+    write_bytes(dir / "cut.idx.gz", gz.substr(0, gz.size() - cut));
+    expect_error<sx::IOError>([&] { data::read_idx(dir / "cut.idx.gz"); },
+                              {"cut.idx.gz", "gzip stream is cut short", "CRC trailer", "truncated"});
+  }
+  // Concatenated members are one stream (as gzip -d reads them); other bytes after it are not.
+  const std::string second = gzip(full.substr(100), dir / "b.gz");
+  write_bytes(dir / "two.idx.gz", gzip(full.substr(0, 100), dir / "a.gz") + second);
+  EXPECT_EQ(data::read_idx(dir / "two.idx.gz").size(), 160);
+  write_bytes(dir / "tail.idx.gz", gz + "trailing junk");
+  expect_error<sx::IOError>([&] { data::read_idx(dir / "tail.idx.gz"); }, {"followed by bytes that are not gzip"});
+}
+
+// A FIFO or a link to a device is refused without blocking or reading forever.
+TEST(DataIdx, OnlyRegularFilesAreRead) {
+  TempDir dir;
+  ASSERT_EQ(::mkfifo((dir / "fifo.idx").c_str(), 0600), 0);
+  expect_error<sx::IOError>([&] { data::read_idx(dir / "fifo.idx"); }, {"fifo.idx", "not a regular file"});
+  fs::create_symlink("/dev/zero", dir / "zero.idx");
+  expect_error<sx::IOError>([&] { data::read_idx(dir / "zero.idx"); }, {"zero.idx", "not a regular file"});
 }
 
 TEST(DataMnist, GeneratedFilesRawAndGzip) {
@@ -630,6 +661,29 @@ TEST(DataIterator, EdgeCasesAndErrors) {
   expect_error<sx::ValueError>([&] { data::BatchIterator({d.x}, {.batch_size = 0}); }, {"batch_size is 0"});
   expect_error<sx::ValueError>([&] { data::BatchIterator({d.x}, {.prefetch = -1}); }, {"prefetch is -1"});
   expect_error<sx::ValueError>([&] { data::BatchIterator({}, {}); }, {"no arrays"});
+}
+
+// The probe's case: batch_size 2^62 with 4 shards wrapped the global batch to 0 and divided by it
+// (SIGFPE). Under the sanitizer build UBSan reports any signed overflow left on these paths.
+TEST(DataIterator, HugeBatchSizesAreRangeErrorsOrWork) {
+  data::Dataset d = numbered(7, 10);
+  const std::int64_t max = std::numeric_limits<std::int64_t>::max();
+  expect_error<sx::ValueError>([&] { data::BatchIterator({d.x}, {.batch_size = std::int64_t{1} << 62, .shards = 4}); },
+                               {"batch_size 4611686018427387904 times shards 4", "more than 2^63 - 1",
+                                "below 2305843009213693951"});
+  expect_error<sx::ValueError>([&] { data::BatchIterator({d.x}, {.batch_size = max, .shard = 1, .shards = 2}); },
+                               {"times shards 2"});
+  // The largest batches that fit: one batch of every example, each shard its part of the 7.
+  data::BatchIterator whole({d.x}, {.batch_size = max, .prefetch = 0});
+  EXPECT_EQ(whole.batches_per_epoch(), 1);
+  EXPECT_EQ(whole.next()->at(0).shape()[0], 7);
+  std::int64_t seen = 0;
+  for (std::int64_t k = 0; k < 3; ++k) {
+    data::BatchIterator part({d.x}, {.batch_size = max / 3, .prefetch = 0, .shard = k, .shards = 3});
+    EXPECT_EQ(part.batches_per_epoch(), 1);
+    seen += part.next()->at(0).shape()[0];
+  }
+  EXPECT_EQ(seen, 7);
 }
 
 }  // namespace

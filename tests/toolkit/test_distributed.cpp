@@ -2,6 +2,7 @@
 // tests/python/test_distributed.py runs under mpirun: collectives return their input, gradient
 // averaging and make_distributed leave training as it was, synchronized batch norm is plain batch
 // norm, and sharded batches together are the batches of one iterator.
+#include <cmath>
 #include <cstdlib>
 
 #include "../cpp/test_util.hpp"
@@ -34,6 +35,19 @@ TEST(Distributed, AWorldOfOneWithoutMpirun) {
   EXPECT_THROW(dist::broadcast(x, 1), sx::ValueError);
   EXPECT_THROW(dist::all_reduce(sx::Array::from_vector<std::int64_t>({1}, {1}), dist::Reduction::mean), sx::ValueError);
   EXPECT_GT(dist::timeout_seconds(), 0);
+}
+
+// NaN once disabled every timeout (no wait is longer than NaN); invalid values are refused even
+// after init, and a 9-axis array (shapes were compared on 8 axes) goes through.
+TEST(Distributed, InvalidTimeoutsAreRefused) {
+  for (double bad : {std::nan(""), HUGE_VAL, -1.0})
+    sx::testing::expect_error<sx::ValueError>([&] { dist::init({.timeout_seconds = bad}); },
+                                              {"is not a positive, finite number of seconds"});
+  dist::init();
+  EXPECT_TRUE(std::isfinite(dist::timeout_seconds()));
+  sx::Array nine = sx::testing::random_array({1, 1, 1, 1, 1, 1, 1, 2, 3}, -1, 1, 5, sx::DType::f32);
+  expect_close(dist::all_reduce(nine), nine, 0, 0);
+  EXPECT_EQ(dist::all_gather(nine).shape(), nine.shape());
 }
 
 TEST(Distributed, TensorCollectivesAreIdentitiesWithTheirGradients) {

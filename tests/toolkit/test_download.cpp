@@ -6,6 +6,7 @@
 #include <netinet/in.h>
 #include <signal.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -151,6 +152,67 @@ TEST(DataDownload, RefusesEntriesOutsideTheFolderAndLeavesNothingBehind) {
   expect_error<symx::IOError>([&] { data::extract_archive((temp.path / "short.tar").string(), out.string()); },
                               {"short.tar", "truncated or damaged"});
   EXPECT_TRUE(listing(out).empty());
+}
+
+namespace {
+
+// A GNU sparse entry ('S'): `stored` bytes on disk standing for the last bytes of a file of `real`
+// bytes, the rest a hole (GNU tar's old sparse format: the map at 386, the real size at 483).
+std::string gnu_sparse_entry(const std::string& name, const std::string& stored, std::uint64_t real) {
+  std::string entry = tar_entry(name, stored, 'S');
+  std::string header = entry.substr(0, 512);
+  auto octal = [&](std::size_t at, std::uint64_t value) {
+    char text[16];
+    std::snprintf(text, sizeof text, "%011llo", static_cast<unsigned long long>(value));
+    header.replace(at, 11, text);
+  };
+  octal(386, real - stored.size());  // the chunk's offset
+  octal(398, stored.size());         // its length
+  octal(483, real);
+  header.replace(257, 8, std::string("ustar  \0", 8));  // GNU's magic
+  header.replace(148, 8, "        ");
+  unsigned sum = 0;
+  for (unsigned char c : header) sum += c;
+  char checksum[8];
+  std::snprintf(checksum, sizeof checksum, "%06o", sum);
+  header.replace(148, 7, std::string(checksum, 6) + '\0');
+  return header + entry.substr(512);
+}
+
+}  // namespace
+
+// The probe's archives: a 306 KB archive that expanded to 300 MB (now bounded by the extraction
+// budget), a sparse 2 GiB entry written as a 0-byte file (now refused), a FIFO in place of the
+// archive (refused without blocking).
+TEST(DataDownload, ExtractionIsBoundedAndRefusesSparseEntries) {
+  TempFolder temp;
+  fs::path out = temp.path / "out";
+  fs::create_directories(out);
+  const std::string archive = (temp.path / "a.tar").string();
+  write_bytes(archive, tar({tar_entry("top/a.bin", std::string(3000, 'a')), tar_entry("top/b.bin", "bb")}));
+  expect_error<symx::IOError>([&] { data::extract_archive(archive, out.string(), 2500); },
+                              {"a.tar", "the entry 'top/a.bin' would take the extracted data past 2500 bytes"});
+  EXPECT_TRUE(listing(out).empty());
+  write_bytes(archive,
+              tar({tar_entry("top/a.bin", std::string(3000, 'a')), tar_entry("top/b.bin", std::string(600, 'b'))}));
+  expect_error<symx::IOError>([&] { data::extract_archive(archive, out.string(), 3500); },
+                              {"the entry 'top/b.bin' would take the extracted data past 3500 bytes"});
+  EXPECT_TRUE(listing(out).empty());
+  EXPECT_EQ(data::extract_archive(archive, out.string(), 3600), (std::vector<std::string>{"top"}));
+  EXPECT_EQ(fs::file_size(out / "top" / "b.bin"), 600u);
+  fs::remove_all(out / "top");
+  // The default budget: 64 MiB plus 4 times the archive.
+  EXPECT_EQ(data::default_extract_budget(1000), (std::uint64_t{64} << 20) + 4000);
+
+  write_bytes(archive, tar({tar_entry("top/a.bin", "a"),
+                            gnu_sparse_entry("top/sparse.bin", std::string(512, 's'), std::uint64_t{2} << 30)}));
+  expect_error<symx::IOError>([&] { data::extract_archive(archive, out.string(), std::uint64_t{4} << 30); },
+                              {"the entry 'top/sparse.bin' is a sparse file"});
+  EXPECT_TRUE(listing(out).empty());
+
+  const std::string fifo = (temp.path / "fifo.tar").string();
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  expect_error<symx::IOError>([&] { data::extract_archive(fifo, out.string()); }, {"fifo.tar", "not a regular file"});
 }
 
 namespace {

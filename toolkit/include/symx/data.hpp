@@ -145,6 +145,7 @@ struct BatchOptions {
   // example is seen once per epoch and the processes' batches together are the batches one process
   // would take with batch_size * shards. The last, smaller global batch is cut into parts of equal
   // size within one example; with fewer examples than shards, a shard left empty repeats one.
+  // batch_size * shards must be at most 2^63 - 1 (else a ValueError saying the largest batch_size).
   std::int64_t shard = 0, shards = 1;
 };
 

@@ -11,6 +11,13 @@
 //
 // Faults: every collective waits at most timeout_seconds (SYMX_DIST_TIMEOUT, default 300) for the
 // other processes, then throws DistributedError naming the operation, the rank and what to check.
+// MPI cannot cancel a collective, so after a timeout the world is unusable: every later collective
+// of the process throws DistributedError saying so, and at exit the process ends with status 1
+// instead of waiting in MPI's finalization. init waits at most the timeout too for the job's other
+// processes (one that exited before init would make it wait forever): then it prints why and ends
+// the process with status 1, as nothing inside MPI's start-up can be cancelled. Every collective
+// compares the processes' full shapes and dtypes first (tensors' too, whose unknown sizes may
+// differ), so that a mismatch is a DistributedError naming both, never a wrong sum.
 // A process that dies makes mpirun end the others; abort() (called by the `symx` tool and by Python's
 // sx.distributed on an uncaught exception) ends every process of the job at once.
 #pragma once
@@ -32,8 +39,9 @@ class DistributedError : public Error {
 
 // Options of init.
 struct InitOptions {
-  // Seconds a collective waits for the other processes before DistributedError; <= 0: the
-  // environment's SYMX_DIST_TIMEOUT, else 300.
+  // Seconds a collective (and init itself) waits for the other processes before DistributedError;
+  // 0: the environment's SYMX_DIST_TIMEOUT, else 300. Anything but a positive, finite number
+  // (negative, NaN, infinity) is a ValueError, here and in SYMX_DIST_TIMEOUT.
   double timeout_seconds = 0;
 };
 

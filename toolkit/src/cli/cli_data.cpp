@@ -76,6 +76,7 @@ class ProgressDisplay {
 struct DownloadArgs {
   std::string name, dir, mirror, ca_file, checksums;
   double timeout = 60;
+  double deadline = 0;
   int retries = 3;
   bool quiet = false;
 };
@@ -88,6 +89,7 @@ void run_download(const DownloadArgs& args) {
   options.connect_timeout = args.timeout;
   options.stall_timeout = args.timeout;
   options.retries = args.retries;
+  options.timeout = args.deadline;
   options.quiet = args.quiet;
   auto display = std::make_shared<ProgressDisplay>(::isatty(STDERR_FILENO) == 1);
   if (!args.quiet) {
@@ -129,6 +131,9 @@ void add_download(CLI::App& data) {
   cmd->add_option("--checksums", args->checksums,
                   "A file of 'SHA256  FILE' lines (sha256sum's output) to use instead of the pinned sums");
   cmd->add_option("--timeout", args->timeout, "Seconds to connect, and without data before giving up (default 60)");
+  cmd->add_option("--deadline", args->deadline,
+                  "Seconds for each file's whole transfer, retries included (default: 300 + 1 per 50 kB)")
+      ->check(CLI::PositiveNumber);
   cmd->add_option("--retries", args->retries, "New attempts after a dropped connection, each resuming (default 3)");
   cmd->add_flag("--quiet,-q", args->quiet, "Print only the folder");
   cmd->callback([args] { run_download(*args); });

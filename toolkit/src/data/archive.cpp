@@ -16,6 +16,7 @@
 
 #include "symx/data/download.hpp"
 #include "symx/error.hpp"
+#include "symx/io.hpp"
 
 namespace fs = std::filesystem;
 
@@ -62,6 +63,9 @@ struct Fd {
   Fd& operator=(const Fd&) = delete;
 };
 
+// The largest archive opened (CIFAR's are 170 MB).
+constexpr std::uint64_t kMaxArchiveBytes = std::uint64_t{1} << 36;
+
 [[noreturn]] void fail_archive(const std::string& archive, const std::string& problem) {
   throw IOError("extract_archive: " + archive + ": " + problem +
                 ". Fix: download the archive again (delete it first) or extract it by hand.");
@@ -91,27 +95,48 @@ std::string checked_entry_path(const std::string& path, const std::string& archi
 void check_entry_type(archive_entry* entry, const std::string& path, const std::string& archive) {
   const char* kind = nullptr;
   if (archive_entry_hardlink(entry) != nullptr) kind = "a hard link";
+  else if (archive_entry_sparse_count(entry) > 0) kind = "a sparse file (holes would be written out in full, or lost)";
   else if (archive_entry_filetype(entry) == AE_IFLNK) kind = "a symbolic link";
   else if (archive_entry_filetype(entry) != AE_IFREG && archive_entry_filetype(entry) != AE_IFDIR)
     kind = "a device or other special file";
   if (kind) fail_archive(archive, "the entry '" + path + "' is " + kind + "; only files and folders are extracted");
 }
 
-void write_entry_data(archive* reader, const std::string& target, const std::string& entry,
-                      const std::string& archive) {
-  Fd out(::open(target.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644));
+// What extraction may still write: the archive's budget of bytes and entries.
+struct Budget {
+  std::uint64_t bytes_left;
+  std::uint64_t bytes_total;
+  std::int64_t entries_left = 100000;
+};
+
+[[noreturn]] void fail_budget(const std::string& archive, const std::string& entry, const Budget& budget) {
+  fail_archive(archive, "the entry '" + entry + "' would take the extracted data past " +
+                            std::to_string(budget.bytes_total) +
+                            " bytes, the limit for this archive (a crafted archive can expand without bound); "
+                            "extract it by hand if it is genuine");
+}
+
+void write_entry_data(archive* reader, archive_entry* header, const std::string& target, const std::string& entry,
+                      const std::string& archive, Budget& budget) {
+  const std::int64_t announced = archive_entry_size_is_set(header) ? archive_entry_size(header) : -1;
+  if (announced > 0 && static_cast<std::uint64_t>(announced) > budget.bytes_left) fail_budget(archive, entry, budget);
+  Fd out(::open(target.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644));
   if (out.fd < 0) {
     if (errno == EEXIST) fail_archive(archive, "the entry '" + entry + "' appears twice");
     throw IOError("extract_archive: cannot create " + target + ": " + std::strerror(errno) +
                   ". Fix: check that the folder is writable and has free space.");
   }
   char buffer[1 << 16];
+  std::int64_t written = 0;
   for (;;) {
     la_ssize_t n = archive_read_data(reader, buffer, sizeof buffer);
     if (n == 0) break;
     if (n < 0)
       fail_archive(archive, "cannot read the entry '" + entry + "': the archive is truncated or damaged (" +
                                 archive_error_string(reader) + ")");
+    if (static_cast<std::uint64_t>(n) > budget.bytes_left) fail_budget(archive, entry, budget);
+    budget.bytes_left -= static_cast<std::uint64_t>(n);
+    written += n;
     for (la_ssize_t done = 0; done < n;) {
       ssize_t w = ::write(out.fd, buffer + done, static_cast<std::size_t>(n - done));
       if (w < 0 && errno == EINTR) continue;
@@ -121,6 +146,9 @@ void write_entry_data(archive* reader, const std::string& target, const std::str
       done += w;
     }
   }
+  if (announced >= 0 && written != announced)
+    fail_archive(archive, "the entry '" + entry + "' announces " + std::to_string(announced) + " bytes but holds " +
+                              std::to_string(written));
   if (::fsync(out.fd) != 0)
     throw IOError("extract_archive: cannot flush " + target + " to disk: " + std::strerror(errno) + ".");
 }
@@ -129,13 +157,15 @@ struct ReaderDeleter {
   void operator()(archive* a) const { archive_read_free(a); }
 };
 
-// Extracts every entry of `archive` under `root` (a fresh folder).
-void extract_into(const std::string& archive, const fs::path& root) {
+// Extracts every entry of `archive` under `root` (a fresh folder), within `budget`.
+void extract_into(const std::string& archive, const fs::path& root, Budget& budget) {
+  // A regular file of bounded size: a FIFO or a device would block or never end.
+  Fd in(open_regular_file(archive, kMaxArchiveBytes, "extract_archive"));
   std::unique_ptr<::archive, ReaderDeleter> reader(archive_read_new());
   if (!reader) throw std::bad_alloc();
   archive_read_support_filter_gzip(reader.get());
   archive_read_support_format_tar(reader.get());
-  if (archive_read_open_filename(reader.get(), archive.c_str(), 1 << 16) != ARCHIVE_OK)
+  if (archive_read_open_fd(reader.get(), in.fd, 1 << 16) != ARCHIVE_OK)
     fail_archive(archive,
                  std::string("cannot open it as a tar or tar.gz archive: ") + archive_error_string(reader.get()));
   archive_entry* entry = nullptr;
@@ -144,6 +174,8 @@ void extract_into(const std::string& archive, const fs::path& root) {
     std::string raw = archive_entry_pathname(entry) ? archive_entry_pathname(entry) : "";
     std::string path = checked_entry_path(raw, archive);
     check_entry_type(entry, raw, archive);
+    if (--budget.entries_left < 0)
+      fail_archive(archive, "it holds more than 100000 entries, the limit for an extracted archive");
     if (path.empty()) continue;  // "./": the folder itself
     fs::path target = root / path;
     std::error_code ec;
@@ -151,7 +183,7 @@ void extract_into(const std::string& archive, const fs::path& root) {
       fs::create_directories(target, ec);
     } else {
       fs::create_directories(target.parent_path(), ec);
-      if (!ec) write_entry_data(reader.get(), target.string(), raw, archive);
+      if (!ec) write_entry_data(reader.get(), entry, target.string(), raw, archive, budget);
     }
     if (ec) throw IOError("extract_archive: cannot create " + target.string() + ": " + ec.message() + ".");
   }
@@ -167,6 +199,10 @@ void fsync_path(const fs::path& path) {
 
 }  // namespace
 
+std::uint64_t default_extract_budget(std::uint64_t archive_bytes) {
+  return (std::uint64_t{64} << 20) + 4 * archive_bytes;
+}
+
 std::string sha256_hex(std::string_view bytes) {
   Sha256 digest;
   digest.update(bytes.data(), bytes.size());
@@ -174,8 +210,7 @@ std::string sha256_hex(std::string_view bytes) {
 }
 
 std::string sha256_file(const std::string& path) {
-  Fd in(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
-  if (in.fd < 0) throw IOError("sha256_file: cannot open " + path + ": " + std::strerror(errno) + ".");
+  Fd in(open_regular_file(path, kMaxArchiveBytes, "sha256_file"));
   Sha256 digest;
   std::vector<char> buffer(1 << 20);
   for (;;) {
@@ -188,8 +223,14 @@ std::string sha256_file(const std::string& path) {
   return digest.hex();
 }
 
-std::vector<std::string> extract_archive(const std::string& archive, const std::string& dir) {
+std::vector<std::string> extract_archive(const std::string& archive, const std::string& dir, std::uint64_t max_bytes) {
   std::error_code ec;
+  if (max_bytes == 0) {
+    std::uint64_t size = 0;
+    ::close(open_regular_file(archive, kMaxArchiveBytes, "extract_archive", &size));
+    max_bytes = default_extract_budget(size);
+  }
+  Budget budget{max_bytes, max_bytes};
   fs::create_directories(dir, ec);
   std::string pattern = (fs::path(dir) / ".symx-extract-XXXXXX").string();
   if (::mkdtemp(pattern.data()) == nullptr)
@@ -197,7 +238,7 @@ std::vector<std::string> extract_archive(const std::string& archive, const std::
                   ". Fix: check that the folder exists and is writable.");
   fs::path temp = pattern;
   try {
-    extract_into(archive, temp);
+    extract_into(archive, temp, budget);
     std::vector<std::string> names;
     for (const auto& entry : fs::directory_iterator(temp)) names.push_back(entry.path().filename().string());
     for (const auto& name : names)

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -21,9 +22,11 @@
 #include <mutex>
 #include <optional>
 #include <set>
+#include <sstream>
 #include <thread>
 
 #include "symx/error.hpp"
+#include "symx/io.hpp"
 
 namespace fs = std::filesystem;
 
@@ -154,6 +157,7 @@ struct Request {
   const DownloadProgress* progress = nullptr;
   std::chrono::steady_clock::time_point last_report{};
   std::string url;
+  double seconds_left = 0;  // of the file's whole-transfer limit
 };
 
 std::int64_t parse_range_start(std::string_view line) {
@@ -314,6 +318,8 @@ void set_options(CURL* curl, Request& r, const DownloadOptions& options, char* e
   // Give up on a connection that delivers less than one byte a second for stall_timeout seconds.
   curl_easy_setopt(curl, CURLOPT_LOW_SPEED_LIMIT, 1L);
   curl_easy_setopt(curl, CURLOPT_LOW_SPEED_TIME, std::max(1L, static_cast<long>(options.stall_timeout + 0.5)));
+  // What is left of the file's whole-transfer limit (at least 1 ms: 0 would mean none).
+  curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, std::max(1L, static_cast<long>(r.seconds_left * 1000)));
   if (!options.ca_file.empty()) curl_easy_setopt(curl, CURLOPT_CAINFO, options.ca_file.c_str());
   curl_easy_setopt(curl, CURLOPT_HEADERFUNCTION, on_header);
   curl_easy_setopt(curl, CURLOPT_HEADERDATA, &r);
@@ -390,9 +396,12 @@ std::string human_bytes(std::int64_t n) {
 
 class FileFetcher {
  public:
-  FileFetcher(const DatasetFile& file, const fs::path& folder, const DownloadOptions& options,
+  // `cap`: the most bytes accepted when the file's size is unknown (-1: no cap).
+  FileFetcher(const DatasetFile& file, std::int64_t cap, const fs::path& folder, const DownloadOptions& options,
               const std::function<void(const std::string&)>& log)
       : file_(file),
+        limit_(file.size >= 0 ? file.size : cap),
+        timeout_(options.timeout > 0 ? options.timeout : default_transfer_timeout(file.size >= 0 ? file.size : cap)),
         folder_(folder),
         options_(options),
         log_(log),
@@ -422,14 +431,20 @@ class FileFetcher {
   // Fetches the file from `url` into place, or returns what went wrong.
   std::optional<Failure> fetch(const std::string& url) {
     Fd part;
-    part.fd = ::open(part_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    part.fd = open_part();
     if (part.fd < 0) return Failure{url, Cause::Disk, "cannot create " + part_.string() + ": " + std::strerror(errno)};
     if (::flock(part.fd, LOCK_EX | LOCK_NB) != 0)
       throw IOError("download: another download is writing " + part_.string() +
                     ". Fix: wait for it to finish, or stop it and run this again.");
     for (int attempt = 0;; ++attempt) {
+      if (seconds_left() <= 0) {
+        if (part_size(part.fd) == 0) ::unlink(part_.c_str());
+        return Failure{url, Cause::Network,
+                       "the transfer took more than its limit of " + std::to_string(static_cast<long>(timeout_)) +
+                           " s (--deadline, timeout=; the part is kept and resumed next time)"};
+      }
       std::int64_t have = part_size(part.fd);
-      if (file_.size >= 0 && have > file_.size) have = empty(part.fd);
+      if (limit_ >= 0 && have > limit_) have = empty(part.fd);
       Outcome out;
       if (file_.size >= 0 && have == file_.size) out.range_refused = true;  // complete already: check it
       else out = request(url, part.fd, have);
@@ -454,6 +469,37 @@ class FileFetcher {
   }
 
  private:
+  double seconds_left() {
+    const auto now = std::chrono::steady_clock::now();
+    if (!started_) {
+      started_ = true;
+      start_ = now;
+    }
+    return timeout_ - std::chrono::duration<double>(now - start_).count();
+  }
+
+  // The part file, opened without following a link: one left by an earlier download of this user
+  // is resumed; anything else in its place (a link, a FIFO, a file with other links or owner,
+  // planted to make the download write elsewhere) is removed, and a new part is created with
+  // O_EXCL, so that nothing but a file made here is ever written. -1 (errno) on failure.
+  int open_part() {
+    int fd = ::open(part_.c_str(), O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    if (fd >= 0) {
+      struct stat st {};
+      if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_nlink == 1 && st.st_uid == ::geteuid()) {
+        ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+        return fd;
+      }
+      ::close(fd);
+    }
+    if (fd >= 0 || errno == ELOOP || errno == ENXIO || errno == EISDIR || errno == EACCES) {
+      log_(part_.string() + " is not a part file left by a download (a link or another kind of file): removed");
+      std::error_code ec;
+      fs::remove(part_, ec);  // a link itself, never its target
+    }
+    return ::open(part_.c_str(), O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+  }
+
   static std::int64_t part_size(int fd) {
     struct stat st {};
     return ::fstat(fd, &st) == 0 ? static_cast<std::int64_t>(st.st_size) : 0;
@@ -470,8 +516,9 @@ class FileFetcher {
     r.url = url;
     r.fd = fd;
     r.offset = r.written = have;
-    r.limit = file_.size;
+    r.limit = limit_;
     r.total = file_.size;
+    r.seconds_left = seconds_left();
     r.name = &file_.name;
     r.progress = &options_.progress;
     if (have > 0) log_("resuming " + url + " at " + human_bytes(have) + " -> " + part_.string());
@@ -508,6 +555,10 @@ class FileFetcher {
   }
 
   const DatasetFile& file_;
+  std::int64_t limit_;  // the most bytes accepted: the size, or the cap when it is unknown
+  double timeout_;      // seconds for the whole transfer
+  bool started_ = false;
+  std::chrono::steady_clock::time_point start_{};
   fs::path folder_;
   const DownloadOptions& options_;
   const std::function<void(const std::string&)>& log_;
@@ -532,8 +583,8 @@ bool is_hex_sum(const std::string& s) {
 
 // Reads `SHA256  FILE` lines (sha256sum's output; "#" comments and blank lines are skipped).
 std::map<std::string, std::string> read_checksums(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw IOError("download: cannot read the checksums file " + path + ": " + std::strerror(errno) + ".");
+  // A regular file of at most 1 MiB (a FIFO would block; a device never end).
+  std::istringstream in(read_regular_file(path, 1 << 20, "download: the checksums file"));
   std::map<std::string, std::string> sums;
   std::string line;
   for (int number = 1; std::getline(in, line); ++number) {
@@ -605,7 +656,14 @@ void extract_if_needed(const DatasetFile& file, const fs::path& folder,
 
 }  // namespace
 
+double default_transfer_timeout(std::int64_t bytes) {
+  return 300 + static_cast<double>(std::max<std::int64_t>(bytes, 0)) / 50e3;
+}
+
 std::string download(const std::string& name, const std::string& dir, const DownloadOptions& options) {
+  if (!(options.timeout >= 0) || !std::isfinite(options.timeout))
+    throw ValueError("download: timeout " + std::to_string(options.timeout) +
+                     " is not a number of seconds >= 0 (0: the default for the file's size).");
   DatasetSource source = find_source(name);
   if (!options.checksums.empty()) source = with_checksums(source, options.checksums);
   std::vector<std::string> bases = base_urls(source, options);
@@ -619,8 +677,13 @@ std::string download(const std::string& name, const std::string& dir, const Down
     if (options.log) options.log(line);
     else if (!options.quiet) std::fprintf(stderr, "symx: %s\n", line.c_str());
   };
-  for (const auto& file : source.files) {
-    FileFetcher fetcher(file, folder, options, log);
+  const DatasetSource& pinned = find_source(name);
+  for (std::size_t i = 0; i < source.files.size(); ++i) {
+    const DatasetFile& file = source.files[i];
+    // With other sums the size is unknown, but bounded by the pinned one (a recompressed mirror
+    // may differ a little; a stream without end may not).
+    const std::int64_t cap = 2 * pinned.files[i].size + (std::int64_t{1} << 20);
+    FileFetcher fetcher(file, cap, folder, options, log);
     if (fetcher.present()) continue;
     std::vector<Failure> failures;
     bool done = false;

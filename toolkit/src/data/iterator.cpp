@@ -8,6 +8,7 @@
 #include <condition_variable>
 #include <deque>
 #include <exception>
+#include <limits>
 #include <mutex>
 #include <numeric>
 #include <thread>
@@ -104,8 +105,10 @@ std::vector<Array> BatchIterator::Impl::make_batch(std::int64_t e, std::int64_t 
   const std::int64_t first = b * global, in_batch = std::min(global, n - first);
   std::int64_t begin = first + options.shard * options.batch_size, count = options.batch_size;
   if (in_batch < global) {  // the last, smaller batch: parts of equal size within one example
-    begin = first + options.shard * in_batch / shards;
-    count = first + (options.shard + 1) * in_batch / shards - begin;
+    // In 128 bits: shard * in_batch can pass 2^63 when both are large.
+    __extension__ using Wide = __int128;
+    begin = first + static_cast<std::int64_t>(Wide{options.shard} * in_batch / shards);
+    count = first + static_cast<std::int64_t>(Wide{options.shard + 1} * in_batch / shards) - begin;
     if (count == 0) {  // fewer examples than shards: this shard repeats one, so that no batch is empty
       begin = first + options.shard % in_batch;
       count = 1;
@@ -194,10 +197,17 @@ BatchIterator::BatchIterator(std::vector<Array> arrays, BatchOptions options) {
   if (options.shards < 1 || options.shard < 0 || options.shard >= options.shards)
     throw ValueError("BatchIterator: shard " + std::to_string(options.shard) + " of " + std::to_string(options.shards) +
                      " shards; expected shards >= 1 and 0 <= shard < shards (distributed::rank() and world_size()).");
+  // The global batch batch_size * shards must be a number: 2^62 * 4 wrapped to 0 and divided by it.
+  std::int64_t global = 0;
+  if (__builtin_mul_overflow(options.batch_size, options.shards, &global))
+    throw ValueError("BatchIterator: batch_size " + std::to_string(options.batch_size) + " times shards " +
+                     std::to_string(options.shards) +
+                     " is more than 2^63 - 1 examples per global batch. Pass a batch_size below " +
+                     std::to_string(std::numeric_limits<std::int64_t>::max() / options.shards) + ".");
   impl_ = std::make_unique<Impl>(std::move(arrays), std::move(options));
   impl_->n = impl_->arrays[0].shape()[0];
-  const std::int64_t bs = impl_->options.batch_size * impl_->options.shards;
-  impl_->batches = impl_->options.drop_last ? impl_->n / bs : (impl_->n + bs - 1) / bs;
+  const std::int64_t n = impl_->n;
+  impl_->batches = n / global + (!impl_->options.drop_last && n % global != 0 ? 1 : 0);
   impl_->caller_order = EpochOrder(impl_->n, impl_->options.shuffle, impl_->options.seed);
 }
 

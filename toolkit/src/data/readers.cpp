@@ -2,18 +2,24 @@
 // readers. Files are untrusted: every size a header announces is checked against the file's
 // length (for gzip, against what the stream can hold) before anything is allocated, and every
 // problem is an IOError that names the file, what was expected and what was found.
+#include <fcntl.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #include <algorithm>
 #include <array>
 #include <bit>
+#include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <memory>
 #include <sstream>
 
 #include "data_internal.hpp"
+#include "symx/io.hpp"
 
 namespace symx::data {
 namespace {
@@ -38,41 +44,56 @@ std::uint64_t checked_file_size(const std::string& path, const std::string& op) 
   return size;
 }
 
-bool starts_with_gzip_magic(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  unsigned char magic[2] = {0, 0};
-  in.read(reinterpret_cast<char*>(magic), 2);
-  return in.gcount() == 2 && magic[0] == 0x1f && magic[1] == 0x8b;
-}
+// The largest data file read (compressed or not): far above any data set, below what a link to a
+// huge device or sparse file would make read_idx stream for hours.
+constexpr std::uint64_t kMaxDataFileBytes = std::uint64_t{1} << 38;
 
-// A file read through zlib: gzip streams are inflated, other files read as they are.
-class GzReader {
+// A data file read through zlib's inflate: a gzip stream is inflated (every member up to its CRC
+// and length trailer, which must be there: a stream cut anywhere, the trailer included, is an
+// IOError), another file read as it is. The file is checked to be a regular file of bounded size
+// first, so a FIFO or a link to /dev/zero is refused instead of blocking or growing without end.
+class DataReader {
  public:
-  GzReader(const std::string& path, const std::string& op) : path_(path), op_(op) {
-    file_ = gzopen(path.c_str(), "rb");
-    if (!file_) throw IOError(op + ": cannot open " + in_quotes(path) + ": " + std::strerror(errno));
-    gzbuffer(file_, 1 << 17);
+  DataReader(const std::string& path, const std::string& op) : path_(path), op_(op), in_(1 << 17) {
+    std::error_code ec;
+    if (!fs::exists(path, ec)) throw IOError(op + ": " + in_quotes(path) + " does not exist. Check the path.");
+    fd_ = open_regular_file(path, kMaxDataFileBytes, op.c_str(), &file_size_);
+    try {
+      while (available() < 2 && fill()) {}
+    } catch (...) {
+      ::close(fd_);
+      throw;
+    }
+    gz_ = available() >= 2 && in_[0] == 0x1f && in_[1] == 0x8b;
+    if (gz_ && inflateInit2(&z_, 16 + MAX_WBITS) != Z_OK) {
+      ::close(fd_);
+      throw std::bad_alloc();
+    }
   }
-  ~GzReader() { gzclose(file_); }
-  GzReader(const GzReader&) = delete;
-  GzReader& operator=(const GzReader&) = delete;
+  ~DataReader() {
+    if (gz_) inflateEnd(&z_);
+    ::close(fd_);
+  }
+  DataReader(const DataReader&) = delete;
+  DataReader& operator=(const DataReader&) = delete;
+
+  bool gz() const { return gz_; }
+  std::uint64_t file_size() const { return file_size_; }
 
   // Reads up to `n` bytes into `out`; returns how many were read (fewer only at the end of the
-  // data). A corrupt gzip stream is an IOError.
+  // data). A corrupt or cut gzip stream is an IOError.
   std::uint64_t read(void* out, std::uint64_t n) {
+    auto* to = static_cast<unsigned char*>(out);
     std::uint64_t done = 0;
-    while (done < n) {
-      const unsigned chunk = static_cast<unsigned>(std::min<std::uint64_t>(n - done, 1u << 30));
-      const int got = gzread(file_, static_cast<char*>(out) + done, chunk);
-      if (got < 0) throw_corrupt(done);
-      if (got == 0) break;
-      done += static_cast<std::uint64_t>(got);
-      total_ += static_cast<std::uint64_t>(got);
+    while (done < n && !ended_) {
+      if (available() == 0 && !fill()) {
+        if (gz_) throw_cut();
+        ended_ = true;
+        break;
+      }
+      done += gz_ ? inflate_some(to + done, n - done) : copy_some(to + done, n - done);
     }
-    // zlib reports a stream cut short as Z_BUF_ERROR once it has returned what it had.
-    int code = Z_OK;
-    gzerror(file_, &code);
-    if (code != Z_OK && code != Z_BUF_ERROR) throw_corrupt(done);
+    total_ += done;
     return done;
   }
   // Reads to the end of the data and returns how many bytes there were.
@@ -85,19 +106,76 @@ class GzReader {
       if (got < scratch.size()) return n;
     }
   }
-  std::uint64_t total() const { return total_; }
 
  private:
-  [[noreturn]] void throw_corrupt(std::uint64_t) {
-    int code = Z_OK;
-    const char* message = gzerror(file_, &code);
+  std::uint64_t available() const { return z_.avail_in; }
+  // Reads the next chunk of the file into the input buffer; false at its end.
+  bool fill() {
+    if (eof_) return false;
+    const std::size_t kept = z_.avail_in;
+    if (kept > 0 && z_.next_in != in_.data()) std::memmove(in_.data(), z_.next_in, kept);
+    for (;;) {
+      const ssize_t got = ::read(fd_, in_.data() + kept, in_.size() - kept);
+      if (got < 0 && errno == EINTR) continue;
+      if (got < 0) throw IOError(op_ + ": cannot read " + in_quotes(path_) + ": " + std::strerror(errno));
+      z_.next_in = in_.data();
+      z_.avail_in = static_cast<uInt>(kept + static_cast<std::size_t>(got));
+      if (got == 0) eof_ = true;
+      return got > 0;
+    }
+  }
+  std::uint64_t copy_some(unsigned char* to, std::uint64_t n) {
+    const std::uint64_t k = std::min<std::uint64_t>(n, z_.avail_in);
+    std::memcpy(to, z_.next_in, k);
+    z_.next_in += k;
+    z_.avail_in -= static_cast<uInt>(k);
+    return k;
+  }
+  std::uint64_t inflate_some(unsigned char* to, std::uint64_t n) {
+    z_.next_out = to;
+    z_.avail_out = static_cast<uInt>(std::min<std::uint64_t>(n, 1u << 30));
+    const uInt before = z_.avail_out;
+    const int code = inflate(&z_, Z_NO_FLUSH);
+    const std::uint64_t produced = before - z_.avail_out;
+    if (code == Z_STREAM_END) {
+      end_member();
+    } else if (code != Z_OK && !(code == Z_BUF_ERROR && z_.avail_in == 0)) {
+      total_ += produced;
+      throw_corrupt();
+    }
+    return produced;
+  }
+  // After a member's trailer: the end of the data, or another member (gzip files may be
+  // concatenated); anything else is an error.
+  void end_member() {
+    if (available() == 0) fill();
+    if (available() == 0) {
+      ended_ = true;
+      return;
+    }
+    if (z_.next_in[0] != 0x1f)
+      throw IOError(op_ + ": " + in_quotes(path_) +
+                    ": the gzip stream is followed by bytes that are not gzip data. The file is damaged: "
+                    "download it again.");
+    inflateReset(&z_);
+  }
+  [[noreturn]] void throw_cut() {
+    throw IOError(op_ + ": " + in_quotes(path_) + ": the gzip stream is cut short after " + bytes_text(total_) +
+                  " of data (it ends before its end marker and CRC trailer, so it cannot be checked). The file is "
+                  "truncated: download it again.");
+  }
+  [[noreturn]] void throw_corrupt() {
     throw IOError(op_ + ": " + in_quotes(path_) + ": the gzip stream is corrupt after " + bytes_text(total_) +
-                  " of data (zlib: " + (message ? message : "unknown error") +
+                  " of data (zlib: " + (z_.msg ? z_.msg : "unknown error") +
                   "). The file is damaged: download it again.");
   }
+
   std::string path_, op_;
-  gzFile file_ = nullptr;
-  std::uint64_t total_ = 0;
+  int fd_ = -1;
+  std::uint64_t file_size_ = 0, total_ = 0;
+  std::vector<unsigned char> in_;
+  z_stream z_{};
+  bool gz_ = false, eof_ = false, ended_ = false;
 };
 
 struct IdxType {
@@ -182,9 +260,9 @@ Array make_array(const Shape& shape, DType dtype, const std::string& op, const s
 }  // namespace
 
 Array read_idx(const std::string& path) {
-  const std::uint64_t file_size = checked_file_size(path, "read_idx");
-  const bool gz = starts_with_gzip_magic(path);
-  GzReader in(path, "read_idx");
+  DataReader in(path, "read_idx");
+  const std::uint64_t file_size = in.file_size();
+  const bool gz = in.gz();
   unsigned char magic[4];
   const std::uint64_t got_magic = in.read(magic, 4);
   if (got_magic < 4)
@@ -216,19 +294,31 @@ Array read_idx(const std::string& path) {
   if (gz && expected > file_size * kMaxDeflateRatio)
     throw_idx_size(path, shape, type, header_bytes, expected, in.count_rest(), false, true);
 
-  Array out = Array::empty(shape, type.dtype);
-  std::vector<unsigned char> narrow;  // int8 and int16 are read here first, then widened
-  void* target = out.raw_data();
-  if (type.size < itemsize(type.dtype)) {
-    narrow.resize(expected);
-    target = narrow.data();
+  // The data, in a buffer grown as it arrives: the header's size is only a claim (a 1 MiB gzip file
+  // may announce a gigabyte), so memory follows what the stream holds.
+  std::unique_ptr<unsigned char, decltype(&std::free)> bytes(nullptr, &std::free);
+  std::uint64_t got = 0, capacity = 0;
+  while (got < expected) {
+    const std::uint64_t grown = std::min(expected, std::max<std::uint64_t>(2 * capacity, 1 << 20));
+    auto* p = static_cast<unsigned char*>(std::realloc(bytes.get(), grown));
+    if (!p) throw std::bad_alloc();
+    bytes.release();
+    bytes.reset(p);
+    capacity = grown;
+    const std::uint64_t n = in.read(p + got, capacity - got);
+    got += n;
+    if (got < capacity) break;
   }
-  const std::uint64_t got = in.read(target, expected);
   if (got < expected) throw_idx_size(path, shape, type, header_bytes, expected, got, false, gz);
   unsigned char extra;
   if (in.read(&extra, 1) > 0) throw_idx_size(path, shape, type, header_bytes, expected, expected, true, gz);
-  if (!narrow.empty()) convert_big_endian(type, narrow.data(), expected / type.size, out);
-  else if (type.size > 1) swap_in_place(out, type.size);
+  Array out = Array::empty(shape, type.dtype);
+  if (type.size < itemsize(type.dtype)) {
+    convert_big_endian(type, bytes.get(), expected / type.size, out);
+  } else {
+    if (expected > 0) std::memcpy(out.raw_data(), bytes.get(), expected);
+    if (type.size > 1) swap_in_place(out, type.size);
+  }
   return out;
 }
 

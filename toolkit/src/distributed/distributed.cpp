@@ -1,9 +1,13 @@
 // toolkit/src/distributed/distributed.cpp: the world (MPI under mpirun, one process without it),
 // the collectives on arrays, and the collectives on tensors as host_call nodes.
 #include <algorithm>
+#include <atomic>
 #include <chrono>
-#include <limits>
+#include <cmath>
+#include <condition_variable>
 #include <cstdio>
+#include <functional>
+#include <limits>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
@@ -22,6 +26,11 @@ struct World {
   int rank = 0, size = 1, local_rank = 0, local_size = 1;
   MPI_Comm collectives = MPI_COMM_NULL, gradients = MPI_COMM_NULL;
   double timeout = 300;
+  // Set when a collective timed out: MPI may still run it (on buffers since freed) and every later
+  // collective would be matched against it, so the world takes no more collectives.
+  std::atomic<bool> broken{false};
+  std::mutex broken_mutex;
+  std::string broken_what;  // the collective that timed out first
 };
 
 World& world() {
@@ -40,7 +49,17 @@ void finalize_at_exit() {
   World& w = world();
   if (!w.mpi) return;
   detail::stop_gradient_thread();
-  if (detail::gradient_thread_stuck()) return;  // MPI_Finalize would wait for the lost process
+  if (w.broken || detail::gradient_thread_stuck()) {
+    // MPI_Finalize would wait for the collective that timed out (measured: more than 90 s), so the
+    // process ends without it, with an error, and mpirun ends the job.
+    std::fflush(nullptr);
+    std::fprintf(stderr,
+                 "symx.distributed (rank %d): a collective timed out earlier, so MPI cannot be finalized (it would "
+                 "wait for that collective); ending this process with status 1.\n",
+                 w.rank);
+    std::fflush(stderr);
+    std::_Exit(1);
+  }
   int finalized = 0;
   MPI_Finalized(&finalized);
   if (finalized) return;
@@ -55,27 +74,51 @@ std::string describe(const Array& x) {
   return std::to_string(x.size()) + " " + std::string(dtype_name(x.dtype())) + " values " + shape_string(x.shape());
 }
 
-// Every process's (dtype, shape) must be the same: gathered and compared, so that a mismatch is an
-// error naming both shapes instead of a hang or garbage.
-void check_same_everywhere(const Array& x, const std::string& what) {
+// Gathers `count` int64 values of every process (bounded by the timeout).
+std::vector<std::int64_t> gather_values(const std::int64_t* values, int count, const std::string& what) {
   World& w = world();
-  constexpr int kMaxAxes = 8;
-  std::int64_t header[kMaxAxes + 2] = {static_cast<std::int64_t>(x.dtype()), x.ndim()};
-  for (int d = 0; d < x.ndim() && d < kMaxAxes; ++d) header[d + 2] = x.shape()[static_cast<std::size_t>(d)];
-  std::vector<std::int64_t> all(static_cast<std::size_t>(w.size) * (kMaxAxes + 2));
   MPI_Request request;
-  detail::check(MPI_Iallgather(header, kMaxAxes + 2, MPI_INT64_T, all.data(), kMaxAxes + 2, MPI_INT64_T, w.collectives,
+  detail::check_usable(what);
+  // Kept alive in arrays: after a timeout MPI may still write into them.
+  Array in = Array::from_buffer(values, {count}, DType::i64);
+  Array out = Array::empty({static_cast<std::int64_t>(w.size) * count}, DType::i64);
+  detail::check(MPI_Iallgather(in.raw_data(), count, MPI_INT64_T, out.raw_data(), count, MPI_INT64_T, w.collectives,
                                &request),
                 what);
-  detail::wait_for(request, what);
+  detail::wait_for(request, what, {in, out});
+  const auto* p = out.data<std::int64_t>();
+  return std::vector<std::int64_t>(p, p + out.size());
+}
+
+[[noreturn]] void throw_mismatch(const Array& x, int other_rank, DType other_dtype, const std::string& other_shape,
+                                 const std::string& what) {
+  throw DistributedError(prefix() + what + ": this process passed " + std::string(dtype_name(x.dtype())) + " " +
+                         shape_string(x.shape()) + " but rank " + std::to_string(other_rank) + " passed " +
+                         std::string(dtype_name(other_dtype)) + " " + other_shape +
+                         ". Every process must pass an array of the same shape and dtype.");
+}
+
+// Every process's (dtype, shape) must be the same: gathered and compared, so that a mismatch is an
+// error naming both shapes instead of a hang or garbage. Two rounds: the dtype and the number of
+// axes, then, where every process has as many axes, every axis (however many), so that no axis goes
+// uncompared. Every process sees every header, so all take the same rounds and fail together.
+void check_same_everywhere(const Array& x, const std::string& what) {
+  World& w = world();
+  const std::int64_t head[2] = {static_cast<std::int64_t>(x.dtype()), x.ndim()};
+  const std::vector<std::int64_t> heads = gather_values(head, 2, what);
+  bool same_ndim = true;
+  for (int r = 0; r < w.size; ++r) same_ndim = same_ndim && heads[2 * static_cast<std::size_t>(r) + 1] == x.ndim();
+  std::vector<std::int64_t> shapes;
+  if (same_ndim && x.ndim() > 0) shapes = gather_values(x.shape().data(), x.ndim(), what);
   for (int r = 0; r < w.size; ++r) {
-    const std::int64_t* other = all.data() + static_cast<std::ptrdiff_t>(r) * (kMaxAxes + 2);
-    if (std::equal(header, header + kMaxAxes + 2, other)) continue;
-    Shape shape(other + 2, other + 2 + std::min<std::int64_t>(other[1], kMaxAxes));
-    throw DistributedError(prefix() + what + ": this process passed " + std::string(dtype_name(x.dtype())) + " " +
-                           shape_string(x.shape()) + " but rank " + std::to_string(r) + " passed " +
-                           std::string(dtype_name(static_cast<DType>(other[0]))) + " " + shape_string(shape) +
-                           ". Every process must pass an array of the same shape and dtype.");
+    const auto dtype = heads[2 * static_cast<std::size_t>(r)];
+    const auto ndim = heads[2 * static_cast<std::size_t>(r) + 1];
+    const std::int64_t* shape = shapes.empty() ? nullptr : shapes.data() + static_cast<std::ptrdiff_t>(r) * x.ndim();
+    const bool same_shape = same_ndim && std::equal(x.shape().begin(), x.shape().end(), shape);
+    if (dtype == head[0] && same_shape) continue;
+    throw_mismatch(x, r, static_cast<DType>(dtype),
+                   same_ndim ? shape_string(Shape(shape, shape + ndim)) : "with " + std::to_string(ndim) + " axes",
+                   what);
   }
 }
 
@@ -83,43 +126,103 @@ void check_same_everywhere(const Array& x, const std::string& what) {
 
 // ---- the world ----
 
+namespace {
+
+// The collective timeout: `requested` (0: SYMX_DIST_TIMEOUT, else 300), a finite positive number of
+// seconds. NaN would disable every timeout (no wait is ever longer than NaN), so it is refused.
+double checked_timeout(double requested) {
+  if (requested != 0) {
+    if (!(requested > 0) || !std::isfinite(requested))
+      throw ValueError("distributed::init: timeout " + std::to_string(requested) +
+                       " is not a positive, finite number of seconds. Pass e.g. 60, or nothing for "
+                       "SYMX_DIST_TIMEOUT (default 300).");
+    return requested;
+  }
+  const char* env = std::getenv("SYMX_DIST_TIMEOUT");
+  if (!env || !*env) return 300;
+  char* end = nullptr;
+  const double value = std::strtod(env, &end);
+  if (*end != '\0' || !(value > 0) || !std::isfinite(value))
+    throw ValueError(std::string("SYMX_DIST_TIMEOUT is '") + env +
+                     "'; expected a positive, finite number of seconds (default 300).");
+  return value;
+}
+
+// Runs `start` (MPI's start-up) under a watchdog: MPI_Init and the first communicator calls wait
+// without limit for every process of the job, forever when one exited before calling init. Nothing
+// inside MPI_Init can be cancelled, so after `timeout` seconds the watchdog says why and ends the
+// process; mpirun then ends the job.
+void with_watchdog(double timeout, const std::function<void()>& start) {
+  std::mutex mutex;
+  std::condition_variable finished;
+  bool done = false;
+  std::thread dog([&] {
+    std::unique_lock lock(mutex);
+    if (finished.wait_for(lock, std::chrono::duration<double>(timeout), [&] { return done; })) return;
+    std::fflush(nullptr);
+    std::fprintf(stderr,
+                 "symx.distributed: init waited %.0f s for the other processes of the job: one may have exited or "
+                 "failed before calling init. Ending this process (status 1). The limit is the timeout "
+                 "(init(timeout=...), SYMX_DIST_TIMEOUT, default 300 s).\n",
+                 timeout);
+    std::fflush(stderr);
+    std::_Exit(1);
+  });
+  auto stop = [&] {
+    {
+      std::lock_guard lock(mutex);
+      done = true;
+    }
+    finished.notify_one();
+    dog.join();
+  };
+  try {
+    start();
+  } catch (...) {
+    stop();
+    throw;
+  }
+  stop();
+}
+
+void start_mpi(World& w) {
+  int already = 0;
+  MPI_Initialized(&already);
+  if (!already) {
+    int provided = 0;
+    MPI_Init_thread(nullptr, nullptr, MPI_THREAD_MULTIPLE, &provided);
+    if (provided < MPI_THREAD_MULTIPLE) {
+      std::fprintf(stderr,
+                   "symx.distributed: this MPI library does not support MPI_THREAD_MULTIPLE (it gave level %d); "
+                   "gradients are averaged on a background thread, which needs it. Use Open MPI 4 or newer.\n",
+                   provided);
+      MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+  }
+  MPI_Comm_rank(MPI_COMM_WORLD, &w.rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &w.size);
+  MPI_Comm_dup(MPI_COMM_WORLD, &w.collectives);
+  MPI_Comm_dup(MPI_COMM_WORLD, &w.gradients);
+  MPI_Comm_set_errhandler(w.collectives, MPI_ERRORS_RETURN);
+  MPI_Comm_set_errhandler(w.gradients, MPI_ERRORS_RETURN);
+  // The processes sharing this machine's memory: this one's rank among them, and their number.
+  MPI_Comm machine;
+  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, w.rank, MPI_INFO_NULL, &machine);
+  MPI_Comm_rank(machine, &w.local_rank);
+  MPI_Comm_size(machine, &w.local_size);
+  MPI_Comm_free(&machine);
+}
+
+}  // namespace
+
 void init(InitOptions options) {
   World& w = world();
+  // An invalid timeout is refused even when the world is made already (later calls change nothing).
+  if (options.timeout_seconds != 0) checked_timeout(options.timeout_seconds);
   std::call_once(w.once, [&] {
-    w.timeout = options.timeout_seconds;
-    if (w.timeout <= 0) {
-      const char* env = std::getenv("SYMX_DIST_TIMEOUT");
-      w.timeout = env && *env ? std::atof(env) : 300;
-      if (!(w.timeout > 0))
-        throw ValueError(std::string("SYMX_DIST_TIMEOUT is '") + env +
-                         "'; expected a positive number of seconds (default 300).");
-    }
+    w.timeout = checked_timeout(options.timeout_seconds);
     if (launched()) {
-      int already = 0;
-      MPI_Initialized(&already);
-      if (!already) {
-        int provided = 0;
-        MPI_Init_thread(nullptr, nullptr, MPI_THREAD_MULTIPLE, &provided);
-        if (provided < MPI_THREAD_MULTIPLE) {
-          std::fprintf(stderr,
-                       "symx.distributed: this MPI library does not support MPI_THREAD_MULTIPLE (it gave level %d); "
-                       "gradients are averaged on a background thread, which needs it. Use Open MPI 4 or newer.\n",
-                       provided);
-          MPI_Abort(MPI_COMM_WORLD, 1);
-        }
-      }
-      MPI_Comm_rank(MPI_COMM_WORLD, &w.rank);
-      MPI_Comm_size(MPI_COMM_WORLD, &w.size);
-      MPI_Comm_dup(MPI_COMM_WORLD, &w.collectives);
-      MPI_Comm_dup(MPI_COMM_WORLD, &w.gradients);
-      MPI_Comm_set_errhandler(w.collectives, MPI_ERRORS_RETURN);
-      MPI_Comm_set_errhandler(w.gradients, MPI_ERRORS_RETURN);
-      // The processes sharing this machine's memory: this one's rank among them, and their number.
-      MPI_Comm machine;
-      MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, w.rank, MPI_INFO_NULL, &machine);
-      MPI_Comm_rank(machine, &w.local_rank);
-      MPI_Comm_size(machine, &w.local_size);
-      MPI_Comm_free(&machine);
+      with_watchdog(w.timeout, [&] { start_mpi(w); });
       w.mpi = true;
       std::atexit(finalize_at_exit);
     }
@@ -145,9 +248,10 @@ double timeout_seconds() { return ready().timeout; }
 void barrier() {
   init();
   if (world().size == 1) return;
+  detail::check_usable("barrier");
   MPI_Request request;
   detail::check(MPI_Ibarrier(world().collectives, &request), "barrier");
-  detail::wait_for(request, "barrier");
+  detail::wait_for(request, "barrier", {});
 }
 
 void abort(const std::string& message, int code) {
@@ -195,7 +299,26 @@ void check(int code, const std::string& what) {
                          ". Another process may have died; see mpirun's messages.");
 }
 
-void wait_for(MPI_Request& request, const std::string& what) {
+void check_usable(const std::string& what) {
+  World& w = world();
+  if (!w.broken) return;
+  std::lock_guard lock(w.broken_mutex);
+  throw DistributedError(prefix() + what + ": not started, because an earlier collective timed out: " + w.broken_what +
+                         ". MPI may still be running that one, so this process can make no more collectives: end "
+                         "the job and start it again (from its last checkpoint).");
+}
+
+void mark_broken(const std::string& what, const std::vector<Array>& buffers) {
+  World& w = world();
+  // The timed-out collective may still write into or read from these: they are never freed.
+  static auto* kept = new std::vector<Array>;
+  std::lock_guard lock(w.broken_mutex);
+  kept->insert(kept->end(), buffers.begin(), buffers.end());
+  if (!w.broken) w.broken_what = what;
+  w.broken = true;
+}
+
+void wait_for(MPI_Request& request, const std::string& what, const std::vector<Array>& buffers) {
   using Clock = std::chrono::steady_clock;
   const auto start = Clock::now();
   const double timeout = world().timeout;
@@ -205,7 +328,10 @@ void wait_for(MPI_Request& request, const std::string& what) {
     check(MPI_Test(&request, &done, MPI_STATUS_IGNORE), what);
     if (done) return;
     double waited = std::chrono::duration<double>(Clock::now() - start).count();
-    if (waited > timeout) throw DistributedError(timeout_message(what, waited));
+    if (waited > timeout) {
+      mark_broken(what, buffers);
+      throw DistributedError(timeout_message(what, waited) + " Every later collective of this process fails.");
+    }
     // A nonblocking collective progresses only inside MPI calls, one round per call: poll without
     // sleeping for the first 20 ms (as MPI's blocking calls spin), then every 20 us to 1 ms, leaving
     // the core to the other threads.
@@ -226,6 +352,7 @@ std::string timeout_message(const std::string& what, double waited) {
 }
 
 void check_reduction(const Array& x, Reduction op, const std::string& what) {
+  check_usable(what);
   if (op == Reduction::mean && !is_floating(x.dtype()))
     throw ValueError(prefix() + what + ": mean of " + describe(x) +
                      "; mean needs a float dtype. Use sum and divide, or cast to float32.");
@@ -259,7 +386,7 @@ void all_reduce_in_place(Array& x, Reduction op, MPI_Comm comm, const std::strin
   check(MPI_Iallreduce(MPI_IN_PLACE, x.raw_data(), static_cast<int>(x.size()), mpi_type(x.dtype()), mpi_op(op), comm,
                        &request),
         what);
-  wait_for(request, what);
+  wait_for(request, what, {x});
   divide_by_world(x, op);
 }
 
@@ -292,24 +419,26 @@ void check_root(int root, const char* who) {
                      std::to_string(world().size - 1) + ".");
 }
 
-// Rank `root`'s `x`; `check`: first compare every process's shape and dtype (the array API; a
-// tensor's type is the same everywhere by construction).
-Array broadcast_now(const Array& x, int root, bool check) {
+// Rank `root`'s `x`, after comparing every process's shape and dtype (a tensor's with an unknown
+// size, e.g. the batch, can differ too).
+Array broadcast_now(const Array& x, int root) {
   World& w = world();
   Array out = x.copy();
-  if (w.size == 1 || x.size() == 0) return out;
+  if (w.size == 1) return out;
   const std::string what = "broadcast from rank " + std::to_string(root) + " of " + describe(x);
-  if (check) check_same_everywhere(x, what);
+  detail::check_usable(what);
+  check_same_everywhere(x, what);
+  if (x.size() == 0) return out;
   MPI_Request request;
   detail::check(MPI_Ibcast(out.raw_data(), static_cast<int>(out.size()), detail::mpi_type(out.dtype()), root,
                            w.collectives, &request),
                 what);
-  detail::wait_for(request, what);
+  detail::wait_for(request, what, {out});
   return out;
 }
 
 // The processes' `x` along axis 0 (a scalar counts as shape (1,)).
-Array gather_now(const Array& x, bool check) {
+Array gather_now(const Array& x) {
   World& w = world();
   Shape shape = x.shape().empty() ? Shape{1} : x.shape();
   shape[0] *= w.size;
@@ -319,12 +448,13 @@ Array gather_now(const Array& x, bool check) {
     return out;
   }
   const std::string what = "all_gather of " + describe(x);
-  if (check) check_same_everywhere(x, what);
+  detail::check_usable(what);
+  check_same_everywhere(x, what);
   MPI_Request request;
   detail::check(MPI_Iallgather(x.raw_data(), static_cast<int>(x.size()), detail::mpi_type(x.dtype()), out.raw_data(),
                                static_cast<int>(x.size()), detail::mpi_type(x.dtype()), w.collectives, &request),
                 what);
-  detail::wait_for(request, what);
+  detail::wait_for(request, what, {x, out});
   return out;
 }
 
@@ -333,12 +463,12 @@ Array gather_now(const Array& x, bool check) {
 Array broadcast(const Array& x, int root) {
   init();
   check_root(root, "broadcast");
-  return broadcast_now(x, root, true);
+  return broadcast_now(x, root);
 }
 
 Array all_gather(const Array& x) {
   init();
-  return gather_now(x, true);
+  return gather_now(x);
 }
 
 // ---- collectives on tensors ----
@@ -359,8 +489,13 @@ Tensor all_reduce(const Tensor& x, Reduction op, Loc loc) {
   spec.infer = same_type;
   spec.compute = [op](const std::vector<Array>& in) {
     Array out = in[0].copy();
-    detail::all_reduce_in_place(out, op, world().collectives,
-                                std::string("all_reduce(") + reduction_name(op) + ") of " + describe(in[0]));
+    const std::string what = std::string("all_reduce(") + reduction_name(op) + ") of " + describe(in[0]);
+    // The shapes are compared here too: one with an unknown size (a batch) can differ by process.
+    if (world().size > 1) {
+      detail::check_reduction(in[0], op, what);
+      check_same_everywhere(in[0], what);
+    }
+    detail::all_reduce_in_place(out, op, world().collectives, what);
     return out;
   };
   if (op != Reduction::max)
@@ -376,7 +511,7 @@ Tensor broadcast(const Tensor& x, int root, Loc loc) {
   HostCallSpec spec;
   spec.name = "broadcast";
   spec.infer = same_type;
-  spec.compute = [root](const std::vector<Array>& in) { return broadcast_now(in[0], root, false); };
+  spec.compute = [root](const std::vector<Array>& in) { return broadcast_now(in[0], root); };
   return host_call(std::move(spec), {x}, loc);
 }
 
@@ -393,7 +528,7 @@ Tensor all_gather(const Tensor& x, Loc loc) {
     t.shape[0] *= world().size;
     return t;
   };
-  spec.compute = [](const std::vector<Array>& in) { return gather_now(in[0], false); };
+  spec.compute = [](const std::vector<Array>& in) { return gather_now(in[0]); };
   spec.vjp = [](const std::vector<Tensor>& in, const Tensor&, const Tensor& cotangent) {
     const Tensor& x = in[0];
     const std::int64_t rows = x.ndim() == 0 ? 1 : x.shape()[0];

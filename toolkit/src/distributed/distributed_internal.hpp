@@ -5,6 +5,7 @@
 #include <mpi.h>
 
 #include <string>
+#include <vector>
 
 #include "symx/distributed.hpp"
 
@@ -21,8 +22,17 @@ MPI_Op mpi_op(Reduction op);
 
 // Throws DistributedError for an MPI error code, naming `what`.
 void check(int code, const std::string& what);
-// Polls `request` until it completes; DistributedError after timeout_seconds(), naming `what`.
-void wait_for(MPI_Request& request, const std::string& what);
+// Polls `request` until it completes; DistributedError after timeout_seconds(), naming `what`,
+// and the world marked unusable (mark_broken) with `buffers` (those of the request) kept alive.
+void wait_for(MPI_Request& request, const std::string& what, const std::vector<Array>& buffers);
+// DistributedError naming `what` when an earlier collective timed out.
+void check_usable(const std::string& what);
+// Marks the world unusable after the collective `what` timed out: MPI may still run it, on
+// `buffers`, which are never freed; every later collective fails (naming `what`) and finalization
+// ends the process instead of waiting for it.
+void mark_broken(const std::string& what, const std::vector<Array>& buffers);
+// The checks of an all-reduce's input (mean of integers, bool, MPI's count limit, a usable world).
+void check_reduction(const Array& x, Reduction op, const std::string& what);
 
 // The in-place all-reduce of `x`'s elements on `comm` (mean: the sum divided by the world size),
 // polled with wait_for (so bounded by the timeout).

@@ -127,7 +127,9 @@ void wait_done(Bucket& bucket, std::unique_lock<std::mutex>& lock) {
   const auto limit = std::chrono::duration<double>(timeout_seconds());
   if (!bucket.finished.wait_for(lock, limit, [&] { return !bucket.in_flight; })) {
     g_stuck = true;
-    throw DistributedError(detail::timeout_message(bucket.what, seconds_since(begin)));
+    detail::mark_broken(bucket.what, {bucket.data});
+    throw DistributedError(detail::timeout_message(bucket.what, seconds_since(begin)) +
+                           " Every later collective of this process fails.");
   }
 }
 

@@ -9,7 +9,9 @@
 //
 // On disk: a file is fetched into FILE.part (resumed with an HTTP Range request when a previous
 // attempt stopped), checked, flushed to disk and renamed to FILE, so FILE is never partial or
-// wrong. An archive (CIFAR's tar.gz) is extracted next to itself the same way: into a temporary
+// wrong. The part is opened with O_NOFOLLOW and must be a regular file of this user with one link
+// (a planted link or other file in its place is removed, never written through); a new part is
+// created with O_EXCL. An archive (CIFAR's tar.gz) is extracted next to itself the same way: into a temporary
 // folder first, then renamed into place.
 #pragma once
 
@@ -26,6 +28,11 @@ namespace symx::data {
 // file is complete. An exception it throws stops the download and is rethrown by download().
 using DownloadProgress = std::function<void(const std::string& file, std::int64_t done, std::int64_t total)>;
 
+// The default of DownloadOptions::timeout for a file of `bytes` bytes: 300 s plus 1 s per 50 kB
+// (an average of 50 kB/s at least).
+// Example: default_transfer_timeout(9912422) is about 498
+double default_transfer_timeout(std::int64_t bytes);
+
 // Options of download().
 struct DownloadOptions {
   // Base URL of a mirror that holds the files as MIRROR/<data set>/<file> (the layout of the
@@ -37,7 +44,8 @@ struct DownloadOptions {
   std::string ca_file;
   // A file of `SHA256  FILE` lines (sha256sum's output; FILE is the file name or <data set>/<file>)
   // whose sums replace the pinned ones, for a mirror of other files; "" uses the pinned sums. It
-  // must list every file of the data set.
+  // must list every file of the data set. The sizes are then unknown, but capped from the pinned
+  // ones: a file of more than twice its pinned size plus 1 MiB is refused while it arrives.
   std::string checksums;
   DownloadProgress progress;
   // Receives the messages (what is fetched from where, resumed, already present); unset, they go
@@ -46,7 +54,11 @@ struct DownloadOptions {
   double connect_timeout = 30;  // seconds to connect to a server
   double stall_timeout = 60;    // seconds without a byte before a connection is given up
   int retries = 3;              // new attempts after a dropped connection, each resuming the part
-  bool quiet = false;           // no messages on stderr (`log`, when set, still gets them)
+  // Seconds for one file's whole transfer, every attempt and mirror included (a server that
+  // trickles a byte a second never stalls, so the stall timeout alone does not bound it); 0: the
+  // default_transfer_timeout of the file's size.
+  double timeout = 0;
+  bool quiet = false;  // no messages on stderr (`log`, when set, still gets them)
 };
 
 // One file of a data set, as pinned in symx.
@@ -95,8 +107,16 @@ std::string sha256_hex(std::string_view bytes);
 // are its top-level entries renamed into `dir`. Only files and folders are extracted: an absolute
 // path, a ".." component, a link or a device is an IOError naming the entry, as is a top-level
 // entry that already exists in `dir`; on any error nothing is left in `dir`. Returns the top-level
-// entries' names.
+// entries' names. Crafted archives are bounded: at most `max_bytes` extracted in all (0: the
+// default_extract_budget of the archive's size), at most 100,000 entries, an entry's data must
+// match the size its header announces, and a sparse entry is refused (IOError naming it); the
+// archive must be a regular file (a FIFO or device is refused without blocking).
 // Example: extract_archive("cifar10/cifar-10-binary.tar.gz", "cifar10") is {"cifar-10-batches-bin"}
-std::vector<std::string> extract_archive(const std::string& archive, const std::string& dir);
+std::vector<std::string> extract_archive(const std::string& archive, const std::string& dir,
+                                         std::uint64_t max_bytes = 0);
+// The bytes extract_archive may write for an archive of `archive_bytes` bytes by default: 64 MiB
+// plus 4 times the archive (CIFAR's gzip-compressed archives expand by less than 1.1).
+// Example: default_extract_budget(170052171) is 747317548
+std::uint64_t default_extract_budget(std::uint64_t archive_bytes);
 
 }  // namespace symx::data
