@@ -12,6 +12,7 @@
 #include <map>
 #include <random>
 #include <string>
+#include <system_error>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -436,6 +437,99 @@ TEST_F(IOTest, SaveRemovesTemporaryFilesOfDeadWriters) {
   std::vector<std::string> expected = {live, "m.safetensors", odd, other};
   std::sort(expected.begin(), expected.end());
   EXPECT_EQ(names, expected);
+}
+
+// ---- the public file plumbing: write_file_atomically, read_regular_file, open_regular_file ----
+
+TEST_F(IOTest, AtomicWriteUsesUnpredictableNamesAndNeverFollowsPlantedLinks) {
+  // A victim outside the folder, and links planted under every name the old scheme used.
+  fs::path victim = dir_ / "victim";
+  write_bytes(victim.string(), "precious");
+  fs::create_directory(dir_ / "run");
+  for (const std::string& name :
+       {"out.tmp-" + std::to_string(::getpid()), "out.tmp-" + std::to_string(::getpid()) + "-0",
+        "out.tmp-" + std::to_string(::getpid()) + "-1"})
+    fs::create_symlink(victim, dir_ / "run" / name);
+  std::string target = (dir_ / "run" / "out").string();
+  std::vector<std::string> seen;
+  for (int i = 0; i < 2; ++i)
+    write_file_atomically(target, "test", [&](int fd) {
+      for (const auto& e : fs::directory_iterator(dir_ / "run"))
+        if (!fs::is_symlink(e.symlink_status())) seen.push_back(e.path().filename().string());
+      write_all_to(fd, "new contents");
+    });
+  EXPECT_EQ(read_bytes(victim.string()), "precious");
+  EXPECT_EQ(read_bytes(target), "new contents");
+  // Two calls, two different names "out.tmp-<pid>-<16 hex digits>".
+  std::vector<std::string> temps;
+  for (const auto& name : seen)
+    if (name != "out") temps.push_back(name);
+  ASSERT_EQ(temps.size(), 2u);
+  EXPECT_NE(temps[0], temps[1]);
+  const std::string prefix = "out.tmp-" + std::to_string(::getpid()) + "-";
+  for (const auto& name : temps) {
+    EXPECT_EQ(name.rfind(prefix, 0), 0u) << name;
+    EXPECT_EQ(name.size(), prefix.size() + 16) << name;
+  }
+  // A link planted at the target itself is replaced, not written through.
+  fs::remove(target);
+  fs::create_symlink(victim, target);
+  write_file_atomically(target, "test", [&](int fd) { write_all_to(fd, "x"); });
+  EXPECT_FALSE(fs::is_symlink(fs::symlink_status(target)));
+  EXPECT_EQ(read_bytes(victim.string()), "precious");
+}
+
+TEST_F(IOTest, AtomicWriteThatFailsLeavesTheOldFileAndNoTemporary) {
+  std::string target = path("out");
+  write_bytes(target, "old");
+  expect_error<IOError>(
+      [&] {
+        write_file_atomically(target, "my_writer",
+                              [](int) { throw std::system_error(ENOSPC, std::generic_category()); });
+      },
+      {"my_writer", target, "left as it was"});
+  EXPECT_THROW(write_file_atomically(target, "my_writer", [](int) { throw ValueError("mine"); }), ValueError);
+  EXPECT_EQ(read_bytes(target), "old");
+  EXPECT_EQ(files(), std::vector<std::string>{"out"});
+}
+
+TEST_F(IOTest, AtomicWriteRemovesStaleTemporariesOfEveryNamingScheme) {
+  const std::string dead = std::to_string(dead_pid());
+  const std::vector<std::string> stale = {"curves.png.tmp-" + dead, "curves.png.tmp-" + dead + "-3",
+                                          "curves.png.tmp-" + dead + "-0123456789abcdef"};
+  const std::string live = "curves.png.tmp-" + std::to_string(::getppid()) + "-0123456789abcdef";
+  for (const auto& f : stale) write_bytes(path(f), "partial");
+  write_bytes(path(live), "partial");
+  write_file_atomically(path("curves.png"), "plot_history", [](int fd) { write_all_to(fd, "png"); });
+  auto names = files();
+  std::sort(names.begin(), names.end());
+  EXPECT_EQ(names, (std::vector<std::string>{"curves.png", live}));
+}
+
+TEST_F(IOTest, ReadRegularFileRefusesSpecialAndOversizedFilesWithoutBlocking) {
+  write_bytes(path("small"), "0123456789");
+  EXPECT_EQ(read_regular_file(path("small"), 10, "reader"), "0123456789");
+  EXPECT_EQ(read_regular_file(path("small"), 1000, "reader"), "0123456789");
+  expect_error<IOError>([&] { read_regular_file(path("small"), 9, "reader"); },
+                        {"reader", "small", "10 bytes", "9 bytes"});
+  ASSERT_EQ(::mkfifo(path("fifo").c_str(), 0600), 0);
+  expect_error<IOError>([&] { read_regular_file(path("fifo"), 100, "reader"); },
+                        {"reader", "fifo", "not a regular file"});
+  fs::create_symlink("/dev/zero", dir_ / "zero");
+  expect_error<IOError>([&] { read_regular_file(path("zero"), 100, "reader"); },
+                        {"reader", "zero", "not a regular file"});
+  expect_error<IOError>([&] { read_regular_file(dir_.string(), 100, "reader"); }, {"reader", "a folder"});
+  expect_error<IOError>([&] { read_regular_file(path("missing"), 100, "reader"); },
+                        {"reader", "missing", "cannot open"});
+  std::uint64_t size = 0;
+  int fd = open_regular_file(path("small"), 100, "reader", &size);
+  ASSERT_GE(fd, 0);
+  EXPECT_EQ(size, 10u);
+  char first = 0;
+  EXPECT_EQ(::read(fd, &first, 1), 1);
+  EXPECT_EQ(first, '0');
+  ::close(fd);
+  expect_error<IOError>([&] { open_regular_file(path("fifo"), 100, "opener"); }, {"opener", "not a regular file"});
 }
 
 TEST_F(IOTest, NpyRoundTripForEachDtype) {
