@@ -332,7 +332,7 @@ TEST(FuzzSettings, CraftedToolSettingsAreRefusedByTheTool) {
     std::string err = testing::internal::GetCapturedStderr();
     testing::internal::GetCapturedStdout();
     EXPECT_EQ(rc, 1) << "the checkpoint does not hold these models' variables";
-    EXPECT_LT(err.size(), 1000u) << err.substr(0, 300);
+    EXPECT_LT(err.size(), 4000u) << err.substr(0, 300);  // at most a line per variable of the model
     failed += rc == 1;
   }
   EXPECT_EQ(failed, static_cast<int>(count));

@@ -371,6 +371,17 @@ TEST(RunFiles, IntegerOverflowFromStateJsonAndTheCommandLine) {
   args.back() = "0";
   EXPECT_EQ(cli(args, &err), 1);
   EXPECT_NE(err.find("--batch-size 0:"), std::string::npos) << err;
+  // Threads beyond an int (they were truncated) and an infinite bucket size.
+  for (const auto& [flag, value] : std::vector<std::pair<std::string, std::string>>{{"--threads", "4294967297"},
+                                                                                    {"--bucket-mb", "inf"},
+                                                                                    {"--bucket-mb", "nan"}}) {
+    auto more = train_args(run / "data", run / "new");
+    auto given = std::find(more.begin(), more.end(), flag);
+    if (given != more.end()) *(given + 1) = value;
+    else more.insert(more.end(), {flag, value});
+    EXPECT_EQ(cli(more, &err), 1) << flag << " " << value;
+    EXPECT_NE(err.find(flag + " "), std::string::npos) << err;
+  }
   // ... and from state.json (cli_train.cpp multiplied it by the processes).
   ASSERT_EQ(cli(train_args(run / "data", run / "tool"), &err), 0) << err;
   craft_state(run / "tool", [](nlohmann::json& j) { j["config"]["batch_size"] = "9223372036854775807"; });

@@ -30,7 +30,9 @@ struct TrainArgs {
 // Bounds of the settings, far above any real run of the tool's models, checked before anything is
 // allocated from them (a crafted state.json with "classes": "2000000" would allocate gigabytes).
 constexpr std::int64_t kMaxBatchSize = std::int64_t{1} << 24, kMaxEpochs = 1'000'000, kMaxClasses = 1000,
-                       kMaxExamples = std::int64_t{1} << 31, kMaxSide = 4096, kMaxImageElements = std::int64_t{1} << 24;
+                       kMaxExamples = std::int64_t{1} << 31, kMaxSide = 4096, kMaxImageElements = std::int64_t{1} << 24,
+                       kMaxThreads = 4096;
+constexpr double kMaxBucketMb = 1 << 20;
 
 std::string expected_files(const std::string& data) {
   if (data == "mnist")
@@ -112,7 +114,11 @@ std::int64_t config_int(const tr::CheckpointInfo& info, const std::string& key, 
   const std::string& v = config_value(info, key);
   std::int64_t n = 0;
   bool ok = !v.empty() && v.size() <= 19 && v.find_first_not_of("0123456789") == std::string::npos;
-  if (ok) n = std::stoll(v);
+  try {
+    if (ok) n = std::stoll(v);
+  } catch (const std::out_of_range&) {
+    ok = false;
+  }
   if (!ok || n < lo || n > hi)
     throw IOError("checkpoint '" + info.path + "/state.json': config \"" + key + "\" is '" + v.substr(0, 40) +
                   "', expected a whole number from " + std::to_string(lo) + " to " + std::to_string(hi) +
@@ -155,6 +161,12 @@ void claim_run_folder(const std::string& out, bool overwrite) {
     fs::remove_all(f, ec);
     if (ec) throw IOError("--overwrite: cannot remove '" + f.string() + "': " + ec.message() + ".");
   }
+}
+
+void check_threads(std::int64_t threads) {
+  if (threads < 0 || threads > kMaxThreads)
+    throw ValueError("--threads " + std::to_string(threads) + ": give a number of threads from 1 to " +
+                     std::to_string(kMaxThreads) + " (0 or none: every core).");
 }
 
 // Steps per epoch of `examples` in batches of `batch` on each of `world` processes.
@@ -210,8 +222,10 @@ void run_train(TrainArgs a, const CLI::App& cmd) {
   }
   if (a.epochs > kMaxEpochs)
     throw ValueError("--epochs " + std::to_string(a.epochs) + ": give at most " + std::to_string(kMaxEpochs) + ".");
-  if (!(a.bucket_mb > 0))
-    throw ValueError("--bucket-mb " + std::to_string(a.bucket_mb) + ": give a positive size in MiB.");
+  if (!(a.bucket_mb > 0) || a.bucket_mb > kMaxBucketMb)
+    throw ValueError("--bucket-mb " + std::to_string(a.bucket_mb) + ": give a positive size in MiB, at most " +
+                     std::to_string(static_cast<int>(kMaxBucketMb)) + ".");
+  check_threads(a.threads);
   if (a.threads > 0) {
     set_num_threads(static_cast<int>(a.threads));
   } else if (world > 1) {  // the machine's cores shared by the processes on it
@@ -293,6 +307,7 @@ void run_eval(const EvalArgs& a) {
   if (a.batch_size < 1 || a.batch_size > kMaxBatchSize)
     throw ValueError("--batch-size " + std::to_string(a.batch_size) + ": give a number of examples from 1 to " +
                      std::to_string(kMaxBatchSize) + ".");
+  check_threads(a.threads);
   if (a.threads > 0) set_num_threads(static_cast<int>(a.threads));
   tr::CheckpointInfo info = tr::read_checkpoint(a.checkpoint);
   std::string state_file = info.path + "/state.json";

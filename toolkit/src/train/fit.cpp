@@ -315,8 +315,9 @@ History fit(const Network& network, const Loss& loss, optim::Optimizer& optimize
   // A distributed run: rank 0 alone prints and writes files.
   const int world = distributed::world_size();
   const bool writer = distributed::rank() == 0;
-  if (!(options.bucket_mb > 0))
-    throw ValueError("fit: bucket_mb is " + std::to_string(options.bucket_mb) + "; it must be a positive size in MiB.");
+  if (!(options.bucket_mb > 0) || options.bucket_mb > 1 << 20)
+    throw ValueError("fit: bucket_mb is " + std::to_string(options.bucket_mb) +
+                     "; it must be a positive size in MiB, at most 1048576.");
   std::vector<std::shared_ptr<Callback>> hooks;
   if (options.log != "quiet" && writer) hooks.push_back(std::make_shared<ProgressLogger>(options.log));
   hooks.insert(hooks.end(), callbacks.begin(), callbacks.end());
