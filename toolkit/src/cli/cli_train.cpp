@@ -137,27 +137,36 @@ std::uint64_t config_seed(const tr::CheckpointInfo& info) {
                 "train`.");
 }
 
-// Refuses to train into a folder that holds a run (its checkpoints and metrics would be replaced)
-// unless --overwrite asks for it; then the old run's files are removed first, so that a new run
-// that stops early never leaves the old LATEST beside its own metrics.
-void claim_run_folder(const std::string& out, bool overwrite) {
+// The files of a run in the folder `out` (none when it does not exist), LATEST first.
+std::vector<fs::path> run_files(const std::string& out) {
   std::error_code ec;
-  std::vector<fs::path> run_files;
+  std::vector<fs::path> files;
   for (const auto& entry : fs::directory_iterator(out, ec)) {
     std::string name = entry.path().filename().string();
     if (name == "LATEST" || name == "metrics.jsonl" || name == "curves.png" || name.rfind("checkpoint-", 0) == 0 ||
         name.rfind(".checkpoint-", 0) == 0)
-      run_files.push_back(entry.path());
+      files.push_back(entry.path());
   }
-  if (run_files.empty()) return;
-  if (!overwrite)
-    throw ValueError("--out " + out + " already holds a run (" + run_files.front().filename().string() +
+  std::stable_partition(files.begin(), files.end(), [](const fs::path& f) { return f.filename() == "LATEST"; });
+  return files;
+}
+
+// Training into a folder that holds a run would replace its checkpoints and metrics: refused
+// unless --overwrite asks for it.
+void check_run_folder(const std::string& out, bool overwrite) {
+  std::vector<fs::path> files = run_files(out);
+  if (!files.empty() && !overwrite)
+    throw ValueError("--out " + out + " already holds a run (" + files.front().filename().string() +
                      "). Continue it with `symx train --resume " + out +
                      "`, replace it with --overwrite, or give another folder.");
-  std::sort(run_files.begin(), run_files.end(), [](const fs::path& a, const fs::path& b) {
-    return (a.filename() == "LATEST") > (b.filename() == "LATEST");  // the pointer first
-  });
-  for (const auto& f : run_files) {
+}
+
+// --overwrite: the old run's files are removed once the new run is about to start (its data
+// loaded), LATEST first, so that a new run that stops early never leaves the old LATEST beside
+// its own metrics.
+void remove_old_run(const std::string& out) {
+  for (const auto& f : run_files(out)) {
+    std::error_code ec;
     fs::remove_all(f, ec);
     if (ec) throw IOError("--overwrite: cannot remove '" + f.string() + "': " + ec.message() + ".");
   }
@@ -218,7 +227,7 @@ void run_train(TrainArgs a, const CLI::App& cmd) {
     if (cmd.count("--batch-size") && (a.batch_size < 1 || a.batch_size > kMaxBatchSize))
       throw ValueError("--batch-size " + std::to_string(a.batch_size) + ": give a number of examples from 1 to " +
                        std::to_string(kMaxBatchSize) + ".");
-    if (distributed::rank() == 0) claim_run_folder(a.out, a.overwrite);
+    if (distributed::rank() == 0) check_run_folder(a.out, a.overwrite);
   }
   if (a.epochs > kMaxEpochs)
     throw ValueError("--epochs " + std::to_string(a.epochs) + ": give at most " + std::to_string(kMaxEpochs) + ".");
@@ -270,6 +279,7 @@ void run_train(TrainArgs a, const CLI::App& cmd) {
                   static_cast<long long>(world), num_threads(), static_cast<long long>(a.batch_size),
                   static_cast<long long>(a.batch_size * world), a.sync_bn ? "synchronized" : "per-process");
   }
+  if (a.overwrite && distributed::rank() == 0) remove_old_run(a.out);
   tr::History history;
   try {
     history = tr::fit(*model.network, tr::softmax_cross_entropy, *model.optimizer, train, val, options);
