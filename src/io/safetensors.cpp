@@ -171,6 +171,15 @@ std::optional<std::size_t> invalid_utf8_at(std::string_view s) {
   return std::nullopt;
 }
 
+constexpr int kMaxHeaderDepth = 64;
+
+// The start of `value` as JSON text, at most 80 characters: enough to recognise it in a message
+// that must stay short whatever the file holds.
+std::string excerpt(const nlohmann::json& value) {
+  std::string text = value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  return text.size() <= 80 ? text : text.substr(0, 77) + "...";
+}
+
 nlohmann::json parse_header_json(const std::string& text, const std::string& context) {
   if (auto bad = invalid_utf8_at(text)) {
     std::size_t from = *bad < 20 ? 0 : *bad - 20;
@@ -181,8 +190,13 @@ nlohmann::json parse_header_json(const std::string& text, const std::string& con
   // which entry a reader sees would be arbitrary.
   std::vector<std::set<std::string>> open_objects;
   std::optional<std::string> duplicate;
-  auto callback = [&](int, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
+  auto callback = [&](int depth, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
     using E = nlohmann::json::parse_event_t;
+    // A deeply nested header would overflow the stack of the recursive copies and dumps that
+    // follow; a safetensors header nests three levels (header, entry, shape).
+    if ((event == E::object_start || event == E::array_start) && depth >= kMaxHeaderDepth)
+      throw IOError(context + ": the header nests JSON objects and lists more than " + std::to_string(kMaxHeaderDepth) +
+                    " levels deep; a safetensors header nests 3." + format_fix);
     if (event == E::object_start) open_objects.emplace_back();
     else if (event == E::object_end && !open_objects.empty()) open_objects.pop_back();
     else if (event == E::key && !open_objects.empty() &&
@@ -194,7 +208,9 @@ nlohmann::json parse_header_json(const std::string& text, const std::string& con
   try {
     header = nlohmann::json::parse(text, callback);
   } catch (const nlohmann::json::exception& e) {
-    throw IOError(context + ": the header is not valid JSON (" + escape_bytes(e.what()) + ")." + format_fix);
+    std::string why = escape_bytes(e.what());  // quotes the token it stopped at, which may be long
+    if (why.size() > 200) why = why.substr(0, 197) + "...";
+    throw IOError(context + ": the header is not valid JSON (" + why + ")." + format_fix);
   }
   if (duplicate)
     throw IOError(context + ": the header names '" + *duplicate +
@@ -234,7 +250,8 @@ Shape parse_shape(const std::string& where, const nlohmann::json& entry) {
   Shape shape;
   for (const auto& d : *sh) {
     if (!d.is_number_unsigned() || d.get<std::uint64_t>() > static_cast<std::uint64_t>(INT64_MAX))
-      throw IOError(where + "\"shape\" is " + sh->dump() + ", expected a list of non-negative integers." + format_fix);
+      throw IOError(where + "\"shape\" is " + excerpt(*sh) + ", expected a list of non-negative integers." +
+                    format_fix);
     shape.push_back(d.get<std::int64_t>());
   }
   return shape;
@@ -244,7 +261,7 @@ Shape parse_shape(const std::string& where, const nlohmann::json& entry) {
 Entry parse_entry(const std::string& name, const nlohmann::json& entry, const std::string& context) {
   std::string where = context + ": tensor '" + name + "': ";
   if (!entry.is_object())
-    throw IOError(where + "the entry is not a JSON object (found " + entry.dump() + ")." + format_fix);
+    throw IOError(where + "the entry is not a JSON object (found " + excerpt(entry) + ")." + format_fix);
   Entry e{name, "", {}, 0, 0};
   auto dt = entry.find("dtype");
   if (dt == entry.end() || !dt->is_string()) throw IOError(where + "no \"dtype\" string." + format_fix);
@@ -273,10 +290,10 @@ Entry parse_entry(const std::string& name, const nlohmann::json& entry, const st
 void check_metadata(const nlohmann::json& metadata, const std::string& context) {
   if (metadata.is_null()) return;
   std::string problem = "\"__metadata__\" must map strings to strings, but ";
-  if (!metadata.is_object()) throw IOError(context + ": " + problem + "it is " + metadata.dump() + "." + format_fix);
+  if (!metadata.is_object()) throw IOError(context + ": " + problem + "it is " + excerpt(metadata) + "." + format_fix);
   for (const auto& [key, value] : metadata.items())
     if (!value.is_string())
-      throw IOError(context + ": " + problem + "'" + key + "' is " + value.dump() + "." + format_fix);
+      throw IOError(context + ": " + problem + "'" + key + "' is " + excerpt(value) + "." + format_fix);
 }
 
 // The entries sorted by offsets must tile [0, data_size) exactly: no overlap, no gap, no stray bytes.

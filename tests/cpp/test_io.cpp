@@ -409,6 +409,27 @@ TEST_F(IOTest, InvalidUtf8InTheHeaderIsEscapedInTheMessage) {
   expect_rejected(path("m.safetensors"), st_file(header, f32_bytes({5, 6})), {"UTF-8", "\\xff"});
 }
 
+TEST_F(IOTest, DeeplyNestedHeaderIsRejectedWithoutOverflowingTheStack) {
+  auto w = variable(Array({1.f, 2.f}), "w");
+  // 200,000 levels: recursing through them (to copy or print the value) overflowed the stack.
+  const std::string deep(200000, '[');
+  for (const std::string& header : {"{\"w\": " + deep + "}", "{\"__metadata__\": " + deep + "}", deep})
+    expect_rejected(path("m.safetensors"), st_file(header, f32_bytes({5, 6})), {"nests", "64 levels"});
+  // 63 levels are accepted as JSON (and refused as a bad entry, quoted in at most 80 characters).
+  expect_rejected(path("m.safetensors"),
+                  st_file("{\"w\": " + std::string(62, '[') + std::string(62, ']') + "}", f32_bytes({5, 6})),
+                  {"not a JSON object", "[[[["});
+  write_bytes(path("m.safetensors"), st_file("{\"w\": [" + std::string(1000, '7') + "]}", f32_bytes({5, 6})));
+  try {
+    load_variables(path("m.safetensors"));
+    FAIL() << "no error";
+  } catch (const IOError& e) {
+    EXPECT_NE(std::string(e.what()).find("..."), std::string::npos) << e.what();
+    EXPECT_LT(std::string(e.what()).size(), 600u) << e.what();
+  }
+  EXPECT_TRUE(w.value().equals(Array({1.f, 2.f})));
+}
+
 TEST_F(IOTest, MetadataIsNotAVariableName) {
   variable(Array({1.f}), "__metadata__");
   expect_error<ValueError>([&] { save_variables(path("m.safetensors")); },

@@ -117,12 +117,14 @@ struct FitOptions {
   // Seeds the initializers (nn::init::seed), the graph's random ops (random::seed) and the shuffling,
   // before fit builds the model: the same seed gives the same run.
   std::uint64_t seed = 0;
-  // Folder for metrics.jsonl, curves.png and the checkpoints; empty: none of them.
+  // Folder for metrics.jsonl, curves.png and the checkpoints; empty: none of them. Each file is
+  // replaced whole and atomically after every epoch (never appended to through a planted link).
   std::string out_dir = "";
   // Continue from the checkpoint in out_dir (a ValueError when there is none); the model, optimizer
   // and data must be built as in the run that wrote it. A distributed run may resume with another
   // number of processes (from a checkpoint inside an epoch, when the examples done fill whole
-  // batches of the new size).
+  // batches of the new size). The options' config entries replace the checkpoint's (so a run
+  // resumed with more epochs or a moved data folder records them).
   bool resume = false;
   std::string log = "auto";   // ProgressLogger's mode
   std::int64_t prefetch = 2;  // batches prepared ahead on a background thread (0: none)
@@ -169,7 +171,7 @@ class Interrupted : public std::runtime_error {
 // update collection before building (the training function takes the updates of this network and
 // optimizer). Returns the history of the epochs run (all of them with resume, the earlier ones from
 // the checkpoint). Errors: ValueError for bad options, data without labels, x and y of different
-// lengths; Interrupted on Ctrl-C.
+// lengths, integer labels outside the network's classes [0, logits' last axis); Interrupted on Ctrl-C.
 // Example: auto history = fit(net, loss, adam, train, val, {.epochs = 10, .out_dir = "run"})
 // Python: history = sx.train.fit(net, loss, sx.optim.Adam(1e-3), train, val, epochs=10, out_dir="run")
 History fit(const Network& network, const Loss& loss, optim::Optimizer& optimizer, const data::Dataset& train,
@@ -193,7 +195,8 @@ struct Evaluation {
   std::int64_t examples = 0;
 };
 // Loss and accuracy of `network` in evaluation mode on every example of `data` (any number, batched
-// by batch_size; the last batch may be smaller), as exact means over the examples. Python: a dict
+// by batch_size; the last batch may be smaller), as exact means over the examples. Integer labels
+// outside the network's classes are a ValueError (their loss would be a silent 0). Python: a dict
 // {"loss", "accuracy", "examples"}.
 // Example: auto [loss, accuracy, n] = evaluate(net, softmax_cross_entropy, test, 32)
 // Python: result = sx.train.evaluate(net, test); result["accuracy"]
@@ -202,9 +205,17 @@ Evaluation evaluate(const Network& network, const Loss& loss, const data::Datase
 // ---- checkpoints ----
 //
 // A run folder holds checkpoint-<step>/ (variables.safetensors: every variable of the graph and its
-// random state; state.json: position, history, config) and LATEST, a file naming the current one.
-// A checkpoint is written into a temporary folder, synced, renamed into place, and only then is
-// LATEST replaced (atomically), so a crash at any moment leaves the previous checkpoint loadable.
+// random state; state.json: position, history, config; SHA256SUMS: the SHA-256 of both, in
+// sha256sum's format) and LATEST, a file naming the current one. A checkpoint is written into a
+// temporary folder of an unguessable name, synced, renamed into place, and only then is LATEST
+// replaced (atomically, through symx::write_file_atomically), so a crash at any moment leaves the
+// previous checkpoint loadable; temporaries of killed writers are removed by the next save.
+// Reading checks each file first: a regular file (a FIFO or a link to a device is refused without
+// blocking) of bounded size (LATEST 4 KiB, state.json 64 MiB), JSON nested at most 16 levels, the
+// SHA-256 of state.json and variables.safetensors against SHA256SUMS (a flipped byte is an IOError,
+// nothing loaded), and every number of state.json within bounds (epoch <= 1e9; batch, step and
+// counts <= 2^62; 1 <= processes <= 2^24). A checkpoint written before symx wrote SHA256SUMS loads
+// unchecked, with a warning on stderr; the run's next checkpoint carries the sums.
 
 // What state.json of a checkpoint holds.
 struct CheckpointInfo {
@@ -239,7 +250,8 @@ CheckpointInfo load_checkpoint(const std::string& run_dir, const std::vector<Ten
 std::string save_checkpoint(const std::string& run_dir, const CheckpointInfo& info);
 
 // Draws the training curves of `history` (loss and accuracy per epoch, training and validation)
-// as a PNG at `path` (written to a temporary file, then renamed).
+// as a PNG at `path` (written with symx::write_file_atomically). Values too close together for
+// ticks (a few ulps apart) get a widened axis; values beyond 1e300 are drawn as missing.
 // Example: plot_history(history, "run/curves.png")
 void plot_history(const History& history, const std::string& path, const std::string& title = "training curves");
 

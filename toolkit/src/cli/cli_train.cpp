@@ -1,9 +1,12 @@
 // `symx train` and `symx eval`: the tool's models trained by symx::train::fit on MNIST or CIFAR-10,
 // and evaluated from a run folder's checkpoint.
 #include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <filesystem>
+#include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "commands.hpp"
 #include "symx/distributed.hpp"
@@ -21,8 +24,15 @@ struct TrainArgs {
   std::int64_t epochs = 10, batch_size = 0, val_size = 1000, threads = 0, prefetch = 2;
   std::uint64_t seed = 0;
   double bucket_mb = 25;
-  bool sync_bn = false;
+  bool sync_bn = false, overwrite = false;
 };
+
+// Bounds of the settings, far above any real run of the tool's models, checked before anything is
+// allocated from them (a crafted state.json with "classes": "2000000" would allocate gigabytes).
+constexpr std::int64_t kMaxBatchSize = std::int64_t{1} << 24, kMaxEpochs = 1'000'000, kMaxClasses = 1000,
+                       kMaxExamples = std::int64_t{1} << 31, kMaxSide = 4096, kMaxImageElements = std::int64_t{1} << 24,
+                       kMaxThreads = 4096;
+constexpr double kMaxBucketMb = 1 << 20;
 
 std::string expected_files(const std::string& data) {
   if (data == "mnist")
@@ -73,16 +83,21 @@ std::string shape_config(const Shape& s) {
 Shape parse_shape(const std::string& text, const std::string& file) {
   Shape s;
   std::size_t start = 0;
-  try {
-    while (start <= text.size()) {
-      std::size_t end = text.find(',', start);
-      s.push_back(std::stoll(text.substr(start, end - start)));
-      if (end == std::string::npos) break;
-      start = end + 1;
-    }
-  } catch (const std::exception&) {
-    throw IOError("checkpoint '" + file + "': config \"image_shape\" is '" + text + "', not a list of sizes.");
+  std::int64_t elements = 1;
+  const std::string bad = "checkpoint '" + file + "': config \"image_shape\" is '" + text.substr(0, 60) +
+                          "', not 3 sizes C,H,W from 1 to " + std::to_string(kMaxSide) + " of at most " +
+                          std::to_string(kMaxImageElements) + " elements. The file is damaged.";
+  while (start <= text.size() && s.size() <= 3) {
+    std::size_t end = std::min(text.find(',', start), text.size());
+    std::string item = text.substr(start, end - start);
+    if (item.empty() || item.size() > 4 || item.find_first_not_of("0123456789") != std::string::npos)
+      throw IOError(bad);
+    s.push_back(std::stoll(item));
+    if (s.back() < 1 || s.back() > kMaxSide) throw IOError(bad);
+    elements *= s.back();
+    start = end + 1;
   }
+  if (s.size() != 3 || elements > kMaxImageElements) throw IOError(bad);
   return s;
 }
 
@@ -94,13 +109,80 @@ const std::string& config_value(const tr::CheckpointInfo& info, const std::strin
   return it->second;
 }
 
-std::int64_t config_int(const tr::CheckpointInfo& info, const std::string& key) {
+// The integer setting `key` of the checkpoint, which must lie in [lo, hi].
+std::int64_t config_int(const tr::CheckpointInfo& info, const std::string& key, std::int64_t lo, std::int64_t hi) {
   const std::string& v = config_value(info, key);
+  std::int64_t n = 0;
+  bool ok = !v.empty() && v.size() <= 19 && v.find_first_not_of("0123456789") == std::string::npos;
   try {
-    return std::stoll(v);
-  } catch (const std::exception&) {
-    throw IOError("checkpoint '" + info.path + "/state.json': config \"" + key + "\" is '" + v + "', not a number.");
+    if (ok) n = std::stoll(v);
+  } catch (const std::out_of_range&) {
+    ok = false;
   }
+  if (!ok || n < lo || n > hi)
+    throw IOError("checkpoint '" + info.path + "/state.json': config \"" + key + "\" is '" + v.substr(0, 40) +
+                  "', expected a whole number from " + std::to_string(lo) + " to " + std::to_string(hi) +
+                  ". The file is damaged or was not written by `symx train`.");
+  return n;
+}
+
+std::uint64_t config_seed(const tr::CheckpointInfo& info) {
+  const std::string& v = config_value(info, "seed");
+  bool ok = !v.empty() && v.size() <= 20 && v.find_first_not_of("0123456789") == std::string::npos;
+  try {
+    if (ok) return std::stoull(v);
+  } catch (const std::out_of_range&) {}
+  throw IOError("checkpoint '" + info.path + "/state.json': config \"seed\" is '" + v.substr(0, 40) +
+                "', expected a whole number from 0 to 2^64 - 1. The file is damaged or was not written by `symx "
+                "train`.");
+}
+
+// The files of a run in the folder `out` (none when it does not exist), LATEST first.
+std::vector<fs::path> run_files(const std::string& out) {
+  std::error_code ec;
+  std::vector<fs::path> files;
+  for (const auto& entry : fs::directory_iterator(out, ec)) {
+    std::string name = entry.path().filename().string();
+    if (name == "LATEST" || name == "metrics.jsonl" || name == "curves.png" || name.rfind("checkpoint-", 0) == 0 ||
+        name.rfind(".checkpoint-", 0) == 0)
+      files.push_back(entry.path());
+  }
+  std::stable_partition(files.begin(), files.end(), [](const fs::path& f) { return f.filename() == "LATEST"; });
+  return files;
+}
+
+// Training into a folder that holds a run would replace its checkpoints and metrics: refused
+// unless --overwrite asks for it.
+void check_run_folder(const std::string& out, bool overwrite) {
+  std::vector<fs::path> files = run_files(out);
+  if (!files.empty() && !overwrite)
+    throw ValueError("--out " + out + " already holds a run (" + files.front().filename().string() +
+                     "). Continue it with `symx train --resume " + out +
+                     "`, replace it with --overwrite, or give another folder.");
+}
+
+// --overwrite: the old run's files are removed once the new run is about to start (its data
+// loaded), LATEST first, so that a new run that stops early never leaves the old LATEST beside
+// its own metrics.
+void remove_old_run(const std::string& out) {
+  for (const auto& f : run_files(out)) {
+    std::error_code ec;
+    fs::remove_all(f, ec);
+    if (ec) throw IOError("--overwrite: cannot remove '" + f.string() + "': " + ec.message() + ".");
+  }
+}
+
+void check_threads(std::int64_t threads) {
+  if (threads < 0 || threads > kMaxThreads)
+    throw ValueError("--threads " + std::to_string(threads) + ": give a number of threads from 1 to " +
+                     std::to_string(kMaxThreads) + " (0 or none: every core).");
+}
+
+// Steps per epoch of `examples` in batches of `batch` on each of `world` processes.
+std::int64_t steps_per_epoch(std::int64_t examples, std::int64_t batch, std::int64_t world) {
+  std::int64_t per_step = 0;
+  if (__builtin_mul_overflow(batch, world, &per_step)) return 1;
+  return std::max<std::int64_t>(1, examples / per_step + (examples % per_step != 0));
 }
 
 void run_train(TrainArgs a, const CLI::App& cmd) {
@@ -109,7 +191,8 @@ void run_train(TrainArgs a, const CLI::App& cmd) {
   const std::int64_t world = distributed::world_size();
   const bool print = a.log != "quiet" && distributed::rank() == 0;
   if (!a.resume.empty()) {
-    for (const char* flag : {"--model", "--data", "--batch-size", "--seed", "--out", "--val-size", "--sync-bn"})
+    for (const char* flag :
+         {"--model", "--data", "--batch-size", "--seed", "--out", "--val-size", "--sync-bn", "--overwrite"})
       if (cmd.count(flag))
         throw ValueError(
             std::string("--resume takes the run's settings from its checkpoint; drop ") + flag +
@@ -118,12 +201,18 @@ void run_train(TrainArgs a, const CLI::App& cmd) {
     a.model = config_value(info, "model");
     a.data = config_value(info, "data");
     if (!cmd.count("--data-dir")) a.data_dir = config_value(info, "data_dir");
-    a.batch_size = config_int(info, "batch_size");
-    a.seed = static_cast<std::uint64_t>(config_int(info, "seed"));
-    a.val_size = config_int(info, "val_size");
-    if (!cmd.count("--epochs")) a.epochs = config_int(info, "epochs");
+    a.batch_size = config_int(info, "batch_size", 1, kMaxBatchSize);
+    a.seed = config_seed(info);
+    a.val_size = config_int(info, "val_size", 1, kMaxExamples);
+    if (!cmd.count("--epochs")) a.epochs = config_int(info, "epochs", 1, kMaxEpochs);
     a.sync_bn = info.config.count("sync_bn") && info.config.at("sync_bn") == "1";
     a.out = a.resume;
+    if (a.epochs <= info.epoch)
+      throw ValueError("the run in " + a.resume + " has already trained " + std::to_string(info.epoch) + " epoch" +
+                       (info.epoch == 1 ? "" : "s") + (cmd.count("--epochs") ? ", and --epochs " : " of its ") +
+                       std::to_string(a.epochs) + (cmd.count("--epochs") ? " asks for no more" : "") +
+                       ": nothing to do. Give --epochs above " + std::to_string(info.epoch) +
+                       " to train further (it counts every epoch of the run).");
   } else {
     if (a.model.empty()) {
       std::string known;
@@ -135,9 +224,17 @@ void run_train(TrainArgs a, const CLI::App& cmd) {
       throw ValueError("--out is missing: give the run folder for the checkpoint, metrics and plot (e.g. --out runs/" +
                        a.model + ").");
     if (a.epochs < 1) throw ValueError("--epochs " + std::to_string(a.epochs) + ": train for at least 1 epoch.");
+    if (cmd.count("--batch-size") && (a.batch_size < 1 || a.batch_size > kMaxBatchSize))
+      throw ValueError("--batch-size " + std::to_string(a.batch_size) + ": give a number of examples from 1 to " +
+                       std::to_string(kMaxBatchSize) + ".");
+    if (distributed::rank() == 0) check_run_folder(a.out, a.overwrite);
   }
-  if (!(a.bucket_mb > 0))
-    throw ValueError("--bucket-mb " + std::to_string(a.bucket_mb) + ": give a positive size in MiB.");
+  if (a.epochs > kMaxEpochs)
+    throw ValueError("--epochs " + std::to_string(a.epochs) + ": give at most " + std::to_string(kMaxEpochs) + ".");
+  if (!(a.bucket_mb > 0) || a.bucket_mb > kMaxBucketMb)
+    throw ValueError("--bucket-mb " + std::to_string(a.bucket_mb) + ": give a positive size in MiB, at most " +
+                     std::to_string(static_cast<int>(kMaxBucketMb)) + ".");
+  check_threads(a.threads);
   if (a.threads > 0) {
     set_num_threads(static_cast<int>(a.threads));
   } else if (world > 1) {  // the machine's cores shared by the processes on it
@@ -146,13 +243,13 @@ void run_train(TrainArgs a, const CLI::App& cmd) {
   auto [train, val] = load_run_data(a.data, a.data_dir, a.val_size, a.seed);
   std::int64_t probe_batch = a.batch_size > 0 ? a.batch_size : 32;
   // Steps per epoch: every process takes a batch per step (batch_size is per process).
-  std::int64_t steps = (train.size() + probe_batch * world - 1) / (probe_batch * world);
+  std::int64_t steps = steps_per_epoch(train.size(), probe_batch, world);
   const Shape image_shape(train.x.shape().begin() + 1, train.x.shape().end());
   tr::models::Model model = tr::models::make_model(a.model, image_shape, 10, steps, a.sync_bn);
   if (a.batch_size <= 0) a.batch_size = model.batch_size;
   if (a.batch_size != probe_batch)  // the schedule's epochs in steps of the recipe's batch size
-    model = tr::models::make_model(a.model, image_shape, 10,
-                                   (train.size() + a.batch_size * world - 1) / (a.batch_size * world), a.sync_bn);
+    model =
+        tr::models::make_model(a.model, image_shape, 10, steps_per_epoch(train.size(), a.batch_size, world), a.sync_bn);
   tr::FitOptions options{.epochs = a.epochs,
                          .batch_size = a.batch_size,
                          .seed = a.seed,
@@ -182,6 +279,7 @@ void run_train(TrainArgs a, const CLI::App& cmd) {
                   static_cast<long long>(world), num_threads(), static_cast<long long>(a.batch_size),
                   static_cast<long long>(a.batch_size * world), a.sync_bn ? "synchronized" : "per-process");
   }
+  if (a.overwrite && distributed::rank() == 0) remove_old_run(a.out);
   tr::History history;
   try {
     history = tr::fit(*model.network, tr::softmax_cross_entropy, *model.optimizer, train, val, options);
@@ -216,6 +314,10 @@ data::Dataset read_idx_pair(const std::string& images, const std::string& labels
 }
 
 void run_eval(const EvalArgs& a) {
+  if (a.batch_size < 1 || a.batch_size > kMaxBatchSize)
+    throw ValueError("--batch-size " + std::to_string(a.batch_size) + ": give a number of examples from 1 to " +
+                     std::to_string(kMaxBatchSize) + ".");
+  check_threads(a.threads);
   if (a.threads > 0) set_num_threads(static_cast<int>(a.threads));
   tr::CheckpointInfo info = tr::read_checkpoint(a.checkpoint);
   std::string state_file = info.path + "/state.json";
@@ -231,8 +333,7 @@ void run_eval(const EvalArgs& a) {
     check_data_name(name);
     check_data_dir(name, dir);
     if (a.split == "val") {
-      d = load_run_data(name, dir, config_int(info, "val_size"), static_cast<std::uint64_t>(config_int(info, "seed")))
-              .second;
+      d = load_run_data(name, dir, config_int(info, "val_size", 1, kMaxExamples), config_seed(info)).second;
     } else if (a.split == "train" || a.split == "test") {
       d = name == "mnist" ? data::load_mnist(dir, a.split) : data::load_cifar10(dir, a.split);
     } else {
@@ -245,7 +346,7 @@ void run_eval(const EvalArgs& a) {
     throw ValueError("the images of " + source + " have shape " + shape_string(got) + " but the model of '" +
                      a.checkpoint + "' was trained on images " + shape_string(image) +
                      ". Evaluate it on images of the data it was trained on.");
-  auto model = tr::models::make_model(config_value(info, "model"), image, config_int(info, "classes"));
+  auto model = tr::models::make_model(config_value(info, "model"), image, config_int(info, "classes", 1, kMaxClasses));
   Shape batch_shape{kDynamic};
   batch_shape.insert(batch_shape.end(), image.begin(), image.end());
   (*model.network)(placeholder(batch_shape, DType::f32, "x"), false);  // builds the variables
@@ -275,6 +376,9 @@ void add_train_commands(CLI::App& app) {
   train->add_option("--val-size", train_args->val_size, "Validation examples split off the training data")
       ->capture_default_str();
   train->add_option("--resume", train_args->resume, "Continue the run in this folder exactly where it stopped");
+  train->add_flag("--overwrite", train_args->overwrite,
+                  "Replace the run already in --out (its checkpoints, metrics and plot); without it such a folder is "
+                  "refused");
   train->add_option("--log", train_args->log, "Progress: auto|bar|lines|quiet")->capture_default_str();
   train->add_option("--threads", train_args->threads,
                     "Threads of the compiled functions (default: all cores; under mpirun, shared by the machine's "

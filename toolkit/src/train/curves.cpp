@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "symx/io.hpp"
 #include "train_internal.hpp"
 
 namespace symx::train {
@@ -26,15 +27,22 @@ struct Series {
   double r, g, b;
 };
 
-// Ticks at 1, 2 or 5 times a power of ten, about `count` of them over [lo, hi].
+// Ticks at 1, 2 or 5 times a power of ten, about `count` of them over [lo, hi]; none when the
+// range is not finite or finer than the doubles can resolve (the ticks are drawn as k * step for
+// whole k, so a step below the spacing of the doubles near lo can never loop without end).
 std::vector<double> nice_ticks(double lo, double hi, int count) {
   double span = hi - lo;
+  if (!std::isfinite(lo) || !std::isfinite(hi) || !std::isfinite(span) || !(span > 0)) return {};
   double raw = span / std::max(count, 1);
   double power = std::pow(10.0, std::floor(std::log10(raw)));
   double step = power * (raw / power < 1.5 ? 1 : raw / power < 3.5 ? 2 : raw / power < 7.5 ? 5 : 10);
+  double first = std::ceil(lo / step - 1e-9), last = std::floor(hi / step + 1e-9);
+  if (!(step > 0) || !std::isfinite(first) || !std::isfinite(last) || last - first > 4.0 * count + 10) return {};
   std::vector<double> ticks;
-  for (double t = std::ceil(lo / step - 1e-9) * step; t <= hi + step * 1e-9; t += step)
+  for (double k = first; k <= last; k += 1) {
+    double t = k * step;
     ticks.push_back(std::abs(t) < step * 1e-9 ? 0 : t);
+  }
   return ticks;
 }
 
@@ -58,10 +66,17 @@ void draw_panel(cairo_t* cr, Rect r, const std::string& title, const std::string
   for (auto& s : series)
     for (double& v : s.values) {
       if (percent) v *= 100;
+      if (std::abs(v) > 1e300) v = NAN;  // drawn as missing: the range's arithmetic would overflow
       if (std::isfinite(v)) lo = std::min(lo, v), hi = std::max(hi, v);
     }
   if (!std::isfinite(lo)) lo = 0, hi = 1;
-  if (hi - lo < 1e-12) lo -= 0.5, hi += 0.5;
+  // A flat curve (or one whose values differ by a few ulps: 1e4 and the next double) gets a range
+  // the ticks can divide; relative to the values, since an absolute 1e-12 is below an ulp at 1e4.
+  const double scale = std::max(std::abs(lo), std::abs(hi));
+  if (hi - lo < std::max(1e-12, scale * 1e-9)) {
+    const double half = std::max(0.5, scale * 1e-6);
+    lo -= half, hi += half;
+  }
   double pad = (hi - lo) * 0.08;
   lo -= pad, hi += pad;
   if (!percent && lo < 0 && lo + pad >= 0) lo = 0;
@@ -189,17 +204,18 @@ void plot_history(const History& history, const std::string& path, const std::st
              {{"training", ta, blue[0], blue[1], blue[2]}, {"validation", va, orange[0], orange[1], orange[2]}},
              history.size(), true);
   cairo_destroy(cr);
-  std::string tmp = path + ".tmp-" + std::to_string(::getpid());
-  cairo_status_t status = cairo_surface_write_to_png(surface, tmp.c_str());
+  // PNG bytes in memory, then written atomically (an unguessable temporary name, never a planted
+  // link's target; leftovers of killed writers removed).
+  std::string png;
+  auto append = [](void* closure, const unsigned char* data, unsigned int length) {
+    static_cast<std::string*>(closure)->append(reinterpret_cast<const char*>(data), length);
+    return CAIRO_STATUS_SUCCESS;
+  };
+  cairo_status_t status = cairo_surface_write_to_png_stream(surface, append, &png);
   cairo_surface_destroy(surface);
-  if (status != CAIRO_STATUS_SUCCESS) {
-    std::remove(tmp.c_str());
-    throw IOError("cannot write the plot '" + tmp + "': " + cairo_status_to_string(status) + ".");
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    std::remove(tmp.c_str());
-    throw IOError("cannot rename the plot '" + tmp + "' to '" + path + "'.");
-  }
+  if (status != CAIRO_STATUS_SUCCESS)
+    throw IOError("plot_history: cannot draw the plot '" + path + "': " + cairo_status_to_string(status) + ".");
+  write_file_atomically(path, "plot_history", [&](int fd) { write_all_to(fd, png); });
 }
 
 }  // namespace symx::train

@@ -155,6 +155,22 @@ void check_dataset(const data::Dataset& d, const char* which, const data::Datase
                      "). Give both the same example shape and dtypes.");
 }
 
+// Integer labels must index the network's outputs: a label outside [0, classes) (200, or -7, for
+// 10 classes) selects no logit, and the loss would be a silent 0.
+void check_labels(const data::Dataset& d, const Tensor& logits, const char* what, const char* which) {
+  if (!is_integer(d.y.dtype()) || logits.ndim() != d.y.ndim() + 1 || logits.shape().back() == kDynamic) return;
+  const std::int64_t classes = logits.shape().back();
+  if (classes < 2) return;  // one output is no class index (a logistic regression's logit, say)
+  const Array labels = d.y.astype(DType::i64);
+  const std::int64_t* y = labels.data<std::int64_t>();
+  for (std::int64_t i = 0; i < labels.size(); ++i)
+    if (y[i] < 0 || y[i] >= classes)
+      throw ValueError(std::string(what) + ": label " + std::to_string(y[i]) + " of example " + std::to_string(i) +
+                       " of the " + which + " data set is outside the network's " + std::to_string(classes) +
+                       " classes (0 to " + std::to_string(classes - 1) +
+                       "). Give labels that index the network's outputs.");
+}
+
 // Running sums of one phase (training or validation) of an epoch.
 struct Sums {
   double loss = 0, correct = 0;
@@ -197,24 +213,23 @@ class RunFiles {
     fs::create_directories(dir_, ec);
     if (ec) throw IOError("fit: cannot create the output folder '" + dir_ + "': " + ec.message() + ".");
     // metrics.jsonl restarts from the checkpoint's history: lines of epochs after it are dropped.
-    std::string lines;
-    for (const auto& m : history) lines += detail::to_json(m).dump() + "\n";
-    detail::write_file_atomic(metrics_path(), lines);
+    write_metrics(history);
   }
-  void append(const EpochMetrics& m, const History& history) const {
+  // metrics.jsonl and curves.png rewritten whole, each atomically (never appended through whatever
+  // the name points to): a few hundred bytes per epoch.
+  void append(const History& history) const {
     if (dir_.empty()) return;
-    std::FILE* f = std::fopen(metrics_path().c_str(), "a");
-    if (!f) throw IOError("fit: cannot append to '" + metrics_path() + "'.");
-    std::string line = detail::to_json(m).dump() + "\n";
-    std::fwrite(line.data(), 1, line.size(), f);
-    std::fflush(f);
-    std::fclose(f);
+    write_metrics(history);
     plot_history(history, (fs::path(dir_) / "curves.png").string(), "training curves (" + title_ + ")");
   }
   const std::string& dir() const { return dir_; }
 
  private:
-  std::string metrics_path() const { return (fs::path(dir_) / "metrics.jsonl").string(); }
+  void write_metrics(const History& history) const {
+    std::string lines;
+    for (const auto& m : history) lines += detail::to_json(m).dump() + "\n";
+    detail::write_file_atomic((fs::path(dir_) / "metrics.jsonl").string(), lines, "fit");
+  }
   std::string title_;
   std::string dir_;
 };
@@ -256,7 +271,12 @@ void average_buffers() {
 std::int64_t batch_for_processes(const CheckpointInfo& info, std::int64_t processes, std::int64_t batch_size,
                                  const std::string& dir) {
   if (info.processes == processes || info.batch == 0) return info.batch;
-  const std::int64_t done = info.batch * batch_size * info.processes, per = batch_size * processes;
+  std::int64_t done = 0, per = 0;
+  if (__builtin_mul_overflow(info.batch, batch_size, &done) || __builtin_mul_overflow(done, info.processes, &done) ||
+      __builtin_mul_overflow(batch_size, processes, &per))
+    throw IOError("fit: the checkpoint in '" + dir + "' is at batch " + std::to_string(info.batch) + " of " +
+                  std::to_string(info.processes) + " processes, which with batch_size " + std::to_string(batch_size) +
+                  " is more examples than 2^63. The checkpoint is damaged; resume from another run folder.");
   if (done % per == 0) return done / per;
   throw ValueError("fit: the checkpoint in '" + dir + "' was written by " + std::to_string(info.processes) +
                    " processes inside epoch " + std::to_string(info.epoch + 1) + " after " + std::to_string(done) +
@@ -295,8 +315,9 @@ History fit(const Network& network, const Loss& loss, optim::Optimizer& optimize
   // A distributed run: rank 0 alone prints and writes files.
   const int world = distributed::world_size();
   const bool writer = distributed::rank() == 0;
-  if (!(options.bucket_mb > 0))
-    throw ValueError("fit: bucket_mb is " + std::to_string(options.bucket_mb) + "; it must be a positive size in MiB.");
+  if (!(options.bucket_mb > 0) || options.bucket_mb > 1 << 20)
+    throw ValueError("fit: bucket_mb is " + std::to_string(options.bucket_mb) +
+                     "; it must be a positive size in MiB, at most 1048576.");
   std::vector<std::shared_ptr<Callback>> hooks;
   if (options.log != "quiet" && writer) hooks.push_back(std::make_shared<ProgressLogger>(options.log));
   hooks.insert(hooks.end(), callbacks.begin(), callbacks.end());
@@ -308,6 +329,8 @@ History fit(const Network& network, const Loss& loss, optim::Optimizer& optimize
   auto [x, y] = make_placeholders(train);
   Tensor logits = network(x, true);
   bool accuracy_known = has_accuracy(logits, y);
+  check_labels(train, logits, "fit", "training");
+  if (validate) check_labels(validation, logits, "fit", "validation");
   Tensor train_loss = mean_loss(loss, logits, y);
   if (world > 1 && !optimizer.has_gradient_transform())
     optim::make_distributed(optimizer, {.bucket_mb = options.bucket_mb});
@@ -342,7 +365,9 @@ History fit(const Network& network, const Loss& loss, optim::Optimizer& optimize
       throw ValueError("fit: the checkpoint in '" + options.out_dir + "' was written with seed " +
                        std::to_string(run.info.seed) + ", the options say " + std::to_string(options.seed) +
                        ". Resume with the seed of the run.");
-    run.info.config.insert(options.config.begin(), options.config.end());
+    // The options' settings replace the checkpoint's (e.g. more epochs or a moved data folder), so
+    // that the next checkpoint records them.
+    for (const auto& [key, value] : options.config) run.info.config[key] = value;
     run.train = {run.info.partial_loss_sum, run.info.partial_correct, run.info.partial_count};
     run.step_seconds = run.info.partial_step_seconds;
     run.seconds_before = run.info.partial_seconds;
@@ -440,7 +465,7 @@ History fit(const Network& network, const Loss& loss, optim::Optimizer& optimize
     if (world > 1)  // one process's callback stopping stops them all
       stop = distributed::all_reduce(Array::scalar<std::int32_t>(stop ? 1 : 0), distributed::Reduction::max)
                  .item<std::int32_t>() != 0;
-    files.append(m, run.info.history);
+    files.append(run.info.history);
     if (!files.dir().empty()) save_checkpoint(files.dir(), position(run, epoch + 1, 0, 0));
     if (g_interrupted)
       throw Interrupted("interrupted (Ctrl-C) at the end of epoch " + std::to_string(epoch + 1) +
@@ -465,6 +490,7 @@ Evaluation evaluate(const Network& network, const Loss& loss, const data::Datase
   auto [x, y] = make_placeholders(data);
   Tensor logits = network(x, false);
   bool known = has_accuracy(logits, y);
+  check_labels(data, logits, "evaluate", "evaluation");
   Function f = function({x, y}, {mean_loss(loss, logits, y), known ? nn::losses::accuracy(logits, y) : constant(kNaN)});
   data::BatchIterator batches({data.x, data.y}, {.batch_size = batch_size,
                                                  .shuffle = false,
