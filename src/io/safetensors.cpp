@@ -15,6 +15,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cctype>
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
@@ -431,7 +432,21 @@ void write_file(int fd, const std::string& text, const std::vector<Tensor>& list
 
 }  // namespace
 
+// True for a path whose extension is NumPy's (.npy, .npz, any case): SymJAX's save_variables wrote
+// .npz, so such a name would get a safetensors file that NumPy cannot read.
+static bool names_numpy_format(const std::string& path) {
+  std::string tail = path.size() >= 4 ? path.substr(path.size() - 4) : path;
+  for (char& c : tail) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return tail == ".npz" || tail == ".npy";
+}
+
 void save_variables(const std::string& path, const std::vector<Tensor>& vars) {
+  if (names_numpy_format(path))
+    throw ValueError("save_variables: '" + path +
+                     "' has NumPy's extension, but save_variables writes the safetensors format (which "
+                     "NumPy cannot read). Name the file '.safetensors' (load_variables reads it back), or "
+                     "write NumPy's archive with save_npz (Python: sx.save_npz(path, {v.name: v.value for v in "
+                     "sx.variables()})).");
   std::vector<Tensor> list = resolve(vars, "save_variables");
   for (const Tensor& v : list)
     if (v.name() == "__metadata__")

@@ -196,3 +196,13 @@ def test_truncated_normal_matches_scipy(lower, upper, dtype):
     # Deterministic (seeded), so a fixed threshold does not make the test flaky.
     assert stats.kstest(x.astype(np.float64), reference.cdf).pvalue > 1e-3
     np.testing.assert_allclose(x.mean(), reference.mean(), atol=5 * reference.std() / np.sqrt(x.size))
+
+
+@pytest.mark.parametrize("name", ["model.npz", "weights.NPY"])
+def test_save_variables_refuses_numpy_extensions(tmp_path, name):
+    # Issue 19: SymJAX's save_variables wrote .npz; symx's wrote safetensors under that name, which
+    # NumPy cannot read. The error names the file and both ways out, and writes nothing.
+    sx.variable(np.ones(3, np.float32), name="w")
+    with pytest.raises(ValueError, match=r"'.*%s' has NumPy's extension.*'\.safetensors'.*save_npz" % name):
+        sx.save_variables(str(tmp_path / name))
+    assert os.listdir(tmp_path) == []
