@@ -12,8 +12,8 @@ For each case NAME the file holds NAME:x0, NAME:x1, ... (the inputs), NAME:y (th
 cases with a gradient, NAME:r (a fixed random cotangent of y's shape) and NAME:dxK = d sum(y * r) / dxK
 for each differentiable input K. Some 500 arrays of a few numbers each would make a zip of 100 KB of
 headers, so kinks.npz packs them: `values` (every array's elements, float64, one after another) and
-`index` (one row "key dtype offset shape..." per array); tests/python/test_kinks.py unpacks them. Where PyTorch and JAX differ at a kink, PyTorch is the reference (the
-test file notes each such case).
+`index` (one row "key dtype offset shape..." per array); tests/python/test_kinks.py unpacks them.
+Where PyTorch and JAX differ at a kink, PyTorch is the reference (the test file notes each such case).
 """
 
 import os
@@ -109,6 +109,8 @@ CASES = {
         torch.where,
     ),
     "clip": ([ACT], [0], lambda x: torch.clamp(x, -1, 3)),
+    "clip_min": ([ACT], [0], lambda x: torch.clamp(x, min=0)),  # Tensor.clip(min=0)
+    "clip_max": ([ACT], [0], lambda x: torch.clamp(x, max=1)),
     # ---- reductions (ties share the gradient equally, as torch.amax / amin)
     "sum": ([m([0, 1, -1], [0, 0, 0])], [0], lambda x: x.sum(-1)),
     "prod": ([m([0, 1, 2], [0, 0, 3], [1, 2, 3], [-1, 0, 1])], [0], lambda x: x.prod(-1)),
@@ -153,7 +155,11 @@ CASES = {
         F.conv2d,
     ),
     # Windows of equal values: the whole gradient goes to the first (row-major) maximum.
-    "max_pool": ([m([1, 1, 0, 2], [1, 1, 2, 2], [0, 0, -1, 3], [0, 0, 3, 3]).reshape(1, 1, 4, 4)], [0], lambda x: F.max_pool2d(x, 2)),
+    "max_pool": (
+        [m([1, 1, 0, 2], [1, 1, 2, 2], [0, 0, -1, 3], [0, 0, 3, 3]).reshape(1, 1, 4, 4)],
+        [0],
+        lambda x: F.max_pool2d(x, 2),
+    ),
     "avg_pool": ([m([1, 1, 0, 2], [1, 1, 2, 2]).reshape(1, 1, 2, 4)], [0], lambda x: F.avg_pool2d(x, 2)),
     "softmax_cross_entropy": (
         [m([0, 0, 0], [1, 1, -1], [0, 40, -40]), m([1, 0, 0], [0.5, 0.5, 0], [0, 0, 1])],

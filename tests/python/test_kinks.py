@@ -104,6 +104,8 @@ SYMX = {
     "arctan2": sx.arctan2,
     "where": sx.where,
     "clip": lambda x: sx.clip(x, -1, 3),
+    "clip_min": lambda x: x.clip(min=0),
+    "clip_max": lambda x: x.clip(max=1),
     "sum": lambda x: sx.sum(x, axis=-1),
     "prod": lambda x: sx.prod(x, axis=-1),
     "prod_all": sx.prod,
