@@ -312,7 +312,8 @@ Tensor logsumexp(const Tensor& x, Axes axis = {}, bool keepdims = false, Loc loc
 // Returns a float dtype.
 // Example: var([1.0, 2.0, 3.0, 4.0]).eval() is 1.25
 Tensor var(const Tensor& x, Axes axis = {}, bool keepdims = false, Loc loc = Loc::current());
-// Population standard deviation over `axis` (ddof = 0), as numpy.std.
+// Population standard deviation over `axis` (ddof = 0), as numpy.std; its gradient is 0 for a constant
+// slice (as PyTorch's; the root's derivative is infinite there).
 // a: any shape; axis: int, list of ints or None (all axes); keepdims keeps reduced axes as size 1.
 // Returns a float dtype.
 // Example: std([1.0, 3.0]).eval() is 1.0

@@ -122,6 +122,11 @@ CASES = {
     "argmax": ([m([1, 3, 3], [0, 0, 0], [2, 1, 2])], [], lambda x: x.argmax(-1)),
     "argmin": ([m([1, 0, 0], [0, 0, 0], [2, 3, 2])], [], lambda x: x.argmin(-1)),
     "cumsum": ([a(0, 1, -1, 0)], [0], lambda x: x.cumsum(0)),
+    "mean": ([m([1, 1, 1], [0, 1, 2])], [0], lambda x: x.mean(-1)),
+    "var": ([m([1, 1, 1], [0, 1, 2])], [0], lambda x: x.var(-1, correction=0)),
+    "std": ([m([1, 1, 1], [0, 1, 2])], [0], lambda x: x.std(-1, correction=0)),  # JAX: NaN for a constant row
+    # Ties, -inf entries (masking) and rows of infinities.
+    "logsumexp": ([m([0, 0], [-inf, 0], [-inf, -inf], [inf, 0], [inf, inf])], [0], lambda x: x.logsumexp(-1)),
     # ---- shape and indexing (linear: their special points are zeros and repeated indices)
     "reshape": ([m([0, 1, -1], [1, 0, 0])], [0], lambda x: x.reshape(3, 2)),
     "transpose": ([m([0, 1, -1], [1, 0, 0])], [0], lambda x: x.T),
@@ -176,8 +181,8 @@ CASES = {
     "nn.log_sigmoid": ([ACT], [0], F.logsigmoid),
     "log_of_sigmoid": ([ACT], [0], F.logsigmoid),  # log(sigmoid(x)), rewritten to -softplus(-x)
     "log1p_of_exp": ([ACT], [0], F.softplus),  # log1p(exp(x)) written by hand
-    "nn.softmax": ([m([0, 0, 0], [1, 1, -1], [0, 40, -40])], [0], lambda x: F.softmax(x, -1)),
-    "nn.log_softmax": ([m([0, 0, 0], [1, 1, -1], [0, 40, -40])], [0], lambda x: F.log_softmax(x, -1)),
+    "nn.softmax": ([m([0, 0, 0], [1, 1, -1], [0, 40, -40], [0, -inf, 1])], [0], lambda x: F.softmax(x, -1)),
+    "nn.log_softmax": ([m([0, 0, 0], [1, 1, -1], [0, 40, -40], [0, -inf, 1])], [0], lambda x: F.log_softmax(x, -1)),
     "nn.relu6": ([ACT], [0], F.relu6),
     "nn.hard_tanh": ([ACT], [0], F.hardtanh),
     "nn.hard_sigmoid": ([ACT], [0], lambda x: F.relu6(x + 3) / 6),  # F.hardsigmoid rounds 1/6 to float32
