@@ -21,7 +21,7 @@ int checked_axis(const char* fn, const Tensor& x, int axis, Loc loc) {
 }
 
 // x limited to [lo, hi] with gradient 0 at the bounds themselves, as PyTorch's hardtanh, relu6 and
-// hardsigmoid (and JAX's); symx::clip keeps the gradient there, as torch.clamp. NaN propagates.
+// hardsigmoid (JAX's relu6 agrees); symx::clip keeps the gradient there, as torch.clamp. NaN propagates.
 Tensor hard_clip(const Tensor& x, double lo, double hi, Loc loc) {
   Tensor low = where(less_equal(x, lo, loc), lo, x, loc);
   return where(greater_equal(low, hi, loc), hi, low, loc);
