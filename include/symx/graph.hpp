@@ -10,7 +10,7 @@
 namespace symx {
 
 // The graph of `outputs` as an indented tree, one node a line: the function that built it with its id
-// (and the primitive op in brackets when it differs: "relu#10 [maximum]"), name, shape, dtype, and
+// (and the primitive op in brackets when it differs: "relu#10 [where]"), name, shape, dtype, and
 // the value of a constant of at most 8 elements ("= 0.5"); shared nodes are printed once and referred
 // to by id after that. Python: one tensor or a list; a str.
 // Example: print(debugprint(loss))

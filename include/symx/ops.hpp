@@ -50,7 +50,7 @@ class Axes {
 
 // ---- composites ----
 // Marks `result`, just built by a function composed of other ops, as that function's result, so that
-// debugprint, to_dot and its label (which messages use) show it as `name` ("relu#10 [maximum]")
+// debugprint, to_dot and its label (which messages use) show it as `name` ("relu#10 [where]")
 // rather than only as its primitive op. A node that anything else still holds (an argument returned unchanged, a node
 // kept in a local variable) is left as it is. Returns `result`. C++ only, for composites written in
 // C++ (symx's own and the toolkit's); pass the freshly built node itself, not a copy.
@@ -183,15 +183,17 @@ Tensor multiply(const Operand& a, const Operand& b, Loc loc = Loc::current());
 // x1, x2: tensors or numbers (weak), broadcast together; the result has the promoted dtype.
 // Example: divide([1, 3], 2).eval() is [0.5, 1.5]
 Tensor divide(const Operand& a, const Operand& b, Loc loc = Loc::current());
-// Elementwise x1 ** x2, as numpy.power.
+// Elementwise x1 ** x2, as numpy.power. Gradients as PyTorch's: 0 for x1 where x2 == 0, 0 for x2
+// where x1 == 0 and x2 >= 0, NaN for x2 where x1 < 0.
 // x1, x2: tensors or numbers (weak), broadcast together; the result has the promoted dtype.
 // Example: power([2.0, 3.0], 2).eval() is [4.0, 9.0]
 Tensor power(const Operand& a, const Operand& b, Loc loc = Loc::current());
-// Elementwise larger of x1 and x2 (NaN propagates), as numpy.maximum.
+// Elementwise larger of x1 and x2 (NaN propagates), as numpy.maximum. Where x1 == x2 each gets half
+// the gradient (as PyTorch and JAX).
 // x1, x2: tensors or numbers (weak), broadcast together; the result has the promoted dtype.
 // Example: maximum([1, 5], 3).eval() is [3, 5]
 Tensor maximum(const Operand& a, const Operand& b, Loc loc = Loc::current());
-// Elementwise smaller of x1 and x2 (NaN propagates), as numpy.minimum.
+// Elementwise smaller of x1 and x2 (NaN propagates), as numpy.minimum; ties split the gradient.
 // x1, x2: tensors or numbers (weak), broadcast together; the result has the promoted dtype.
 // Example: minimum([1, 5], 3).eval() is [1, 3]
 Tensor minimum(const Operand& a, const Operand& b, Loc loc = Loc::current());
@@ -268,7 +270,8 @@ Tensor right_shift(const Operand& a, const Operand& b, Loc loc = Loc::current())
 // condition (cast to bool), x, y: tensors or numbers, broadcast together; returns x and y's promoted dtype.
 // Example: where([True, False], 1.0, 0.0).eval() is [1.0, 0.0]
 Tensor where(const Operand& condition, const Operand& a, const Operand& b, Loc loc = Loc::current());
-// Limits the values of a to [a_min, a_max], as numpy.clip.
+// Limits the values of a to [a_min, a_max], as numpy.clip. At a bound, a keeps its gradient (as
+// torch.clamp; nn::relu and the toolkit's relu6/hard_tanh give 0 there, as PyTorch's do).
 // a: any dtype; a_min, a_max: tensors or numbers broadcast with a. Returns a's dtype.
 // Example: clip([-2, 0, 5], 0, 3).eval() is [0, 0, 3]
 Tensor clip(const Tensor& x, const Operand& lo, const Operand& hi, Loc loc = Loc::current());
@@ -309,7 +312,8 @@ Tensor logsumexp(const Tensor& x, Axes axis = {}, bool keepdims = false, Loc loc
 // Returns a float dtype.
 // Example: var([1.0, 2.0, 3.0, 4.0]).eval() is 1.25
 Tensor var(const Tensor& x, Axes axis = {}, bool keepdims = false, Loc loc = Loc::current());
-// Population standard deviation over `axis` (ddof = 0), as numpy.std.
+// Population standard deviation over `axis` (ddof = 0), as numpy.std; its gradient is 0 for a constant
+// slice (as PyTorch's; the root's derivative is infinite there).
 // a: any shape; axis: int, list of ints or None (all axes); keepdims keeps reduced axes as size 1.
 // Returns a float dtype.
 // Example: std([1.0, 3.0]).eval() is 1.0
@@ -490,10 +494,12 @@ struct Padding {
       : mode("EXPLICIT"), explicit_pads(std::move(pads)) {}  // NOLINT
 };
 
-// Rectified linear unit max(x, 0). x: any numeric dtype; returns x's shape and dtype.
+// Rectified linear unit max(x, 0), with gradient 0 at x = 0 (as PyTorch and JAX). x: any numeric dtype;
+// returns x's shape and dtype.
 // Example: nn.relu([-1.0, 2.0]).eval() is [0.0, 2.0]
 Tensor relu(const Tensor& x, Loc loc = Loc::current());
-// x where x > 0, else negative_slope * x. x: float; returns x's shape and dtype.
+// x where x > 0, else negative_slope * x (so the gradient at 0 is negative_slope, as PyTorch's). x: float;
+// returns x's shape and dtype.
 // Example: nn.leaky_relu([-1.0, 2.0], 0.1).eval() is [-0.1, 2.0]
 Tensor leaky_relu(const Tensor& x, double negative_slope = 0.01, Loc loc = Loc::current());
 // x where x > 0, else alpha * (exp(x) - 1). x: float; returns x's shape and dtype.

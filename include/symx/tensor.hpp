@@ -206,7 +206,7 @@ class Tensor {
   // Example: (x + 1).id > x.id
   std::uint64_t id() const { return node().id; }
   // The function the user called to build the node: display_op is "relu" for nn.relu(x), whose op
-  // is "maximum"; for most nodes it is the op. debugprint shows both ("relu#10 [maximum]").
+  // is "where"; for most nodes it is the op. debugprint shows both ("relu#10 [where]").
   // Example: nn.relu(x).display_op is "relu"
   std::string display_op() const;
   // "name" if named, else "<display_op>#<id>": how errors and printing refer to a node.

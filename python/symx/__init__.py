@@ -155,14 +155,16 @@ def _clip(
 ) -> "Tensor":  # noqa: A002 - ndarray.clip's argument names
     """``symx.clip(x, min, max)``; either bound may be None (unbounded on that side).
 
-    Example: x.clip(min=0) is symx.maximum(x, 0)
+    As symx.clip (and torch.clamp), x keeps its gradient at a bound (maximum would split it there).
+
+    Example: x.clip(min=0) is symx.where(x < 0, 0, x)
     """
     if min is None and max is None:
         raise ValueError("Tensor.clip: give min, max or both (both are None)")
     if min is None:
-        return minimum(self, max)  # noqa: F405
+        return where(greater(self, max), max, self)  # noqa: F405
     if max is None:
-        return maximum(self, min)  # noqa: F405
+        return where(less(self, min), min, self)  # noqa: F405
     return clip(self, min, max)  # noqa: F405
 
 

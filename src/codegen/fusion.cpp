@@ -120,23 +120,44 @@ std::optional<LibraryGroup> match_bias(const Tensor& add, const Uses& uses, cons
   return std::nullopt;
 }
 
-// `relu` as maximum(x, 0) (either order) of a product or a product + bias needed nowhere else.
-std::optional<LibraryGroup> match_relu(const Tensor& relu, const Uses& uses, const LibraryCapabilities& library) {
-  if (relu.op() != OpKind::Maximum) return std::nullopt;
-  for (std::size_t k : {0, 1}) {
-    const Tensor& x = relu.node().inputs[k];
-    const Tensor& zero = relu.node().inputs[1 - k];
-    std::optional<double> value = passes::uniform_constant(zero);
-    if (!value || *value != 0 || !uses.single(x) || x.shape() != relu.shape()) continue;
-    std::optional<LibraryGroup> g = match_bias(x, uses, library, true);
-    if (g) g->absorbed.push_back(&x.node());
-    else if (library.supports_epilogue(x, true)) g = LibraryGroup{{x, Tensor(), false}, {&x.node()}};
-    else continue;
-    g->epilogue.relu = true;
+bool is_zero(const Tensor& t) {
+  std::optional<double> value = passes::uniform_constant(t);
+  return value && *value == 0;
+}
+
+// The epilogue group of `relu` applied to x (a product or a product + bias needed nowhere else but
+// by the relu's own `reads` input slots); `zeros`: the relu's constant operands, absorbed with it.
+std::optional<LibraryGroup> relu_group(const Tensor& relu, const Tensor& x, std::size_t reads,
+                                       const std::vector<Tensor>& zeros, const Uses& uses,
+                                       const LibraryCapabilities& library) {
+  if (uses.reads(x) != reads || uses.roots.count(&x.node()) || x.shape() != relu.shape()) return std::nullopt;
+  std::optional<LibraryGroup> g = match_bias(x, uses, library, true);
+  if (g) g->absorbed.push_back(&x.node());
+  else if (library.supports_epilogue(x, true)) g = LibraryGroup{{x, Tensor(), false}, {&x.node()}};
+  else return std::nullopt;
+  g->epilogue.relu = true;
+  for (const Tensor& zero : zeros)
     if (zero.op() != OpKind::Constant && uses.single(zero)) g->absorbed.push_back(&zero.node());
-    return g;
+  return g;
+}
+
+// `relu` as maximum(x, 0) (either order) or as nn::relu spells it, where(x <= 0, 0, x), of a product
+// or a product + bias needed nowhere else.
+std::optional<LibraryGroup> match_relu(const Tensor& relu, const Uses& uses, const LibraryCapabilities& library) {
+  const auto& in = relu.node().inputs;
+  if (relu.op() == OpKind::Maximum) {
+    for (std::size_t k : {0, 1})
+      if (is_zero(in[1 - k]))
+        if (auto g = relu_group(relu, in[k], 1, {in[1 - k]}, uses, library)) return g;
+    return std::nullopt;
   }
-  return std::nullopt;
+  if (relu.op() != OpKind::Where || in[0].op() != OpKind::LessEqual || !uses.single(in[0])) return std::nullopt;
+  const Tensor& x = in[2];
+  const auto& test = in[0].node().inputs;
+  if (&test[0].node() != &x.node() || !is_zero(test[1]) || !is_zero(in[1])) return std::nullopt;
+  std::optional<LibraryGroup> g = relu_group(relu, x, 2, {test[1], in[1]}, uses, library);
+  if (g) g->absorbed.push_back(&in[0].node());
+  return g;
 }
 
 // Moves each `early` host call (HostCallSpec::early), in the order they were built, as close to

@@ -47,7 +47,7 @@ std::string small_value(const Tensor& t) {
   return line;
 }
 
-// "relu#10 [maximum] 'h' (2, 3) float32": the function the user called, the primitive when it
+// "relu#10 [where] 'h' (2, 3) float32": the function the user called, the primitive when it
 // differs, the name, the type, and a small constant's value.
 std::string describe(const Tensor& t) {
   std::string s = t.display_op() + "#" + std::to_string(t.id());

@@ -202,11 +202,25 @@ template <> struct Binary<K::Power> : Arithmetic {
   template <class T> static T value(T a, T b) { return power_value(a, b); }
   static Grads vjp(const Tensor& out, const Tensor& g) {
     Operands o(out);
-    // d/db a^b = a^b log a; where a <= 0 the log is undefined and the term is taken as 0.
-    Tensor log_a = where(o.a > 0, log(where(o.a > 0, o.a, 1)), 0);
-    return {o.to_a(g * o.b * power(o.a, o.b - 1)), o.to_b(g * out * log_a)};
+    // As PyTorch (and JAX): d/da b a^(b-1) is 0 where b == 0 (not 0 * 0^-1 = NaN at a = 0); d/db
+    // a^b log a is 0 where a == 0 and b >= 0 (not 0 * -inf), and NaN where a < 0 (log a is).
+    Tensor da = where(equal(o.b, 0), 0, g * o.b * power(o.a, o.b - 1));
+    Tensor a_zero = logical_and(equal(o.a, 0), o.b >= 0);
+    Tensor db = where(a_zero, 0, g * out * log(where(a_zero, 1, o.a)));
+    return {o.to_a(da), o.to_b(db)};
   }
 };
+// The gradient of maximum (or minimum): to the operand that wins, and half to each where they tie,
+// as PyTorch's maximum and JAX's (the mean of the one-sided derivatives; the max reduction splits
+// its ties the same way). Where an operand is NaN neither loses, so both get g (PyTorch's rule).
+Grads extremum_vjp(const Tensor& out, const Tensor& g, bool is_maximum) {
+  Operands o(out);
+  Tensor a_loses = is_maximum ? o.a < o.b : o.a > o.b;
+  Tensor b_loses = is_maximum ? o.a > o.b : o.a < o.b;
+  Tensor shared = where(equal(o.a, o.b), g * 0.5, g);
+  return {o.to_a(where(a_loses, 0, shared)), o.to_b(where(b_loses, 0, shared))};
+}
+
 // NaN in either operand gives NaN (a + b), as NumPy's maximum and minimum.
 template <> struct Binary<K::Maximum> : Arithmetic {
   template <class T> static T value(T a, T b) {
@@ -214,11 +228,7 @@ template <> struct Binary<K::Maximum> : Arithmetic {
       if (std::isnan(a) || std::isnan(b)) return a + b;
     return a > b ? a : b;
   }
-  static Grads vjp(const Tensor& out, const Tensor& g) {
-    Operands o(out);
-    Tensor pick_a = o.a >= o.b;
-    return {o.to_a(where(pick_a, g, 0)), o.to_b(where(pick_a, 0, g))};
-  }
+  static Grads vjp(const Tensor& out, const Tensor& g) { return extremum_vjp(out, g, true); }
 };
 template <> struct Binary<K::Minimum> : Arithmetic {
   template <class T> static T value(T a, T b) {
@@ -226,11 +236,7 @@ template <> struct Binary<K::Minimum> : Arithmetic {
       if (std::isnan(a) || std::isnan(b)) return a + b;
     return a < b ? a : b;
   }
-  static Grads vjp(const Tensor& out, const Tensor& g) {
-    Operands o(out);
-    Tensor pick_a = o.a <= o.b;
-    return {o.to_a(where(pick_a, g, 0)), o.to_b(where(pick_a, 0, g))};
-  }
+  static Grads vjp(const Tensor& out, const Tensor& g) { return extremum_vjp(out, g, false); }
 };
 template <> struct Binary<K::Mod> : Arithmetic {
   static constexpr bool cheap = false;
@@ -248,8 +254,11 @@ template <> struct Binary<K::Arctan2> : Arithmetic {
   }
   static Grads vjp(const Tensor& out, const Tensor& g) {
     Operands o(out);
+    // At the origin, where arctan2 has no derivative, both gradients are 0 (PyTorch's choice; JAX's
+    // rule gives NaN there).
     Tensor r2 = o.a * o.a + o.b * o.b;
-    return {o.to_a(g * o.b / r2), o.to_b(-g * o.a / r2)};
+    Tensor safe_r2 = where(equal(r2, 0), 1, r2);
+    return {o.to_a(g * o.b / safe_r2), o.to_b(-g * o.a / safe_r2)};
   }
 };
 template <> struct Binary<K::FloorDivide> : Integral {
@@ -409,8 +418,11 @@ Tensor where(const Operand& condition, const Operand& a, const Operand& b, Loc l
                         loc);
 }
 
+// minimum(maximum(x, lo), hi) spelled with where, so that x keeps its whole gradient at the bounds
+// (PyTorch's clamp; maximum would give it half there). A bound gets the gradient where it wins.
 Tensor clip(const Tensor& x, const Operand& lo, const Operand& hi, Loc loc) {
-  return named_composite("clip", minimum(maximum(x, lo, loc), hi, loc));
+  Tensor low = where(less(x, lo, loc), lo, x, loc);
+  return named_composite("clip", where(greater(low, hi, loc), hi, low, loc));
 }
 
 Tensor operator+(At a, const Tensor& b) { return add(a.tensor, b, a.loc); }

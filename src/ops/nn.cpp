@@ -683,18 +683,23 @@ Tensor pool2d(OpKind op, const char* name, const Tensor& x, std::vector<std::int
 
 }  // namespace
 
-Tensor relu(const Tensor& x, Loc loc) { return named_composite("relu", maximum(x, 0, loc)); }
+// where(x <= 0, 0, x) rather than maximum(x, 0): the gradient at 0 is 0, as PyTorch's and JAX's relu
+// (maximum would split it, 0.5), and NaN still propagates. The compiler fuses either form into a
+// matrix product's epilogue (see match_relu in src/codegen/fusion.cpp).
+Tensor relu(const Tensor& x, Loc loc) { return named_composite("relu", where(less_equal(x, 0, loc), 0, x, loc)); }
 
 Tensor leaky_relu(const Tensor& x, double negative_slope, Loc loc) {
   Tensor f = as_float(x, loc);
-  return named_composite("leaky_relu", where(greater_equal(f, 0, loc), f, multiply(f, negative_slope, loc), loc));
+  // At 0 the gradient is negative_slope, as PyTorch's (JAX's leaky_relu has 1 there).
+  return named_composite("leaky_relu", where(greater(f, 0, loc), f, multiply(f, negative_slope, loc), loc));
 }
 
 Tensor elu(const Tensor& x, double alpha, Loc loc) {
   Tensor f = as_float(x, loc);
-  // expm1 of min(x, 0) keeps the unused branch finite, so its gradient is 0 rather than NaN.
-  return named_composite("elu",
-                         where(greater(f, 0, loc), f, multiply(expm1(minimum(f, 0, loc), loc), alpha, loc), loc));
+  // expm1 of min(x, 0) keeps the unused branch finite, so its gradient is 0 rather than NaN; min spelled
+  // with where so that x = 0 takes the whole slope alpha of the negative branch (as PyTorch's elu).
+  Tensor positive = greater(f, 0, loc);
+  return named_composite("elu", where(positive, f, multiply(expm1(where(positive, 0, f, loc), loc), alpha, loc), loc));
 }
 
 Tensor gelu(const Tensor& x, bool approximate, Loc loc) {
@@ -708,6 +713,8 @@ Tensor gelu(const Tensor& x, bool approximate, Loc loc) {
   return named_composite("gelu", multiply(multiply(f, 0.5, loc), phi, loc));
 }
 
+// max(x, 0) + log1p(exp(-|x|)): at x = 0 the gradient is 0.5 (= sigmoid(0)) from maximum's tie rule (half)
+// and abs's (0, as sign(0)); tests/python/test_kinks.py holds it to PyTorch's there.
 Tensor softplus(const Tensor& x, Loc loc) {
   Tensor f = as_float(x, loc);
   return named_composite("softplus", add(maximum(f, 0, loc), log1p(exp(negative(abs(f, loc), loc), loc), loc), loc));

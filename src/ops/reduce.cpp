@@ -376,8 +376,13 @@ Tensor var(const Tensor& x, Axes axis, bool keepdims, Loc loc) {
   return named_composite("var", ops::mean_impl("var", square(centered, loc), Axes(axes), keepdims, loc));
 }
 
+// sqrt(var), with the gradient 0 rather than 0 * inf = NaN where the variance is 0 (a constant slice),
+// as PyTorch's std (JAX's gives NaN there): the root is taken of 1 there and the variance, 0, passed
+// on (NaN too, so that it propagates).
 Tensor std(const Tensor& x, Axes axis, bool keepdims, Loc loc) {
-  return named_composite("std", sqrt(var(x, std::move(axis), keepdims, loc), loc));
+  Tensor v = var(x, std::move(axis), keepdims, loc);
+  Tensor positive = greater(v, 0, loc);
+  return named_composite("std", where(positive, sqrt(where(positive, v, 1, loc), loc), v, loc));
 }
 
 Tensor argmax(const Tensor& x, std::optional<int> axis, bool keepdims, Loc loc) {

@@ -181,10 +181,11 @@ TEST(Function, DebugprintNamesCompositesAsTheUserCalledThem) {
   sx::reset_default_graph();
   auto x = sx::placeholder({2, 3}, sx::f32, "x");
   auto r = sx::nn::relu(x);
-  EXPECT_EQ(r.op(), sx::OpKind::Maximum);  // the primitive is unchanged
-  EXPECT_EQ(head(r), "relu#" + std::to_string(r.id()) + " [maximum] (2, 3) float32");
+  // The primitive is unchanged: where(x <= 0, 0, x), whose gradient at 0 is 0 (as PyTorch's relu).
+  EXPECT_EQ(r.op(), sx::OpKind::Where);
+  EXPECT_EQ(head(r), "relu#" + std::to_string(r.id()) + " [where] (2, 3) float32");
   EXPECT_EQ(r.label(), "relu#" + std::to_string(r.id()));
-  EXPECT_NE(sx::to_dot({r}).find("relu#" + std::to_string(r.id()) + " [maximum]"), std::string::npos);
+  EXPECT_NE(sx::to_dot({r}).find("relu#" + std::to_string(r.id()) + " [where]"), std::string::npos);
   // Errors name the node as debugprint does.
   expect_error<sx::ShapeError>(
       [&] {
@@ -236,7 +237,7 @@ TEST(Function, DebugprintNamesCompositesAsTheUserCalledThem) {
   // A clone over a new input is still the relu the user wrote.
   auto c = sx::clone({r}, {{x, sx::placeholder({2, 3}, sx::f32, "x2")}})[0];
   EXPECT_FALSE(c == r);
-  EXPECT_EQ(head(c), "relu#" + std::to_string(c.id()) + " [maximum] (2, 3) float32");
+  EXPECT_EQ(head(c), "relu#" + std::to_string(c.id()) + " [where] (2, 3) float32");
   // A function whose op is its own name shows no bracket.
   EXPECT_EQ(head(sx::exp(x)).find('['), std::string::npos) << head(sx::exp(x));
 }

@@ -19,9 +19,16 @@ int checked_axis(const char* fn, const Tensor& x, int axis, Loc loc) {
                      std::to_string(-x.ndim()) + ", " + std::to_string(x.ndim()) + ").");
   return axis < 0 ? axis + x.ndim() : axis;
 }
+
+// x limited to [lo, hi] with gradient 0 at the bounds themselves, as PyTorch's hardtanh, relu6 and
+// hardsigmoid (JAX's relu6 agrees); symx::clip keeps the gradient there, as torch.clamp. NaN propagates.
+Tensor hard_clip(const Tensor& x, double lo, double hi, Loc loc) {
+  Tensor low = where(less_equal(x, lo, loc), lo, x, loc);
+  return where(greater_equal(low, hi, loc), hi, low, loc);
+}
 }  // namespace
 
-Tensor relu6(const Tensor& x, Loc loc) { return clip(as_float(x, loc), 0, 6, loc); }
+Tensor relu6(const Tensor& x, Loc loc) { return hard_clip(as_float(x, loc), 0, 6, loc); }
 
 Tensor silu(const Tensor& x, Loc loc) {
   Tensor f = as_float(x, loc);
@@ -31,7 +38,7 @@ Tensor silu(const Tensor& x, Loc loc) {
 Tensor swish(const Tensor& x, Loc loc) { return silu(x, loc); }
 
 Tensor hard_tanh(const Tensor& x, double min_value, double max_value, Loc loc) {
-  return clip(as_float(x, loc), min_value, max_value, loc);
+  return hard_clip(as_float(x, loc), min_value, max_value, loc);
 }
 
 Tensor selu(const Tensor& x, Loc loc) {
@@ -46,16 +53,22 @@ Tensor celu(const Tensor& x, double alpha, Loc loc) {
     throw ValueError("celu: alpha is " + std::to_string(alpha) + internal::at_user_line(loc) +
                      "; it must be a positive number (it scales x inside exp(x / alpha)). The default is 1.0.");
   Tensor f = as_float(x, loc);
-  // expm1 of min(x, 0) keeps the unused branch finite for large x, so its gradient is 0, not NaN.
-  Tensor negative_part = multiply(expm1(divide(minimum(f, 0, loc), alpha, loc), loc), alpha, loc);
-  return where(greater(f, 0, loc), f, negative_part, loc);
+  // expm1 of min(x, 0) keeps the unused branch finite for large x, so its gradient is 0, not NaN; min
+  // spelled with where so that x = 0 takes the negative branch's whole slope 1 (as PyTorch's celu).
+  Tensor positive = greater(f, 0, loc);
+  Tensor negative_part = multiply(expm1(divide(where(positive, 0, f, loc), alpha, loc), loc), alpha, loc);
+  return where(positive, f, negative_part, loc);
 }
 
-Tensor hard_sigmoid(const Tensor& x, Loc loc) { return divide(clip(add(as_float(x, loc), 3, loc), 0, 6, loc), 6, loc); }
+Tensor hard_sigmoid(const Tensor& x, Loc loc) {
+  return divide(hard_clip(add(as_float(x, loc), 3, loc), 0, 6, loc), 6, loc);
+}
 
+// At x = -3 and 3 PyTorch's hardswish has the slopes of the outer pieces, 0 and 1, which the product
+// rule gives with hard_clip's zero gradient at the bounds.
 Tensor hard_silu(const Tensor& x, Loc loc) {
   Tensor f = as_float(x, loc);
-  return divide(multiply(f, clip(add(f, 3, loc), 0, 6, loc), loc), 6, loc);
+  return divide(multiply(f, hard_clip(add(f, 3, loc), 0, 6, loc), loc), 6, loc);
 }
 
 Tensor hard_swish(const Tensor& x, Loc loc) { return hard_silu(x, loc); }
@@ -97,7 +110,8 @@ Tensor normalize(const Tensor& x, double ord, int axis, double eps, Loc loc) {
     Tensor root = ord == 2 ? sqrt(safe, loc) : power(safe, 1 / ord, loc);
     norm = where(positive, root, 0, loc);
   }
-  return divide(f, maximum(norm, eps, loc), loc);
+  // max(norm, eps) with the whole gradient at a tie, as PyTorch's clamp_min.
+  return divide(f, where(less(norm, eps, loc), eps, norm, loc), loc);
 }
 
 }  // namespace symx::nn

@@ -189,7 +189,10 @@ Tensor hinge_loss(const Tensor& scores, const Tensor& labels, const std::string&
   // y * scores with y = +1 for labels > 0 and -1 otherwise, as a choice (no product, no dtype change).
   Tensor positive = greater(same_shape_as(fn, "scores", s, "labels", labels, loc), 0, loc);
   Tensor signed_scores = where(positive, s, negative(s, loc), loc);
-  return reduce(fn, maximum(subtract(1, signed_scores, loc), 0, loc), reduction, loc);
+  // max(1 - y s, 0) with the whole gradient where 1 - y s is 0, as PyTorch's clamp_min (its
+  // hinge_embedding_loss); maximum would split it.
+  Tensor margin = subtract(1, signed_scores, loc);
+  return reduce(fn, where(less(margin, 0, loc), 0, margin, loc), reduction, loc);
 }
 
 Tensor multiclass_hinge_loss(const Tensor& logits, const Tensor& labels, double margin, int p,
@@ -201,7 +204,8 @@ Tensor multiclass_hinge_loss(const Tensor& logits, const Tensor& labels, double 
   class_logits(fn, logits, loc);
   check_class_labels(fn, logits, labels, loc);
   Tensor mask = label_mask(logits, labels, loc);
-  Tensor margins = maximum(add(subtract(logits, logit_at_label(logits, mask, loc), loc), margin, loc), 0, loc);
+  // relu: no gradient where a margin is exactly 0, as PyTorch's multi_margin_loss (z > 0 only).
+  Tensor margins = relu(add(subtract(logits, logit_at_label(logits, mask, loc), loc), margin, loc), loc);
   if (p == 2) margins = square(margins, loc);
   // The label's own term is excluded; the sum over the others is divided by C, as PyTorch does.
   Tensor per_example = mean(where(mask, 0, margins, loc), -1, false, loc);

@@ -2,8 +2,9 @@
 // sigmoid, softmax are in symx/ops.hpp), written with the public ops so that they fuse and
 // differentiate like any other graph. Each takes a float tensor and returns its shape and dtype
 // (integer and bool inputs compute in float32). They match torch.nn.functional's functions of
-// the same meaning in value and gradient; at a kink (x = -3 or 3 for hard_sigmoid) the gradient
-// is one of the one-sided derivatives, which may differ from PyTorch's choice there.
+// the same meaning in value and gradient, at kinks too (PyTorch's choice there: relu6, hard_tanh,
+// hard_sigmoid and hard_silu take the outer pieces' slopes at their corners, e.g. 0 at x = 0 and 6
+// for relu6; tests/python/test_kinks.py checks every kink against PyTorch).
 #pragma once
 
 #include "symx/symx.hpp"

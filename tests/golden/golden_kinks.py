@@ -1,0 +1,262 @@
+"""Golden file of gradients at kinks and special points: PyTorch autograd's values and gradients (float64).
+
+Finite differences at random points (tests/python/test_conformance.py) cannot see a kink, so each case
+here puts its inputs exactly on the points where a rule has to choose: 0 and +-1, the ends of the
+domain (+-inf, 0 for sqrt and log, -1 for log1p), ties of max/min reductions and of argmax, equal
+operands of maximum/minimum, clip and hard_tanh at their bounds, where with equal branches, power at
+0, mod and floor_divide at integer quotients, max-pool windows of equal values. tests/python/
+test_kinks.py evaluates the same cases in symx (both backends) and checks that every differentiable
+op of the op table has one.
+
+For each case NAME the file holds NAME:x0, NAME:x1, ... (the inputs), NAME:y (the value) and, for
+cases with a gradient, NAME:r (a fixed random cotangent of y's shape) and NAME:dxK = d sum(y * r) / dxK
+for each differentiable input K. Some 500 arrays of a few numbers each would make a zip of 100 KB of
+headers, so kinks.npz packs them: `values` (every array's elements, float64, one after another) and
+`index` (one row "key dtype offset shape..." per array); tests/python/test_kinks.py unpacks them.
+Where PyTorch and JAX differ at a kink, PyTorch is the reference (the test file notes each such case).
+"""
+
+import os
+import warnings
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+inf, nan, pi = np.inf, np.nan, np.pi
+
+
+def a(*values):
+    return np.array(values, dtype=np.float64)
+
+
+def m(*rows):
+    return np.array(rows, dtype=np.float64)
+
+
+# Activation inputs: every activation's corners (0, +-1, +-3, 6), +-0.5, +-2 and far points.
+ACT = a(-40, -6, -3, -2, -1, -0.5, 0, 0.5, 1, 2, 3, 6, 40)
+# Pairs where binary ops choose: ties (0, 0), (1, 1), (-1, -1) and either order of 0 and 1.
+PAIR_A = a(0, 1, -1, 1, 0, 2, -2)
+PAIR_B = a(0, 1, -1, 0, 1, -1, 2)
+# Operand pairs of power: 0 to the powers 0, 0.5, 1, 2, 3, -1; x^0; negative bases (integer and not).
+POW_A = a(0, 0, 0, 0, 0, 0, 1, 2, -1, -2, -1, 4, 1, -1, 2)
+POW_B = a(0, 0.5, 1, 2, 3, -1, 0, 0, 2, 3, 0.5, 0.5, 1, 0, -1)
+# Pairs of mod and floor_divide with integer quotients (the steps of both) and ordinary ones.
+DIV_A = a(3, 2, -2, 0, 1, -1, 2.5, -3, 1.5)
+DIV_B = a(1.5, 1, 1, 1, 2, 2, -1, 1.5, 0.5)
+TIES = m([1, 1, 0], [2, 2, 2], [-1, 0, 0], [3, -inf, -inf])
+SWAP = m([0, 1], [1, 0])  # a permutation: det -1, its own inverse
+EYE = np.eye(2)
+
+
+def sym(x):
+    """Cholesky's argument made symmetric inside the graph, so the gradient with respect to x does
+    not depend on which triangle a rule reads."""
+    return (x + x.transpose(-1, -2)) / 2
+
+
+def bce_loss(x, t):
+    return F.binary_cross_entropy_with_logits(x, t)
+
+
+def hinge(s, labels):
+    y = torch.where(labels > 0, 1.0, -1.0).double()
+    return torch.clamp(1 - y * s, min=0).mean()
+
+
+# name: (inputs, indices of the differentiable inputs, PyTorch function of the inputs as tensors).
+# Inputs that are not float64 (indices, labels, conditions) keep their dtype and get no gradient.
+CASES = {
+    # ---- unary elementwise
+    "negative": ([a(-inf, -1, -0.0, 0, 1, inf)], [0], torch.neg),
+    "abs": ([a(-inf, -1, -0.0, 0, 1, inf)], [0], torch.abs),
+    "sign": ([a(-1, -0.0, 0, 1, -inf, inf)], [0], torch.sign),
+    "exp": ([a(-inf, -1, 0, 1, inf)], [0], torch.exp),
+    "expm1": ([a(-inf, -1, 0, 1, inf)], [0], torch.expm1),
+    "log": ([a(0, 0.5, 1, 2, inf)], [0], torch.log),
+    "log1p": ([a(-1, -0.5, 0, 1, inf)], [0], torch.log1p),
+    "sqrt": ([a(0, 0.25, 1, 4, inf)], [0], torch.sqrt),
+    "rsqrt": ([a(0, 0.25, 1, 4, inf)], [0], torch.rsqrt),
+    "square": ([a(-inf, -1, 0, 1, inf)], [0], torch.square),
+    "reciprocal": ([a(-inf, -1, -0.0, 0, 1, inf)], [0], torch.reciprocal),
+    "sin": ([a(-pi, -pi / 2, -1, 0, 1, pi / 2, pi)], [0], torch.sin),
+    "cos": ([a(-pi, -pi / 2, -1, 0, 1, pi / 2, pi)], [0], torch.cos),
+    "tan": ([a(-1, -pi / 4, 0, pi / 4, 1)], [0], torch.tan),
+    "tanh": ([a(-inf, -20, -1, 0, 1, 20, inf)], [0], torch.tanh),
+    "arctan": ([a(-inf, -1, 0, 1, inf)], [0], torch.arctan),
+    "sigmoid": ([a(-inf, -40, -1, 0, 1, 40, inf)], [0], torch.sigmoid),
+    "erf": ([a(-inf, -6, -1, 0, 1, 6, inf)], [0], torch.erf),
+    "floor": ([a(-1.5, -1, -0.5, 0, 0.5, 1, 1.5, 2.5)], [0], torch.floor),
+    "ceil": ([a(-1.5, -1, -0.5, 0, 0.5, 1, 1.5, 2.5)], [0], torch.ceil),
+    "round": ([a(-1.5, -1, -0.5, 0, 0.5, 1, 1.5, 2.5)], [0], torch.round),
+    "cast": ([a(-1, 0, 0.5, 1, inf)], [0], lambda x: x.float().double()),
+    "stop_gradient": ([a(-1, 0, 1, 2)], [0], lambda x: x * x.detach()),
+    # ---- binary elementwise
+    "add": ([PAIR_A, PAIR_B], [0, 1], torch.add),
+    "subtract": ([PAIR_A, PAIR_B], [0, 1], torch.sub),
+    "multiply": ([PAIR_A, PAIR_B], [0, 1], torch.mul),
+    "divide": ([a(0, 1, 0, -1, 1, 2), a(1, 0, 0, 2, inf, -1)], [0, 1], torch.div),
+    "power": ([POW_A, POW_B], [0, 1], torch.pow),
+    "maximum": ([np.append(PAIR_A, [nan, 1, inf]), np.append(PAIR_B, [1, nan, inf])], [0, 1], torch.maximum),
+    "minimum": ([np.append(PAIR_A, [nan, 1, -inf]), np.append(PAIR_B, [1, nan, -inf])], [0, 1], torch.minimum),
+    "mod": ([DIV_A, DIV_B], [0, 1], torch.remainder),
+    "floor_divide": ([DIV_A, DIV_B], [0, 1], lambda x, y: torch.div(x, y, rounding_mode="floor")),
+    "arctan2": ([a(0, 0, 1, 0, -1, 1, -1), a(0, 1, 0, -1, 0, 1, -1)], [0, 1], torch.atan2),
+    "where": (
+        [np.array([True, False, True, False]), a(0, 1, 1, -1), a(0, 1, 2, -1)],
+        [1, 2],
+        torch.where,
+    ),
+    "clip": ([ACT], [0], lambda x: torch.clamp(x, -1, 3)),
+    "clip_min": ([ACT], [0], lambda x: torch.clamp(x, min=0)),  # Tensor.clip(min=0)
+    "clip_max": ([ACT], [0], lambda x: torch.clamp(x, max=1)),
+    # ---- reductions (ties share the gradient equally, as torch.amax / amin)
+    "sum": ([m([0, 1, -1], [0, 0, 0])], [0], lambda x: x.sum(-1)),
+    "prod": ([m([0, 1, 2], [0, 0, 3], [1, 2, 3], [-1, 0, 1])], [0], lambda x: x.prod(-1)),
+    "prod_all": ([m([1, 0], [2, 3])], [0], torch.prod),
+    "max": ([TIES], [0], lambda x: x.amax(-1)),
+    "max_all": ([m([1, 3], [3, 0])], [0], torch.amax),
+    "min": ([-TIES], [0], lambda x: x.amin(-1)),
+    "min_all": ([m([1, 0], [3, 0])], [0], torch.amin),
+    "argmax": ([m([1, 3, 3], [0, 0, 0], [2, 1, 2])], [], lambda x: x.argmax(-1)),
+    "argmin": ([m([1, 0, 0], [0, 0, 0], [2, 3, 2])], [], lambda x: x.argmin(-1)),
+    "cumsum": ([a(0, 1, -1, 0)], [0], lambda x: x.cumsum(0)),
+    "mean": ([m([1, 1, 1], [0, 1, 2])], [0], lambda x: x.mean(-1)),
+    "var": ([m([1, 1, 1], [0, 1, 2])], [0], lambda x: x.var(-1, correction=0)),
+    "std": ([m([1, 1, 1], [0, 1, 2])], [0], lambda x: x.std(-1, correction=0)),  # JAX: NaN for a constant row
+    # Ties, -inf entries (masking) and rows of infinities.
+    "logsumexp": ([m([0, 0], [-inf, 0], [-inf, -inf], [inf, 0], [inf, inf])], [0], lambda x: x.logsumexp(-1)),
+    # ---- shape and indexing (linear: their special points are zeros and repeated indices)
+    "reshape": ([m([0, 1, -1], [1, 0, 0])], [0], lambda x: x.reshape(3, 2)),
+    "transpose": ([m([0, 1, -1], [1, 0, 0])], [0], lambda x: x.T),
+    "broadcast_to": ([m([0, 1, -1])], [0], lambda x: x.expand(2, 3)),
+    "concatenate": ([m([0], [1]), m([1, 0], [-1, 0])], [0, 1], lambda x, y: torch.cat([x, y], 1)),
+    "slice": ([m([0, 1, -1, 2], [1, 0, 0, 3])], [0], lambda x: x[:, 1:3]),
+    "pad": ([m([0, 1], [-1, 0])], [0], lambda x: F.pad(x, (0, 2, 1, 0))),
+    "take": ([m([0, 1], [-1, 0], [2, 3])], [0], lambda x, i: x[i], np.array([0, 0, 2])),
+    "take_along_axis": (
+        [m([0, 1, 2], [-1, 0, 3])],
+        [0],
+        lambda x, i: torch.gather(x, 1, i),
+        np.array([[0, 0], [2, 2]]),
+    ),
+    # ---- linear algebra at the identity and a permutation (det -1)
+    "matmul": ([m([0, 1, 0], [1, 0, -1]), m([1, 0], [0, 0], [0, -1])], [0, 1], torch.matmul),
+    "inv": ([np.stack([EYE, SWAP])], [0], torch.linalg.inv),
+    "det": ([np.stack([EYE, SWAP])], [0], torch.linalg.det),
+    "slogdet": ([np.stack([EYE, SWAP])], [0], lambda x: torch.linalg.slogdet(x)[1]),
+    "cholesky": ([np.stack([EYE, m([4, 2], [2, 2])])], [0], lambda x: torch.linalg.cholesky(sym(x))),
+    "solve": ([np.stack([EYE, SWAP]), m([[0], [1]], [[1], [0]])], [0, 1], torch.linalg.solve),
+    "triangular_solve": (
+        [m([1, 0], [2, 1]), m([0, 1], [1, 0])],
+        [0, 1],
+        lambda x, y: torch.linalg.solve_triangular(x.tril(), y, upper=False),
+    ),
+    # ---- neural-network primitives
+    "conv": (
+        [np.arange(-4.0, 5.0).reshape(1, 1, 3, 3), m([0, 1], [-1, 0]).reshape(1, 1, 2, 2)],
+        [0, 1],
+        F.conv2d,
+    ),
+    # Windows of equal values: the whole gradient goes to the first (row-major) maximum.
+    "max_pool": (
+        [m([1, 1, 0, 2], [1, 1, 2, 2], [0, 0, -1, 3], [0, 0, 3, 3]).reshape(1, 1, 4, 4)],
+        [0],
+        lambda x: F.max_pool2d(x, 2),
+    ),
+    "avg_pool": ([m([1, 1, 0, 2], [1, 1, 2, 2]).reshape(1, 1, 2, 4)], [0], lambda x: F.avg_pool2d(x, 2)),
+    "softmax_cross_entropy": (
+        [m([0, 0, 0], [1, 1, -1], [0, 40, -40]), m([1, 0, 0], [0.5, 0.5, 0], [0, 0, 1])],
+        [0, 1],
+        lambda x, t: -(t * F.log_softmax(x, -1)).sum(-1),
+    ),
+    # ---- composites with kinks (engine nn and toolkit activations)
+    "nn.relu": ([ACT], [0], F.relu),
+    "nn.leaky_relu": ([ACT], [0], lambda x: F.leaky_relu(x, 0.1)),  # JAX: slope 1 at 0
+    "nn.elu": ([ACT], [0], lambda x: F.elu(x, 0.5)),
+    "nn.gelu": ([ACT], [0], F.gelu),
+    "nn.gelu_tanh": ([ACT], [0], lambda x: F.gelu(x, approximate="tanh")),
+    "nn.softplus": ([ACT], [0], F.softplus),
+    "nn.log_sigmoid": ([ACT], [0], F.logsigmoid),
+    "log_of_sigmoid": ([ACT], [0], F.logsigmoid),  # log(sigmoid(x)), rewritten to -softplus(-x)
+    "log1p_of_exp": ([ACT], [0], F.softplus),  # log1p(exp(x)) written by hand
+    "nn.softmax": ([m([0, 0, 0], [1, 1, -1], [0, 40, -40], [0, -inf, 1])], [0], lambda x: F.softmax(x, -1)),
+    "nn.log_softmax": ([m([0, 0, 0], [1, 1, -1], [0, 40, -40], [0, -inf, 1])], [0], lambda x: F.log_softmax(x, -1)),
+    "nn.relu6": ([ACT], [0], F.relu6),
+    "nn.hard_tanh": ([ACT], [0], F.hardtanh),
+    "nn.hard_sigmoid": ([ACT], [0], lambda x: F.relu6(x + 3) / 6),  # F.hardsigmoid rounds 1/6 to float32
+    "nn.hard_silu": ([ACT], [0], F.hardswish),
+    "nn.selu": ([ACT], [0], F.selu),
+    "nn.celu": ([ACT], [0], lambda x: F.celu(x, 0.5)),
+    "nn.silu": ([ACT], [0], F.silu),
+    "nn.soft_sign": ([ACT], [0], F.softsign),
+    "nn.glu": ([m([0, 1, 0, -1], [2, -2, 40, 0])], [0], lambda x: F.glu(x, -1)),
+    "nn.normalize_inf": (
+        [m([1, -1, 0], [2, 2, 1], [0, 0, 0])],
+        [0],
+        lambda x: F.normalize(x, p=inf, dim=-1, eps=1e-12),
+    ),
+    "nn.normalize_ord1": ([m([0, 1, -1], [0, 0, 0])], [0], lambda x: F.normalize(x, p=1, dim=-1, eps=1e-12)),
+    # ---- toolkit losses at their kinks
+    "loss.bce": ([a(0, 0, 0, 1, -1, 0), a(1, 0, 0.5, 1, 0, 1)], [0], bce_loss),
+    "loss.mae": ([a(0, 1, -1, 2), a(0, 1, 1, 2)], [0], F.l1_loss),
+    "loss.huber": ([a(0, 1, -1, 0.5, 2, 3), a(0, 0, 0, 0, 1, 4)], [0], lambda p, t: F.huber_loss(p, t, delta=1.0)),
+    "loss.hinge": ([a(1, -1, 0, 2, -1), a(1, 0, 1, 0, 1)], [0], hinge),  # 1 - y s = 0 at the first two
+    "loss.multiclass_hinge": (
+        [m([1, 0, 2], [0, 0, 0], [1, 1, 0])],
+        [0],
+        lambda x, i: F.multi_margin_loss(x, i),
+        np.array([0, 1, 2]),
+    ),
+    "loss.kl": (
+        [np.log(m([0.5, 0.5, 1e-3], [0.25, 0.5, 0.25])), m([0.5, 0.5, 0], [0, 1, 0])],
+        [0],
+        lambda q, t: F.kl_div(q, t, reduction="mean"),
+    ),
+    "loss.softmax_ce": ([m([0, 0, 0], [1, 1, -1])], [0], lambda x, i: F.cross_entropy(x, i), np.array([0, 2])),
+}
+
+
+def tensors(inputs, diff):
+    out = []
+    for k, x in enumerate(inputs):
+        t = torch.tensor(x)
+        if k in diff:
+            t.requires_grad_(True)
+        out.append(t)
+    return out
+
+
+def make(out_dir):
+    rng = np.random.default_rng(19)
+    arrays = {}
+    for name, (inputs, diff, fn, *extra) in CASES.items():
+        inputs = list(inputs) + list(extra)  # integer indices and labels come last
+        ts = tensors(inputs, diff)
+        with warnings.catch_warnings():  # kl_div's reduction="mean" (elementwise, as symx's) warns
+            warnings.simplefilter("ignore", UserWarning)
+            y = fn(*ts)
+        for k, x in enumerate(inputs):
+            arrays[f"{name}:x{k}"] = x
+        arrays[f"{name}:y"] = y.detach().numpy()
+        if diff:
+            r = rng.uniform(-1, 1, tuple(y.shape))
+            (y * torch.tensor(r)).sum().backward()
+            arrays[f"{name}:r"] = r
+            for k in diff:
+                grad = ts[k].grad
+                arrays[f"{name}:dx{k}"] = np.zeros_like(inputs[k]) if grad is None else grad.numpy()
+    np.savez_compressed(os.path.join(out_dir, "kinks.npz"), **pack(arrays))
+
+
+def pack(arrays):
+    """{"values": all elements as float64 (exact for the small integers and bools stored here),
+    "index": rows "key dtype offset shape..."}."""
+    values, index, offset = [], [], 0
+    for key, x in arrays.items():
+        x = np.asarray(x)
+        values.append(x.astype(np.float64).reshape(-1))
+        index.append(" ".join([key, x.dtype.name, str(offset)] + [str(d) for d in x.shape]))
+        offset += x.size
+    return {"values": np.concatenate(values), "index": np.array(index)}
