@@ -42,7 +42,7 @@ class Function {
   // Runs one call: checks the inputs, computes every output and every update from the variable
   // values at the start of the call, then writes all updates (none if anything failed). In Python,
   // f(*inputs) takes one NumPy array (or number, or list) per input and returns a list of read-only
-  // NumPy arrays, one per output.
+  // NumPy arrays, one per output (one array, not a list, when made with one output tensor: function(x, y)).
   // Thread-safe: calls from several threads run concurrently (the first compiles once, the others
   // wait for it); calls touching the same variables are linearizable, each holding the variables'
   // locks (shared to read, exclusive to update) for its duration. Inputs may alias variables.

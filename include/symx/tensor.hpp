@@ -186,7 +186,8 @@ class Tensor {
   OpKind op() const { return node().op; }
   // The static shape, fixed when the node is built (a tuple of ints in Python). A size unknown until a
   // call (from a placeholder made with kDynamic / None) is a symbol (see is_symbol in symx/array.hpp),
-  // None in Python.
+  // None in Python, where the tuple (a symx.TensorShape) remembers which size each None is, so that
+  // zeros(x.shape) and random.normal(x.shape) follow x's batch size, as zeros(x.shape()) in C++.
   // Example: placeholder((None, 3)).shape is (None, 3)
   const Shape& shape() const { return node().type.shape; }
   // The element type (a numpy.dtype in Python).

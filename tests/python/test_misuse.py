@@ -49,6 +49,23 @@ def test_a_schedule_whose_rate_depends_on_a_trainable_variable_is_a_type_error_a
         opt.minimize(loss)
 
 
+def test_tensors_where_other_hyperparameters_are_meant_are_type_errors():
+    # Momentum, betas, dropout rates, loss and schedule constants are numbers (C++ doubles): a tensor
+    # there is refused by the signature, naming the accepted types.
+    w, loss = quadratic()
+    p = sx.placeholder((2,), name="p")
+    for call in (
+        lambda: optim.SGD(0.1, loss),
+        lambda: optim.Adam(1e-3, beta1=loss),
+        lambda: sx.nn.layers.Dropout(loss),
+        lambda: sx.nn.losses.huber_loss(p, p, delta=loss),
+        lambda: schedules.exponential_decay(loss, 1, 0.5),
+        lambda: sx.random.normal((2,), stddev=loss),
+    ):
+        with pytest.raises(TypeError, match="float"):
+            call()
+
+
 def test_legitimate_tensor_learning_rates_still_train():
     # A placeholder, a non-trainable variable and a schedule of the step are hyperparameters.
     for make_rate in (
