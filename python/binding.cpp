@@ -56,6 +56,8 @@ void bind_tensor(nb::module_& m) {
             return nb::tuple(dims);
           },
           nb::sig("def shape(self) -> tuple[int | None, ...]"), DOC(Tensor_shape))
+      // The sizes with each unknown one as its symbol, for symx.TensorShape (python/symx/__init__.py).
+      .def_prop_ro("_symx_sizes", [](const Tensor& t) { return nb::tuple(nb::cast(t.shape())); })
       .def_prop_ro(
           "dtype", [](const Tensor& t) { return dtype_to_python(t.dtype()); },
           nb::sig("def dtype(self) -> numpy.dtype"), DOC(Tensor_dtype))
@@ -274,7 +276,23 @@ void bind_leaves(nb::module_& m) {
   m.def(
       "variable",
       [](nb::handle init, nb::handle shape, nb::handle dtype, std::string name, bool trainable) {
-        if (PyCallable_Check(init.ptr()) && !nb::isinstance<Tensor>(init)) {
+        const std::string what = "variable" + (name.empty() ? std::string() : " '" + name + "'");
+        if (PyUnicode_Check(shape.ptr()))  // variable(value, "w"): the name where the shape goes
+          throw symx::TypeError(what + ": shape is the string " + nb::cast<std::string>(nb::repr(shape)) +
+                                "; the second argument is the shape, and the name is given by keyword: "
+                                "variable(value, name=" +
+                                nb::cast<std::string>(nb::repr(shape)) + ").");
+        if (nb::isinstance<Tensor>(init)) {  // a tensor's value now, e.g. variable(sx.random.normal((3, 2)))
+          Tensor t = nb::cast<Tensor>(init);
+          if (!dtype.is_none()) t = symx::astype(t, nb::cast<symx::DType>(dtype));
+          if (!shape.is_none() && int_list(shape) != t.shape())
+            throw symx::ShapeError(what + ": the value is " + symx::shape_string(t.shape()) +
+                                   " but shape=" + symx::shape_string(int_list(shape)) +
+                                   ". Pass a tensor of that shape, or leave shape out.");
+          PyLocation here;
+          return symx::variable(t, name, trainable);
+        }
+        if (PyCallable_Check(init.ptr())) {
           if (shape.is_none())
             throw symx::ValueError("variable" + (name.empty() ? std::string() : " '" + name + "'") +
                                    ": an initializer needs the variable's shape. Pass it: variable(init, (784, 100)).");
@@ -303,14 +321,24 @@ void bind_leaves(nb::module_& m) {
         return symx::variable(a, name, trainable);
       },
       "init"_a, "shape"_a = nb::none(), "dtype"_a = nb::none(), "name"_a = "", "trainable"_a = true,
-      nb::sig("def variable(init: numpy.typing.ArrayLike | collections.abc.Callable[[tuple[int, ...], numpy.dtype], "
+      nb::sig("def variable(init: Tensor | numpy.typing.ArrayLike | collections.abc.Callable[[tuple[int, ...], "
+              "numpy.dtype], "
               "numpy.typing.ArrayLike], "
               "shape: int | collections.abc.Sequence[int] | None = None, dtype: numpy.typing.DTypeLike | None = None, "
               "name: str = '', trainable: bool = True) -> Tensor"),
       DOC(variable));
   m.def(
       "reset_variables",
-      [](nb::handle vars) { return symx::reset_variables(vars.is_none() ? std::vector<Tensor>{} : tensor_list(vars)); },
+      [](nb::handle vars) {
+        if (PyUnicode_Check(vars.ptr()))  // a pattern, as variables() takes
+          throw symx::TypeError("reset_variables: got the string " + nb::cast<std::string>(nb::repr(vars)) +
+                                "; it takes a list of variables, not a pattern. Reset the variables a pattern matches "
+                                "with reset_variables(sx.variables(" +
+                                nb::cast<std::string>(nb::repr(vars)) +
+                                ")), or every variable with reset_variables().");
+        if (nb::isinstance<Tensor>(vars)) return symx::reset_variables({nb::cast<Tensor>(vars)});
+        return symx::reset_variables(vars.is_none() ? std::vector<Tensor>{} : tensor_list(vars));
+      },
       "variables"_a = nb::none(), DOC(reset_variables));
   m.def(
       "add_updates",
@@ -400,16 +428,17 @@ void bind_functions(nb::module_& m) {
             // Python object: `inputs` keeps the NumPy buffers alive and is destroyed (dropping their
             // references) only after the GIL is re-acquired. A compiled call over less than 256 KiB
             // (microseconds of work) keeps the GIL: releasing it would cost more than the call.
-            if (f.compile_count() > 0 && f.backend() == symx::Backend::compiled && f.bytes_per_call() < (1 << 18))
-              return f(inputs);
             std::vector<symx::Array> outputs;
-            {
+            if (f.compile_count() > 0 && f.backend() == symx::Backend::compiled && f.bytes_per_call() < (1 << 18)) {
+              outputs = f(inputs);
+            } else {
               nb::gil_scoped_release released;
               outputs = f(inputs);
             }
-            return outputs;
+            // function(x, y) with one output tensor: one array, as Theano's.
+            return f.single_output() ? nb::cast(outputs[0]) : nb::cast(outputs);
           },
-          DOC(Function_call))
+          nb::sig("def __call__(self, *args) -> numpy.ndarray | list[numpy.ndarray]"), DOC(Function_call))
       .def_prop_ro("inputs", &symx::Function::inputs, DOC(Function_inputs))
       .def_prop_ro("outputs", &symx::Function::outputs, DOC(Function_outputs))
       .def_prop_ro("updates", &symx::Function::updates, DOC(Function_updates))
@@ -435,17 +464,30 @@ void bind_functions(nb::module_& m) {
           DOC(Function_backend));
   m.def(
       "function",
-      [](TensorList inputs, TensorList outputs, TensorPairs updates, std::optional<std::string> backend) {
+      [](nb::handle inputs, nb::handle outputs, TensorPairs updates, std::optional<std::string> backend,
+         bool allow_input_downcast) {
         symx::FunctionOptions options;
+        options.allow_input_downcast = allow_input_downcast;
         if (backend) {
           if (*backend == "reference") options.backend = symx::Backend::reference;
           else if (*backend == "compiled") options.backend = symx::Backend::compiled;
           else throw nb::value_error("function: backend must be 'reference', 'compiled' or None");
         }
+        // One tensor or a list of them, each (Theano's function(x, y)); one output tensor gives one array.
+        auto one_or_list = [](nb::handle h) {
+          return nb::isinstance<Tensor>(h) ? std::vector<Tensor>{nb::cast<Tensor>(h)} : tensor_list(h);
+        };
+        std::vector<Tensor> in = one_or_list(inputs), out = one_or_list(outputs);
         PyLocation here;
-        return symx::function(inputs.v, outputs.v, updates.v, options);
+        if (nb::isinstance<Tensor>(outputs)) return symx::function(in, out[0], updates.v, options);
+        return symx::function(in, out, updates.v, options);
       },
-      "inputs"_a, "outputs"_a, "updates"_a = nb::none(), "backend"_a = nb::none(), DOC(function));
+      "inputs"_a, "outputs"_a, "updates"_a = nb::none(), "backend"_a = nb::none(), "allow_input_downcast"_a = false,
+      nb::sig("def function(inputs: Tensor | collections.abc.Sequence[Tensor], outputs: Tensor | "
+              "collections.abc.Sequence[Tensor], updates: dict[Tensor, Tensor | numpy.typing.ArrayLike] | "
+              "collections.abc.Sequence[tuple[Tensor, Tensor | numpy.typing.ArrayLike]] | None = None, backend: "
+              "str | None = None, allow_input_downcast: bool = False) -> Function"),
+      DOC(function));
   m.def(
       "clone",
       [](TensorList outputs, TensorPairs replace) {

@@ -214,7 +214,17 @@ std::vector<std::int64_t> int_list(nb::handle src) {
   }
   if (nb::isinstance<symx::Tensor>(src) || PyUnicode_Check(src.ptr()))
     throw nb::type_error("expected an int or a sequence of ints");
-  for (nb::handle item : src) {
+  // A tensor's shape (symx.TensorShape, from Tensor.shape) carries its sizes with the unknown ones
+  // (its None entries) as the symbols they stand for, so that zeros(x.shape) has x's batch size.
+  nb::object sizes = nb::getattr(src, "_symx_sizes", nb::none());
+  nb::handle items = sizes.is_none() ? src : nb::handle(sizes);
+  for (nb::handle item : items) {
+    if (item.is_none())
+      throw symx::ShapeError(
+          "the shape " + nb::cast<std::string>(nb::repr(src)) +
+          " has None, a size unknown until a call, but a None written by hand does not say which one. Use the "
+          "shape of a tensor, whose None entries stand for its placeholder's sizes: x.shape, or x.shape[:1] + "
+          "(10,), for x = placeholder((None, ...)).");
     nb::object index = nb::steal(PyNumber_Index(item.ptr()));
     if (!index.is_valid()) nb::raise_python_error();
     out.push_back(nb::cast<std::int64_t>(index));
@@ -367,6 +377,8 @@ void translate_exception(const std::exception_ptr& p, void*) {
     set_error(dtype_error_type, e.what());
   } catch (const symx::IOError& e) {
     set_error(io_error_type, e.what());
+  } catch (const symx::TypeError& e) {
+    set_error(PyExc_TypeError, e.what());
   } catch (const symx::distributed::DistributedError& e) {
     set_error(distributed_error_type, e.what());
   } catch (const symx::Error& e) {  // symx::ValueError and any other user error

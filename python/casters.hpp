@@ -176,8 +176,8 @@ nb::str python_text(std::string_view text);
 // Sets the Python error `type` with `message` (escaped as python_text does).
 void set_error(PyObject* type, const char* message);
 
-// nanobind's exception translator: symx's user errors as ShapeError, DTypeError, IOError and
-// ValueError, internal errors as RuntimeError.
+// nanobind's exception translator: symx's user errors as ShapeError, DTypeError, IOError,
+// TypeError and ValueError, internal errors as RuntimeError.
 void translate_exception(const std::exception_ptr& p, void*);
 
 }  // namespace symx_binding

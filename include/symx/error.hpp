@@ -2,7 +2,7 @@
 //
 // User errors (bad shapes, dtypes, inputs, files) derive from symx::Error and carry a message of
 // the form "<op>: <problem> (<operands>), at <file>:<line>. <fix>". In Python, ShapeError,
-// ValueError and IOError arrive as ValueError, DTypeError as TypeError. Broken internal invariants
+// ValueError and IOError arrive as ValueError, DTypeError and TypeError as TypeError. Broken internal invariants
 // throw InternalError with the symx source file and line; they are bugs in symx, not in user code.
 #pragma once
 
@@ -25,6 +25,12 @@ class ShapeError : public Error {
 // A dtype an op does not accept (a TypeError in Python).
 // Example: sqrt(placeholder((2,), int32)) raises DTypeError
 class DTypeError : public Error {
+  using Error::Error;
+};
+// An argument of the wrong kind: a tensor computed from trainable variables where a number (a
+// hyperparameter) is meant (a TypeError in Python).
+// Example: optim::SGD(loss) raises TypeError ("... SGD(0.1).minimize(loss)")
+class TypeError : public Error {
   using Error::Error;
 };
 // Any other bad argument: wrong input count, unknown name, bad attribute value.

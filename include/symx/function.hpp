@@ -3,6 +3,7 @@
 // topological_order come with it from symx/graph.hpp.
 #pragma once
 
+#include <concepts>
 #include <memory>
 #include <optional>
 #include <string>
@@ -20,7 +21,19 @@ enum class Backend { reference, compiled };
 
 struct FunctionOptions {
   std::optional<Backend> backend;  // default: SYMX_BACKEND, else compiled
+  // Theano's allow_input_downcast: an input whose dtype converts to its placeholder's only with loss
+  // is converted on each call instead of refused (DTypeError): float64 arrays into float32
+  // placeholders are rounded; integers into narrower integers when every value fits. Float data
+  // into integer or bool placeholders stays refused. Python: function(..., allow_input_downcast=True).
+  bool allow_input_downcast = false;
 };
+
+class Function;
+namespace detail {
+// function() that records whether the outputs were given as one tensor (the overload for function(x, y)).
+Function function_of(const std::vector<Tensor>& inputs, const std::vector<Tensor>& outputs, const Updates& updates,
+                     FunctionOptions options, Loc loc, bool single_output);
+}  // namespace detail
 
 // A compiled callable made by `function`: call it with one array per input.
 // Example: f = function([x], [sum(x)]); f(np.ones(3)) is [3.0]
@@ -29,7 +42,7 @@ class Function {
   // Runs one call: checks the inputs, computes every output and every update from the variable
   // values at the start of the call, then writes all updates (none if anything failed). In Python,
   // f(*inputs) takes one NumPy array (or number, or list) per input and returns a list of read-only
-  // NumPy arrays, one per output.
+  // NumPy arrays, one per output (one array, not a list, when made with one output tensor: function(x, y)).
   // Thread-safe: calls from several threads run concurrently (the first compiles once, the others
   // wait for it); calls touching the same variables are linearizable, each holding the variables'
   // locks (shared to read, exclusive to update) for its duration. Inputs may alias variables.
@@ -60,11 +73,18 @@ class Function {
   // How calls execute: "reference" (the op table's evaluator) or "compiled" (a string in Python).
   // Example: f.backend is "compiled" unless SYMX_BACKEND=reference or backend="reference"
   Backend backend() const;
+  // Whether the function was made with one output tensor rather than a list (function(x, y)): its
+  // Python calls return that one array instead of a list of one, as Theano's and PyTensor's. C++
+  // calls return a vector either way.
+  // Example: function(x, sum(x)).single_output() is true; function({x}, {sum(x)}).single_output() is false
+  bool single_output() const;
 
   struct Impl;
   explicit Function(std::shared_ptr<Impl> impl) : impl_(std::move(impl)) {}
 
  private:
+  friend Function detail::function_of(const std::vector<Tensor>&, const std::vector<Tensor>&, const Updates&,
+                                      FunctionOptions, Loc, bool);
   std::shared_ptr<Impl> impl_;
 };
 
@@ -79,10 +99,31 @@ int num_threads();
 // depend on must be among them. Each update pairs a variable with a new value of the same shape
 // (the dtype is cast when it differs safely, else rejected). Python: updates is a dict {variable:
 // new_value} or a list of pairs, all computed from the values at the start of the call; backend is
-// "reference", "compiled" or None.
+// "reference", "compiled" or None; allow_input_downcast as FunctionOptions'. `inputs` and `outputs`
+// may each be one tensor instead of a list (see the overload below): function(x, y) returns one
+// array per call, as Theano's.
 // Example: step = function([x, y], [loss], updates={w: w - 0.1 * grad(loss, w)})
 Function function(const std::vector<Tensor>& inputs, const std::vector<Tensor>& outputs, const Updates& updates = {},
                   FunctionOptions options = {}, Loc loc = Loc::current());
+
+namespace detail {
+template <class T>
+concept TensorOrList = std::same_as<T, Tensor> || std::same_as<T, std::vector<Tensor>>;
+inline std::vector<Tensor> as_list(const Tensor& t) { return {t}; }
+inline const std::vector<Tensor>& as_list(const std::vector<Tensor>& ts) { return ts; }
+}  // namespace detail
+
+// The same with one input and/or one output given as a tensor, as Theano's function(x, y): one
+// output given so is single_output() (a Python call returns one array). (A template, so that
+// braced lists, function({x}, {y}), keep choosing the overload above.)
+// Example: f = function(x, sum(x)); f(np.ones(3)) is 3.0 in Python
+template <detail::TensorOrList In, detail::TensorOrList Out>
+requires(std::same_as<In, Tensor> || std::same_as<Out, Tensor>) Function
+    function(const In& inputs, const Out& outputs, const Updates& updates = {}, FunctionOptions options = {},
+             Loc loc = Loc::current()) {
+  return detail::function_of(detail::as_list(inputs), detail::as_list(outputs), updates, options, loc,
+                             std::same_as<Out, Tensor>);
+}
 
 // Copies of `outputs` with every node in `replace` substituted (Theano's givens). Replacements
 // must have the replaced node's shape and dtype. Python: replace is a dict {old: new} or pairs.

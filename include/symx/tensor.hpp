@@ -186,7 +186,8 @@ class Tensor {
   OpKind op() const { return node().op; }
   // The static shape, fixed when the node is built (a tuple of ints in Python). A size unknown until a
   // call (from a placeholder made with kDynamic / None) is a symbol (see is_symbol in symx/array.hpp),
-  // None in Python.
+  // None in Python, where the tuple (a symx.TensorShape) remembers which size each None is, so that
+  // zeros(x.shape) and random.normal(x.shape) follow x's batch size, as zeros(x.shape()) in C++.
   // Example: placeholder((None, 3)).shape is (None, 3)
   const Shape& shape() const { return node().type.shape; }
   // The element type (a numpy.dtype in Python).
@@ -351,6 +352,12 @@ Tensor placeholder(Shape shape, DType dtype = DType::f32, const std::string& nam
 // first value is kept for reset_variables (sharing storage with the variable until its first update).
 // Example: w = variable(np.zeros((784, 10), np.float32), name="w")
 Tensor variable(const Array& value, const std::string& name = "", bool trainable = true, Loc loc = Loc::current());
+// A variable whose first value is the value of `init` now (init.eval()): a tensor of constants,
+// random draws or other variables' current values; one that depends on a placeholder has no value
+// yet and is refused (ValueError). reset_variables gives it that first value again. Python:
+// variable(tensor, name="w").
+// Example: w = variable(random::normal({784, 10}) * 0.01, "w")
+Tensor variable(const Tensor& init, const std::string& name = "", bool trainable = true, Loc loc = Loc::current());
 // A variable whose value is drawn by `init` (an Initializer: a function of shape and dtype, such
 // as nn::init::glorot_uniform()) for `shape` and `dtype`; reset_variables draws it again. Python:
 // variable(init, shape, dtype=float32, name="", trainable=True), where `init` may also be an array or
@@ -384,7 +391,8 @@ Tensor constant(const Array& value, Loc loc = Loc::current());
 Tensor constant(double value, DType dtype = DType::f32, Loc loc = Loc::current());
 
 // Variables of the default graph whose scoped name matches the glob `pattern` (* and ?; empty
-// matches all), optionally only the trainable (True) or non-trainable (False) ones, in creation order.
+// matches all; a leading "/" is ignored, so "/layer1/w" finds "layer1/w"), optionally only the
+// trainable (True) or non-trainable (False) ones, in creation order.
 // Example: variables("layer1/*", trainable=True)
 std::vector<Tensor> variables(const std::string& pattern = "", std::optional<bool> trainable = std::nullopt);
 // Placeholders of the default graph, in creation order.

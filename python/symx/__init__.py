@@ -14,10 +14,12 @@ Notes on Tensor semantics:
 * Arrays returned by ``eval``, functions and ``Tensor.value`` are read-only NumPy arrays that share
   memory with symx (no copies); NumPy inputs are read without copies when C-contiguous.
 * Errors: ``symx.ShapeError`` (a ValueError), ``symx.DTypeError`` (a TypeError),
-  ``symx.IOError`` (a ValueError); other bad arguments raise ValueError. Messages name the
+  ``symx.IOError`` (a ValueError); an argument of the wrong kind (a tensor computed from trainable
+  variables given as a learning rate) raises TypeError; other bad arguments raise ValueError. Messages name the
   Python file and line that built the offending node.
 """
 
+import builtins as _builtins
 import os as _os
 import sys as _sys
 import typing as _typing
@@ -103,6 +105,52 @@ def _iter(self) -> "collections.abc.Iterator[Tensor]":
 
 
 Tensor.__iter__ = _iter
+
+
+class TensorShape(tuple):
+    """A tensor's shape as ``Tensor.shape`` gives it: a tuple of ints, with None for each size unknown
+    until a call (a placeholder's None). Each None remembers which unknown size it stands for, so the
+    shape builds tensors of that size: ``sx.zeros(x.shape)``, ``sx.random.normal(x.shape)``,
+    ``sx.ones(x.shape[:1] + (10,))``. It equals the plain tuple of its entries. A None written by hand,
+    ``(None, 10)``, names no size and is refused with a message that says so.
+
+    Example: x = sx.placeholder((None, 2)); (x + sx.random.normal(x.shape)).shape == (None, 2)
+    """
+
+    def __getitem__(self, key):
+        if isinstance(key, _builtins.slice):  # symx.slice shadows the builtin here
+            return _tensor_shape(tuple.__getitem__(self, key), self._symx_sizes[key])
+        return tuple.__getitem__(self, key)
+
+    def __add__(self, other):
+        if not isinstance(other, tuple):
+            return NotImplemented
+        return _tensor_shape(tuple(self) + tuple(other), self._symx_sizes + _sizes_of(other))
+
+    def __radd__(self, other):
+        if not isinstance(other, tuple):
+            return NotImplemented
+        return _tensor_shape(tuple(other) + tuple(self), _sizes_of(other) + self._symx_sizes)
+
+
+def _sizes_of(shape):
+    return shape._symx_sizes if isinstance(shape, TensorShape) else tuple(shape)
+
+
+def _tensor_shape(entries, sizes):
+    shape = TensorShape(entries)
+    shape._symx_sizes = tuple(sizes)
+    return shape
+
+
+_plain_shape = Tensor.shape
+
+
+def _shape(self):
+    return _tensor_shape(_plain_shape.__get__(self), self._symx_sizes)
+
+
+Tensor.shape = property(_shape, doc=_plain_shape.__doc__)
 
 
 # Tensor methods: NumPy's ndarray method names, each the free function of the same name.

@@ -105,9 +105,12 @@ void Graph::add_updates(const std::vector<std::pair<Tensor, Tensor>>& updates, L
 void Graph::add_placeholder(const Tensor& t) { placeholders_.push_back(t); }
 
 std::vector<Tensor> Graph::variables(const std::string& pattern, std::optional<bool> trainable) const {
+  // Scoped names have no leading slash ("scope/w"); "/scope/w", an absolute path, means the same.
+  const std::size_t start = pattern.find_first_not_of('/');
+  const std::string glob = start == std::string::npos ? std::string() : pattern.substr(start);
   std::vector<Tensor> out;
   for (const auto& v : variables_) {
-    if (!pattern.empty() && !glob_match(pattern.c_str(), v.name().c_str())) continue;
+    if (!glob.empty() && !glob_match(glob.c_str(), v.name().c_str())) continue;
     if (trainable && v.trainable() != *trainable) continue;
     out.push_back(v);
   }

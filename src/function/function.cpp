@@ -47,6 +47,7 @@ struct Function::Impl {
   // their inputs' shapes: made on the first call with those shapes (compiling once, as jax.jit
   // does), kept in `specializations` (guarded by `specializations_mutex`, shared for lookups).
   bool dynamic = false;
+  bool single_output = false;  // made by function(x, y) with one output tensor
   FunctionOptions options;
   struct Specialized {
     std::vector<Shape> shapes;  // of the dynamic inputs, in input order
@@ -150,7 +151,27 @@ void check_placeholders_given(const std::vector<Tensor>& inputs, const std::vect
            "Add it to the inputs, or replace it with clone().", loc);
 }
 
+runtime::Downcast downcast_rule(const FunctionOptions& options) {
+  return options.allow_input_downcast ? runtime::Downcast::allow : runtime::Downcast::refuse_function;
+}
+
+// The dtypes of a call's inputs checked against the function's own placeholders before it
+// specializes to their shapes, so that a refusal shows the placeholder as the user made it
+// ((None, 2), not the (1, 2) of the specialization).
+void check_input_dtypes(const std::vector<Tensor>& placeholders, const std::vector<Array>& inputs,
+                        const FunctionOptions& options, const std::string& context) {
+  for (std::size_t i = 0; i < inputs.size(); ++i)
+    runtime::check_feed_dtype(placeholders[i], inputs[i], context.c_str(), downcast_rule(options));
+}
+
 }  // namespace
+
+Function detail::function_of(const std::vector<Tensor>& inputs, const std::vector<Tensor>& outputs,
+                             const Updates& updates, FunctionOptions options, Loc loc, bool single_output) {
+  Function made = function(inputs, outputs, updates, options, loc);
+  made.impl_->single_output = single_output;
+  return made;
+}
 
 Function function(const std::vector<Tensor>& inputs, const std::vector<Tensor>& outputs, const Updates& updates,
                   FunctionOptions options, Loc loc) {
@@ -189,7 +210,10 @@ std::vector<Array> Function::operator()(const std::vector<Array>& inputs) const 
     throw ValueError(context + ": called with " + std::to_string(inputs.size()) + " inputs but it takes " +
                      std::to_string(f.inputs.size()) + " (" + names + "). Pass one array per placeholder, in order.");
   }
-  if (f.dynamic) return impl_->specialized(inputs)(inputs);
+  if (f.dynamic) {
+    check_input_dtypes(f.inputs, inputs, f.options, context);
+    return impl_->specialized(inputs)(inputs);
+  }
   if (f.backend == Backend::compiled) {
     std::vector<Array> outputs = impl_->result_arrays();
     call_into(inputs, outputs);
@@ -197,7 +221,8 @@ std::vector<Array> Function::operator()(const std::vector<Array>& inputs) const 
   }
   Feed feed;
   for (std::size_t i = 0; i < inputs.size(); ++i)
-    feed.emplace_back(f.inputs[i], runtime::feed_value(f.inputs[i], inputs[i], context.c_str()));
+    feed.emplace_back(f.inputs[i],
+                      runtime::feed_value(f.inputs[i], inputs[i], context.c_str(), downcast_rule(f.options)));
   std::vector<Tensor> roots = f.outputs;
   for (const auto& [var, value] : f.updates) roots.push_back(value);
   runtime::VariableLocks locks(f.accesses);
@@ -220,17 +245,20 @@ void Function::call_into(const std::vector<Array>& inputs, std::vector<Array>& o
                      std::to_string(outputs.size()) + " outputs but the function has " +
                      std::to_string(f.inputs.size()) + " and " + std::to_string(f.outputs.size()) +
                      ". Pass one array per placeholder and one preallocated array per output.");
-  if (f.dynamic) return f.specialized(inputs).call_into(inputs, outputs);
+  if (f.dynamic) {
+    check_input_dtypes(f.inputs, inputs, f.options, context);
+    return f.specialized(inputs).call_into(inputs, outputs);
+  }
   bool exact = true;
   for (std::size_t i = 0; i < inputs.size(); ++i)
-    exact &= runtime::check_feed_value(f.inputs[i], inputs[i], context.c_str());
+    exact &= runtime::check_feed_value(f.inputs[i], inputs[i], context.c_str(), downcast_rule(f.options));
   if (!exact) {
     // A safe conversion (int32 labels into an int64 placeholder, say): converted copies, then
     // the call as usual. Only such calls allocate for it.
     std::vector<Array> converted;
     converted.reserve(inputs.size());
     for (std::size_t i = 0; i < inputs.size(); ++i)
-      converted.push_back(runtime::feed_value(f.inputs[i], inputs[i], context.c_str()));
+      converted.push_back(runtime::feed_value(f.inputs[i], inputs[i], context.c_str(), downcast_rule(f.options)));
     return call_into(converted, outputs);
   }
   for (std::size_t k = 0; k < outputs.size(); ++k)
@@ -376,6 +404,7 @@ const std::vector<Tensor>& Function::inputs() const { return impl_->inputs; }
 const std::vector<Tensor>& Function::outputs() const { return impl_->outputs; }
 const Updates& Function::updates() const { return impl_->updates; }
 Backend Function::backend() const { return impl_->backend; }
+bool Function::single_output() const { return impl_->single_output; }
 
 std::vector<Tensor> clone(const std::vector<Tensor>& outputs, const std::vector<std::pair<Tensor, Tensor>>& replace,
                           Loc loc) {

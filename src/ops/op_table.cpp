@@ -224,10 +224,22 @@ Shape broadcast_shapes(const Shape& a, const Shape& b) {
   for (std::size_t i = 0; i < n; ++i) {
     std::int64_t da = i < n - a.size() ? 1 : a[i - (n - a.size())];
     std::int64_t db = i < n - b.size() ? 1 : b[i - (n - b.size())];
-    // An unknown size (symbol) meets 1 or itself, or is taken to equal the other size: a call checks
-    // it when the function specializes to the inputs' sizes.
+    // An unknown size (symbol) meets 1, or another unknown size that a call checks when the function
+    // specializes to the inputs' sizes. Meeting a fixed size, it could only ever be that size (or 1):
+    // most often a tensor of a fixed batch (random.normal((32, 2))) mixed into a graph of any batch
+    // size, which would fail later in a gradient's reshape the user never wrote; refused here.
     if (da != db && (is_symbol(da) || is_symbol(db))) {
-      out[i] = da == 1 ? db : db == 1 ? da : is_symbol(da) ? db : da;
+      if (da != 1 && db != 1 && !(is_symbol(da) && is_symbol(db))) {
+        const std::int64_t fixed = is_symbol(da) ? db : da;
+        fail_shape("shapes " + shape_string(a) + " and " + shape_string(b) +
+                       " cannot be broadcast together for every size: axis " + std::to_string(i) +
+                       " is unknown until a call (None) in one and " + std::to_string(fixed) +
+                       " in the other, which fits only calls where it is " + std::to_string(fixed),
+                   "Build the other operand with the unknown size, e.g. random.normal(x.shape) or zeros(x.shape) "
+                   "from the placeholder's tensor x (C++: x.shape()), or give the placeholder the fixed size " +
+                       std::to_string(fixed) + ".");
+      }
+      out[i] = da == 1 ? db : db == 1 ? da : db;
       continue;
     }
     if (da != db && da != 1 && db != 1)

@@ -1,6 +1,7 @@
 #include "runtime/evaluator.hpp"
 
 #include <algorithm>
+#include <cstring>
 #include <unordered_map>
 
 #include "ops/op_table.hpp"
@@ -25,26 +26,73 @@ const char* cpp_dtype_name(DType dtype) {
 
 }  // namespace
 
-bool check_feed_value(const Tensor& p, const Array& value, const char* context) {
-  if (value.shape() == p.shape() && value.dtype() == p.dtype()) return true;  // every call: no message built
-  const std::string expects = std::string(context) + ": placeholder '" + p.label() + "' expects " +
-                              shape_string(p.shape()) + " " + std::string(dtype_name(p.dtype())) + " but received " +
-                              shape_string(value.shape()) + " " + std::string(dtype_name(value.dtype()));
-  if (value.shape() != p.shape())
-    throw ShapeError(expects + ". Pass an array of shape " + shape_string(p.shape()) +
-                     " (reshape it, or make the "
-                     "placeholder's shape match the data).");
-  if (promote_types(value.dtype(), p.dtype()) == p.dtype()) return false;
-  const std::string name(dtype_name(p.dtype()));
-  throw DTypeError(expects + ", which does not convert to " + name +
-                   " without loss. Convert it yourself if that "
-                   "is what you want: array.astype(numpy." +
-                   (p.dtype() == DType::b8 ? "bool_" : name) + ") in Python, array.astype(symx::" +
-                   cpp_dtype_name(p.dtype()) + ") in C++; or give the placeholder the data's dtype.");
+namespace {
+
+std::string expects(const Tensor& p, const Array& value, const char* context) {
+  return std::string(context) + ": placeholder '" + p.label() + "' expects " + shape_string(p.shape()) + " " +
+         std::string(dtype_name(p.dtype())) + " but received " + shape_string(value.shape()) + " " +
+         std::string(dtype_name(value.dtype()));
 }
 
-Array feed_value(const Tensor& p, const Array& value, const char* context) {
-  return check_feed_value(p, value, context) ? value : value.astype(p.dtype());
+// A size of 0 is an empty axis, not an unknown one: a user who wrote placeholder((0, 2)) for a batch
+// of any size meant None.
+std::string zero_size_hint(const Tensor& p, const Array& value) {
+  const Shape& want = p.shape();
+  if (want.size() != static_cast<std::size_t>(value.ndim())) return "";
+  for (std::size_t i = 0; i < want.size(); ++i)
+    if (want[i] == 0 && value.shape()[i] != 0)
+      return " A size of 0 is an empty axis; for a size known only at call time (a batch of any size) write None "
+             "in Python, kDynamic in C++: placeholder(" +
+             shape_string([&] {
+               Shape s = want;
+               s[i] = new_symbol();
+               return s;
+             }()) +
+             ").";
+  return "";
+}
+
+// Whether converting `value` to `dtype` keeps every value (an integer downcast that fits).
+bool round_trips(const Array& value, DType dtype) {
+  Array back = value.astype(dtype).astype(value.dtype());
+  return std::memcmp(back.raw_data(), value.raw_data(), static_cast<std::size_t>(value.nbytes())) == 0;
+}
+
+}  // namespace
+
+bool check_feed_dtype(const Tensor& p, const Array& value, const char* context, Downcast downcast) {
+  if (value.dtype() == p.dtype()) return true;
+  if (promote_types(value.dtype(), p.dtype()) == p.dtype()) return false;
+  const std::string name(dtype_name(p.dtype()));
+  const bool into_float = is_floating(p.dtype());
+  const bool int_to_int = !is_floating(value.dtype()) && !into_float && p.dtype() != DType::b8;
+  if (downcast == Downcast::allow && into_float) return false;
+  if (downcast == Downcast::allow && int_to_int) {
+    if (round_trips(value, p.dtype())) return false;
+    throw DTypeError(expects(p, value, context) + ": some of its values do not fit " + name +
+                     ", so even allow_input_downcast does not convert it. Give the placeholder the data's dtype.");
+  }
+  std::string fix = ". Convert it yourself if that is what you want: array.astype(numpy." +
+                    (p.dtype() == DType::b8 ? std::string("bool_") : name) +
+                    ") in Python, array.astype(symx::" + cpp_dtype_name(p.dtype()) + ") in C++";
+  if (downcast == Downcast::refuse_function && (into_float || int_to_int))
+    fix +=
+        "; or make the function with allow_input_downcast=True (Python), FunctionOptions{.allow_input_downcast = "
+        "true} (C++), as Theano's, to convert such inputs on every call";
+  throw DTypeError(expects(p, value, context) + ", which does not convert to " + name + " without loss" + fix +
+                   "; or give the placeholder the data's dtype.");
+}
+
+bool check_feed_value(const Tensor& p, const Array& value, const char* context, Downcast downcast) {
+  if (value.shape() == p.shape() && value.dtype() == p.dtype()) return true;  // every call: no message built
+  if (value.shape() != p.shape())
+    throw ShapeError(expects(p, value, context) + ". Pass an array of shape " + shape_string(p.shape()) +
+                     " (reshape it, or make the placeholder's shape match the data)." + zero_size_hint(p, value));
+  return check_feed_dtype(p, value, context, downcast);
+}
+
+Array feed_value(const Tensor& p, const Array& value, const char* context, Downcast downcast) {
+  return check_feed_value(p, value, context, downcast) ? value : value.astype(p.dtype());
 }
 
 std::vector<Array> evaluate(const std::vector<Tensor>& outputs, const Feed& feed, const char* context) {

@@ -290,3 +290,124 @@ TEST(Examples, PaperSgdCosts) {
                                0.007261208, 0.0070561105, 0.006861261, 0.006675923, 0.006499458};
   for (double e : expected) EXPECT_NEAR(step({})[0].item<double>(), e, 1e-5 * e);
 }
+
+TEST(Function, OneTensorForInputsOrOutputs) {
+  // function(x, y) as Theano's: one output given as a tensor is single_output() (Python returns one
+  // array); braced lists keep choosing the list overload.
+  sx::reset_default_graph();
+  auto x = sx::placeholder({3}, sx::f32, "x");
+  auto f = sx::function(x, sx::sum(x));
+  EXPECT_TRUE(f.single_output());
+  auto out = f({sx::Array({1.f, 2.f, 4.f})});
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].item<float>(), 7.f);
+  EXPECT_FALSE(sx::function({x}, {sx::sum(x)}).single_output());
+  EXPECT_FALSE(sx::function(x, std::vector<sx::Tensor>{x, x * 2}).single_output());
+  EXPECT_TRUE(sx::function(std::vector<sx::Tensor>{x}, x * 2).single_output());
+  expect_close(sx::function(x, x * 2)({sx::Array({1.f, 2.f, 4.f})})[0], {2, 4, 8});
+}
+
+TEST(Function, AllowInputDowncast) {
+  // Refused by default with a message naming the option; with it, float64 is rounded to float32
+  // (as NumPy's astype) and integers narrowed when every value fits. Both backends, and a placeholder
+  // of unknown batch size, whose refusal shows the placeholder as made: (None, 2), not (1, 2).
+  for (auto backend : {sx::Backend::reference, sx::Backend::compiled}) {
+    sx::reset_default_graph();
+    auto x = sx::placeholder({sx::kDynamic, 2}, sx::f32, "x");
+    auto s = sx::placeholder({1, 2}, sx::f32, "s");
+    sx::Array data = sx::Array({{0.1f, 0.3f}}).astype(sx::f64);
+    data.set_flat(0, 0.1);  // a float64 value with bits below float32's
+    for (const auto& p : {x, s}) {
+      expect_error<sx::DTypeError>([&] { sx::function({p}, {p * 1}, {}, {.backend = backend})({data}); },
+                                   {"float64", "without loss", "allow_input_downcast=True",
+                                    "FunctionOptions{.allow_input_downcast = true}"});
+      auto f = sx::function({p}, {p * 1}, {}, {.backend = backend, .allow_input_downcast = true});
+      auto out = f({data});
+      EXPECT_EQ(out[0].dtype(), sx::f32);
+      EXPECT_EQ(out[0].data<float>()[0], 0.1f);
+      EXPECT_EQ(out[0].data<float>()[1], 0.3f);
+    }
+    expect_error<sx::DTypeError>([&] { sx::function({x}, {x * 1}, {}, {.backend = backend})({data}); },
+                                 {"expects (None, 2) float32 but received (1, 2) float64"});
+    auto labels = sx::placeholder({2}, sx::i32, "labels");
+    auto g = sx::function({labels}, {labels + 0}, {}, {.backend = backend, .allow_input_downcast = true});
+    sx::Array fits(sx::Shape{2}, sx::i64), too_big(sx::Shape{2}, sx::i64);
+    fits.set_flat(0, 5), fits.set_flat(1, -3), too_big.set_flat(0, 1), too_big.set_flat(1, 1e12);
+    auto out = g({fits});
+    EXPECT_EQ(out[0].data<std::int32_t>()[0], 5);
+    EXPECT_EQ(out[0].data<std::int32_t>()[1], -3);
+    expect_error<sx::DTypeError>([&] { g({too_big}); }, {"placeholder 'labels'", "do not fit int32"});
+    expect_error<sx::DTypeError>([&] { g({sx::Array({1.5f, 2.f})}); }, {"without loss"});
+  }
+}
+
+TEST(Function, ZeroSizePlaceholderFedDataMentionsNone) {
+  sx::reset_default_graph();
+  auto x = sx::placeholder({0, 2}, sx::f32, "x");
+  expect_error<sx::ShapeError>(
+      [&] {
+        sx::function({x}, {x + 1})({sx::Array::zeros({1, 2})});
+      },
+      {"expects (0, 2)", "write None", "kDynamic", "placeholder((None, 2))"});
+}
+
+TEST(Function, EvalFeedsOnlyPlaceholders) {
+  sx::reset_default_graph();
+  auto w = sx::variable(sx::Array({1.f, 2.f}), "w");
+  auto x = sx::placeholder({sx::kDynamic, 2}, sx::f32, "x");
+  expect_error<sx::ValueError>(
+      [&] {
+        (w * 2).eval({{w, sx::Array({0.f, 0.f})}});
+      },
+      {"'w', a variable", "only placeholders can be fed", "assign", "clone"});
+  expect_error<sx::ValueError>(
+      [&] {
+        (x * w).eval({{w, sx::Array({0.f, 0.f})}, {x, sx::Array::zeros({3, 2})}});
+      },
+      {"'w', a variable", "only placeholders can be fed"});
+  expect_error<sx::DTypeError>(
+      [&] {
+        (x + 1).eval({{x, sx::Array::zeros({1, 2}, sx::f64)}});
+      },
+      {"eval: placeholder 'x' expects (None, 2) float32 but received (1, 2) float64"});
+}
+
+TEST(Function, VariableFromATensorTakesItsValue) {
+  sx::reset_default_graph();
+  auto v = sx::variable(sx::constant(sx::Array({1.f, 2.f})) * 3, "v");
+  expect_close(v.value(), {3, 6});
+  v.assign(sx::Array({0.f, 0.f}));
+  sx::reset_variables({v});
+  expect_close(v.value(), {3, 6});
+  auto x = sx::placeholder({2}, sx::f32, "x");
+  expect_error<sx::ValueError>([&] { sx::variable(x * 2, "w"); }, {"variable 'w'", "depends on placeholder 'x'"});
+}
+
+TEST(Function, ShapesFromTensorsOfUnknownBatchSize) {
+  // zeros and random draws of a placeholder's shape follow its batch size; a fixed-size tensor
+  // meeting the unknown size is refused where it is combined, not later in a gradient.
+  sx::reset_default_graph();
+  auto x = sx::placeholder({sx::kDynamic, 2}, sx::f32, "x");
+  auto y = x + sx::random::normal(x.shape()) * 0 + sx::ones(x.shape());
+  EXPECT_EQ(sx::shape_string(y.shape()), "(None, 2)");
+  auto out = sx::function({x}, {y})({sx::Array::zeros({3, 2})});
+  expect_close(out[0], {1, 1, 1, 1, 1, 1});
+  expect_error<sx::ShapeError>(
+      [&] {
+        (void)(x + sx::random::normal({32, 2}));
+      },
+      {"unknown until a call (None)", "32", "random.normal(x.shape)"});
+}
+
+TEST(Function, VariablesPatternWithALeadingSlash) {
+  sx::reset_default_graph();
+  sx::Tensor w;
+  {
+    sx::Scope scope("scope");
+    w = sx::variable(sx::Array({1.f}), "w");
+  }
+  ASSERT_EQ(sx::variables("/scope/w").size(), 1u);
+  EXPECT_EQ(sx::variables("/scope/w")[0], w);
+  EXPECT_EQ(sx::variables("/scope/*").size(), 1u);
+  EXPECT_EQ(sx::variables("/other/*").size(), 0u);
+}

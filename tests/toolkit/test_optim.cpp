@@ -380,3 +380,33 @@ TEST_F(Optim, StepsOnBatchesOfAnUnknownSizeFollowTheFormulas) {
     EXPECT_EQ(step.compile_count(), 2);
   }
 }
+
+TEST_F(Optim, LearningRateComputedFromTrainableVariablesIsATypeError) {
+  // SymJAX's order, SGD(loss, 0.1), takes the loss as the learning rate: refused, showing symx's call.
+  sx::Tensor w = sx::variable(sx::Array::from_vector<double>({1.0, -2.0}, {2}), "w");
+  sx::Tensor loss = sx::sum(sx::square(w));
+  auto type_error = [](auto make) {
+    try {
+      make();
+    } catch (const sx::TypeError& e) {
+      return std::string(e.what());
+    }
+    ADD_FAILURE() << "no TypeError";
+    return std::string();
+  };
+  std::string sgd = type_error([&] { optim::SGD opt(loss, {.momentum = 0.1}); });
+  EXPECT_NE(sgd.find("SGD: the learning rate"), std::string::npos) << sgd;
+  EXPECT_NE(sgd.find("depends on the trainable variable 'w'"), std::string::npos) << sgd;
+  EXPECT_NE(sgd.find("SGD(0.1).minimize(loss)"), std::string::npos) << sgd;
+  EXPECT_NE(type_error([&] { optim::Adam opt(loss); }).find("Adam(0.001).minimize(loss)"), std::string::npos);
+  // A schedule whose rate depends on a trainable variable: refused at minimize.
+  optim::SGD scheduled(optim::schedules::Schedule([&](const sx::Tensor&) { return sx::sum(w); }));
+  EXPECT_NE(type_error([&] { scheduled.minimize(loss); }).find("the learning rate from the schedule"),
+            std::string::npos);
+  // A rate that is a hyperparameter, a non-trainable variable, trains as a number does.
+  sx::Tensor lr = sx::variable(sx::Array::scalar(0.25), "lr", false);
+  optim::SGD ok(lr);
+  ok.minimize(loss);
+  sx::function({}, {loss}, sx::get_updates())({});
+  EXPECT_EQ(w.value().to_vector(), (std::vector<double>{0.5, -1.0}));  // w - 0.25 * 2w
+}

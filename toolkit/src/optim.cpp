@@ -56,6 +56,30 @@ Tensor lerp(const Tensor& a, const Tensor& b, double weight, Loc loc) {
 
 std::string where_suffix(const Tensor& t) { return t.node().where.empty() ? "" : " (made at " + t.node().where + ")"; }
 
+// The first trainable variable that `t` is computed from, or an undefined tensor.
+Tensor trainable_dependency(const Tensor& t) {
+  for (const Tensor& n : topological_order({t}))
+    if (n.op() == OpKind::Variable && n.trainable()) return n;
+  return {};
+}
+
+// A learning rate computed from trainable variables is not a hyperparameter but a function of the
+// model: most often the loss, passed first in SymJAX's order (SGD(loss, 0.1)), where symx's
+// optimizers take the hyperparameters and minimize takes the loss. Throws TypeError naming `owner`.
+void require_hyperparameter(const Tensor& rate, const std::string& owner, const char* source) {
+  Tensor variable = trainable_dependency(rate);
+  if (!variable.defined()) return;
+  const std::string example = owner + (owner == "SGD" ? "(0.1)" : "(0.001)") + ".minimize(loss)";
+  throw TypeError(owner + ": the learning rate " + source + "'" + rate.label() + "'" + where_suffix(rate) +
+                  " depends on the trainable variable '" + variable.label() +
+                  "', so it is computed from the model, not a hyperparameter. Was the loss passed first, in "
+                  "SymJAX's order (" +
+                  owner +
+                  "(loss, ...))? symx's optimizers take the hyperparameters and minimize takes the loss: " + example +
+                  ". A learning-rate tensor may depend on placeholders, non-trainable variables and the step "
+                  "counter only.");
+}
+
 }  // namespace
 
 // ---- learning rates ----
@@ -72,12 +96,17 @@ void LearningRate::check(const std::string& owner) const {
     require(*v > 0 && std::isfinite(*v), owner, "learning_rate is " + number(*v),
             "The learning rate is the step size: use a positive number such as 0.01, a schedule, or a scalar tensor.");
   const Tensor* t = std::get_if<Tensor>(&value_);
+  if (t != nullptr && t->defined()) check_rate(*t, owner);
   if (t == nullptr || (t->defined() && t->ndim() == 0 && is_floating(t->dtype()))) return;
   std::string what = t->defined() ? "'" + t->label() + "' has shape " + shape_string(t->shape()) + " and dtype " +
                                         std::string(dtype_name(t->dtype()))
                                   : std::string("is undefined");
   require(false, owner, "the learning-rate tensor " + what,
           "Use a float scalar tensor (shape ()), such as placeholder((), float32) or a variable.");
+}
+
+void LearningRate::check_rate(const Tensor& rate, const std::string& owner) const {
+  require_hyperparameter(rate, owner, std::holds_alternative<Schedule>(value_) ? "from the schedule, " : "");
 }
 
 // ---- clipping ----
@@ -214,6 +243,7 @@ Updates Optimizer::apply_gradients(const std::vector<Tensor>& grads, const std::
       auto& [lr, t] = rate_and_t[dtype];
       if (!lr.defined()) {
         lr = learning_rate_.at(step_, dtype, loc);
+        learning_rate_.check_rate(lr, kind_);        // a schedule's rate too
         t = astype(add(step_, 1, loc), dtype, loc);  // 1 for the first update, as PyTorch's step
       }
       out.emplace_back(params[i], update(params[i], gi, lr, t, state, loc));

@@ -26,8 +26,10 @@ namespace symx::optim {
 
 using schedules::Schedule;
 
-// A learning rate: a positive number, a scalar tensor (a placeholder to feed, a variable to set),
-// or a schedule of the optimizer's step (in Python also a callable step -> rate).
+// A learning rate: a positive number, a scalar tensor (a placeholder to feed, a non-trainable
+// variable to set), or a schedule of the optimizer's step (in Python also a callable step -> rate).
+// A rate computed from trainable variables is refused (TypeError): it is the model, not a
+// hyperparameter, most often the loss passed in SymJAX's order, SGD(loss, 0.1), for SGD(0.1).minimize(loss).
 // Example: Adam(learning_rate=schedules.cosine_decay(1e-3, 1000))
 class LearningRate {
  public:
@@ -40,6 +42,10 @@ class LearningRate {
   // Throws ValueError naming `owner` when a number is not positive or a tensor is not a float scalar.
   // Example: LearningRate(-1.0).check("SGD") throws "SGD: learning_rate is -1. ..."
   void check(const std::string& owner) const;
+  // Throws TypeError naming `owner` when `rate` (this rate, or a schedule's value at a step) depends
+  // on a trainable variable.
+  // Example: LearningRate(loss).check("SGD") throws "SGD: the learning rate 'loss' depends on ..."
+  void check_rate(const Tensor& rate, const std::string& owner) const;
 
  private:
   std::variant<double, Tensor, Schedule> value_;
