@@ -357,6 +357,7 @@ Tensor variable(const Array& value, const std::string& name = "", bool trainable
 // yet and is refused (ValueError). reset_variables gives it that first value again. Python:
 // variable(tensor, name="w").
 // Example: w = variable(random::normal({784, 10}) * 0.01, "w")
+// Python: w = sx.variable(sx.random.normal((784, 10)) * 0.01, name="w")
 Tensor variable(const Tensor& init, const std::string& name = "", bool trainable = true, Loc loc = Loc::current());
 // A variable whose value is drawn by `init` (an Initializer: a function of shape and dtype, such
 // as nn::init::glorot_uniform()) for `shape` and `dtype`; reset_variables draws it again. Python:
