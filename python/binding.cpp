@@ -390,8 +390,9 @@ void bind_functions(nb::module_& m) {
             // Other Python threads run during the compile and the kernels. Nothing here touches a
             // Python object: `inputs` keeps the NumPy buffers alive and is destroyed (dropping their
             // references) only after the GIL is re-acquired. A compiled call over less than 256 KiB
-            // (microseconds of work) keeps the GIL: releasing it would cost more than the call.
-            if (f.compile_count() > 0 && f.backend() == symx::Backend::compiled && f.bytes_per_call() < (1 << 18))
+            // (microseconds of work) keeps the GIL, unless it compiles first (a new function, or a
+            // new batch size of one with None sizes): releasing it would cost more than the call.
+            if (f.backend() == symx::Backend::compiled && f.bytes_per_call() < (1 << 18) && f.compiled_for(inputs))
               return f(inputs);
             std::vector<symx::Array> outputs;
             {
@@ -426,8 +427,10 @@ void bind_functions(nb::module_& m) {
           DOC(Function_backend));
   m.def(
       "function",
-      [](TensorList inputs, TensorList outputs, TensorPairs updates, std::optional<std::string> backend) {
+      [](TensorList inputs, TensorList outputs, TensorPairs updates, std::optional<std::string> backend,
+         std::optional<int> max_specializations) {
         symx::FunctionOptions options;
+        options.max_specializations = max_specializations;
         if (backend) {
           if (*backend == "reference") options.backend = symx::Backend::reference;
           else if (*backend == "compiled") options.backend = symx::Backend::compiled;
@@ -436,7 +439,8 @@ void bind_functions(nb::module_& m) {
         PyLocation here;
         return symx::function(inputs.v, outputs.v, updates.v, options);
       },
-      "inputs"_a, "outputs"_a, "updates"_a = nb::none(), "backend"_a = nb::none(), DOC(function));
+      "inputs"_a, "outputs"_a, "updates"_a = nb::none(), "backend"_a = nb::none(), "max_specializations"_a = nb::none(),
+      DOC(function));
   m.def(
       "clone",
       [](TensorList outputs, TensorPairs replace) {
