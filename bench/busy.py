@@ -10,9 +10,9 @@ measurement. Every framework runs three times: with its defaults (symx: OMP_WAIT
 with GOMP_SPINCOUNT=10000, set by the library for every program unless the user chose a policy;
 PyTorch: its own), with libgomp's default spin (GOMP_SPINCOUNT=300000, what C++ programs had before
 symx set its defaults) and with OMP_WAIT_POLICY=active forced. Each run is a fresh process
-(bench/worker.py or busy_step); times are
-medians of the steps. Writes OUT/busy.json and OUT/busy.md. The machine's other load is not
-controlled: loadavg is recorded with every run.
+(bench/worker.py or busy_step), in --rounds interleaved rounds (default 3): each cell is the median
+over the rounds of the runs' median steps, with their range. Writes OUT/busy.json and
+OUT/busy.md. The machine's other load is not controlled: loadavg is recorded with every run.
 """
 
 import argparse
@@ -73,30 +73,51 @@ def measure(R, exe, competitors, mode, seconds):
         stop(procs)
 
 
+def summary(runs):
+    """The median over rounds of the runs' median step times, and their range; (None, None) when none succeeded."""
+    times = sorted(r["median_s"] for r in runs if r.get("ok") and r.get("median_s"))
+    if not times:
+        return None, None
+    return times[len(times) // 2], (times[0], times[-1])
+
+
 def ratio(a, b):
     return round(a / b, 2) if a and b else None
 
 
-def markdown(table, args, machine):
+def cell(t, spread):
+    return "—" if t is None else "%s (%s–%s)" % (B.fmt_time(t), B.fmt_time(spread[0]), B.fmt_time(spread[1]))
+
+
+def markdown(table, args, machine, load_after):
     lines = [
         "# MLP training step (batch 256) on a busy machine",
         "",
-        "%s, %s cores, %d threads; competitors: Python processes spinning on one core each. "
-        "Medians of %.0f s of steps per run. default: each framework's own settings (symx: passive, "
-        "10,000 spins); libgomp: GOMP_SPINCOUNT=300000, OpenMP's own default, what C++ programs had before "
-        "symx set its defaults; active: OMP_WAIT_POLICY=active."
-        % (machine["cpu"], machine["cores"], args.threads, args.seconds),
+        "%s, %s cores, %d threads; competitors: Python processes spinning on one core each. Each cell: the "
+        "median over %d interleaved rounds (each run a fresh process) of the run's median step over %.0f s, and "
+        "the range over the rounds. default: each framework's own settings (symx: passive, 10,000 spins); "
+        "libgomp: GOMP_SPINCOUNT=300000, OpenMP's own default, what C++ programs had before symx set its "
+        "defaults; active: OMP_WAIT_POLICY=active. Load average (1 min) of the machine: %s before, %s after."
+        % (
+            machine["cpu"],
+            machine["cores"],
+            args.threads,
+            args.rounds,
+            args.seconds,
+            machine["loadavg_1min"],
+            load_after,
+        ),
         "",
         "| competitors | framework | default | libgomp | active | libgomp / default | active / default "
         "| torch eager / this (default) |",
         "|---|---|---|---|---|---|---|---|",
     ]
     for n, by_mode in table.items():
-        torch = by_mode["default"]["torch_eager"].get("median_s")
+        torch = summary(by_mode["default"]["torch_eager"])[0]
         for fw in FRAMEWORKS:
-            d, g, a = (by_mode[m][fw].get("median_s") for m in MODES)
+            (d, ds), (g, gs), (a, as_) = (summary(by_mode[m][fw]) for m in MODES)
             vs = ratio(torch, d) if fw != "torch_eager" else None
-            cells = [B.fmt_time(d), B.fmt_time(g), B.fmt_time(a), ratio(g, d), ratio(a, d), vs]
+            cells = [cell(d, ds), cell(g, gs), cell(a, as_), ratio(g, d), ratio(a, d), vs]
             lines.append("| %s | %s | %s |" % (n, LABEL[fw], " | ".join("—" if c is None else str(c) for c in cells)))
     return "\n".join(lines) + "\n"
 
@@ -107,8 +128,9 @@ def main():
     ap.add_argument("--build", default=os.path.join(B.ROOT, "build"))
     ap.add_argument("--competitors", default="0,1", help="comma-separated counts of spinning processes")
     ap.add_argument("--seconds", type=float, default=3.0, help="seconds of timed steps per run")
+    ap.add_argument("--rounds", type=int, default=3, help="rounds over every setting (the other load varies)")
     ap.add_argument("--threads", type=int, default=os.cpu_count() or 1)
-    ap.add_argument("--time-limit", type=float, default=900.0)
+    ap.add_argument("--time-limit", type=float, default=1800.0)
     args = ap.parse_args()
     args.budget = args.seconds
     os.makedirs(args.out, exist_ok=True)
@@ -116,18 +138,23 @@ def main():
     for name in ("OMP_WAIT_POLICY", "GOMP_SPINCOUNT"):  # the defaults under test, not the caller's
         R.env.pop(name, None)
     machine = B.machine_info(args.threads)
+    machine["loadavg_1min"] = B.loadavg()
     exe, how = B.build_overhead_cpp(R, "busy_step")
     if exe is None:
         R.say("busy_step: " + how)
-    table = {}
-    for n in [int(c) for c in args.competitors.split(",") if c.strip()]:
-        table[n] = {}
-        for mode in MODES:
-            R.say("competitors %d, %s:" % (n, mode))
-            table[n][mode] = measure(R, exe, n, mode, args.seconds)
-    md = markdown(table, args, machine)
+    counts = [int(c) for c in args.competitors.split(",") if c.strip()]
+    table = {n: {mode: {fw: [] for fw in FRAMEWORKS} for mode in MODES} for n in counts}
+    for k in range(args.rounds):
+        for n in counts:
+            for mode in MODES:
+                R.say("round %d, competitors %d, %s:" % (k + 1, n, mode))
+                for fw, res in measure(R, exe, n, mode, args.seconds).items():
+                    table[n][mode][fw].append(res)
+    md = markdown(table, args, machine, B.loadavg())
+    result = {"machine": machine, "build_command": how, "seconds": args.seconds, "rounds": args.rounds}
+    result["results"] = table
     with open(os.path.join(args.out, "busy.json"), "w") as f:
-        json.dump({"machine": machine, "build_command": how, "seconds": args.seconds, "results": table}, f, indent=1)
+        json.dump(result, f, indent=1)
     with open(os.path.join(args.out, "busy.md"), "w") as f:
         f.write(md)
     R.say("")

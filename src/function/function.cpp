@@ -61,6 +61,7 @@ struct Function::Impl {
   mutable std::shared_mutex specializations_mutex;
   mutable std::atomic<std::uint64_t> use_clock{0};
   std::atomic<std::int64_t> dropped_compiles{0};
+  std::size_t max_specializations = 32;  // detail::max_specializations(options), when made
 
   runtime::Program& compiled_program();
   std::vector<Array> result_arrays();
@@ -174,7 +175,7 @@ Function function(const std::vector<Tensor>& inputs, const std::vector<Tensor>& 
   check_placeholders_given(inputs, roots, loc);
   impl->dynamic = std::any_of(inputs.begin(), inputs.end(), detail::is_dynamic);
   impl->options = options;
-  detail::max_specializations(options);  // a bad bound fails here, at the user's line
+  impl->max_specializations = static_cast<std::size_t>(detail::max_specializations(options));  // fails here
   impl->random_states = runtime::random_states(roots);
   std::vector<Tensor> written = impl->random_states;
   for (const auto& [var, value] : impl->updates) written.push_back(var);
@@ -331,8 +332,7 @@ Function::Impl::Specialized* Function::Impl::find_specialization(const std::vect
 // running a dropped one holds its own copy of the Function, so the program lives until it returns.
 // Under specializations_mutex, held exclusively.
 void Function::Impl::keep_specialization(std::vector<Shape> shapes, const Function& made) {
-  const std::size_t bound = static_cast<std::size_t>(detail::max_specializations(options));
-  while (!specializations.empty() && specializations.size() >= bound) {
+  while (!specializations.empty() && specializations.size() >= max_specializations) {
     auto oldest = std::min_element(specializations.begin(), specializations.end(), [](const auto& a, const auto& b) {
       return a->last_use.load(std::memory_order_relaxed) < b->last_use.load(std::memory_order_relaxed);
     });

@@ -140,7 +140,7 @@ def _runs_other_threads_during(call):
 def test_a_new_batch_size_compiles_without_the_gil():
     x = sx.placeholder((None, 3), "float32")
     # A constant of this run: its kernels are compiled, not found in the disk cache.
-    f = sx.function([x], [sx.tanh(x * np.float32(1 + random.random()))])
+    f = sx.function([x], [sx.tanh(x * np.float32(1 + random.random()))], backend="compiled")
     small = np.ones((2, 3), np.float32)
     f(small)
     # The control: a compiled call of a few bytes keeps the GIL, so the watcher cannot run in it.
