@@ -11,7 +11,8 @@ with GOMP_SPINCOUNT=10000, set by the library for every program unless the user 
 PyTorch: its own), with libgomp's default spin (GOMP_SPINCOUNT=300000, what C++ programs had before
 symx set its defaults) and with OMP_WAIT_POLICY=active forced. Each run is a fresh process
 (bench/worker.py or busy_step), in --rounds interleaved rounds (default 3): each cell is the median
-over the rounds of the runs' median steps, with their range. Writes OUT/busy.json and
+over the rounds of the runs' mean steps (throughput, not a median that hides the steps delayed by
+spinning threads), with their range. Writes OUT/busy.json and
 OUT/busy.md. The machine's other load is not controlled: loadavg is recorded with every run.
 """
 
@@ -53,7 +54,7 @@ def run_cpp(R, exe, env_extra, seconds):
         res["ok"] = True
     except (IndexError, ValueError):
         res = {"ok": False, "error": "busy_step rc %s: %s" % (rc, B.tail(err, 300))}
-    R.say("  %-11s %s" % ("symx_cpp", B.fmt_time(res.get("median_s")) if res["ok"] else res["error"]))
+    R.say("  %-11s mean %s" % ("symx_cpp", B.fmt_time(res.get("mean_s")) if res["ok"] else res["error"]))
     return res
 
 
@@ -74,8 +75,10 @@ def measure(R, exe, competitors, mode, seconds):
 
 
 def summary(runs):
-    """The median over rounds of the runs' median step times, and their range; (None, None) when none succeeded."""
-    times = sorted(r["median_s"] for r in runs if r.get("ok") and r.get("median_s"))
+    """The median over rounds of the runs' mean step times, and their range; (None, None) when none succeeded.
+    The mean, not the median: a step now and then delayed by a descheduled spinning thread costs
+    throughput (items/s) that a median of the steps would not show."""
+    times = sorted(r["mean_s"] for r in runs if r.get("ok") and r.get("mean_s"))
     if not times:
         return None, None
     return times[len(times) // 2], (times[0], times[-1])
@@ -94,7 +97,7 @@ def markdown(table, args, machine, load_after):
         "# MLP training step (batch 256) on a busy machine",
         "",
         "%s, %s cores, %d threads; competitors: Python processes spinning on one core each. Each cell: the "
-        "median over %d interleaved rounds (each run a fresh process) of the run's median step over %.0f s, and "
+        "median over %d interleaved rounds (each run a fresh process) of the run's mean step over %.0f s, and "
         "the range over the rounds. default: each framework's own settings (symx: passive, 10,000 spins); "
         "libgomp: GOMP_SPINCOUNT=300000, OpenMP's own default, what C++ programs had before symx set its "
         "defaults; active: OMP_WAIT_POLICY=active. Load average (1 min) of the machine: %s before, %s after."
