@@ -103,6 +103,9 @@ demo: build
 # Last, data-parallel training under mpirun (bench/distributed.py: 2 processes x 1 thread against
 # 1 x 2, the communication share and overlap, all-reduce bandwidth, the ring model's predictions);
 # writes $(BUILD)/bench/distributed.json and distributed.md.
+# Then the MLP step on a busy machine (bench/busy.py: spinning competitor processes; symx C++ and
+# Python against torch eager, each with its defaults and with OMP_WAIT_POLICY=active); writes
+# $(BUILD)/bench/busy/busy.json and busy.md.
 PAPER_EPOCHS ?= 10
 PAPER_SEEDS ?= 0
 bench: build
@@ -110,6 +113,7 @@ bench: build
 	PYTHONPATH=$(BUILD)/python $(PYTHON) bench/run.py --out $(BUILD)/bench --build $(BUILD)
 	PYTHONPATH=$(BUILD)/python $(PYTHON) bench/paper_cnn.py --epochs $(PAPER_EPOCHS) --seeds $(PAPER_SEEDS) --build $(BUILD) --out $(BUILD)/bench/paper_cnn.json
 	$(PYTHON) bench/distributed.py --build $(BUILD) --out $(BUILD)/bench/distributed.json
+	PYTHONPATH=$(BUILD)/python $(PYTHON) bench/busy.py --build $(BUILD) --out $(BUILD)/bench/busy
 
 clean:
 	rm -rf $(BUILD)

@@ -121,7 +121,14 @@ def time_calls(fn, *, budget_s=8.0, min_reps=5, max_reps=50, warmup=2, after_fir
         t0 = time.perf_counter()
         fn()
         times.append(time.perf_counter() - t0)
-    return {"median_s": statistics.median(times), "min_s": min(times), "reps": reps, "first_call_s": first, **extra}
+    return {
+        "median_s": statistics.median(times),
+        "mean_s": statistics.fmean(times),
+        "min_s": min(times),
+        "reps": reps,
+        "first_call_s": first,
+        **extra,
+    }
 
 
 def time_tiny(fn, *, inner=20000, samples=25):

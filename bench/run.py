@@ -362,9 +362,10 @@ def case1(R):
     return rec
 
 
-def build_overhead_cpp(R):
-    """Compiles bench/overhead.cpp against libsymx.a with the library's link line (from
-    CMakeCache.txt when present: LAPACKE, OpenBLAS, oneDNN when the build uses it)."""
+def build_overhead_cpp(R, name="overhead"):
+    """Compiles bench/<name>.cpp (overhead.cpp, or busy_step.cpp for bench/busy.py) against
+    libsymx.a with the library's link line (from CMakeCache.txt when present: LAPACKE, OpenBLAS,
+    oneDNN when the build uses it)."""
     lib = os.path.join(R.build, "libsymx.a")
     if not os.path.exists(lib):
         return None, "no %s (build symx first)" % lib
@@ -376,9 +377,10 @@ def build_overhead_cpp(R):
             m = re.search(r"^%s:\w+=(.+)$" % var, text, re.M)
             if m and os.path.exists(m.group(1).strip()) and m.group(1).strip() not in libs:
                 libs.append(m.group(1).strip())
-    base = ["g++", "-O2", "-std=c++20", "-I" + os.path.join(ROOT, "include"), os.path.join(HERE, "overhead.cpp"), lib]
-    tail_libs = ["-lcrypto", "-fopenmp", "-ldl", "-lpthread"]  # libcrypto: the kernel cache's SHA-256
-    exe = os.path.join(R.out, "overhead")
+    base = ["g++", "-O2", "-std=c++20", "-I" + os.path.join(ROOT, "include"), os.path.join(HERE, name + ".cpp"), lib]
+    # libcrypto: the kernel cache's SHA-256; -u symx_omp_defaults: what symx::symx's CMake link options add.
+    tail_libs = ["-lcrypto", "-fopenmp", "-ldl", "-lpthread", "-Wl,--undefined=symx_omp_defaults"]
+    exe = os.path.join(R.out, name)
     attempts = [
         libs or ["-llapacke", "-lopenblas"],
         ["-llapacke", "-lopenblas", "-ldnnl"],
@@ -390,7 +392,7 @@ def build_overhead_cpp(R):
         rc, _, err, _, _ = run_proc(cmd, R.env, 300)
         if rc == 0:
             return exe, " ".join(cmd)
-    return None, "overhead.cpp did not build: " + tail(err, 500)
+    return None, name + ".cpp did not build: " + tail(err, 500)
 
 
 def case5(R):

@@ -427,9 +427,10 @@ void bind_functions(nb::module_& m) {
             // Other Python threads run during the compile and the kernels. Nothing here touches a
             // Python object: `inputs` keeps the NumPy buffers alive and is destroyed (dropping their
             // references) only after the GIL is re-acquired. A compiled call over less than 256 KiB
-            // (microseconds of work) keeps the GIL: releasing it would cost more than the call.
+            // (microseconds of work) keeps the GIL, unless it compiles first (a new function, or a
+            // new batch size of one with None sizes): releasing it would cost more than the call.
             std::vector<symx::Array> outputs;
-            if (f.compile_count() > 0 && f.backend() == symx::Backend::compiled && f.bytes_per_call() < (1 << 18)) {
+            if (f.backend() == symx::Backend::compiled && f.bytes_per_call() < (1 << 18) && f.compiled_for(inputs)) {
               outputs = f(inputs);
             } else {
               nb::gil_scoped_release released;
@@ -465,9 +466,10 @@ void bind_functions(nb::module_& m) {
   m.def(
       "function",
       [](nb::handle inputs, nb::handle outputs, TensorPairs updates, std::optional<std::string> backend,
-         bool allow_input_downcast) {
+         bool allow_input_downcast, std::optional<int> max_specializations) {
         symx::FunctionOptions options;
         options.allow_input_downcast = allow_input_downcast;
+        options.max_specializations = max_specializations;
         if (backend) {
           if (*backend == "reference") options.backend = symx::Backend::reference;
           else if (*backend == "compiled") options.backend = symx::Backend::compiled;
@@ -483,10 +485,12 @@ void bind_functions(nb::module_& m) {
         return symx::function(in, out, updates.v, options);
       },
       "inputs"_a, "outputs"_a, "updates"_a = nb::none(), "backend"_a = nb::none(), "allow_input_downcast"_a = false,
+      "max_specializations"_a = nb::none(),
       nb::sig("def function(inputs: Tensor | collections.abc.Sequence[Tensor], outputs: Tensor | "
               "collections.abc.Sequence[Tensor], updates: dict[Tensor, Tensor | numpy.typing.ArrayLike] | "
               "collections.abc.Sequence[tuple[Tensor, Tensor | numpy.typing.ArrayLike]] | None = None, backend: "
-              "str | None = None, allow_input_downcast: bool = False) -> Function"),
+              "str | None = None, allow_input_downcast: bool = False, max_specializations: int | None = None) -> "
+              "Function"),
       DOC(function));
   m.def(
       "clone",

@@ -26,6 +26,12 @@ struct FunctionOptions {
   // placeholders are rounded; integers into narrower integers when every value fits. Float data
   // into integer or bool placeholders stays refused. Python: function(..., allow_input_downcast=True).
   bool allow_input_downcast = false;
+  // For inputs of unknown sizes (None): how many specializations (one per set of input shapes,
+  // each with its compiled program) the function keeps. A call with new shapes beyond it drops the
+  // least recently used one and frees its program; calling with those shapes again compiles again
+  // (a disk-cache hit when the kernel cache still holds it). Default: SYMX_MAX_SPECIALIZATIONS,
+  // else 32. Python: function(..., max_specializations=k).
+  std::optional<int> max_specializations{};
 };
 
 class Function;
@@ -52,9 +58,13 @@ class Function {
   // compiled backend a steady-state call then allocates nothing. Outputs that overlap an input, a
   // variable or each other are computed into temporaries first (correct, but they allocate).
   void call_into(const std::vector<Array>& inputs, std::vector<Array>& outputs) const;
-  // How many times this function compiled a program (once per input signature); a method in Python too.
+  // How many times this function compiled a program (once per input signature, again for one whose
+  // specialization was dropped, see max_specializations); a method in Python too.
   // Example: f.compile_count() is 1 after calls with inputs of one shape and dtype
   std::int64_t compile_count() const;
+  // Whether a call with these inputs runs a program compiled already (false: the call compiles
+  // first, or cannot run). The Python binding releases the GIL for calls that compile.
+  bool compiled_for(const std::vector<Array>& inputs) const;
   // Bytes a call reads or writes in its inputs, outputs and variables: a rough measure of its
   // cost (the Python binding keeps the GIL for calls too small to be worth releasing it).
   std::int64_t bytes_per_call() const;
@@ -92,6 +102,11 @@ class Function {
 // pool. The default is SYMX_NUM_THREADS when set, else OpenMP's default (all cores). The setting
 // applies to calls from every thread. Results do not depend on the thread count beyond
 // floating-point reassociation in reductions.
+// The pool's idle threads spin briefly, then sleep: every program linked with symx::symx (and
+// the Python package) starts with OMP_WAIT_POLICY=passive and GOMP_SPINCOUNT=10000 unless the
+// environment sets either, so that a machine with other busy processes is not slowed down by
+// spinning threads (OpenMP's default spins 300,000 times). The library answers getenv for the
+// two variables (libgomp reads them before main); the environment itself is not changed.
 void set_num_threads(int threads);
 int num_threads();
 
@@ -99,7 +114,8 @@ int num_threads();
 // depend on must be among them. Each update pairs a variable with a new value of the same shape
 // (the dtype is cast when it differs safely, else rejected). Python: updates is a dict {variable:
 // new_value} or a list of pairs, all computed from the values at the start of the call; backend is
-// "reference", "compiled" or None; allow_input_downcast as FunctionOptions'. `inputs` and `outputs`
+// "reference", "compiled" or None; allow_input_downcast as FunctionOptions';
+// max_specializations an int or None (see FunctionOptions). `inputs` and `outputs`
 // may each be one tensor instead of a list (see the overload below): function(x, y) returns one
 // array per call, as Theano's.
 // Example: step = function([x, y], [loss], updates={w: w - 0.1 * grad(loss, w)})

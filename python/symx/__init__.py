@@ -33,7 +33,9 @@ import numpy as _np
 # (measured: the MLP step 6.8 ms against 4.7 ms). A short spin (10,000, tens of microseconds)
 # keeps the pool awake between the kernels of a call and lets it sleep between calls. OpenMP
 # reads these when the extension loads it, so they are set here, and only when the user has
-# chosen neither.
+# chosen neither. C++ programs get the same defaults from the library
+# (src/runtime/omp_defaults.cpp), whose way, answering libgomp's getenv, works only for an
+# executable linked with it, not for an extension module loaded into Python.
 if "OMP_WAIT_POLICY" not in _os.environ and "GOMP_SPINCOUNT" not in _os.environ:
     _os.environ["OMP_WAIT_POLICY"] = "passive"
     _os.environ["GOMP_SPINCOUNT"] = "10000"

@@ -317,6 +317,63 @@ void remove_stale_compile_files_once(const std::string& dir, double compile_time
   remove_stale_compile_files(dir, compile_timeout);
 }
 
+namespace {
+
+struct CachedKernel {
+  std::string key;
+  std::uint64_t bytes = 0;  // the .so and its .sha256
+  struct timespec used {};  // the .so's mtime
+};
+
+// The kernels in the folder open as `dir_fd`: "<64 hex>.so" regular files owned by the user.
+std::vector<CachedKernel> cached_kernels(int dir_fd) {
+  std::vector<CachedKernel> kernels;
+  for (const std::string& name : names_in_folder(dir_fd)) {
+    if (name.size() != 67 || name.compare(64, 3, ".so") != 0 ||
+        !all_of(std::string_view(name).substr(0, 64), is_lower_hex))
+      continue;
+    struct stat st {};
+    if (::fstatat(dir_fd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode) ||
+        st.st_uid != ::geteuid())
+      continue;
+    CachedKernel kernel{name.substr(0, 64), static_cast<std::uint64_t>(st.st_size), st.st_mtim};
+    struct stat hash {};
+    if (::fstatat(dir_fd, (kernel.key + ".sha256").c_str(), &hash, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(hash.st_mode))
+      kernel.bytes += static_cast<std::uint64_t>(hash.st_size);
+    kernels.push_back(std::move(kernel));
+  }
+  return kernels;
+}
+
+}  // namespace
+
+int evict_least_recently_used(const std::string& dir, std::uint64_t max_bytes,
+                              const std::function<bool(const std::string& key)>& in_use) {
+  int dir_fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dir_fd < 0) return 0;
+  std::vector<CachedKernel> kernels = cached_kernels(dir_fd);
+  std::uint64_t total = 0;
+  for (const CachedKernel& k : kernels) total += k.bytes;
+  int removed = 0;
+  if (total > max_bytes) {
+    std::sort(kernels.begin(), kernels.end(), [](const CachedKernel& a, const CachedKernel& b) {
+      return std::pair(a.used.tv_sec, a.used.tv_nsec) < std::pair(b.used.tv_sec, b.used.tv_nsec);
+    });
+    for (const CachedKernel& k : kernels) {
+      if (total <= max_bytes) break;
+      if (in_use(k.key)) continue;
+      // The hash first: a reader that finds the .so without it treats the entry as absent.
+      ::unlinkat(dir_fd, (k.key + ".sha256").c_str(), 0);
+      if (::unlinkat(dir_fd, (k.key + ".so").c_str(), 0) == 0 || errno == ENOENT) {
+        total -= k.bytes;
+        ++removed;
+      }
+    }
+  }
+  ::close(dir_fd);
+  return removed;
+}
+
 void reset_cache_warnings_for_testing() {
   g_warned_folder.store(false);
   g_warned_file.store(false);

@@ -12,6 +12,8 @@
 
 #include <sys/stat.h>
 
+#include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -56,6 +58,16 @@ void remove_stale_compile_files(const std::string& dir, double compile_timeout);
 // remove_stale_compile_files(dir, ...) the first time this process uses `dir`; later calls cost a
 // set lookup, so the warm-cache lookup stays one readdir per process and folder, not per kernel.
 void remove_stale_compile_files_once(const std::string& dir, double compile_timeout);
+
+// Keeps the kernels in the cache folder `dir` (each "<64 hex>.so" with its ".sha256") at most
+// `max_bytes` in all: while they are larger, removes the least recently used kernel (oldest mtime;
+// compile_and_load sets it on every disk hit), its .sha256 first and then its .so, skipping those
+// for which `in_use(key)` is true. Only files owned by the user and named exactly so, never
+// following a link. A process that has a removed kernel loaded keeps it (its mapping stays); one
+// that was about to load it finds the entry missing and compiles it again. Best effort: failures
+// are ignored. Returns how many kernels were removed.
+int evict_least_recently_used(const std::string& dir, std::uint64_t max_bytes,
+                              const std::function<bool(const std::string& key)>& in_use);
 
 // Test-only: the next refusal warns again.
 void reset_cache_warnings_for_testing();

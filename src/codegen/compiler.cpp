@@ -24,6 +24,7 @@
 #include <optional>
 #include <sstream>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -200,6 +201,40 @@ const char* const kFixedFlags =
     "-fsched-pressure";
 
 constexpr double kDefaultCompileTimeout = 300;
+constexpr double kDefaultCacheMegabytes = 1024;
+
+// SYMX_CACHE_MAX_MB: megabytes the kernels in the cache folder may take, a number greater than 0
+// (default 1024).
+std::uint64_t cache_max_bytes() {
+  const std::string text = env_or_empty("SYMX_CACHE_MAX_MB");
+  double value = kDefaultCacheMegabytes;
+  if (!text.empty()) {
+    auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (error != std::errc() || end != text.data() + text.size() || !std::isfinite(value) || value <= 0 || value > 1e12)
+      throw ValueError("codegen: SYMX_CACHE_MAX_MB='" + text +
+                       "' is not a number of megabytes greater than 0. Set it to e.g. 4096, or unset it for the "
+                       "default of 1024 MB.");
+  }
+  return static_cast<std::uint64_t>(value * 1024 * 1024);
+}
+
+// The keys of the libraries loaded in this process (one entry per live Library): the disk cache
+// never evicts them.
+struct LoadedKeys {
+  std::mutex mutex;
+  std::unordered_multiset<std::string> keys;
+};
+
+LoadedKeys& loaded_keys() {
+  static LoadedKeys* instance = new LoadedKeys;  // never destroyed: Libraries may outlive statics
+  return *instance;
+}
+
+bool loaded_in_this_process(const std::string& key) {
+  LoadedKeys& loaded = loaded_keys();
+  std::lock_guard lock(loaded.mutex);
+  return loaded.keys.count(key) > 0;
+}
 
 // SYMX_COMPILE_TIMEOUT: seconds a compiler run may take, a number greater than 0 (default 300).
 double compile_timeout_seconds() {
@@ -409,10 +444,17 @@ struct LibraryAccess {
 }  // namespace detail
 
 Library::Library(void* handle, std::string path, std::string key)
-    : handle_(handle), path_(std::move(path)), key_(std::move(key)) {}
+    : handle_(handle), path_(std::move(path)), key_(std::move(key)) {
+  LoadedKeys& loaded = loaded_keys();
+  std::lock_guard lock(loaded.mutex);
+  loaded.keys.insert(key_);
+}
 
 Library::~Library() {
   if (handle_) ::dlclose(handle_);
+  LoadedKeys& loaded = loaded_keys();
+  std::lock_guard lock(loaded.mutex);
+  if (auto it = loaded.keys.find(key_); it != loaded.keys.end()) loaded.keys.erase(it);
 }
 
 void* Library::symbol(const std::string& name) const {
@@ -456,6 +498,7 @@ CacheLookup load_cached(const std::string& so_path, const std::string& hash_path
   // replaced the file since it was hashed.
   void* handle = ::dlopen(so_path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (handle == nullptr) return out;  // unloadable: rebuilt and overwritten by the caller
+  ::futimens(so_file.fd(), nullptr);  // its mtime is its last use, for evict_least_recently_used
   out.library = detail::LibraryAccess::make(handle, so_path, key);
   return out;
 }
@@ -543,7 +586,8 @@ void publish(const WorkDir& work, const std::string& so_path, const std::string&
 }
 
 std::shared_ptr<Library> compile_into_cache(const std::vector<std::string>& command, const std::string& source,
-                                            const std::string& dir, const std::string& key, double timeout) {
+                                            const std::string& dir, const std::string& key, double timeout,
+                                            std::uint64_t max_bytes) {
   WorkDir work(dir + "/" + key + ".tmp." + unique_suffix());
   const std::string source_path = work.file("source.cpp"), so_tmp = work.file("kernel.so");
   write_file(source_path, source, 0600, "SYMX_CACHE_DIR");
@@ -559,6 +603,7 @@ std::shared_ptr<Library> compile_into_cache(const std::vector<std::string>& comm
   if (!process_succeeded(r)) throw_compile_failure(r, argv, key, timeout);
   std::shared_ptr<Library> library = load_fresh(so_tmp, dir + "/" + key + ".so", key, argv);
   publish(work, dir + "/" + key + ".so", dir + "/" + key + ".sha256", key);
+  evict_least_recently_used(dir, max_bytes, loaded_in_this_process);
   return library;
 }
 
@@ -573,6 +618,7 @@ std::shared_ptr<Library> compile_and_load(const std::string& source, const Compi
   for (auto& flag : split_whitespace(options.extra_flags)) command.push_back(std::move(flag));
   const std::string dir = trusted_cache_dir();
   const double timeout = compile_timeout_seconds();
+  const std::uint64_t max_bytes = cache_max_bytes();
   remove_stale_compile_files_once(dir, timeout);
   const std::string key = cache_key(command, compiler_version(words, dir, timeout), source);
 
@@ -598,7 +644,7 @@ std::shared_ptr<Library> compile_and_load(const std::string& source, const Compi
     g_disk_hits.fetch_add(1);
   } else {
     if (!cached.refusal.empty()) warn_untrusted_file(cached.refused_path, cached.refusal);
-    library = compile_into_cache(command, source, dir, key, timeout);
+    library = compile_into_cache(command, source, dir, key, timeout, max_bytes);
   }
   state->library = library;
   return library;

@@ -11,7 +11,9 @@
 //      place (<key>.so first, then <key>.sha256), so that processes sharing the cache never load a
 //      partial file: a reader that finds no valid hash compiles the kernel itself, and the loser
 //      of a race renames the same kernel over the winner's. The working folder is removed on every
-//      path (success, failure, timeout).
+//      path (success, failure, timeout). Then, when the kernels in the folder take more than
+//      SYMX_CACHE_MAX_MB, the least recently used ones not loaded in this process are removed
+//      (evict_least_recently_used in cache_dir.hpp; a disk hit marks a kernel as used).
 // A corrupt, truncated, unloadable or untrusted entry is never loaded; it is rebuilt and overwritten.
 //
 // The compiler is not run for a disk hit: its version line is remembered in
@@ -26,6 +28,8 @@
 //   SYMX_CACHE_DIR        the disk cache; default $HOME/.cache/symx. Created (mode 0700) when
 //                         missing. Without HOME, or when the folder fails the checks of
 //                         cache_dir.hpp, a private temporary folder of this process (see there).
+//   SYMX_CACHE_MAX_MB     megabytes the kernels in the disk cache may take (default 1024); a value
+//                         that is not a number greater than 0 is a ValueError.
 //   SYMX_COMPILE_TIMEOUT  seconds a compiler run may take (default 300); the compiler and the
 //                         processes it started are killed after it. A value that is not a number
 //                         greater than 0 is a ValueError.
@@ -88,7 +92,7 @@ struct CompileOptions {
 // does not compile is a bug in symx). Throws IOError for what the user's machine must fix: no
 // compiler (it names SYMX_CXX and g++), a compiler that timed out (SYMX_COMPILE_TIMEOUT), was
 // killed by a signal (named) or wrote nothing loadable, a full disk, a cache folder that cannot be
-// created or written. Throws ValueError for an invalid SYMX_COMPILE_TIMEOUT.
+// created or written. Throws ValueError for an invalid SYMX_COMPILE_TIMEOUT or SYMX_CACHE_MAX_MB.
 std::shared_ptr<Library> compile_and_load(const std::string& source, const CompileOptions& options = {});
 
 // Counters, for tests: host compiler runs (failed ones included), loads from the disk cache, and

@@ -49,16 +49,27 @@ struct Function::Impl {
   bool dynamic = false;
   bool single_output = false;  // made by function(x, y) with one output tensor
   FunctionOptions options;
+  // At most options.max_specializations are kept: a new one beyond drops the least recently used
+  // (`last_use`, stamped from `use_clock` by every call), whose program is freed once no call runs
+  // it; `dropped_compiles` keeps its compiles in compile_count().
   struct Specialized {
     std::vector<Shape> shapes;  // of the dynamic inputs, in input order
     Function function;
+    std::atomic<std::uint64_t> last_use{0};
+    Specialized(std::vector<Shape> s, Function f) : shapes(std::move(s)), function(std::move(f)) {}
   };
   std::vector<std::unique_ptr<Specialized>> specializations;
   mutable std::shared_mutex specializations_mutex;
+  mutable std::atomic<std::uint64_t> use_clock{0};
+  std::atomic<std::int64_t> dropped_compiles{0};
+  std::size_t max_specializations = 32;  // detail::max_specializations(options), when made
 
   runtime::Program& compiled_program();
   std::vector<Array> result_arrays();
   Function specialized(const std::vector<Array>& inputs);
+  std::vector<Shape> dynamic_shapes(const std::vector<Array>& inputs) const;
+  Specialized* find_specialization(const std::vector<Shape>& shapes) const;
+  void keep_specialization(std::vector<Shape> shapes, const Function& made);
 };
 
 namespace {
@@ -185,6 +196,7 @@ Function function(const std::vector<Tensor>& inputs, const std::vector<Tensor>& 
   check_placeholders_given(inputs, roots, loc);
   impl->dynamic = std::any_of(inputs.begin(), inputs.end(), detail::is_dynamic);
   impl->options = options;
+  impl->max_specializations = static_cast<std::size_t>(detail::max_specializations(options));  // fails here
   impl->random_states = runtime::random_states(roots);
   std::vector<Tensor> written = impl->random_states;
   for (const auto& [var, value] : impl->updates) written.push_back(var);
@@ -294,23 +306,13 @@ runtime::Program& Function::Impl::compiled_program() {
 }
 
 Function Function::Impl::specialized(const std::vector<Array>& inputs) {
-  std::vector<Shape> shapes;
-  for (std::size_t i = 0; i < inputs.size(); ++i)
-    if (detail::is_dynamic(this->inputs[i])) {
-      detail::check_dynamic_input(this->inputs[i], inputs[i].shape(), context);
-      shapes.push_back(inputs[i].shape());
-    }
-  auto find = [&]() -> const Function* {
-    for (const auto& s : specializations)
-      if (s->shapes == shapes) return &s->function;
-    return nullptr;
-  };
+  std::vector<Shape> shapes = dynamic_shapes(inputs);
   {
     std::shared_lock lock(specializations_mutex);
-    if (const Function* f = find()) return *f;
+    if (Specialized* s = find_specialization(shapes)) return s->function;
   }
   std::unique_lock lock(specializations_mutex);
-  if (const Function* f = find()) return *f;
+  if (Specialized* s = find_specialization(shapes)) return s->function;
   std::vector<std::pair<Tensor, Shape>> given;
   for (std::size_t i = 0; i < inputs.size(); ++i) given.emplace_back(this->inputs[i], inputs[i].shape());
   std::vector<Tensor> roots = outputs;
@@ -329,8 +331,60 @@ Function Function::Impl::specialized(const std::vector<Array>& inputs) {
   s.roots.resize(outputs.size());
   Function made = function(s.placeholders, s.roots, fixed, options);
   made.impl_->context = context;  // errors name the function the user made
-  specializations.push_back(std::make_unique<Specialized>(Specialized{std::move(shapes), made}));
+  keep_specialization(std::move(shapes), made);
   return made;
+}
+
+std::vector<Shape> Function::Impl::dynamic_shapes(const std::vector<Array>& inputs) const {
+  std::vector<Shape> shapes;
+  for (std::size_t i = 0; i < inputs.size(); ++i)
+    if (detail::is_dynamic(this->inputs[i])) {
+      detail::check_dynamic_input(this->inputs[i], inputs[i].shape(), context);
+      shapes.push_back(inputs[i].shape());
+    }
+  return shapes;
+}
+
+// The specialization to `shapes`, stamped as used now; null when there is none. Under
+// specializations_mutex (shared is enough: the stamp is atomic).
+Function::Impl::Specialized* Function::Impl::find_specialization(const std::vector<Shape>& shapes) const {
+  for (const auto& s : specializations)
+    if (s->shapes == shapes) {
+      s->last_use.store(use_clock.fetch_add(1) + 1, std::memory_order_relaxed);
+      return s.get();
+    }
+  return nullptr;
+}
+
+// Adds `made`, first dropping the least recently used specializations beyond the bound. A call
+// running a dropped one holds its own copy of the Function, so the program lives until it returns.
+// Under specializations_mutex, held exclusively.
+void Function::Impl::keep_specialization(std::vector<Shape> shapes, const Function& made) {
+  while (!specializations.empty() && specializations.size() >= max_specializations) {
+    auto oldest = std::min_element(specializations.begin(), specializations.end(), [](const auto& a, const auto& b) {
+      return a->last_use.load(std::memory_order_relaxed) < b->last_use.load(std::memory_order_relaxed);
+    });
+    dropped_compiles += (*oldest)->function.compile_count();
+    specializations.erase(oldest);
+  }
+  auto kept = std::make_unique<Specialized>(std::move(shapes), made);
+  kept->last_use = use_clock.fetch_add(1) + 1;
+  specializations.push_back(std::move(kept));
+}
+
+bool Function::compiled_for(const std::vector<Array>& inputs) const {
+  const Impl& f = *impl_;
+  if (f.backend == Backend::reference) return true;
+  if (!f.dynamic) return f.ready.load(std::memory_order_acquire) != nullptr;
+  if (inputs.size() != f.inputs.size()) return false;
+  try {
+    std::vector<Shape> shapes = f.dynamic_shapes(inputs);
+    std::shared_lock lock(f.specializations_mutex);
+    const Impl::Specialized* s = f.find_specialization(shapes);
+    return s != nullptr && s->function.compiled_for(inputs);
+  } catch (const Error&) {
+    return false;  // the call itself reports the bad input
+  }
 }
 
 std::vector<Array> Function::Impl::result_arrays() {
@@ -364,7 +418,7 @@ int num_threads() {
 }
 
 std::int64_t Function::compile_count() const {
-  std::int64_t n = impl_->compiles.load();
+  std::int64_t n = impl_->compiles.load() + impl_->dropped_compiles.load();
   std::shared_lock lock(impl_->specializations_mutex);
   for (const auto& s : impl_->specializations) n += s->function.compile_count();
   return n;

@@ -1,5 +1,7 @@
 #include "function/specialize.hpp"
 
+#include <cerrno>
+#include <cstdlib>
 #include <unordered_map>
 
 #include "ops/op_table.hpp"
@@ -96,6 +98,26 @@ Tensor placeholder_of_shape(const Tensor& p, const Shape& shape) {
 }
 
 }  // namespace
+
+int max_specializations(const FunctionOptions& options) {
+  constexpr int kDefault = 32;
+  if (options.max_specializations) {
+    if (*options.max_specializations < 1)
+      throw ValueError("function: max_specializations is " + std::to_string(*options.max_specializations) +
+                       ". Pass 1 or more (the number of input shapes whose programs are kept).");
+    return *options.max_specializations;
+  }
+  const char* env = std::getenv("SYMX_MAX_SPECIALIZATIONS");
+  if (env == nullptr || *env == '\0') return kDefault;
+  char* end = nullptr;
+  errno = 0;
+  long n = std::strtol(env, &end, 10);
+  if (*end != '\0' || errno != 0 || n < 1 || n > 1'000'000)
+    throw ValueError(std::string("function: SYMX_MAX_SPECIALIZATIONS is '") + env +
+                     "'. Set it to a positive integer (the number of input shapes whose programs a function keeps), "
+                     "or unset it.");
+  return static_cast<int>(n);
+}
 
 void check_dynamic_input(const Tensor& p, const Shape& shape, const std::string& context) {
   bool fits = shape.size() == p.shape().size();

@@ -9,7 +9,15 @@
 
 #include "symx/tensor.hpp"
 
+namespace symx {
+struct FunctionOptions;
+}
+
 namespace symx::detail {
+
+// How many specializations a function keeps: options.max_specializations, else
+// SYMX_MAX_SPECIALIZATIONS, else 32. Throws ValueError for a bound below 1.
+int max_specializations(const FunctionOptions& options);
 
 // Whether `p`'s shape has sizes unknown until a call.
 inline bool is_dynamic(const Tensor& p) { return has_symbols(p.shape()); }

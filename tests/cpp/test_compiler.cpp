@@ -1,9 +1,12 @@
 // The compiler driver: compile, load, in-process and disk caches, integrity checks, concurrency.
 #include <gtest/gtest.h>
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdlib>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -378,4 +381,69 @@ TEST_F(CompilerCache, UnwritableCacheDirIsAnIOError) {
   { std::ofstream(file) << "x"; }
   ::setenv("SYMX_CACHE_DIR", (file / "cache").c_str(), 1);
   EXPECT_THROW(cg::compile_and_load(add_source("unwritable")), symx::IOError);
+}
+
+namespace {
+
+void set_mtime(const std::string& path, std::time_t seconds) {
+  struct timespec times[2] = {{seconds, 0}, {seconds, 0}};
+  ASSERT_EQ(::utimensat(AT_FDCWD, path.c_str(), times, 0), 0) << path;
+}
+
+std::uintmax_t entry_bytes(const std::string& so_path) {
+  return fs::file_size(so_path) + fs::file_size(fs::path(so_path).replace_extension(".sha256"));
+}
+
+}  // namespace
+
+TEST_F(CompilerCache, SizeBoundEvictsTheLeastRecentlyUsedKernelsNotLoaded) {
+  symx::testing::SavedEnvironment saved({"SYMX_CACHE_MAX_MB"});
+  ::unsetenv("SYMX_CACHE_MAX_MB");
+  std::string a, b, c;
+  {
+    auto la = cg::compile_and_load(add_source("evict-a"));
+    auto lb = cg::compile_and_load(add_source("evict-b"));
+    a = la->path();
+    b = lb->path();
+  }
+  // b is used (a disk hit marks it), a is not: a is the least recently used.
+  set_mtime(a, 1000000000);
+  set_mtime(b, 1000000000);
+  cg::clear_memory_cache_for_testing();
+  EXPECT_EQ(call_add_one(*cg::compile_and_load(add_source("evict-b")), 1), 2);
+  EXPECT_GT(fs::last_write_time(b), fs::last_write_time(a));
+  // Room for two kernels (entries of one source differ by a few bytes): adding c evicts a only.
+  const double megabytes = static_cast<double>(entry_bytes(b) * 2 + entry_bytes(b) / 2) / (1024.0 * 1024.0);
+  ::setenv("SYMX_CACHE_MAX_MB", std::to_string(megabytes).c_str(), 1);
+  auto lc = cg::compile_and_load(add_source("evict-c"));
+  c = lc->path();
+  EXPECT_FALSE(fs::exists(a));
+  EXPECT_FALSE(fs::exists(fs::path(a).replace_extension(".sha256")));
+  EXPECT_TRUE(fs::exists(b));
+  EXPECT_TRUE(fs::exists(c));
+  // A bound smaller than any kernel: what this process has loaded stays (c), the rest goes (b).
+  ::setenv("SYMX_CACHE_MAX_MB", "0.000001", 1);
+  auto ld = cg::compile_and_load(add_source("evict-d"));
+  EXPECT_FALSE(fs::exists(b));
+  EXPECT_TRUE(fs::exists(c));
+  EXPECT_TRUE(fs::exists(ld->path()));
+  EXPECT_EQ(call_add_one(*lc, 1), 2);
+  EXPECT_EQ(call_add_one(*ld, 1), 2);
+  // An evicted kernel is compiled again when needed.
+  auto before = cg::compiler_stats();
+  lc.reset();
+  auto la = cg::compile_and_load(add_source("evict-a"));
+  EXPECT_EQ(call_add_one(*la, 5), 6);
+  EXPECT_EQ(cg::compiler_stats().compiles, before.compiles + 1);
+  EXPECT_FALSE(fs::exists(c));  // no longer loaded, so evicted by that compile
+  EXPECT_TRUE(cache_files(".tmp.").empty());
+}
+
+TEST_F(CompilerCache, InvalidCacheBoundIsAValueError) {
+  symx::testing::SavedEnvironment saved({"SYMX_CACHE_MAX_MB"});
+  for (const char* bad : {"0", "-5", "lots", "nan"}) {
+    ::setenv("SYMX_CACHE_MAX_MB", bad, 1);
+    symx::testing::expect_error<symx::ValueError>([&] { cg::compile_and_load(add_source("bound")); },
+                                                  {"SYMX_CACHE_MAX_MB='" + std::string(bad) + "'", "megabytes"});
+  }
 }

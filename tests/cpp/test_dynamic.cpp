@@ -185,3 +185,50 @@ TEST(Dynamic, ConvolutionPoolingAndRandomDrawsTakeTheBatchFromTheCall) {
     EXPECT_EQ(r[1].shape(), (sx::Shape{2, 1, 3, 3}));
   }
 }
+
+TEST(Dynamic, LeastRecentlyUsedSpecializationsAreDroppedBeyondTheBound) {
+  sx::Graph graph;
+  sx::DefaultGraph guard(graph);
+  auto x = sx::placeholder({sx::kDynamic, 2}, sx::f64, "x");
+  sx::FunctionOptions options;
+  options.max_specializations = 2;
+  auto f = sx::function({x}, {sx::sum(x * 3.0, {1})}, {}, options);
+  auto call = [&](std::int64_t n) {
+    sx::Array batch = random_array({n, 2}, -1, 1, static_cast<unsigned>(n));
+    sx::Array out = f({batch})[0];
+    for (std::int64_t i = 0; i < n; ++i)
+      EXPECT_NEAR(out.get_flat(i), 3.0 * (batch.get_flat(2 * i) + batch.get_flat(2 * i + 1)), 1e-12);
+  };
+  call(4);
+  call(5);
+  call(4);  // 5 is now the least recently used
+  EXPECT_EQ(f.compile_count(), 2);
+  call(6);  // drops 5
+  EXPECT_EQ(f.compile_count(), 3);
+  std::string text = f.describe();
+  EXPECT_NE(text.find("x (4, 2)"), std::string::npos) << text;
+  EXPECT_NE(text.find("x (6, 2)"), std::string::npos) << text;
+  EXPECT_EQ(text.find("x (5, 2)"), std::string::npos) << text;
+  call(4);
+  EXPECT_EQ(f.compile_count(), 3);
+  call(5);  // made again, dropping 6
+  EXPECT_EQ(f.compile_count(), 4);
+  EXPECT_EQ(f.describe().find("x (6, 2)"), std::string::npos);
+}
+
+TEST(Dynamic, TheBoundComesFromTheEnvironmentAndIsChecked) {
+  sx::Graph graph;
+  sx::DefaultGraph guard(graph);
+  sx::testing::SavedEnvironment saved({"SYMX_MAX_SPECIALIZATIONS"});
+  auto x = sx::placeholder({sx::kDynamic}, sx::f64, "x");
+  ::setenv("SYMX_MAX_SPECIALIZATIONS", "1", 1);
+  auto f = sx::function({x}, {x + 1.0});
+  for (std::int64_t n : {1, 2, 1}) EXPECT_EQ(f({sx::Array::zeros({n}, sx::f64)})[0].get_flat(0), 1.0);
+  EXPECT_EQ(f.compile_count(), 3);  // one kept at a time
+  ::setenv("SYMX_MAX_SPECIALIZATIONS", "many", 1);
+  expect_error<sx::ValueError>([&] { sx::function({x}, {x + 1.0}); }, {"SYMX_MAX_SPECIALIZATIONS is 'many'"});
+  ::unsetenv("SYMX_MAX_SPECIALIZATIONS");
+  sx::FunctionOptions options;
+  options.max_specializations = 0;
+  expect_error<sx::ValueError>([&] { sx::function({x}, {x + 1.0}, {}, options); }, {"max_specializations is 0"});
+}

@@ -411,3 +411,36 @@ TEST(Function, VariablesPatternWithALeadingSlash) {
   EXPECT_EQ(sx::variables("/scope/*").size(), 1u);
   EXPECT_EQ(sx::variables("/other/*").size(), 0u);
 }
+
+// The OpenMP wait-policy defaults of every program linked with symx (src/runtime/omp_defaults.cpp):
+// the environment seen through getenv, which libgomp reads at its start, answers symx's short spin
+// unless the user set either variable. (tests/python/test_api.py checks what libgomp itself read.)
+TEST(Function, OpenMPWaitDefaultsUnlessTheUserChoseAPolicy) {
+  extern char** environ;
+  auto in_environment = [](const std::string& name) {
+    for (char** e = environ; *e; ++e)
+      if (std::string(*e).rfind(name + "=", 0) == 0) return std::optional<std::string>(*e + name.size() + 1);
+    return std::optional<std::string>();
+  };
+  auto policy = in_environment("OMP_WAIT_POLICY"), spins = in_environment("GOMP_SPINCOUNT");
+  ::unsetenv("OMP_WAIT_POLICY");
+  ::unsetenv("GOMP_SPINCOUNT");
+  ASSERT_NE(std::getenv("OMP_WAIT_POLICY"), nullptr);
+  EXPECT_STREQ(std::getenv("OMP_WAIT_POLICY"), "passive");
+  EXPECT_STREQ(std::getenv("GOMP_SPINCOUNT"), "10000");
+  ::setenv("GOMP_SPINCOUNT", "5", 1);
+  EXPECT_EQ(std::getenv("OMP_WAIT_POLICY"), nullptr);
+  EXPECT_STREQ(std::getenv("GOMP_SPINCOUNT"), "5");
+  ::unsetenv("GOMP_SPINCOUNT");
+  ::setenv("OMP_WAIT_POLICY", "active", 1);
+  EXPECT_STREQ(std::getenv("OMP_WAIT_POLICY"), "active");
+  EXPECT_EQ(std::getenv("GOMP_SPINCOUNT"), nullptr);
+  auto home = in_environment("HOME");  // any other variable: glibc's answer
+  if (home) {
+    EXPECT_STREQ(std::getenv("HOME"), home->c_str());
+  }
+  EXPECT_EQ(std::getenv("SYMX_NO_SUCH_VARIABLE"), nullptr);
+  ::unsetenv("OMP_WAIT_POLICY");
+  if (policy) ::setenv("OMP_WAIT_POLICY", policy->c_str(), 1);
+  if (spins) ::setenv("GOMP_SPINCOUNT", spins->c_str(), 1);
+}

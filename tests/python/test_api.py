@@ -4,12 +4,13 @@ Tensor protocol (identity ==/hash, operators, indexing, repr)."""
 
 import inspect
 import os
+import subprocess
 
 import numpy as np
 import pytest
 
 import symx as sx
-from helpers import python_env, run_python
+from helpers import python_env, run_python, symx_tool
 
 pytestmark = pytest.mark.usefixtures("fresh_graph")
 
@@ -490,3 +491,27 @@ def test_openmp_wait_defaults_only_when_the_user_chose_none(given, expected):
     result = run_python("-c", WAIT_PROBE, env=python_env(**{"OMP_WAIT_POLICY": None, "GOMP_SPINCOUNT": None, **given}))
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == expected
+
+
+# What libgomp itself read at its start (OMP_DISPLAY_ENV=verbose prints it): the spin count is the
+# setting that differs (libgomp shows an unset policy as PASSIVE too).
+def libgomp_spin_count(stderr):
+    lines = [line for line in stderr.splitlines() if "GOMP_SPINCOUNT = " in line]
+    assert len(lines) == 1, stderr
+    return lines[0].split("=")[1].strip().strip("'")
+
+
+@pytest.mark.parametrize(
+    "given, spins",
+    [({}, "10000"), ({"OMP_WAIT_POLICY": "active"}, "30000000000"), ({"GOMP_SPINCOUNT": "5"}, "5")],
+)
+def test_cpp_programs_get_the_openmp_wait_defaults_of_the_library(given, spins):
+    # The symx tool is a C++ program linked with the library: its OpenMP starts with symx's
+    # defaults (a short spin) unless the user chose a policy, with no help from Python.
+    env = python_env(**{"OMP_WAIT_POLICY": None, "GOMP_SPINCOUNT": None, "OMP_DISPLAY_ENV": "verbose", **given})
+    result = subprocess.run([symx_tool(), "--help"], env=env, capture_output=True, text=True, timeout=60, check=False)
+    assert result.returncode == 0, result.stderr
+    assert libgomp_spin_count(result.stderr) == spins
+    probe = run_python("-c", "import symx", env=env)
+    assert probe.returncode == 0, probe.stderr
+    assert libgomp_spin_count(probe.stderr) == spins

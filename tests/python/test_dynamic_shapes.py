@@ -1,6 +1,11 @@
 """Batch-polymorphic placeholders (issue 8, point 2): placeholder((None, 784)) takes batches of any
 size; a function specializes and compiles once per input shape; NumPy is the reference."""
 
+import random
+import sys
+import threading
+import time
+
 import numpy as np
 import pytest
 
@@ -94,3 +99,82 @@ def test_none_is_an_unknown_size_and_minus_one_a_mistake():
         sx.placeholder((-1, 4), name="x")
     with pytest.raises(sx.ShapeError, match=r"negative size in shape \(-3,\)"):
         sx.placeholder(-3)
+
+
+def _lingering_watcher(in_call):
+    """A thread that wakes every millisecond and records whether it ever ran while `in_call` was set."""
+    seen, stop = [], threading.Event()
+
+    def watch():
+        while not stop.is_set():
+            time.sleep(0.001)
+            if in_call.is_set():
+                seen.append(True)
+
+    thread = threading.Thread(target=watch)
+    thread.start()
+    return seen, stop, thread
+
+
+def _runs_other_threads_during(call):
+    """Whether another Python thread ran while `call()` was inside symx. The switch interval is made
+    far longer than the call, so that the other thread can only run while the call releases the GIL."""
+    in_call = threading.Event()
+    seen, stop, thread = _lingering_watcher(in_call)
+    previous = sys.getswitchinterval()
+    try:
+        sys.setswitchinterval(60)
+        # The watcher runs, and its waits for the GIL from now on use the long interval (one that
+        # began before could still ask this thread to drop the GIL after the old 5 ms).
+        time.sleep(0.02)
+        in_call.set()
+        call()
+        in_call.clear()
+    finally:
+        sys.setswitchinterval(previous)
+        stop.set()
+        thread.join()
+    return bool(seen)
+
+
+def test_a_new_batch_size_compiles_without_the_gil():
+    x = sx.placeholder((None, 3), "float32")
+    # A constant of this run: its kernels are compiled, not found in the disk cache.
+    f = sx.function([x], [sx.tanh(x * np.float32(1 + random.random()))], backend="compiled")
+    small = np.ones((2, 3), np.float32)
+    f(small)
+    # The control: a compiled call of a few bytes keeps the GIL, so the watcher cannot run in it.
+    assert not _runs_other_threads_during(lambda: f(small))
+    assert f.compile_count() == 1
+    # A new batch size compiles its specialization with the GIL released.
+    assert _runs_other_threads_during(lambda: f(np.ones((5, 3), np.float32)))
+    assert f.compile_count() == 2
+
+
+def test_least_recently_used_specializations_are_dropped_beyond_the_bound():
+    x = sx.placeholder((None, 2), "float64")
+    f = sx.function([x], [sx.sum(x * 2.0, axis=1)], max_specializations=2)
+
+    def call(n):
+        batch = np.arange(2 * n, dtype=np.float64).reshape(n, 2)
+        np.testing.assert_array_equal(f(batch)[0], batch.sum(axis=1) * 2.0)
+
+    call(1)
+    call(2)
+    call(1)  # now 2 is the least recently used
+    assert f.compile_count() == 2
+    call(3)  # drops 2
+    assert f.compile_count() == 3
+    text = f.describe()
+    assert "(1, 2)" in text and "(3, 2)" in text and "(2, 2)" not in text, text
+    call(1)  # still kept
+    assert f.compile_count() == 3
+    call(2)  # compiled again; drops 3
+    assert f.compile_count() == 4
+    assert "(3, 2)" not in f.describe()
+
+
+def test_max_specializations_is_checked():
+    x = sx.placeholder((None, 2), "float64")
+    with pytest.raises(ValueError, match="max_specializations is 0"):
+        sx.function([x], [x * 2.0], max_specializations=0)
