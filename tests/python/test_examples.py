@@ -46,6 +46,7 @@ def readme_block(title, language):
         ("Quick start, a network", "python", "examples/network.py"),
         ("Quick start, training loop", "python", "examples/train_digits.py"),
         ("Quick start, distributed loop", "python", "examples/distributed.py"),
+        ("Quick start, data", "python", "examples/data_pipeline.py"),
     ],
 )
 def test_readme_quick_starts_are_the_example_files(title, language, path):
