@@ -9,7 +9,8 @@ Run after stubgen, with PACKAGE_DIR's parent importable. Two things stubgen cann
   editor resolving `from symx.nn import layers as L` finds nothing to complete. Each gets a stub
   (symx/nn/__init__.pyi, symx/nn/layers.pyi, symx/random.pyi, ...) that re-exports the extension
   submodule's stub. The list is read from `sys.modules`, so a submodule added there gets its stub.
-* The Tensor methods defined in Python (symx/__init__.py: `sum`, `mean`, `flatten`, `clip`, ...).
+* The Tensor methods and properties defined in Python (symx/__init__.py: `sum`, `mean`, `flatten`,
+  `clip`, `shape`, ...).
   They are appended to `class Tensor` in symx/_symx/__init__.pyi with the signatures, annotations
   and docstrings of their Python definitions.
 """
@@ -73,10 +74,12 @@ def method_stub(name, function):
 
 
 def python_tensor_methods(tensor_class):
-    """(name, function) of the methods symx/__init__.py adds to Tensor, in name order."""
+    """(name, function or property) of the methods and properties symx/__init__.py adds to Tensor,
+    in name order."""
     found = []
     for name, value in sorted(vars(tensor_class).items()):
-        if inspect.isfunction(value) and value.__module__ == "symx":
+        function = value.fget if isinstance(value, property) else value
+        if inspect.isfunction(function) and function.__module__ == "symx":
             found.append((name, value))
     return found
 
@@ -99,9 +102,13 @@ def add_tensor_methods(stub_text, methods):
     while not lines[end - 1].strip():
         end -= 1
     added = ["", BEGIN]
-    for name, function in methods:
+    for name, member in methods:
         added.append("")
-        added.extend(method_stub(name, function).rstrip("\n").split("\n"))
+        if isinstance(member, property):  # its getter's stub, read-only, with the property's docstring
+            member.fget.__doc__ = member.__doc__ or member.fget.__doc__
+            added.append("    @property")
+            member = member.fget
+        added.extend(method_stub(name, member).rstrip("\n").split("\n"))
     added.extend([END, ""])
     return "\n".join(lines[:end] + added + lines[end:])
 

@@ -148,7 +148,7 @@ def _tensor_shape(entries, sizes):
 _plain_shape = Tensor.shape
 
 
-def _shape(self):
+def _shape(self) -> "tuple[int | None, ...]":  # a TensorShape
     return _tensor_shape(_plain_shape.__get__(self), self._symx_sizes)
 
 

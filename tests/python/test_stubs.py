@@ -53,9 +53,11 @@ def test_the_tensor_methods_defined_in_python_are_in_the_stub():
     tensor = next(node for node in tree.body if isinstance(node, ast.ClassDef) and node.name == "Tensor")
     in_stub = {node.name for node in tensor.body if isinstance(node, ast.FunctionDef)}
     defined_in_python = {
-        name for name, value in vars(sx.Tensor).items() if inspect.isfunction(value) and value.__module__ == "symx"
+        name
+        for name, value in vars(sx.Tensor).items()
+        if inspect.isfunction(getattr(value, "fget", value)) and getattr(value, "fget", value).__module__ == "symx"
     }
-    assert {"sum", "mean", "flatten", "transpose", "clip", "squeeze", "round", "__iter__"} <= defined_in_python
+    assert {"sum", "mean", "flatten", "transpose", "clip", "squeeze", "round", "__iter__", "shape"} <= defined_in_python
     assert defined_in_python - in_stub == set()
 
 
@@ -89,17 +91,19 @@ def test_a_type_checker_resolves_submodules_tensor_methods_and_grad(tmp_path):
         "reveal_type(sx.grad(x.sum(), x))\n"
         "reveal_type(sx.grad(x.sum(), [x, x]))\n"
         "reveal_type(x.dtype)\n"
+        "reveal_type(x.shape)\n"
         "for row in x:\n"
         "    reveal_type(row)\n",
     )
     lines = [line for line in output.splitlines() if "note: Revealed type" in line]
-    assert len(lines) == 8, output
+    assert len(lines) == 9, output
     assert "symx._symx.nn.layers.Dense" in lines[0], output
     assert "def (" in lines[1], output
-    for line in lines[2:4] + [lines[4], lines[7]]:
+    for line in lines[2:4] + [lines[4], lines[8]]:
         assert 'Revealed type is "symx._symx.Tensor"' in line, output
     assert re.search(r'Revealed type is "(builtins\.)?list\[symx\._symx\.Tensor\]"', lines[5]), output
     assert "numpy.dtype" in lines[6], output
+    assert re.search(r"tuple\[(builtins\.)?int \| None, \.\.\.\]", lines[7]), output
     # The only error is the one line written to be wrong (a module attribute that does not exist).
     errors = [line for line in output.splitlines() if ": error:" in line]
     assert len(errors) == 1 and "no_such_function" in errors[0], output
