@@ -377,7 +377,14 @@ def build_overhead_cpp(R, name="overhead"):
             m = re.search(r"^%s:\w+=(.+)$" % var, text, re.M)
             if m and os.path.exists(m.group(1).strip()) and m.group(1).strip() not in libs:
                 libs.append(m.group(1).strip())
-    base = ["g++", "-O2", "-std=c++20", "-I" + os.path.join(ROOT, "include"), os.path.join(HERE, name + ".cpp"), lib]
+    # The headers of the build's own sources (bench/ab.py compiles this against an older build too,
+    # whose structs may differ from this tree's).
+    source = ROOT
+    if os.path.exists(cache):
+        m = re.search(r"^CMAKE_HOME_DIRECTORY:\w+=(.+)$", open(cache).read(), re.M)
+        if m and os.path.isdir(os.path.join(m.group(1).strip(), "include")):
+            source = m.group(1).strip()
+    base = ["g++", "-O2", "-std=c++20", "-I" + os.path.join(source, "include"), os.path.join(HERE, name + ".cpp"), lib]
     # libcrypto: the kernel cache's SHA-256; -u symx_omp_defaults: what symx::symx's CMake link options add.
     tail_libs = ["-lcrypto", "-fopenmp", "-ldl", "-lpthread", "-Wl,--undefined=symx_omp_defaults"]
     exe = os.path.join(R.out, name)
