@@ -5,7 +5,6 @@
 // a complete checkpoint; leftovers are removed by the next save. Every file is read only after
 // checking that it is a regular file of bounded size, and its SHA-256 is checked before use.
 #include <fcntl.h>
-#include <openssl/evp.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -23,6 +22,7 @@
 #include <set>
 #include <vector>
 
+#include "symx/data/download.hpp"  // sha256_file, sha256_hex
 #include "symx/io.hpp"
 #include "train_internal.hpp"
 
@@ -130,62 +130,7 @@ constexpr const char* kVariables = "variables.safetensors";
 constexpr const char* kState = "state.json";
 // Bounds of what symx writes, far above any real run: a larger file is not a checkpoint.
 constexpr std::uint64_t kMaxPointerBytes = 4096, kMaxSumsBytes = 4096, kMaxStateBytes = 64ull << 20;
-constexpr std::uint64_t kMaxVariablesBytes = 1ull << 42;
 constexpr int kMaxStateDepth = 16;  // state.json nests 3 levels
-
-// ---- SHA-256 (OpenSSL's libcrypto) ----
-
-struct DigestDeleter {
-  void operator()(EVP_MD_CTX* ctx) const { EVP_MD_CTX_free(ctx); }
-};
-
-class Sha256 {
- public:
-  Sha256() : ctx_(EVP_MD_CTX_new()) {
-    if (!ctx_ || EVP_DigestInit_ex(ctx_.get(), EVP_sha256(), nullptr) != 1)
-      throw InternalError("checkpoint: OpenSSL could not start a SHA-256 digest");
-  }
-  void update(const void* data, std::size_t size) {
-    if (EVP_DigestUpdate(ctx_.get(), data, size) != 1) throw InternalError("checkpoint: EVP_DigestUpdate failed");
-  }
-  std::string hex() {
-    unsigned char digest[EVP_MAX_MD_SIZE];
-    unsigned int length = 0;
-    if (EVP_DigestFinal_ex(ctx_.get(), digest, &length) != 1)
-      throw InternalError("checkpoint: EVP_DigestFinal_ex failed");
-    static const char* digits = "0123456789abcdef";
-    std::string out;
-    for (unsigned int i = 0; i < length; ++i) out += {digits[digest[i] >> 4], digits[digest[i] & 15]};
-    return out;
-  }
-
- private:
-  std::unique_ptr<EVP_MD_CTX, DigestDeleter> ctx_;
-};
-
-std::string sha256_of(const std::string& bytes) {
-  Sha256 digest;
-  digest.update(bytes.data(), bytes.size());
-  return digest.hex();
-}
-
-// The SHA-256 of the regular file `path`, read in pieces (a checkpoint's variables may be large).
-std::string sha256_of_file(const std::string& path) {
-  struct Closer {
-    int fd;
-    ~Closer() { ::close(fd); }
-  } file{open_regular_file(path, kMaxVariablesBytes, "load_checkpoint")};
-  Sha256 digest;
-  std::vector<char> buffer(1 << 20);
-  for (;;) {
-    ssize_t n = ::read(file.fd, buffer.data(), buffer.size());
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) throw IOError("load_checkpoint: cannot read '" + path + "': " + std::strerror(errno) + ".");
-    if (n == 0) break;
-    digest.update(buffer.data(), static_cast<std::size_t>(n));
-  }
-  return digest.hex();
-}
 
 // ---- SHA256SUMS: "<64 hex digits>  <file name>" lines, as sha256sum writes (and -c checks) ----
 
@@ -410,7 +355,7 @@ Located locate(const std::string& run_dir) {
   const std::string state = (at.dir / kState).string();
   const std::string text = read_regular_file(state, kMaxStateBytes, "read_checkpoint");
   at.sums = read_sums(at.dir);
-  if (at.sums) check_sum(*at.sums, kState, sha256_of(text), at.dir);
+  if (at.sums) check_sum(*at.sums, kState, data::sha256_hex(text), at.dir);
   at.info = info_from_json(detail::parse_json(text, state, kMaxStateDepth), state);
   at.info.path = at.dir.string();
   return at;
@@ -423,7 +368,7 @@ CheckpointInfo read_checkpoint(const std::string& run_dir) { return locate(run_d
 CheckpointInfo load_checkpoint(const std::string& run_dir, const std::vector<Tensor>& vars) {
   Located at = locate(run_dir);
   const std::string file = (at.dir / kVariables).string();
-  if (at.sums) check_sum(*at.sums, kVariables, sha256_of_file(file), at.dir);
+  if (at.sums) check_sum(*at.sums, kVariables, data::sha256_file(file), at.dir);
   load_variables(file, checkpoint_variables(vars));
   return at.info;
 }
@@ -438,8 +383,8 @@ void write_checkpoint_files(const fs::path& tmp, const CheckpointInfo& info) {
   detail::write_file_atomic((tmp / kState).string(), state, "save_checkpoint");
   // The variables' sum is of the bytes on disk, so that what is checked on load is what was written.
   detail::write_file_atomic((tmp / kSums).string(),
-                            sha256_of_file(variables_file) + "  " + kVariables + "\n" + sha256_of(state) + "  " +
-                                kState + "\n",
+                            data::sha256_file(variables_file) + "  " + kVariables + "\n" + data::sha256_hex(state) +
+                                "  " + kState + "\n",
                             "save_checkpoint");
   detail::sync_directory(tmp.string());
 }
