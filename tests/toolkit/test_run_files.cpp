@@ -33,67 +33,17 @@
 #include <symx/train.hpp>
 
 #include "../cpp/test_util.hpp"
+#include "toolkit_test_util.hpp"
 
 namespace sx = symx;
 namespace tr = symx::train;
 namespace fs = std::filesystem;
+using namespace symx_toolkit_test;
 using symx::testing::expect_error;
 using symx::testing::read_bytes;
 using symx::testing::write_bytes;
 
 namespace {
-
-fs::path data_dir() {
-  const char* dir = std::getenv("SYMX_TEST_DATA");
-  return dir ? fs::path(dir) : fs::path(__FILE__).parent_path().parent_path().parent_path() / "data";
-}
-
-fs::path temp_dir(const std::string& name) {
-  fs::path p = fs::temp_directory_path() / ("symx_runfiles_" + name + "_" + std::to_string(::getpid()));
-  fs::remove_all(p);
-  fs::create_directories(p);
-  return p;
-}
-
-sx::data::Dataset digits(std::int64_t n, std::int64_t offset = 0) {
-  static sx::data::Dataset all = sx::data::load_mnist((data_dir() / "mnist").string());
-  sx::data::Dataset d{sx::Array(sx::Shape{n, 1, 28, 28}, sx::DType::u8), sx::Array(sx::Shape{n}, sx::DType::i64)};
-  std::memcpy(d.x.raw_data(), all.x.data<std::uint8_t>() + offset * 784, static_cast<std::size_t>(n * 784));
-  std::memcpy(d.y.raw_data(), all.y.data<std::int64_t>() + offset, static_cast<std::size_t>(n * 8));
-  return d;
-}
-
-int cli(std::vector<std::string> args, std::string* err = nullptr, std::string* out = nullptr) {
-  sx::reset_default_graph();
-  testing::internal::CaptureStderr();
-  testing::internal::CaptureStdout();
-  int rc = sx::cli::run(args);
-  std::string e = testing::internal::GetCapturedStderr();
-  std::string o = testing::internal::GetCapturedStdout();
-  if (err) *err = e;
-  if (out) *out = o;
-  return rc;
-}
-
-// The first n bundled digits as raw IDX files <prefix>-images-idx3-ubyte and -labels-idx1-ubyte;
-// labels[i] replaces the i-th label when given.
-void write_mnist_idx(const fs::path& dir, std::int64_t n, const std::string& prefix,
-                     const std::vector<int>& labels = {}) {
-  auto d = digits(n);
-  fs::create_directories(dir);
-  auto be = [](std::string& s, std::uint32_t v) {
-    for (int shift : {24, 16, 8, 0}) s += static_cast<char>(v >> shift);
-  };
-  std::string im, lb;
-  be(im, 0x803), be(im, static_cast<std::uint32_t>(n)), be(im, 28), be(im, 28);
-  im.append(static_cast<const char*>(d.x.raw_data()), static_cast<std::size_t>(n * 784));
-  be(lb, 0x801), be(lb, static_cast<std::uint32_t>(n));
-  for (std::int64_t i = 0; i < n; ++i)
-    lb += static_cast<char>(static_cast<std::size_t>(i) < labels.size() ? labels[static_cast<std::size_t>(i)]
-                                                                        : d.y.data<std::int64_t>()[i]);
-  write_bytes((dir / (prefix + "-images-idx3-ubyte")).string(), im);
-  write_bytes((dir / (prefix + "-labels-idx1-ubyte")).string(), lb);
-}
 
 // A run of the tool: 1 epoch of the mlp on 96 digits (32 of them for validation), into `out`.
 std::vector<std::string> train_args(const fs::path& data, const fs::path& out, const std::string& epochs = "1") {
@@ -426,7 +376,7 @@ TEST(RunFiles, LabelsOutsideTheClassesAreAnError) {
   write_mnist_idx(dir / "data", 96, "train");
   std::string err, out;
   ASSERT_EQ(cli(train_args(dir / "data", dir / "run"), &err), 0) << err;
-  write_mnist_idx(dir / "eval", 8, "t10k", {3, 200});
+  write_mnist_idx(dir / "eval", 8, "t10k", 0, {3, 200});
   EXPECT_EQ(cli({"eval", "--checkpoint", (dir / "run").string(), "--images",
                  (dir / "eval" / "t10k-images-idx3-ubyte").string(), "--labels",
                  (dir / "eval" / "t10k-labels-idx1-ubyte").string()},

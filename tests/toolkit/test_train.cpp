@@ -32,36 +32,16 @@
 #include <symx/train.hpp>
 
 #include "../cpp/test_util.hpp"
+#include "toolkit_test_util.hpp"
 
 namespace sx = symx;
 namespace tr = symx::train;
 namespace L = symx::nn::layers;
 namespace fs = std::filesystem;
+using namespace symx_toolkit_test;
 using symx::testing::expect_error;
 
 namespace {
-
-fs::path data_dir() {
-  const char* dir = std::getenv("SYMX_TEST_DATA");
-  fs::path path = dir ? fs::path(dir) : fs::path(__FILE__).parent_path().parent_path().parent_path() / "data";
-  return path;
-}
-
-fs::path temp_dir(const std::string& name) {
-  fs::path p = fs::temp_directory_path() / ("symx_train_" + name + "_" + std::to_string(::getpid()));
-  fs::remove_all(p);
-  fs::create_directories(p);
-  return p;
-}
-
-// The first n real MNIST digits (a slice of the bundled 8,000).
-sx::data::Dataset digits(std::int64_t n, std::int64_t offset = 0) {
-  static sx::data::Dataset all = sx::data::load_mnist((data_dir() / "mnist").string());
-  sx::data::Dataset d{sx::Array(sx::Shape{n, 1, 28, 28}, sx::DType::u8), sx::Array(sx::Shape{n}, sx::DType::i64)};
-  std::memcpy(d.x.raw_data(), all.x.data<std::uint8_t>() + offset * 784, static_cast<std::size_t>(n * 784));
-  std::memcpy(d.y.raw_data(), all.y.data<std::int64_t>() + offset, static_cast<std::size_t>(n * 8));
-  return d;
-}
 
 // A small network with every kind of state: random augmentation and dropout (the graph's random
 // state), batch norm (running statistics), Adam with a schedule (moments and the step).
@@ -391,34 +371,6 @@ TEST(Train, CheckpointErrorsNameTheFile) {
 
 namespace {
 
-int cli(std::vector<std::string> args, std::string* err = nullptr) {
-  sx::reset_default_graph();
-  testing::internal::CaptureStderr();
-  testing::internal::CaptureStdout();
-  int rc = sx::cli::run(args);
-  std::string e = testing::internal::GetCapturedStderr();
-  testing::internal::GetCapturedStdout();
-  if (err) *err = e;
-  return rc;
-}
-
-// Writes the first n bundled digits as raw IDX files (images and labels) into `dir`.
-void write_mnist_idx(const fs::path& dir, std::int64_t n, std::int64_t offset, const std::string& prefix) {
-  auto d = digits(n, offset);
-  fs::create_directories(dir);
-  auto be = [](std::ofstream& f, std::uint32_t v) {
-    unsigned char b[4] = {static_cast<unsigned char>(v >> 24), static_cast<unsigned char>(v >> 16),
-                          static_cast<unsigned char>(v >> 8), static_cast<unsigned char>(v)};
-    f.write(reinterpret_cast<char*>(b), 4);
-  };
-  std::ofstream im(dir / (prefix + "-images-idx3-ubyte"), std::ios::binary),
-      lb(dir / (prefix + "-labels-idx1-ubyte"), std::ios::binary);
-  be(im, 0x803), be(im, static_cast<std::uint32_t>(n)), be(im, 28), be(im, 28);
-  im.write(static_cast<const char*>(d.x.raw_data()), static_cast<std::streamsize>(n * 784));
-  be(lb, 0x801), be(lb, static_cast<std::uint32_t>(n));
-  for (std::int64_t i = 0; i < n; ++i) lb.put(static_cast<char>(d.y.data<std::int64_t>()[i]));
-}
-
 fs::path symx_binary() {
   // The tool next to this test binary (both in build/bin).
   return fs::canonical("/proc/self/exe").parent_path() / "symx";
@@ -499,7 +451,7 @@ TEST(TrainTool, CifarTrainAndEval) {
   EXPECT_NE(out.find(buf), std::string::npos) << out << " vs " << buf;
 
   // MNIST images do not fit this model: the error says so.
-  write_mnist_idx(dir / "mnist", 40, 0, "t10k");
+  write_mnist_idx(dir / "mnist", 40, "t10k", 0);
   EXPECT_EQ(cli({"eval", "--checkpoint", run.string(), "--images", (dir / "mnist" / "t10k-images-idx3-ubyte").string(),
                  "--labels", (dir / "mnist" / "t10k-labels-idx1-ubyte").string()},
                 &err),
@@ -515,7 +467,7 @@ TEST(TrainTool, SigintThenResumeIsBitIdentical) {
   // `symx train` in a subprocess: SIGINT once the first checkpoint exists exits with 130 after
   // writing a checkpoint; --resume then ends with the same variables as an uninterrupted run.
   fs::path dir = temp_dir("tool_sigint");
-  write_mnist_idx(dir / "data", 224, 0, "train");
+  write_mnist_idx(dir / "data", 224, "train", 0);
   std::string tool = symx_binary().string();
   ASSERT_TRUE(fs::exists(tool)) << tool;
   auto train_args = [&](const fs::path& out) {
