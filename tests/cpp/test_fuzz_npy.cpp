@@ -20,11 +20,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::int64_t env_int(const char* name, std::int64_t fallback) {
-  const char* v = std::getenv(name);
-  return v && *v ? std::atoll(v) : fallback;
-}
-
 using testing::read_bytes;
 using testing::write_bytes;
 
@@ -132,8 +127,8 @@ TEST(FuzzNpy, MutatedFilesLoadOrRaiseIOError) {
   fs::path dir = fs::temp_directory_path() / ("symx_fuzz_npy_" + std::to_string(rd()) + std::to_string(rd()));
   fs::create_directories(dir);
   const auto seeds = seed_files(dir);
-  const std::int64_t count = env_int("SYMX_FUZZ_FILES", 500);
-  const auto seed = static_cast<std::uint64_t>(env_int("SYMX_FUZZ_SEED", 7));
+  const std::int64_t count = symx::testing::env_int("SYMX_FUZZ_FILES", 500);
+  const auto seed = static_cast<std::uint64_t>(symx::testing::env_int("SYMX_FUZZ_SEED", 7));
   std::mt19937_64 rng(seed);
   const std::string file = (dir / "mutated.npy").string();
   std::int64_t loaded = 0, rejected = 0;

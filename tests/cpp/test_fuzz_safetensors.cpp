@@ -21,11 +21,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::uint64_t env_or(const char* name, std::uint64_t fallback) {
-  const char* value = std::getenv(name);
-  return value && *value ? std::strtoull(value, nullptr, 10) : fallback;
-}
-
 using testing::read_bytes;
 using testing::write_bytes;
 
@@ -147,8 +142,8 @@ TEST(FuzzSafetensors, MutatedCheckpointsLoadOrThrowIOError) {
       a.set_flat(i, v.dtype() == DType::b8 ? 0.0 : 100.0 + static_cast<double>(i));
     v.assign(a);
   }
-  std::mt19937_64 rng(env_or("SYMX_FUZZ_SEED", 20261201));
-  const std::uint64_t count = env_or("SYMX_FUZZ_FILES", 500);
+  std::mt19937_64 rng(static_cast<std::uint64_t>(symx::testing::env_int("SYMX_FUZZ_SEED", 20261201)));
+  const std::uint64_t count = static_cast<std::uint64_t>(symx::testing::env_int("SYMX_FUZZ_FILES", 500));
   const std::string file = (dir / "mutant.safetensors").string();
   int loaded = 0, rejected = 0;
   for (std::uint64_t i = 0; i < count; ++i) {

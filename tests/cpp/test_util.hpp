@@ -129,6 +129,12 @@ template <class E, class F> void expect_error(F&& fn, const std::vector<std::str
   }
 }
 
+// An integer from the environment (the fuzzers' SYMX_FUZZ_FILES and SYMX_FUZZ_SEED), or `fallback`.
+inline std::int64_t env_int(const char* name, std::int64_t fallback) {
+  const char* value = std::getenv(name);
+  return value && *value ? std::atoll(value) : fallback;
+}
+
 // The bytes of a file, and a file made of `bytes` (tests that build or mutate files).
 inline std::string read_bytes(const std::string& path) {
   std::ifstream in(path, std::ios::binary);

@@ -29,11 +29,6 @@ using sx::testing::write_bytes;
 
 namespace {
 
-std::int64_t env_int(const char* name, std::int64_t fallback) {
-  const char* v = std::getenv(name);
-  return v && *v ? std::atoll(v) : fallback;
-}
-
 struct FuzzDir {
   fs::path path = fs::temp_directory_path() / ("symx_data_fuzz_" + std::to_string(::getpid()) + "_" +
                                                ::testing::UnitTest::GetInstance()->current_test_info()->name());
@@ -139,8 +134,8 @@ void check_dataset(const data::Dataset& d, std::int64_t classes) {
   }
 }
 
-const std::int64_t kFiles = env_int("SYMX_FUZZ_FILES", 300);
-const std::uint64_t kSeed = static_cast<std::uint64_t>(env_int("SYMX_FUZZ_SEED", 20261201));
+const std::int64_t kFiles = symx::testing::env_int("SYMX_FUZZ_FILES", 300);
+const std::uint64_t kSeed = static_cast<std::uint64_t>(symx::testing::env_int("SYMX_FUZZ_SEED", 20261201));
 
 TEST(DataFuzz, IdxRawAndGzip) {
   FuzzDir dir;

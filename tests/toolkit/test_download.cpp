@@ -37,6 +37,16 @@ std::vector<std::string> listing(const fs::path& folder) {
   return {names.begin(), names.end()};
 }
 
+// Writes a tar header's checksum (the byte sum with the checksum field as spaces, six octal digits).
+void seal_tar_header(std::string& header) {
+  header.replace(148, 8, "        ");
+  unsigned sum = 0;
+  for (unsigned char c : header) sum += c;
+  char checksum[8];
+  std::snprintf(checksum, sizeof checksum, "%06o", sum);
+  header.replace(148, 7, std::string(checksum, 6) + '\0');
+}
+
 // One ustar entry: a 512-byte header (name, mode, size, type, checksum) and the data padded to 512.
 std::string tar_entry(const std::string& name, const std::string& data, char type = '0', const std::string& link = "") {
   std::string header(512, '\0');
@@ -52,12 +62,7 @@ std::string tar_entry(const std::string& name, const std::string& data, char typ
   header.replace(157, link.size(), link);
   header.replace(257, 6, std::string("ustar\0", 6));
   header.replace(263, 2, "00");
-  header.replace(148, 8, "        ");
-  unsigned sum = 0;
-  for (unsigned char c : header) sum += c;
-  char checksum[8];
-  std::snprintf(checksum, sizeof checksum, "%06o", sum);
-  header.replace(148, 7, std::string(checksum, 6) + '\0');
+  seal_tar_header(header);
   std::string padded = data + std::string((512 - data.size() % 512) % 512, '\0');
   return header + padded;
 }
@@ -170,12 +175,7 @@ std::string gnu_sparse_entry(const std::string& name, const std::string& stored,
   octal(398, stored.size());         // its length
   octal(483, real);
   header.replace(257, 8, std::string("ustar  \0", 8));  // GNU's magic
-  header.replace(148, 8, "        ");
-  unsigned sum = 0;
-  for (unsigned char c : header) sum += c;
-  char checksum[8];
-  std::snprintf(checksum, sizeof checksum, "%06o", sum);
-  header.replace(148, 7, std::string(checksum, 6) + '\0');
+  seal_tar_header(header);
   return header + entry.substr(512);
 }
 

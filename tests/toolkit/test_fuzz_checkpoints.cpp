@@ -38,11 +38,6 @@ using symx::testing::write_bytes;
 
 namespace {
 
-std::uint64_t env_or(const char* name, std::uint64_t fallback) {
-  const char* value = std::getenv(name);
-  return value && *value ? std::strtoull(value, nullptr, 10) : fallback;
-}
-
 fs::path fresh_dir(const std::string& name) {
   fs::path p = fs::temp_directory_path() / ("symx_fuzz_" + name + "_" + std::to_string(::getpid()));
   fs::remove_all(p);
@@ -156,8 +151,8 @@ TEST(FuzzCheckpoints, MutatedRunFoldersLoadOrThrowIOError) {
   const fs::path run = base.root / "run";
   const std::vector<std::string> names = {"LATEST", base.checkpoint + "/state.json",
                                           base.checkpoint + "/variables.safetensors", base.checkpoint + "/SHA256SUMS"};
-  std::mt19937_64 rng(env_or("SYMX_FUZZ_SEED", 20261202));
-  const std::uint64_t count = env_or("SYMX_FUZZ_FILES", 300);
+  std::mt19937_64 rng(static_cast<std::uint64_t>(symx::testing::env_int("SYMX_FUZZ_SEED", 20261202)));
+  const std::uint64_t count = static_cast<std::uint64_t>(symx::testing::env_int("SYMX_FUZZ_FILES", 300));
   int loaded = 0, rejected = 0;
   testing::internal::CaptureStderr();  // warnings for folders whose SHA256SUMS was removed
   for (std::uint64_t i = 0; i < count; ++i) {
@@ -257,8 +252,8 @@ TEST(FuzzSettings, CraftedStateJsonIsValidatedOrRefused) {
   Base base = make_base("settings");
   const fs::path run = base.root / "run";
   const nlohmann::json good = nlohmann::json::parse(base.files.at(base.checkpoint + "/state.json"));
-  std::mt19937_64 rng(env_or("SYMX_FUZZ_SEED", 20261203));
-  const std::uint64_t count = env_or("SYMX_FUZZ_FILES", 300);
+  std::mt19937_64 rng(static_cast<std::uint64_t>(symx::testing::env_int("SYMX_FUZZ_SEED", 20261203)));
+  const std::uint64_t count = static_cast<std::uint64_t>(symx::testing::env_int("SYMX_FUZZ_FILES", 300));
   int read = 0, rejected = 0;
   for (std::uint64_t i = 0; i < count; ++i) {
     write_folder(run, base.files);
@@ -314,8 +309,9 @@ TEST(FuzzSettings, CraftedToolSettingsAreRefusedByTheTool) {
   const std::vector<std::string> values = {
       "2000000", "-7",        "0", "1,28", "1,100000,100000", "", "abc", "1e3", "18446744073709551616",
       "0,28,28", "paper-cnn", "3"};
-  std::mt19937_64 rng(env_or("SYMX_FUZZ_SEED", 20261204));
-  const std::uint64_t count = std::max<std::uint64_t>(1, env_or("SYMX_FUZZ_FILES", 300) / 20);
+  std::mt19937_64 rng(static_cast<std::uint64_t>(symx::testing::env_int("SYMX_FUZZ_SEED", 20261204)));
+  const std::uint64_t count =
+      std::max<std::uint64_t>(1, static_cast<std::uint64_t>(symx::testing::env_int("SYMX_FUZZ_FILES", 300)) / 20);
   int failed = 0;
   for (std::uint64_t i = 0; i < count; ++i) {
     write_folder(run, base.files);
