@@ -642,6 +642,7 @@ NB_MODULE(_symx, m) {
   bind_distributed(distributed);
   bind_cli(m);
   bind_autodiff(m);
+  bind_control_flow(m);
   bind_functions(m);
   bind_io(m);
 }

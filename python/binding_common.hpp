@@ -61,6 +61,7 @@ template <auto F, class R, class... A> struct Located<F, R (*)(A...)> {
 
 // The parts of the module, each bound in its own file and called from NB_MODULE in binding.cpp with
 // the module it fills.
+void bind_control_flow(nb::module_& m);  // binding_control_flow.cpp: scan, while_loop, switch
 void bind_ops(nb::module_& m);          // binding_ops.cpp: the NumPy-like functions (symx/ops.hpp)
 void bind_linalg(nb::module_& linalg);  // binding_ops.cpp: symx.linalg
 void bind_random(nb::module_& random);  // binding_ops.cpp: symx.random

@@ -377,6 +377,8 @@ void translate_exception(const std::exception_ptr& p, void*) {
     set_error(dtype_error_type, e.what());
   } catch (const symx::IOError& e) {
     set_error(io_error_type, e.what());
+  } catch (const symx::Interrupted& e) {
+    set_error(PyExc_KeyboardInterrupt, e.what());
   } catch (const symx::TypeError& e) {
     set_error(PyExc_TypeError, e.what());
   } catch (const symx::distributed::DistributedError& e) {

@@ -43,6 +43,12 @@ class IOError : public Error {
   using Error::Error;
 };
 
+// A running loop stopped by request_interrupt() (Ctrl-C: a KeyboardInterrupt in Python). The call
+// that ran it changed no variable.
+class Interrupted : public Error {
+  using Error::Error;
+};
+
 // An allocation that passes the size limit but that the system cannot satisfy. It is a
 // std::bad_alloc (so it reaches Python as MemoryError) whose message names the size and shape.
 class OutOfMemory : public std::bad_alloc {

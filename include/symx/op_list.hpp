@@ -111,7 +111,13 @@
   X(RandomRandint, "random_randint")                                \
   X(RandomPermutation, "random_permutation")                        \
   /* calls into the host program (host_call) */                     \
-  X(HostCall, "host_call")
+  X(HostCall, "host_call")                                          \
+  /* control flow (symx/control_flow.hpp): nodes with regions */    \
+  X(Scan, "scan")                                                   \
+  X(WhileLoop, "while_loop")                                        \
+  X(Switch, "switch")                                               \
+  /* one result of a node with several (a loop's carry, outputs) */ \
+  X(Part, "part")
 
 namespace symx {
 

@@ -3,6 +3,7 @@
 
 #include "symx/array.hpp"
 #include "symx/autodiff.hpp"
+#include "symx/control_flow.hpp"
 #include "symx/dtype.hpp"
 #include "symx/error.hpp"
 #include "symx/function.hpp"

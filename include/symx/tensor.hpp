@@ -133,8 +133,21 @@ struct HostCallAttr {
   bool operator==(const HostCallAttr& o) const { return spec == o.spec; }
 };
 
+// Control flow (symx/control_flow.hpp): the regions and counts of a scan, while_loop or switch,
+// shared by the node and its parts; two nodes have the same attribute only when they share the spec.
+struct LoopSpec;
+struct LoopAttr {
+  std::shared_ptr<const LoopSpec> spec;
+  bool operator==(const LoopAttr& o) const { return spec == o.spec; }
+};
+// A part of a node with several results (a loop's final carry, its stacked outputs): result `index`.
+struct PartAttr {
+  int index = 0;
+  bool operator==(const PartAttr&) const = default;
+};
+
 using Attr = std::variant<NoAttr, ReduceAttr, AxisAttr, ShapeAttr, PermAttr, SliceAttr, PadAttr, CastAttr, ConstantAttr,
-                          ConvAttr, PoolAttr, TriangularSolveAttr, RandomAttr, HostCallAttr>;
+                          ConvAttr, PoolAttr, TriangularSolveAttr, RandomAttr, HostCallAttr, LoopAttr, PartAttr>;
 
 // Draws a value of the given shape and dtype: how a variable made from an initializer gets its first
 // value, and a new one from reset_variables. The named ones are in symx/nn/init.hpp.

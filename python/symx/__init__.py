@@ -239,3 +239,6 @@ Tensor.round = _round
 Tensor.__round__ = _round
 
 __version__ = "0.1.0"
+
+# Loops and conditionals (symx/control_flow.hpp), with Python's nested carries.
+from ._control_flow import cond, fori_loop, map, scan, switch, while_loop  # noqa: E402,F401,A004

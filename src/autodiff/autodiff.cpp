@@ -3,6 +3,8 @@
 
 #include <unordered_map>
 
+#include "autodiff/loops.hpp"
+#include "ops/control_flow.hpp"
 #include "ops/op_table.hpp"
 #include "symx/graph.hpp"
 #include "symx/ops.hpp"
@@ -38,14 +40,32 @@ std::vector<Tensor> vjp(const std::vector<Tensor>& outputs, const std::vector<Te
     auto [it, inserted] = adjoint.emplace(&y.node(), ct);
     if (!inserted) it->second = it->second + ct;
   }
+  // The cotangents of each loop node's parts (its results), gathered for one loop_vjp per node.
+  std::unordered_map<const Node*, std::vector<Tensor>> part_adjoints;
   auto order = topological_order(outputs);
   for (auto it = order.rbegin(); it != order.rend(); ++it) {
     const Tensor& node = *it;
-    auto found = adjoint.find(&node.node());
-    if (found == adjoint.end()) continue;
     const auto& inputs = node.node().inputs;
-    if (inputs.empty()) continue;
-    std::vector<Tensor> input_cotangents = ops::op_def(node.op()).vjp(node, found->second);
+    std::vector<Tensor> input_cotangents;
+    if (node.op() == OpKind::Part) {
+      auto found = adjoint.find(&node.node());
+      if (found == adjoint.end()) continue;
+      const Tensor& loop = inputs[0];
+      auto& slots = part_adjoints[&loop.node()];
+      slots.resize(ops::loop_spec(loop).result_types.size());
+      slots[static_cast<std::size_t>(std::get<PartAttr>(node.node().attr).index)] = found->second;
+      continue;
+    }
+    if (ops::is_loop(node.op())) {
+      auto found = part_adjoints.find(&node.node());
+      if (found == part_adjoints.end()) continue;
+      input_cotangents = detail::loop_vjp(node, found->second);
+    } else {
+      auto found = adjoint.find(&node.node());
+      if (found == adjoint.end()) continue;
+      if (inputs.empty()) continue;
+      input_cotangents = ops::op_def(node.op()).vjp(node, found->second);
+    }
     check_internal(input_cotangents.size() == inputs.size(), "vjp rule returned the wrong number of cotangents");
     for (std::size_t k = 0; k < inputs.size(); ++k) {
       const Tensor& in = inputs[k];

@@ -137,6 +137,10 @@ std::string spell(OpKind op, const std::vector<std::string>& a, DType out, DType
     case OpKind::SoftmaxCrossEntropy:
     case OpKind::SoftmaxCrossEntropyGrad:
     case OpKind::HostCall:
+    case OpKind::Scan:
+    case OpKind::WhileLoop:
+    case OpKind::Switch:
+    case OpKind::Part:
     case OpKind::RandomUniform:
     case OpKind::RandomNormal:
     case OpKind::RandomTruncatedNormal:

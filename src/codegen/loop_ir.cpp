@@ -287,7 +287,8 @@ class Lowering {
       case ops::Family::linalg:
       case ops::Family::nn:
       case ops::Family::random:
-      case ops::Family::host: break;
+      case ops::Family::host:
+      case ops::Family::control: break;
     }
     throw InternalError(std::string("lower: op ") + op_name(node.op) +
                         " cannot be computed inside a kernel (its row's lowering is not Lowering::kernel, or "

@@ -36,4 +36,16 @@ std::unique_ptr<runtime::Program> compile(const std::vector<Tensor>& inputs, con
   return std::make_unique<runtime::Program>(std::move(graph));
 }
 
+namespace {
+// The compiler of loop bodies and branches (runtime/library_loops.cpp): a region is compiled as a
+// function of its params, without updates.
+std::unique_ptr<runtime::Program> compile_region(const std::vector<Tensor>& params, const std::vector<Tensor>& results) {
+  return compile(params, results, {});
+}
+const bool region_compiler_installed = [] {
+  runtime::set_region_compiler(compile_region);
+  return true;
+}();
+}  // namespace
+
 }  // namespace symx::detail

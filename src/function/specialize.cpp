@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <unordered_map>
 
+#include "ops/control_flow.hpp"
 #include "ops/op_table.hpp"
 #include "symx/function.hpp"
 
@@ -153,7 +154,19 @@ Specialization specialize(const std::vector<Tensor>& roots, const std::vector<st
       mapped.emplace(&node, t);
       continue;
     }
-    Tensor fresh = ops::reinfer_node(node, inputs, substitute_attr(node, inputs, sizes));
+    Tensor fresh;
+    if (ops::is_loop(node.op)) {
+      // A loop's regions are specialized to its inputs' new shapes (a body traced for a batch of
+      // None runs with this call's batch), each as a graph of its own.
+      fresh = ops::respecialize_loop(node, inputs, [](const Region& region, const std::vector<Shape>& shapes) {
+        std::vector<std::pair<Tensor, Shape>> given;
+        for (std::size_t k = 0; k < region.params.size(); ++k) given.emplace_back(region.params[k], shapes[k]);
+        Specialization s = specialize(region.results, given);
+        return Region{std::move(s.placeholders), std::move(s.roots)};
+      });
+    } else {
+      fresh = ops::reinfer_node(node, inputs, substitute_attr(node, inputs, sizes));
+    }
     learn(sizes, node.type.shape, fresh.shape(), t);
     mapped.emplace(&node, fresh);
   }

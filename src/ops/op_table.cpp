@@ -36,6 +36,7 @@ struct Registration {
     register_nn_ops();
     register_random_ops();
     register_host_ops();
+    register_control_flow_ops();
     std::string problems;
     for (int k = 0; k < kNumOps; ++k) {
       auto op = static_cast<OpKind>(k);

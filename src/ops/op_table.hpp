@@ -34,6 +34,7 @@ enum class Family : std::uint8_t {
   nn,           // convolution, pooling, softmax cross-entropy
   random,       // draws from the graph's random state (its one input)
   host,         // calls into the host program (host_call): never folded, run by the reference evaluator
+  control,      // control flow (scan, while_loop, switch) and the parts of their results: nodes with regions
 };
 
 // How a compiled program computes a node of the op.
@@ -74,7 +75,7 @@ struct OpDef {
   bool fused_reduction() const { return family == Family::reduction && fusible(); }
   bool random() const { return family == Family::random; }
   // Whether the passes may evaluate the op at compile time when its inputs are constants.
-  bool foldable() const { return family != Family::random && family != Family::host; }
+  bool foldable() const { return family != Family::random && family != Family::host && family != Family::control; }
 };
 
 using InferRule = TensorType (*)(const std::vector<Tensor>& inputs, const Attr& attr);
@@ -110,6 +111,7 @@ void register_linalg_ops();
 void register_nn_ops();
 void register_random_ops();
 void register_host_ops();
+void register_control_flow_ops();
 
 // A type problem found by an infer rule. make_node turns it into ShapeError / DTypeError /
 // ValueError with the op name, the operands, the user's location and the fix.

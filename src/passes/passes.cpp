@@ -7,6 +7,7 @@
 #include <numeric>
 #include <optional>
 
+#include "ops/control_flow.hpp"
 #include "ops/op_table.hpp"
 #include "passes/rewrite.hpp"
 #include "symx/graph.hpp"
@@ -311,10 +312,40 @@ Roots eliminate_common_subexpressions(const Roots& roots) {
   });
 }
 
+Roots merge_loops(const Roots& roots) {
+  std::vector<Tensor> scans;
+  for (const Tensor& t : topological_order(roots))
+    if (t.op() == OpKind::Scan) scans.push_back(t);
+  if (scans.size() < 2) return roots;
+  auto extends = [](const Tensor& longer, const Tensor& shorter) {
+    const auto& a = ops::loop_spec(longer).lineage;
+    const auto& b = ops::loop_spec(shorter).lineage;
+    return a.size() > b.size() && std::equal(b.begin(), b.end(), a.begin()) &&
+           longer.node().inputs == shorter.node().inputs;
+  };
+  std::unordered_map<const Node*, Tensor> into;
+  for (const Tensor& x : scans) {
+    Tensor best;
+    for (const Tensor& y : scans)
+      if (extends(y, x) && (!best.defined() || ops::loop_spec(y).lineage.size() > ops::loop_spec(best).lineage.size()))
+        best = y;
+    if (best.defined()) into.emplace(&x.node(), best);
+  }
+  if (into.empty()) return roots;
+  return rewrite(roots, [&](const Tensor& t) {
+    if (t.op() != OpKind::Part) return Tensor();
+    auto it = into.find(&t.node().inputs[0].node());
+    if (it == into.end()) return Tensor();
+    note_rule("merge_loops", t);
+    return ops::make_node(OpKind::Part, {it->second}, t.node().attr);
+  });
+}
+
 Roots optimize(const Roots& roots) {
   Roots current = roots;
   for (int round = 0; round < 4; ++round) {
     Roots next = current;
+    next = merge_loops(next);
     next = fold_constants(next);
     next = simplify_algebra(next);
     next = stabilize_numerics(next);

@@ -28,6 +28,10 @@ Roots simplify_algebra(const Roots& roots);
 // and log_softmax's gradient G - softmax(x) * sum(G) -> softmax_cross_entropy_grad.
 Roots stabilize_numerics(const Roots& roots);
 
+// Scans of one lineage over the same inputs (a scan and the same scan extended with the residuals
+// its gradient saves) become one node: the parts of the shorter read the longer's.
+Roots merge_loops(const Roots& roots);
+
 // The pipeline, in order, repeated until nothing changes (at most a few rounds):
 // fold_constants, simplify_algebra, stabilize_numerics, eliminate_common_subexpressions.
 Roots optimize(const Roots& roots);

@@ -34,7 +34,8 @@ enum class Route {
   max_pool,
   max_pool_grad,
   avg_pool,
-  avg_pool_grad
+  avg_pool_grad,
+  loop  // scan, while_loop, switch: the regions' compiled programs, run by runtime/library_loops.cpp
 };
 
 // The library call of each op whose row in the op table says Lowering::library; Route::none for
@@ -52,6 +53,9 @@ Route route_of(OpKind op) {
     set(OpKind::MaxPoolGrad, Route::max_pool_grad);
     set(OpKind::AvgPool, Route::avg_pool);
     set(OpKind::AvgPoolGrad, Route::avg_pool_grad);
+    set(OpKind::Scan, Route::loop);
+    set(OpKind::WhileLoop, Route::loop);
+    set(OpKind::Switch, Route::loop);
     return r;
   }();
   return routes[static_cast<std::size_t>(op)];
@@ -79,6 +83,7 @@ std::unique_ptr<LibraryCall> make_float32_dnnl_call(const Tensor& node, Route ro
       case Route::avg_pool: return make_avg_pool_call(node, false);
       case Route::avg_pool_grad: return make_avg_pool_call(node, true);
       case Route::none:
+      case Route::loop:
       case Route::matmul:
       case Route::max_pool:
       case Route::max_pool_grad: return nullptr;
@@ -120,6 +125,7 @@ std::unique_ptr<LibraryCall> make_library_call(const codegen::Step& step) {
   const Tensor& node = step.node;
   const Route route = route_of(node.op());
   if (route == Route::none) return nullptr;
+  if (route == Route::loop) return make_loop_call(node);
   for (const Tensor& in : node.node().inputs)
     if (in.dtype() != node.dtype()) return nullptr;
   DType dt = node.dtype();
@@ -137,6 +143,7 @@ std::unique_ptr<LibraryCall> make_library_call(const codegen::Step& step) {
     case Route::conv_backward_weights:
     case Route::avg_pool:
     case Route::avg_pool_grad: return make_float32_dnnl_call(node, route);
+    case Route::loop:
     case Route::none: return nullptr;
   }
   return nullptr;

@@ -5,6 +5,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "codegen/kernel.hpp"
 #include "codegen/library_capabilities.hpp"
@@ -37,6 +38,14 @@ bool library_handles(OpKind op);
 // is a matrix or has the left operand's batch shape (oneDNN's CPU matmul has no float64); float32
 // convolutions with a bias (see call_attr in library_dnnl.cpp for why not their ReLU).
 bool supports_epilogue(const Tensor& product, bool relu);
+
+// Compiles a region (a loop's body or a branch: results over params) into a program. The function
+// layer installs it (function/compile.cpp), since compiling is above the runtime.
+class Program;
+using RegionCompiler = std::unique_ptr<Program> (*)(const std::vector<Tensor>& params,
+                                                    const std::vector<Tensor>& results);
+void set_region_compiler(RegionCompiler compiler);
+RegionCompiler region_compiler();
 
 // library_handles and supports_epilogue as the interface codegen::plan_fusion asks them through.
 const codegen::LibraryCapabilities& library_capabilities();

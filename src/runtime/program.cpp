@@ -14,6 +14,7 @@
 #include "codegen/compiler.hpp"
 #include "core/memory.hpp"
 #include "codegen/kernel.hpp"
+#include "ops/control_flow.hpp"
 #include "ops/op_table.hpp"
 #include "runtime/library_calls.hpp"
 #include "symx/graph.hpp"
@@ -28,7 +29,7 @@ struct Buffer {
   int index = 0;                         // input / output position, or the aliased buffer
   std::shared_ptr<VariableState> state;  // variable
   Array value;                           // constant
-  std::size_t offset = 0, bytes = 0;     // temp: place in the arena
+  std::size_t offset = 0, bytes = 0;     // temp: place in the arena; alias: bytes into the aliased buffer
 };
 
 struct ExecStep {
@@ -68,6 +69,8 @@ struct InPlace {
 
 // What one call writes besides the caller's arrays: the buffers' addresses, the steps' argument
 // arrays and the temporaries. Each call in flight has its own, so calls can run concurrently.
+}  // namespace
+
 struct Scratch {
   std::vector<char*> base;      // per buffer
   std::vector<char*> pointers;  // per step argument, ExecStep::first_pointer onwards
@@ -75,6 +78,8 @@ struct Scratch {
   std::vector<std::optional<Array>> fresh;  // per InPlace: the fresh buffer of a copy-on-write update
   std::vector<double> seconds;              // SYMX_PROFILE: per step, this call
 };
+
+namespace {
 
 // Whether two byte ranges share a byte (empty ranges share none).
 bool overlaps(const void* a, std::size_t a_bytes, const void* b, std::size_t b_bytes) {
@@ -152,10 +157,17 @@ InPlaceUpdates choose_in_place_updates(codegen::FusionPlan& plan, const std::vec
   const std::size_t n_outputs = roots.size() - updates.size();
   std::unordered_map<const Node*, std::size_t> step_of;
   for (std::size_t i = 0; i < plan.steps.size(); ++i) step_of[&plan.steps[i].node.node()] = i;
+  // A loop may be interrupted (request_interrupt), and the call then changes no variable: no update
+  // is written in place before the last loop step.
+  std::size_t after_loops = 0;
+  for (std::size_t i = 0; i < plan.steps.size(); ++i)
+    if (ops::is_loop(plan.steps[i].node.op())) after_loops = i + 1;
   for (std::size_t u = 0; u < update_targets.size(); ++u) {
     const Tensor& value = roots[n_outputs + u];
     auto it = step_of.find(&value.node());
-    if (it == step_of.end() || plan.steps[it->second].role != Role::kernel || chosen.count(&value.node())) continue;
+    if (it == step_of.end() || plan.steps[it->second].role != Role::kernel || chosen.count(&value.node()) ||
+        it->second < after_loops)
+      continue;
     // The variable node read by the program, if any.
     Tensor var;
     for (const Tensor& leaf : plan.leaves)
@@ -214,6 +226,16 @@ struct Program::Impl {
     return b;
   }
 
+  // The byte offset of an alias into its root buffer.
+  std::size_t alias_offset(int b) const {
+    std::size_t offset = 0;
+    while (buffers[static_cast<std::size_t>(b)].kind == Buffer::Kind::alias) {
+      offset += buffers[static_cast<std::size_t>(b)].offset;
+      b = buffers[static_cast<std::size_t>(b)].index;
+    }
+    return offset;
+  }
+
   void assign_leaves() {
     for (const Tensor& leaf : plan.leaves) {
       Buffer b;
@@ -237,6 +259,10 @@ struct Program::Impl {
       if (s.role == Role::alias) {
         b.kind = Buffer::Kind::alias;
         b.index = buffer_of.at(&s.node.node().inputs[0].node());
+        // A part of a loop's packed results (see ops/control_flow.cpp); a reshape is offset 0.
+        if (s.node.op() == OpKind::Part)
+          b.offset = ops::loop_spec(s.node.node().inputs[0])
+                         .offsets[static_cast<std::size_t>(std::get<PartAttr>(s.node.node().attr).index)];
       } else if (auto ip = chosen.find(&s.node.node()); ip != chosen.end()) {
         b.kind = Buffer::Kind::variable;
         b.state = ip->second;
@@ -377,7 +403,7 @@ struct Program::Impl {
     }
     for (std::size_t i = 0; i < buffers.size(); ++i)
       if (buffers[i].kind == Buffer::Kind::alias)
-        base[i] = base[static_cast<std::size_t>(root_buffer(static_cast<int>(i)))];
+        base[i] = base[static_cast<std::size_t>(root_buffer(static_cast<int>(i)))] + alias_offset(static_cast<int>(i));
   }
 
   // Whether a caller output shares memory with an input, a variable or another output: kernels
@@ -392,6 +418,25 @@ struct Program::Impl {
         if (overlaps(out[j].raw_data(), output_bytes[j], data, output_bytes[k])) return true;
     }
     return false;
+  }
+
+  // resolve() for a Runner: raw input and output pointers, no variables.
+  void resolve_raw(Scratch& scratch, char* const* in, char* const* out) const {
+    std::vector<char*>& base = scratch.base;
+    for (std::size_t i = 0; i < buffers.size(); ++i) {
+      const Buffer& b = buffers[i];
+      switch (b.kind) {
+        case Buffer::Kind::input: base[i] = in[b.index]; break;
+        case Buffer::Kind::constant: base[i] = static_cast<char*>(const_cast<void*>(b.value.raw_data())); break;
+        case Buffer::Kind::temp: base[i] = scratch.arena.get() + b.offset; break;
+        case Buffer::Kind::output: base[i] = out[b.index]; break;
+        case Buffer::Kind::variable:
+        case Buffer::Kind::alias: base[i] = nullptr; break;
+      }
+    }
+    for (std::size_t i = 0; i < buffers.size(); ++i)
+      if (buffers[i].kind == Buffer::Kind::alias)
+        base[i] = base[static_cast<std::size_t>(root_buffer(static_cast<int>(i)))] + alias_offset(static_cast<int>(i));
   }
 
   Scratch* make_scratch() const {
@@ -547,6 +592,20 @@ void Program::run(const std::vector<Array>& inputs, std::vector<Array>& outputs)
   }
   p.run_steps(*lease.scratch, timed);
   p.write_results(*lease.scratch, outputs);
+}
+
+Program::Runner::Runner(Program& program) : impl_(*program.impl_), scratch_(impl_.acquire_scratch()) {
+  check_internal(impl_.variables.empty() && impl_.update_targets.empty(),
+                 "Program::Runner: a region's program reads no variables and has no updates");
+}
+
+Program::Runner::~Runner() { impl_.release_scratch(scratch_); }
+
+void Program::Runner::run(char* const* inputs, char* const* outputs) {
+  impl_.resolve_raw(*scratch_, inputs, outputs);
+  impl_.run_steps(*scratch_, false);
+  for (const Copy& c : impl_.finals)
+    std::memcpy(outputs[c.to_output], scratch_->base[static_cast<std::size_t>(c.from)], c.bytes);
 }
 
 void Program::run_into_fresh_outputs(const std::vector<Array>& inputs, std::vector<Array>& outputs) {

@@ -41,6 +41,8 @@ struct CompiledGraph {
 
 class Program {
  public:
+  struct Impl;
+
   // Plans the buffers of `compiled` by liveness and binds each step to its kernel or library call.
   explicit Program(CompiledGraph compiled);
   ~Program();
@@ -54,10 +56,25 @@ class Program {
   // overlaps; otherwise into a fresh buffer that becomes the variable's storage.
   void run(const std::vector<Array>& inputs, std::vector<Array>& outputs);
 
+  // Runs the program many times in a row, as a loop runs its body: one scratch is leased for the
+  // runner's life, and run() takes raw pointers to buffers of the inputs' and outputs' types (no
+  // checks, no allocation). Only for programs without variables or updates (a region's: what a
+  // body reads from outside is an input). Outputs must not overlap inputs.
+  class Runner {
+   public:
+    explicit Runner(Program& program);
+    ~Runner();
+    Runner(const Runner&) = delete;
+    Runner& operator=(const Runner&) = delete;
+    void run(char* const* inputs, char* const* outputs);
+
+   private:
+    Impl& impl_;
+    struct Scratch* scratch_;
+  };
+
   // The optimized graph and the kernels holding each node.
   std::string describe() const;
-
-  struct Impl;
 
  private:
   // run() for outputs that overlap an input, a variable or each other: through fresh arrays.
