@@ -253,7 +253,7 @@ struct SequenceHoist {
     else if (!slice_dep.count(n)) ok = true;  // invariant: read unbatched
     else if (t.op() == OpKind::Placeholder) ok = true;
     else if (op_def(t.op()).family == Family::elementwise) {
-      ok = true;
+      ok = !has_symbols(t.shape()) && !is_symbol(spec.length);
       for (const Tensor& in : t.node().inputs) ok = ok && batchable(in);
     } else if (t.op() == OpKind::Matmul) {
       const Tensor& a = t.node().inputs[0];
@@ -261,7 +261,7 @@ struct SequenceHoist {
       Shape stacked = t.shape();
       stacked.insert(stacked.begin(), spec.length);
       ok = slice_dep.count(&a.node()) && !slice_dep.count(&b.node()) && !carry_dep.count(&b.node()) && b.ndim() == 2 &&
-           a.ndim() >= 1 && symbols_in(stacked) <= 1 && batchable(a);
+           a.ndim() >= 1 && symbols_in(stacked) == 0 && batchable(a);  // unknown sizes: when specialized
     }
     batchable_memo[n] = ok;
     return ok;
@@ -280,13 +280,6 @@ struct SequenceHoist {
     return slice_dep.count(&t.node()) && t.op() != OpKind::Placeholder && batchable(t) && holds_matmul(t);
   }
 
-  // Reshape with at most one unknown size, written as -1.
-  static Tensor reshape_to(const Tensor& x, Shape shape) {
-    for (auto& d : shape)
-      if (is_symbol(d)) d = -1;
-    return reshape(x, shape);
-  }
-
   // The value of `t` for every iteration, stacked along a new first axis (batched), or its one
   // value (invariant).
   std::pair<Tensor, bool> batched(const Tensor& t) {
@@ -301,12 +294,11 @@ struct SequenceHoist {
       Tensor a = batched(t.node().inputs[0]).first;
       Tensor b = batched(t.node().inputs[1]).first;
       const std::int64_t k = b.shape()[0];
-      Tensor flat = a.ndim() > 2 ? reshape_to(a, {kDynamic, k}) : a;
-      if (a.ndim() > 2) flat = reshape(a, {-1, k});
-      Tensor product = matmul(flat, b);
+      // One GEMM over every step (and batch row): (T * rows, k) x (k, n).
+      Tensor product = matmul(a.ndim() > 2 ? reshape(a, {-1, k}) : a, b);
       Shape stacked = t.shape();
       stacked.insert(stacked.begin(), spec.length);
-      out = {product.shape() == stacked ? product : reshape_to(product, stacked), true};
+      out = {product.shape() == stacked ? product : reshape(product, stacked), true};
     } else {
       std::vector<Tensor> ins;
       for (const Tensor& in : t.node().inputs) {
@@ -314,7 +306,7 @@ struct SequenceHoist {
         if (is_batched && v.ndim() - 1 < t.ndim()) {
           Shape s = v.shape();
           s.insert(s.begin() + 1, static_cast<std::size_t>(t.ndim() - (v.ndim() - 1)), 1);
-          v = reshape_to(v, s);
+          v = reshape(v, s);
         }
         ins.push_back(v);
       }
