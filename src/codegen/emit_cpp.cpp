@@ -246,11 +246,15 @@ class Speller {
     for (const ir::Stmt& s : body) {
       switch (s.kind) {
         case ir::Stmt::Kind::loop: {
-          if (s.parallel) {
+          // The work is known when the kernel is generated: a loop too small to share runs with no
+          // parallel region at all (libgomp's GOMP_parallel with a false if() still makes a team: a
+          // malloc, a free and a futex per call, which a loop body of a few elements run a million
+          // times would pay a million times).
+          if (s.parallel && s.parallel->work > s.parallel->min_work) {
             os << pad << "#pragma omp parallel for schedule("
                << (s.parallel->schedule == ir::Parallel::Schedule::dynamic ? "dynamic" : "static");
             if (s.parallel->piece > 0) os << ", " << s.parallel->piece;
-            os << ") if(" << s.parallel->work << " > " << s.parallel->min_work << ")\n";
+            os << ")\n";
           }
           if (s.vector) {
             os << pad << "#pragma omp simd";

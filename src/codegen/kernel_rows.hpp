@@ -22,7 +22,11 @@ template <class T> struct xent_row {
 // among the threads.
 template <class F> inline void for_each_row(std::int64_t outer, std::int64_t n, std::int64_t inner, F fn) {
   const std::int64_t rows = outer * inner;
-#pragma omp parallel for schedule(static) if (rows * n > 32768)
+  if (rows * n <= 32768) {  // no parallel region at all: a false if() would still make a team
+    for (std::int64_t r = 0; r < rows; ++r) fn(r, (r / inner) * n * inner + r % inner);
+    return;
+  }
+#pragma omp parallel for schedule(static)
   for (std::int64_t r = 0; r < rows; ++r) fn(r, (r / inner) * n * inner + r % inner);
 }
 
