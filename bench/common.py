@@ -24,6 +24,14 @@ ADAM_LR, ADAM_B1, ADAM_B2, ADAM_EPS = 1e-3, 0.9, 0.999, 1e-8
 BN_EPS = 1e-5
 
 
+# case 7: an LSTM training step (one layer, PyTorch's gate order i, f, g, o and two biases)
+LSTM_T, LSTM_B, LSTM_I, LSTM_H = 100, 64, 128, 256
+LSTM_LR = 0.1
+# case 8: a scan of SCAN_N iterations of a scalar body c = c * SCAN_A + 1
+SCAN_N = 1_000_000
+SCAN_A = 0.999
+
+
 def rng(seed=0):
     return np.random.default_rng(seed)
 
@@ -94,6 +102,24 @@ def cnn_data(batch):
 
 
 # ---- timing ----
+
+
+def lstm_data():
+    """(x (T, B, I), target (T, B, H), [W_ih (4H, I), W_hh (4H, H), b_ih (4H), b_hh (4H)]): PyTorch's
+    layout and its default uniform(-1/sqrt(H), 1/sqrt(H)) initialization. The loss is
+    mean((h_t - target_t)^2) over every step's output."""
+    r = rng(7)
+    T, B, I, H = LSTM_T, LSTM_B, LSTM_I, LSTM_H
+    x = r.standard_normal((T, B, I), dtype=np.float32)
+    target = r.standard_normal((T, B, H), dtype=np.float32) * np.float32(0.1)
+    k = np.float32(1.0 / np.sqrt(H))
+    params = [
+        r.uniform(-k, k, (4 * H, I)).astype(np.float32),
+        r.uniform(-k, k, (4 * H, H)).astype(np.float32),
+        r.uniform(-k, k, 4 * H).astype(np.float32),
+        r.uniform(-k, k, 4 * H).astype(np.float32),
+    ]
+    return x, target, params
 
 
 def time_calls(fn, *, budget_s=8.0, min_reps=5, max_reps=50, warmup=2, after_first=None):

@@ -126,6 +126,51 @@ def cnn(batch):
     return step, lambda: float(s["loss"])
 
 
+def _lstm_loss(params, x, target):
+    w_ih, w_hh, b_ih, b_hh = params
+    H = C.LSTM_H
+
+    def cell(carry, x_t):
+        h, c = carry
+        gates = x_t @ w_ih.T + b_ih + h @ w_hh.T + b_hh
+        i, f, g, o = jnp.split(gates, 4, axis=-1)
+        c = jax.nn.sigmoid(f) * c + jax.nn.sigmoid(i) * jnp.tanh(g)
+        h = jax.nn.sigmoid(o) * jnp.tanh(c)
+        return (h, c), h
+
+    zero = jnp.zeros((C.LSTM_B, H), jnp.float32)
+    _, hs = lax.scan(cell, (zero, zero), x)
+    return jnp.mean(jnp.square(hs - target))
+
+
+def lstm():
+    x, target, params = C.lstm_data()
+    x, target = jnp.asarray(x), jnp.asarray(target)
+    state = {"p": [jnp.asarray(p) for p in params]}
+
+    def step_fn(params, x, target):
+        loss, grads = jax.value_and_grad(_lstm_loss)(params, x, target)
+        return [p - C.LSTM_LR * g for p, g in zip(params, grads)], loss
+
+    f = jax.jit(step_fn, donate_argnums=(0,))
+
+    def step():
+        state["p"], state["loss"] = _block(f(state["p"], x, target))
+
+    return step, lambda: float(state["loss"])
+
+
+def scan1m():
+    f = jax.jit(lambda c0: lax.scan(lambda c, _: (c * C.SCAN_A + 1.0, None), c0, None, length=C.SCAN_N)[0])
+    start = jnp.asarray(np.float32(0.0))
+    last = {}
+
+    def step():
+        last["r"] = f(start).block_until_ready()
+
+    return step, lambda: float(last["r"])
+
+
 def overhead():
     f = jax.jit(lambda a, b: a + b)
     a = jnp.asarray(np.float32(1.5))

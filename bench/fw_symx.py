@@ -122,6 +122,47 @@ def cnn(batch):
     return _training_step(x, y, cnn_graph(x, y, params))
 
 
+def lstm_graph(x, target, params):
+    """The LSTM training step written with sx.scan, as a user writes the cell."""
+    H = C.LSTM_H
+    xs = sx.placeholder(x.shape, "float32", name="x")
+    ys = sx.placeholder(target.shape, "float32", name="target")
+    w_ih, w_hh, b_ih, b_hh = (sx.variable(p.copy(), name=n) for p, n in zip(params, ("w_ih", "w_hh", "b_ih", "b_hh")))
+
+    def cell(carry, x_t):
+        h, c = carry
+        gates = x_t @ w_ih.T + b_ih + h @ w_hh.T + b_hh
+        i, f, g, o = (gates[:, k * H : (k + 1) * H] for k in range(4))
+        c = sx.nn.sigmoid(f) * c + sx.nn.sigmoid(i) * sx.tanh(g)
+        h = sx.nn.sigmoid(o) * sx.tanh(c)
+        return (h, c), h
+
+    zero = sx.zeros((C.LSTM_B, H))
+    _, hs = sx.scan(cell, (zero, zero), sequences=[xs])
+    loss = sx.mean(sx.square(hs - ys))
+    vs = [w_ih, w_hh, b_ih, b_hh]
+    grads = sx.grad(loss, vs)
+    return [xs, ys], [loss], {v: v - C.LSTM_LR * g for v, g in zip(vs, grads)}
+
+
+def lstm():
+    x, target, params = C.lstm_data()
+    return _training_step(x, target, lstm_graph(x, target, params))
+
+
+def scan1m():
+    c0 = sx.placeholder((), "float32", name="c0")
+    c, _ = sx.scan(lambda c: (c * C.SCAN_A + 1.0, None), c0, length=C.SCAN_N)
+    f = sx.function([c0], [c], backend="compiled")
+    start = np.array(0.0, np.float32)
+    last = {}
+
+    def step():
+        last["r"] = f(start)
+
+    return step, lambda: float(last["r"][0]), f
+
+
 def overhead():
     a = sx.placeholder((), "float32", name="a")
     b = sx.placeholder((), "float32", name="b")

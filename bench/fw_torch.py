@@ -83,6 +83,34 @@ def mlp(compiled):
     return mlp_setup(compiled)
 
 
+def lstm(compiled):
+    """torch.nn.LSTM (PyTorch's own LSTM kernel: oneDNN's fused RNN on the CPU where it applies)
+    with the same weights; torch.compile compiles the whole loss."""
+    x, target, params = C.lstm_data()
+    x, target = torch.from_numpy(x), torch.from_numpy(target)
+    net = torch.nn.LSTM(C.LSTM_I, C.LSTM_H)
+    with torch.no_grad():
+        for name, p in zip(("weight_ih_l0", "weight_hh_l0", "bias_ih_l0", "bias_hh_l0"), params):
+            getattr(net, name).copy_(torch.from_numpy(p))
+    ps = list(net.parameters())
+
+    def loss_fn(x, target):
+        hs, _ = net(x)
+        return torch.mean(torch.square(hs - target))
+
+    f = _maybe_compile(loss_fn, compiled)
+    last = {}
+
+    def step():
+        loss = f(x, target)
+        grads = torch.autograd.grad(loss, ps)
+        with torch.no_grad():
+            torch._foreach_add_(ps, grads, alpha=-C.LSTM_LR)
+        last["loss"] = loss.detach()
+
+    return step, lambda: float(last["loss"])
+
+
 def _bn(h, gamma, beta):
     return F.batch_norm(h, None, None, gamma, beta, training=True, momentum=0.0, eps=C.BN_EPS)
 

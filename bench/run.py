@@ -26,6 +26,11 @@ Cases (issue 3, "Benchmarks"):
     batch 32 and 128
   5 per-call overhead of a compiled scalar add: from Python, and from C++ (bench/overhead.cpp,
     Function::call_into with preallocated outputs, linked against libsymx.a)
+  7 an LSTM training step (sequence 100, batch 64, input 128, hidden 256, one layer; forward,
+    backward, SGD): symx's sx.scan of the cell, torch.nn.LSTM (eager: PyTorch's LSTM kernel), the
+    same compiled by torch.compile, JAX's lax.scan of the cell
+  8 a scan of 1e6 iterations of a scalar body (c = 0.999 c + 1): symx and JAX (lax.scan), one call
+    each, and the body called 1e6 times from a C++ loop (bench/scan_loop.cpp, call_into)
   6 compile time of cases 3 and 4 (batch 32): cold (fresh SYMX_CACHE_DIR, fresh process, from
     sx.function to the end of the first call) and warm (same cache, new process); peers: JAX's
     first jit call and torch.compile's first call in fresh processes (torch with a fresh
@@ -435,6 +440,34 @@ def case5(R):
     return [rec, crec]
 
 
+def case8(R):
+    """A scan of 1e6 iterations of a scalar body: symx and JAX's lax.scan in one call each, and the
+    same body called 1e6 times from a C++ loop through call_into."""
+    rec = steady_case(
+        R, "scan1m", "8. scan of 1e6 scalar steps (one call)", 8, frameworks=("symx", "jax"), min_reps=3, max_reps=15
+    )
+    exe, how = build_overhead_cpp(R, "scan_loop")
+    if exe is None:
+        rec["notes"].append("C++ loop: " + how)
+        return rec
+    rc, out, err, _, _ = run_proc([exe], R.env, 240)
+    try:
+        res = json.loads(out.strip().splitlines()[-1])
+        rec["cpp_loop_s"] = res["median_s"]
+        rec["notes"].append(
+            "C++ loop of 1e6 call_into of the body: %s (%.0f ns per iteration)"
+            % (fmt_time(res["median_s"]), res["median_s"] * 1e3)
+        )
+        R.say("  C++ loop over call_into: %s" % fmt_time(res["median_s"]))
+    except (IndexError, ValueError, KeyError):
+        rec["notes"].append("C++ loop failed (rc %s): %s" % (rc, tail(err, 300)))
+    for fw in ("symx", "jax"):
+        t = rec.get(fw + "_s")
+        if t:
+            rec["notes"].append("%s: %.1f ns per iteration" % (LABEL[fw], t * 1e3))
+    return rec
+
+
 def case6(R, case, label):
     """Cold and warm compile time for one training step; returns two records."""
     R.say("case 6: compile time, %s" % label)
@@ -623,7 +656,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--out", default=os.path.join(ROOT, "build", "bench"))
     ap.add_argument("--build", default=None, help="symx build directory (default: the parent of --out)")
-    ap.add_argument("--cases", default="1,2,3,4,5,6", help="comma-separated case numbers")
+    ap.add_argument("--cases", default="1,2,3,4,5,6,7,8", help="comma-separated case numbers")
     ap.add_argument("--threads", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--budget", type=float, default=6.0, help="seconds of timed repetitions per framework and case")
     ap.add_argument("--cnn-budget", type=float, default=10.0)
@@ -676,6 +709,14 @@ def main():
     if 6 in cases:
         records += case6(R, "mlp", "MLP (case 3)")
         records += case6(R, "cnn32", "CNN batch 32 (case 4)")
+    if 7 in cases:
+        records.append(
+            steady_case(
+                R, "lstm", "7. LSTM step (T 100, B 64, I 128, H 256), SGD", 7, budget=args.cnn_budget, min_reps=3, max_reps=30
+            )
+        )
+    if 8 in cases:
+        records.append(case8(R))
     for r in records:
         apply_targets(r)
     machine["loadavg_1min_at_end"] = loadavg()

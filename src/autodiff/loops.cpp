@@ -31,6 +31,82 @@ std::vector<Tensor> slice_of(const std::vector<Tensor>& v, std::size_t from, std
   return {v.begin() + static_cast<std::ptrdiff_t>(from), v.begin() + static_cast<std::ptrdiff_t>(from + n)};
 }
 
+// A term of an invariant's cotangent computed after the loop from per-step values stacked along
+// the steps: a product transpose(a_t) @ b_t of 2-D values (summed over t: one GEMM of the stacks
+// flattened to T * rows), or a sum of v_t over some axes (summed over t too), then the linear
+// views (transposes, reshapes) that wrapped it.
+struct TailTerm {
+  enum class Kind { product, sum } kind = Kind::product;
+  std::vector<Tensor> values;  // per step: {a, b} or {v}
+  std::vector<int> axes;       // sum: the axes of v summed
+  Shape shape;                 // sum: its per-step result's shape (kept dims included)
+  std::vector<Tensor> wrappers;  // transposes and reshapes applied to the sum, innermost first
+  std::vector<std::size_t> y;  // the values' outputs among the backward scan's outputs
+
+  Tensor after_loop(const std::vector<Tensor>& stacks) const {
+    Tensor r;
+    if (kind == Kind::product) {
+      const Tensor& a = stacks[0];
+      const Tensor& b = stacks[1];
+      const std::int64_t k = a.shape().back(), n = b.shape().back();
+      r = matmul(transpose(reshape(a, {-1, k})), reshape(b, {-1, n}));
+    } else {
+      std::vector<std::int64_t> over{0};
+      for (int ax : axes) over.push_back(ax + 1);
+      r = sum(stacks[0], Axes(over));
+      if (r.shape() != shape) r = reshape(r, shape);
+    }
+    for (const Tensor& w : wrappers)
+      r = w.op() == OpKind::Transpose ? transpose(r, std::get<PermAttr>(w.node().attr).perm) : reshape(r, w.shape());
+    return r;
+  }
+};
+
+bool known(const Tensor& t) { return !has_symbols(t.shape()) || t.ndim() <= 2; }
+
+// The part of `g` (a per-step contribution to an invariant's cotangent) that stays in the loop
+// (undefined: none); the terms computed after it go to `terms`.
+Tensor split_tail(const Tensor& g, std::vector<TailTerm>& terms) {
+  const Node& n = g.node();
+  if (n.op == OpKind::Add && n.inputs[0].shape() == g.shape() && n.inputs[1].shape() == g.shape()) {
+    Tensor a = split_tail(n.inputs[0], terms);
+    Tensor b = split_tail(n.inputs[1], terms);
+    if (a.defined() && b.defined()) return a + b;
+    return a.defined() ? a : b;
+  }
+  // Linear views: the term below, viewed the same way after the loop.
+  if (n.op == OpKind::Transpose || n.op == OpKind::Reshape) {
+    std::vector<TailTerm> below;
+    if (split_tail(n.inputs[0], below).defined() || below.size() != 1) return g;
+    below[0].wrappers.push_back(g);
+    terms.push_back(std::move(below[0]));
+    return Tensor();
+  }
+  if (n.op == OpKind::Matmul && g.ndim() == 2) {
+    const Tensor& a = n.inputs[0];
+    const Tensor& b = n.inputs[1];
+    if (a.op() == OpKind::Transpose && a.ndim() == 2 && b.ndim() == 2 && known(a) && known(b)) {
+      TailTerm t;
+      t.values = {a.node().inputs[0], b};
+      terms.push_back(std::move(t));
+      return Tensor();
+    }
+  }
+  if (n.op == OpKind::Sum) {
+    const auto& r = std::get<ReduceAttr>(n.attr);
+    if (!r.axes.empty() && !has_symbols(g.shape())) {
+      TailTerm t;
+      t.kind = TailTerm::Kind::sum;
+      t.values = {n.inputs[0]};
+      t.axes = r.axes;
+      t.shape = g.shape();
+      terms.push_back(std::move(t));
+      return Tensor();
+    }
+  }
+  return g;
+}
+
 std::vector<Tensor> scan_vjp(const Tensor& node, const std::vector<Tensor>& ct) {
   const LoopSpec& F = ops::loop_spec(node);
   const auto& inputs = node.node().inputs;
@@ -71,12 +147,30 @@ std::vector<Tensor> scan_vjp(const Tensor& node, const std::vector<Tensor>& ct) 
   std::vector<Tensor> g = outs.empty() ? std::vector<Tensor>{} : vjp(outs, wrt, cts);
   if (outs.empty())
     for (const Tensor& w : wrt) g.push_back(zeros(w.shape(), w.dtype()));
+  // The cotangent of an invariant is a sum over the steps. Its terms that are a product of two
+  // per-step values (a weight's h_t^T dgates_t) or a batch sum (a bias's) are computed after the
+  // loop from those values stacked, as one GEMM over every step (T * batch rows) instead of T
+  // small ones and T accumulations; what remains is accumulated in a carry.
+  std::vector<std::vector<TailTerm>> tails(fn.size());
+  std::vector<Tensor> rest(fn.size());
+  for (std::size_t j = 0; j < fn.size(); ++j) rest[j] = split_tail(g[fc.size() + fx.size() + j], tails[j]);
   std::vector<Tensor> results(g.begin(), g.begin() + static_cast<std::ptrdiff_t>(fc.size()));
+  std::vector<std::size_t> accumulated;  // invariants (indices into fn) with a carry
   for (std::size_t j = 0; j < fn.size(); ++j) {
+    if (!rest[j].defined()) continue;
+    accumulated.push_back(j);
     acc.push_back(region_param(Pn[fn[j]].type(), "d" + Pn[fn[j]].label()));
-    results.push_back(acc.back() + g[fc.size() + fx.size() + j]);
+    results.push_back(acc.back() + rest[j]);
   }
   for (std::size_t j = 0; j < fx.size(); ++j) results.push_back(g[fc.size() + j]);
+  const std::size_t first_tail_y = fx.size();  // the tails' values come after the sequences' cotangents
+  for (auto& terms : tails)
+    for (TailTerm& term : terms)
+      for (const Tensor& v : term.values) {
+        term.y.push_back(results.size() - fc.size() - accumulated.size());
+        results.push_back(v);
+      }
+  (void)first_tail_y;
 
   // Residuals: the forward body's values that backward nodes read. Those that vary per step (they
   // depend on a carry or a slice) are saved; the params stay params (carries entering each step
@@ -147,10 +241,11 @@ std::vector<Tensor> scan_vjp(const Tensor& node, const std::vector<Tensor>& ct) 
     b_inputs.push_back(ct[k].defined() ? ct[k] : zeros(Pc[k].shape(), Pc[k].dtype()));
     B.carry_names.push_back("d" + F.carry_names[k]);
   }
-  for (std::size_t j = 0; j < fn.size(); ++j) {
-    bb.params.push_back(acc[j]);
+  for (std::size_t a = 0; a < accumulated.size(); ++a) {
+    const std::size_t j = accumulated[a];
+    bb.params.push_back(acc[a]);
     b_inputs.push_back(zeros(Pn[fn[j]].shape(), Pn[fn[j]].dtype()));
-    B.carry_names.push_back(acc[j].name());
+    B.carry_names.push_back(acc[a].name());
   }
   B.carries = static_cast<int>(bb.params.size());
   for (std::size_t i = 0; i < fy.size(); ++i) {
@@ -182,9 +277,17 @@ std::vector<Tensor> scan_vjp(const Tensor& node, const std::vector<Tensor>& ct) 
 
   std::vector<Tensor> out(inputs.size());
   for (std::size_t i = 0; i < fc.size(); ++i) out[fc[i]] = parts[i];
-  for (std::size_t j = 0; j < fn.size(); ++j) out[nc + ns + fn[j]] = parts[fc.size() + j];
-  const std::size_t first_y = fc.size() + fn.size();
+  for (std::size_t a = 0; a < accumulated.size(); ++a) out[nc + ns + fn[accumulated[a]]] = parts[fc.size() + a];
+  const std::size_t first_y = fc.size() + accumulated.size();
   for (std::size_t j = 0; j < fx.size(); ++j) out[nc + fx[j]] = parts[first_y + j];
+  for (std::size_t j = 0; j < fn.size(); ++j)
+    for (const TailTerm& term : tails[j]) {
+      std::vector<Tensor> stacks_of_term;
+      for (std::size_t y : term.y) stacks_of_term.push_back(parts[first_y + y]);
+      Tensor v = term.after_loop(stacks_of_term);
+      Tensor& slot = out[nc + ns + fn[j]];
+      slot = slot.defined() ? slot + v : v;
+    }
   return out;
 }
 

@@ -558,16 +558,17 @@ AxisSlice resolve_slice(const Index& ix, std::int64_t n) {
 void register_shape_ops() {
   using K = OpKind;
   // Views are index arithmetic inside kernels (cheap to recompute); reshape is the input's buffer
-  // seen with another shape; the gathers and scatters have no kernel yet.
+  // seen with another shape; concatenate and unslice are copies of blocks (runtime/library_copies.cpp);
+  // the gathers and scatters have no kernel yet.
   using L = Lowering;
   constexpr auto F = Family::shape;
   constexpr bool cheap = true;
   define(K::Reshape, row(F, 1, L::alias, infer_reshape, evaluate_reshape, vjp_reshape));
   define(K::Transpose, row(F, 1, L::kernel, infer_transpose, evaluate_transpose, vjp_transpose, cheap));
   define(K::BroadcastTo, row(F, 1, L::kernel, infer_broadcast_to, evaluate_broadcast_to, vjp_broadcast_to, cheap));
-  define(K::Concatenate, row(F, kVariadic, L::reference, infer_concatenate, evaluate_concatenate, vjp_concatenate));
+  define(K::Concatenate, row(F, kVariadic, L::library, infer_concatenate, evaluate_concatenate, vjp_concatenate));
   define(K::Slice, row(F, 1, L::kernel, infer_slice, evaluate_slice, vjp_slice, cheap));
-  define(K::Unslice, row(F, 1, L::reference, infer_unslice, evaluate_unslice, vjp_unslice));
+  define(K::Unslice, row(F, 1, L::library, infer_unslice, evaluate_unslice, vjp_unslice));
   define(K::Pad, row(F, 1, L::reference, infer_pad, evaluate_pad, vjp_pad));
   define(K::Take, row(F, 2, L::reference, infer_take, evaluate_take, vjp_take));
   define(K::ScatterAdd, row(F, 2, L::reference, infer_scatter_add, evaluate_scatter_add, vjp_scatter_add));

@@ -167,6 +167,61 @@ Tensor log_softmax_gradient(const Tensor& t) {
   return Tensor();
 }
 
+// The slice of `u` (an unslice) when it takes elements start..start+count-1 of one axis, step 1,
+// and the whole of every other axis: (axis, start, count); axis -1 otherwise.
+struct Band {
+  int axis = -1;
+  std::int64_t start = 0, count = 0;
+};
+Band band_of(const Tensor& u) {
+  const auto& a = std::get<SliceAttr>(u.node().attr);
+  Band b;
+  for (std::size_t d = 0; d < a.input_shape.size(); ++d) {
+    if (a.step[d] != 1) return {};
+    if (a.start[d] == 0 && a.count[d] == a.input_shape[d]) continue;
+    if (b.axis >= 0) return {};
+    b = {static_cast<int>(d), a.start[d], a.count[d]};
+  }
+  return b;
+}
+
+// The gradient of split (or of slices that tile an axis) as autodiff builds it, a sum of unslices
+// each putting one piece back in a zero tensor: one concatenate of the pieces (an LSTM's gate
+// gradients, a head split's).
+Tensor sum_of_unslices(const Tensor& t) {
+  std::vector<Tensor> terms, stack{t};
+  while (!stack.empty()) {
+    Tensor n = stack.back();
+    stack.pop_back();
+    if (is(n, OpKind::Add) && n.shape() == t.shape() && in(n, 0).shape() == t.shape() && in(n, 1).shape() == t.shape()) {
+      stack.push_back(in(n, 1));
+      stack.push_back(in(n, 0));
+    } else if (is(n, OpKind::Unslice) && n.dtype() == t.dtype()) {
+      terms.push_back(n);
+    } else {
+      return Tensor();
+    }
+  }
+  if (terms.size() < 2) return Tensor();
+  std::vector<std::pair<Band, Tensor>> bands;
+  for (const Tensor& u : terms) {
+    Band b = band_of(u);
+    if (b.axis < 0 || (!bands.empty() && b.axis != bands[0].first.axis)) return Tensor();
+    bands.emplace_back(b, in(u, 0));
+  }
+  std::sort(bands.begin(), bands.end(), [](const auto& x, const auto& y) { return x.first.start < y.first.start; });
+  std::int64_t next = 0;
+  std::vector<Tensor> pieces;
+  for (const auto& [b, piece] : bands) {
+    if (b.start != next) return Tensor();  // a gap or an overlap
+    next += b.count;
+    pieces.push_back(piece);
+  }
+  const int axis = bands[0].first.axis;
+  if (next != t.shape()[static_cast<std::size_t>(axis)]) return Tensor();
+  return concatenate(pieces, axis);
+}
+
 struct Rule {
   const char* name;
   OpKind op;
@@ -206,6 +261,7 @@ const Rule algebra_rules[] = {
      if (!c) return Tensor();
      double count = static_cast<double>(in(t, 0).size()) / static_cast<double>(std::max<std::int64_t>(t.size(), 1));
      return constant(Array::full(t.shape(), *c * count, t.dtype())); }},
+  {"unslice(a)+unslice(b)+...->concatenate", OpKind::Add, sum_of_unslices},
   {"broadcast_to(x, x.shape)", OpKind::BroadcastTo, [](const Tensor& t) { return in(t, 0).shape() == t.shape() ? in(t, 0) : Tensor(); }},
   {"broadcast_to(broadcast_to(x))", OpKind::BroadcastTo, [](const Tensor& t) { return is(in(t, 0), OpKind::BroadcastTo) ? broadcast_to(in(in(t, 0), 0), t.shape()) : Tensor(); }},
   {"cast(cast(x))", OpKind::Cast, [](const Tensor& t) {

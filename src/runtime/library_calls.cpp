@@ -35,6 +35,8 @@ enum class Route {
   max_pool_grad,
   avg_pool,
   avg_pool_grad,
+  concatenate,
+  unslice,
   loop  // scan, while_loop, switch: the regions' compiled programs, run by runtime/library_loops.cpp
 };
 
@@ -53,6 +55,8 @@ Route route_of(OpKind op) {
     set(OpKind::MaxPoolGrad, Route::max_pool_grad);
     set(OpKind::AvgPool, Route::avg_pool);
     set(OpKind::AvgPoolGrad, Route::avg_pool_grad);
+    set(OpKind::Concatenate, Route::concatenate);
+    set(OpKind::Unslice, Route::unslice);
     set(OpKind::Scan, Route::loop);
     set(OpKind::WhileLoop, Route::loop);
     set(OpKind::Switch, Route::loop);
@@ -84,6 +88,8 @@ std::unique_ptr<LibraryCall> make_float32_dnnl_call(const Tensor& node, Route ro
       case Route::avg_pool_grad: return make_avg_pool_call(node, true);
       case Route::none:
       case Route::loop:
+      case Route::concatenate:
+      case Route::unslice:
       case Route::matmul:
       case Route::max_pool:
       case Route::max_pool_grad: return nullptr;
@@ -126,6 +132,7 @@ std::unique_ptr<LibraryCall> make_library_call(const codegen::Step& step) {
   const Route route = route_of(node.op());
   if (route == Route::none) return nullptr;
   if (route == Route::loop) return make_loop_call(node);
+  if (route == Route::concatenate || route == Route::unslice) return make_copy_call(node);
   for (const Tensor& in : node.node().inputs)
     if (in.dtype() != node.dtype()) return nullptr;
   DType dt = node.dtype();
@@ -144,6 +151,8 @@ std::unique_ptr<LibraryCall> make_library_call(const codegen::Step& step) {
     case Route::avg_pool:
     case Route::avg_pool_grad: return make_float32_dnnl_call(node, route);
     case Route::loop:
+    case Route::concatenate:
+    case Route::unslice:
     case Route::none: return nullptr;
   }
   return nullptr;

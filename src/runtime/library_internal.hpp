@@ -5,6 +5,7 @@
 //   library_convolution.cpp  convolutions forward, backward data and backward weights (oneDNN)
 //   library_pooling.cpp      average pooling (oneDNN), the max pooling loop and its gradient
 //   library_dnnl.cpp         DnnlCall and the oneDNN engine and stream
+//   library_copies.cpp       concatenate and unslice as block copies
 //   library_loops.cpp        scan, while_loop and switch: their regions' programs run in a loop
 #pragma once
 
@@ -23,6 +24,8 @@ namespace symx::runtime::detail {
 // The call of a scan, while_loop or switch node: its regions compiled into programs (through the
 // compiler set_region_compiler installs), run without allocating per iteration.
 std::unique_ptr<LibraryCall> make_loop_call(const Tensor& node);
+// Concatenate and unslice (step 1): block copies (library_copies.cpp); nullptr for other steps.
+std::unique_ptr<LibraryCall> make_copy_call(const Tensor& node);
 
 using dnnl::memory;
 
