@@ -56,7 +56,6 @@ TEST(LoopIr, ElementwiseWithBroadcastVectorizesTheRow) {
   EXPECT_EQ(source.substr(0, source.find('\n') + 1), "extern \"C\" void k(char* const* b) {\n");
   EXPECT_NE(source.find("  const float* __restrict in1 = reinterpret_cast<const float*>(b[1]);\n"), std::string::npos);
   EXPECT_EQ(body_of(source),
-            "  #pragma omp parallel for schedule(static) if(6 > 32768)\n"
             "  for (std::int64_t o = 0; o < 2; ++o) {\n"
             "    const std::int64_t q = o / 1;\n"
             "    const std::int64_t i0 = (q / 1) % 2;\n"
@@ -84,7 +83,6 @@ TEST(LoopIr, RowMaxIsAVectorReductionWithANanFlag) {
             "        acc0 <- e3\n"
             "      out[q * 4 + j] = result(acc0)\n");
   EXPECT_EQ(body_of(cg::ir::emit_kernel(k)),
-            "  #pragma omp parallel for schedule(static) if(20 > 32768)\n"
             "  for (std::int64_t o = 0; o < 1; ++o) {\n"
             "    const std::int64_t q = o / 1;\n"
             "    for (std::int64_t j = 0; j < 4; ++j) {\n"
@@ -119,7 +117,6 @@ TEST(LoopIr, ColumnSumHoldsABlockOfAccumulators) {
             "    for j < 20:\n"
             "      out[q * 20 + j] = result(acc[j])\n");
   EXPECT_EQ(body_of(cg::ir::emit_kernel(k)),
-            "  #pragma omp parallel for schedule(static) if(640 > 32768)\n"
             "  for (std::int64_t o = 0; o < 1; ++o) {\n"
             "    const std::int64_t q = o / 1;\n"
             "    double acc[20];\n"
@@ -183,7 +180,7 @@ TEST(LoopIr, LargeLoopsAreHandedOutDynamically) {
   auto k = only_kernel(sx::exp(x));
   const std::string text = cg::ir::to_text(k);
   EXPECT_NE(text.find("\n  for o < 1024 parallel(dynamic 64, work 1048576 > 32768):\n"), std::string::npos) << text;
-  EXPECT_NE(cg::ir::emit_kernel(k).find("\n  #pragma omp parallel for schedule(dynamic, 64) if(1048576 > 32768)\n"),
+  EXPECT_NE(cg::ir::emit_kernel(k).find("\n  #pragma omp parallel for schedule(dynamic, 64)\n"),
             std::string::npos);
   // One element fewer: the static split.
   auto small = only_kernel(sx::exp(sx::placeholder({1023, 1024}, sx::f32, "x")));
