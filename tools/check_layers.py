@@ -36,7 +36,9 @@ PUBLIC_HEADERS = {
     "tensor.hpp": "core",
     "graph.hpp": "core",
     "io.hpp": "io",
+    "loop_spec.hpp": "core",  # the regions a control-flow node holds: printers and passes read them
     "ops.hpp": "ops",
+    "control_flow.hpp": "ops",
     "autodiff.hpp": "autodiff",
     "function.hpp": "function",
     "symx.hpp": "function",  # the umbrella header: everything of the engine

@@ -342,6 +342,27 @@ struct SequenceHoist {
   }
 };
 
+// Whether a region reads its param `p`.
+bool reads(const Region& region, std::size_t p) {
+  const Node* param = &region.params[p].node();
+  for (const Tensor& t : topological_order(region.results))
+    if (&t.node() == param) return true;
+  return false;
+}
+
+// Drops sequences the body no longer reads (x_t whose only use, x_t @ W, was hoisted out as one
+// product over the whole sequence): no slice of them is taken per step.
+void drop_unused_sequences(LoopSpec& spec, std::vector<Tensor>& inputs) {
+  if (spec.kind != LoopSpec::Kind::scan) return;
+  for (int k = spec.sequences - 1; k >= 0; --k) {
+    const auto p = static_cast<std::size_t>(spec.carries + k);
+    if (reads(spec.regions[0], p)) continue;
+    spec.regions[0].params.erase(spec.regions[0].params.begin() + static_cast<std::ptrdiff_t>(p));
+    inputs.erase(inputs.begin() + static_cast<std::ptrdiff_t>(p));
+    spec.sequences -= 1;
+  }
+}
+
 // Drops invariants no region reads (a non_sequence whose only use was hoisted).
 void drop_unused_invariants(LoopSpec& spec, std::vector<Tensor>& inputs) {
   const std::size_t first = first_invariant(spec), first_in = first_invariant_input(spec);
@@ -378,6 +399,7 @@ std::vector<Tensor> make_loop(LoopSpec spec, std::vector<Tensor> inputs, Loc loc
   if (hoist) {
     hoist_invariants(spec, inputs);
     if (spec.kind == LoopSpec::Kind::scan) SequenceHoist(spec, inputs).run();
+    drop_unused_sequences(spec, inputs);
     drop_unused_invariants(spec, inputs);
   }
   finalize(spec);
