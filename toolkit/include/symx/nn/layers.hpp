@@ -427,9 +427,9 @@ struct RecurrentOptions {
 // one, as PyTorch's h_0 and c_0 (c0: LSTM only), and the length of each sequence of the batch
 // (`lengths`, an int tensor (N,), each in [0, T]) for a padded batch.
 struct RecurrentInputs {
-  Tensor h0;
-  Tensor c0;
-  Tensor lengths;
+  Tensor h0{};
+  Tensor c0{};
+  Tensor lengths{};
 };
 
 // What RNN, GRU and LSTM compute (Recurrent::call): the last layer's outputs at every step, (N, T,
