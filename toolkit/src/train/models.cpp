@@ -83,9 +83,9 @@ Model make_model(const std::string& name, const Shape& image_shape, std::int64_t
   }
   if (name == "mlp") return {name, mlp(classes), std::make_shared<optim::Adam>(1e-3), 32};
   if (name == "lstm" || name == "gru") {
-    // Adam at 0.001 on batches of 64 with gradients clipped to norm 1 (against the rare large
+    // Adam at 0.002 on batches of 64 with gradients clipped to norm 1 (against the rare large
     // gradients of backpropagation through time).
-    auto adam = std::make_shared<optim::Adam>(1e-3, optim::AdamOptions{.clipping = {.clip_norm = 1.0}});
+    auto adam = std::make_shared<optim::Adam>(2e-3, optim::AdamOptions{.clipping = {.clip_norm = 1.0}});
     return {name, sequence_classifier(name, image_shape, classes), adam, 64};
   }
   std::string known;
