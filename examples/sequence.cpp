@@ -17,7 +17,7 @@ int main(int argc, char** argv) {
   auto [train, validation] = sx::data::train_test_split(digits, /*test_size=*/1000, /*seed=*/0);
 
   L::Sequential net({
-      std::make_shared<L::Reshape>(sx::Shape{28, 28}),                      // (N, T=28 rows, F=28 pixels)
+      std::make_shared<L::Reshape>(sx::Shape{28, 28}),                                // (N, T=28 rows, F=28 pixels)
       std::make_shared<L::LSTM>(64, L::RecurrentOptions{.return_sequences = false}),  // last output (N, 64)
       std::make_shared<L::Dense>(10),
   });

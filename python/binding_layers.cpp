@@ -364,9 +364,9 @@ void bind_recurrent_layers(nb::module_& m) {
               new (self) Cell(hidden_size, options(num_layers, bidirectional, batch_first, dropout, use_bias,
                                                    return_sequences, w_init, b_init, layer_name));
             },
-            "hidden_size"_a, "num_layers"_a = 1, "bidirectional"_a = false, "batch_first"_a = true,
-            "dropout"_a = 0.0, "use_bias"_a = true, "return_sequences"_a = true, "w_init"_a = nb::none(),
-            "b_init"_a = nb::none(), "name"_a = nb::none());
+            "hidden_size"_a, "num_layers"_a = 1, "bidirectional"_a = false, "batch_first"_a = true, "dropout"_a = 0.0,
+            "use_bias"_a = true, "return_sequences"_a = true, "w_init"_a = nb::none(), "b_init"_a = nb::none(),
+            "name"_a = nb::none());
   };
   bind_gated.operator()<ly::GRU>("GRU", DOC(nn_layers_GRU));
   bind_gated.operator()<ly::LSTM>("LSTM", DOC(nn_layers_LSTM));

@@ -178,8 +178,8 @@ TEST_F(NnRecurrent, WithoutReturnSequencesTheOutputIsTheLastStep) {
   Tensor x = symx::constant(data.at("x"));
   Tensor lengths = symx::constant(data.at("lengths"));
   ly::LSTM lstm(3, {.num_layers = 2, .bidirectional = true, .return_sequences = false});
-  ly::RecurrentOutputs out = lstm.call(x, {.h0 = symx::constant(data.at("h0")), .c0 = symx::constant(data.at("c0")),
-                                           .lengths = lengths});
+  ly::RecurrentOutputs out =
+      lstm.call(x, {.h0 = symx::constant(data.at("h0")), .c0 = symx::constant(data.at("c0")), .lengths = lengths});
   for (const Tensor& v : lstm.variables()) v.assign(data.at(last_part(v.name())));
   // The last layer's forward state at each sequence's last step, then its reverse state at step 0.
   Array h_n = data.at("h_n");
@@ -232,9 +232,9 @@ TEST_F(NnRecurrent, UnknownBatchSize) {
   EXPECT_EQ(r[1].shape(), (symx::Shape{1, 2, 4}));
   auto y = r[0].to_vector(), h = r[1].to_vector();
   for (int k = 0; k < 4; ++k) {
-    EXPECT_EQ(y[(1 * 5 + 3) * 4 + k], 0.0);                  // past sequence 1's length
-    EXPECT_EQ(h[4 + k], y[(1 * 5 + 1) * 4 + k]);             // its state at its last step
-    EXPECT_EQ(h[k], y[(0 * 5 + 4) * 4 + k]);                 // sequence 0 runs to the end
+    EXPECT_EQ(y[(1 * 5 + 3) * 4 + k], 0.0);       // past sequence 1's length
+    EXPECT_EQ(h[4 + k], y[(1 * 5 + 1) * 4 + k]);  // its state at its last step
+    EXPECT_EQ(h[k], y[(0 * 5 + 4) * 4 + k]);      // sequence 0 runs to the end
     EXPECT_NE(y[(1 * 5 + 1) * 4 + k], 0.0);
   }
 }
@@ -252,7 +252,7 @@ TEST_F(NnRecurrent, ErrorsNameTheProblem) {
   } catch (const symx::ShapeError& e) {
     EXPECT_NE(std::string(e.what()).find("(2, 2, 4)"), std::string::npos) << e.what();
   }
-  EXPECT_THROW(lstm(symx::placeholder({2, 5, 7})), symx::ShapeError);  // built for 3 features
+  EXPECT_THROW(lstm(symx::placeholder({2, 5, 7})), symx::ShapeError);           // built for 3 features
   EXPECT_THROW(lstm.call(x, {.lengths = symx::zeros({2})}), symx::ShapeError);  // float lengths
   ly::GRU gru(4);
   EXPECT_THROW(gru.call(x, {.c0 = symx::zeros({1, 2, 4})}), symx::ValueError);

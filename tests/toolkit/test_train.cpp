@@ -382,7 +382,8 @@ TEST(TrainTool, ErrorsSayWhatToDo) {
   fs::path dir = temp_dir("tool_errors");
   std::string err;
   EXPECT_EQ(cli({"train", "--model", "resnet", "--data-dir", dir.string(), "--out", (dir / "r").string()}, &err), 1);
-  EXPECT_NE(err.find("unknown model 'resnet'. The known models are: mlp, paper-cnn, lstm, gru."), std::string::npos) << err;
+  EXPECT_NE(err.find("unknown model 'resnet'. The known models are: mlp, paper-cnn, lstm, gru."), std::string::npos)
+      << err;
   EXPECT_EQ(cli({"train", "--model", "mlp", "--data-dir", (dir / "nowhere").string(), "--out", (dir / "r").string()},
                 &err),
             1);

@@ -17,9 +17,10 @@ std::string size_string(std::int64_t n) { return is_symbol(n) ? std::string("Non
 
 }  // namespace
 
-Recurrent::Recurrent(Cell cell, std::int64_t hidden_size, RecurrentOptions options, const char* kind,
-                     const char* name)
-    : Layer(options.name.empty() ? name : options.name), cell_(cell), hidden_(hidden_size),
+Recurrent::Recurrent(Cell cell, std::int64_t hidden_size, RecurrentOptions options, const char* kind, const char* name)
+    : Layer(options.name.empty() ? name : options.name),
+      cell_(cell),
+      hidden_(hidden_size),
       options_(std::move(options)) {
   kind_ = kind;
   detail::check_positive(kind, "hidden_size", hidden_size);
@@ -110,8 +111,8 @@ RecurrentOutputs Recurrent::run(const Tensor& x, const RecurrentInputs& inputs, 
     const Tensor& lengths = inputs.lengths;
     if (lengths.ndim() != 1 || !is_integer(lengths.dtype()) ||
         (!is_symbol(batch) && !is_symbol(lengths.shape()[0]) && lengths.shape()[0] != batch))
-      throw ShapeError(describe() + ": lengths '" + lengths.label() + "' has shape " +
-                       shape_string(lengths.shape()) + " and dtype " + std::string(dtype_name(lengths.dtype())) +
+      throw ShapeError(describe() + ": lengths '" + lengths.label() + "' has shape " + shape_string(lengths.shape()) +
+                       " and dtype " + std::string(dtype_name(lengths.dtype())) +
                        ", expected an integer tensor of shape (" + size_string(batch) +
                        ",): the number of valid steps of each sequence of the batch.");
     Tensor ones_tn = ones_like(cast(slice(seq, {Index::all(), Index::all(), 0}, loc), DType::i64, loc), loc);
@@ -145,7 +146,7 @@ RecurrentOutputs Recurrent::run(const Tensor& x, const RecurrentInputs& inputs, 
       const bool masked = mask.defined();
       const bool bias = options_.use_bias;
       auto body = [w, cell, masked, bias, loc](const std::vector<Tensor>& carry, const std::vector<Tensor>& xs,
-                                                       const std::vector<Tensor>&) {
+                                               const std::vector<Tensor>&) {
         const Tensor& h = carry[0];
         // x_t @ weight_ih^T + bias_ih: hoisted out of the loop by the core (one product for all steps).
         Tensor gi = matmul(xs[0], transpose(w.w_ih, {}, loc), loc);

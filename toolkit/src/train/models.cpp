@@ -55,8 +55,10 @@ std::shared_ptr<L::Layer> sequence_classifier(const std::string& cell, const Sha
                      "; the network takes images (C, H, W), read as H steps of C * W values.");
   const std::int64_t rows = image_shape[1], row_size = image_shape[0] * image_shape[2];
   // (N, C, H, W) -> (N, H, C, W) -> (N, H, C * W): one step per row, every channel of the row.
-  auto to_rows = std::make_shared<L::Activation>(
-      std::function<Tensor(const Tensor&)>([](const Tensor& x) { return transpose(x, {0, 2, 1, 3}); }), "rows");
+  auto to_rows = std::make_shared<L::Activation>(std::function<Tensor(const Tensor&)>([](const Tensor& x) {
+                                                   return transpose(x, {0, 2, 1, 3});
+                                                 }),
+                                                 "rows");
   L::RecurrentOptions options{.return_sequences = false};
   std::shared_ptr<L::Layer> recurrent;
   if (cell == "lstm") recurrent = std::make_shared<L::LSTM>(hidden, options);
