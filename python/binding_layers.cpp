@@ -305,6 +305,73 @@ void bind_layer_classes(nb::module_& m) {
           "units"_a, "use_bias"_a = true, "w_init"_a = nb::none(), "b_init"_a = nb::none(), "name"_a = "dense");
 }
 
+// RNN, GRU and LSTM: RecurrentOptions as keywords, and call() returning PyTorch's tuples.
+void bind_recurrent_layers(nb::module_& m) {
+  nb::class_<ly::Recurrent, ly::Layer>(m, "Recurrent", DOC(nn_layers_Recurrent))
+      .def(
+          "call",
+          [](ly::Recurrent& self, TensorArg x, std::optional<TensorArg> h0, std::optional<TensorArg> c0,
+             std::optional<TensorArg> lengths, bool training) -> nb::object {
+            PyLocation here;
+            ly::RecurrentInputs inputs;
+            if (h0) inputs.h0 = h0->t;
+            if (c0) inputs.c0 = c0->t;
+            if (lengths) inputs.lengths = lengths->t;
+            ly::RecurrentOutputs out = self.call(x.t, inputs, training);
+            if (out.c_n.defined()) return nb::make_tuple(out.output, nb::make_tuple(out.h_n, out.c_n));
+            return nb::make_tuple(out.output, out.h_n);
+          },
+          "x"_a, "h0"_a = nb::none(), "c0"_a = nb::none(), "lengths"_a = nb::none(), "training"_a = false,
+          DOC(nn_layers_Recurrent_call))
+      .def_prop_ro("hidden_size", &ly::Recurrent::hidden_size, DOC(nn_layers_Recurrent_hidden_size))
+      .def_prop_ro("num_layers", [](const ly::Recurrent& self) { return self.options().num_layers; })
+      .def_prop_ro("bidirectional", [](const ly::Recurrent& self) { return self.options().bidirectional; })
+      .def_prop_ro("batch_first", [](const ly::Recurrent& self) { return self.options().batch_first; });
+  // The keywords of RecurrentOptions, in the header's order.
+  auto options = [](std::int64_t num_layers, bool bidirectional, bool batch_first, double dropout, bool use_bias,
+                    bool return_sequences, nb::handle w_init, nb::handle b_init, std::optional<std::string> name) {
+    ly::RecurrentOptions o{.num_layers = num_layers,
+                           .bidirectional = bidirectional,
+                           .batch_first = batch_first,
+                           .dropout = dropout,
+                           .use_bias = use_bias,
+                           .return_sequences = return_sequences};
+    o.w_init = initializer_from_python(w_init, {});  // None: PyTorch's uniform(+-1/sqrt(hidden_size))
+    o.b_init = initializer_from_python(b_init, {});
+    o.name = name.value_or("");
+    return o;
+  };
+  nb::class_<ly::RNN, ly::Recurrent>(m, "RNN", DOC(nn_layers_RNN))
+      .def(
+          "__init__",
+          [options](ly::RNN* self, std::int64_t hidden_size, const std::string& nonlinearity, std::int64_t num_layers,
+                    bool bidirectional, bool batch_first, double dropout, bool use_bias, bool return_sequences,
+                    nb::handle w_init, nb::handle b_init, std::optional<std::string> name) {
+            new (self) ly::RNN(hidden_size, nonlinearity,
+                               options(num_layers, bidirectional, batch_first, dropout, use_bias, return_sequences,
+                                       w_init, b_init, name));
+          },
+          "hidden_size"_a, "nonlinearity"_a = "tanh", "num_layers"_a = 1, "bidirectional"_a = false,
+          "batch_first"_a = true, "dropout"_a = 0.0, "use_bias"_a = true, "return_sequences"_a = true,
+          "w_init"_a = nb::none(), "b_init"_a = nb::none(), "name"_a = nb::none());
+  auto bind_gated = [&]<class Cell>(const char* name, const char* doc) {
+    nb::class_<Cell, ly::Recurrent>(m, name, doc)
+        .def(
+            "__init__",
+            [options](Cell* self, std::int64_t hidden_size, std::int64_t num_layers, bool bidirectional,
+                      bool batch_first, double dropout, bool use_bias, bool return_sequences, nb::handle w_init,
+                      nb::handle b_init, std::optional<std::string> layer_name) {
+              new (self) Cell(hidden_size, options(num_layers, bidirectional, batch_first, dropout, use_bias,
+                                                   return_sequences, w_init, b_init, layer_name));
+            },
+            "hidden_size"_a, "num_layers"_a = 1, "bidirectional"_a = false, "batch_first"_a = true, "dropout"_a = 0.0,
+            "use_bias"_a = true, "return_sequences"_a = true, "w_init"_a = nb::none(), "b_init"_a = nb::none(),
+            "name"_a = nb::none());
+  };
+  bind_gated.operator()<ly::GRU>("GRU", DOC(nn_layers_GRU));
+  bind_gated.operator()<ly::LSTM>("LSTM", DOC(nn_layers_LSTM));
+}
+
 }  // namespace
 
 void bind_layers(nb::module_& nn) {
@@ -314,4 +381,5 @@ void bind_layers(nb::module_& nn) {
   bind_layer_classes(layers);
   bind_conv_layers(layers);
   bind_other_layers(layers);
+  bind_recurrent_layers(layers);
 }

@@ -273,6 +273,13 @@ void bind_train(nb::module_& m) {
       },
       "image_shape"_a, "classes"_a = 10, "sync_batch_norm"_a = false, DOC(train_models_paper_cnn));
   m.def("mlp", &tr::models::mlp, "classes"_a = 10, DOC(train_models_mlp));
+  m.def(
+      "sequence_classifier",
+      [](const std::string& cell, std::vector<std::int64_t> image_shape, std::int64_t classes, std::int64_t hidden) {
+        return tr::models::sequence_classifier(cell, symx::Shape(image_shape.begin(), image_shape.end()), classes,
+                                               hidden);
+      },
+      "cell"_a, "image_shape"_a, "classes"_a = 10, "hidden"_a = 128, DOC(train_models_sequence_classifier));
   m.def("scale_by_max", &tr::models::scale_by_max, "x"_a, DOC(train_models_scale_by_max));
 }
 

@@ -110,3 +110,27 @@ def test_train_digits_quick_start_cpp(tmp_path):
     )
     assert result.returncode == 0, result.stdout + result.stderr
     _check_digits_run(result.stdout, tmp_path / "run")
+
+
+def _check_sequence_run(stdout, run_dir):
+    # Three epochs of an LSTM of 64 units over the rows of 7,000 real digits: far above chance (0.1)
+    # on the 1,000 held out.
+    last = stdout.strip().splitlines()[-1]
+    accuracy = float(last.split("validation accuracy ")[1].split(";")[0])
+    assert accuracy > 0.6, stdout
+    assert len((run_dir / "metrics.jsonl").read_text().splitlines()) == 3
+
+
+def test_sequence_example_python(tmp_path):
+    result = run_python(os.path.join(ROOT, "examples", "sequence.py"), MNIST, str(tmp_path / "run"), timeout=600)
+    assert result.returncode == 0, result.stdout + result.stderr
+    _check_sequence_run(result.stdout, tmp_path / "run")
+
+
+def test_sequence_example_cpp(tmp_path):
+    program = os.path.join(os.path.dirname(symx_tool()), "sequence")
+    if not os.path.exists(program):
+        pytest.skip("build/bin/sequence is not built (set SYMX_BIN to the build's bin/symx)")
+    result = subprocess.run([program, MNIST, str(tmp_path / "run")], capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stdout + result.stderr
+    _check_sequence_run(result.stdout, tmp_path / "run")

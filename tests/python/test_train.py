@@ -210,12 +210,12 @@ def test_curves_png_is_valid(tmp_path):
 
 
 def test_models_and_errors(fresh_graph):
-    assert sx.train.model_names() == ["mlp", "paper-cnn"]
+    assert sx.train.model_names() == ["mlp", "paper-cnn", "lstm", "gru"]
     net, opt, batch = sx.train.make_model("paper-cnn", (3, 32, 32), 10, 100)
     assert batch == 32 and isinstance(opt, sx.optim.Adam)
     logits = net(sx.placeholder((None, 3, 32, 32)), training=False)
     assert logits.shape == (None, 10)
-    with pytest.raises(ValueError, match="unknown model 'vgg'. The known models are: mlp, paper-cnn"):
+    with pytest.raises(ValueError, match="unknown model 'vgg'. The known models are: mlp, paper-cnn, lstm, gru"):
         sx.train.make_model("vgg", (1, 28, 28))
     with pytest.raises(TypeError, match="must be a pair"):
         sx.train.fit(sx.train.mlp(), train=np.zeros((4, 784)), log="quiet")
@@ -298,7 +298,7 @@ def test_python_m_symx_train_and_eval(tmp_path):
         timeout=600,
     )
     assert done.returncode == 1
-    assert "unknown model 'resnet'. The known models are: mlp, paper-cnn." in done.stderr
+    assert "unknown model 'resnet'. The known models are: mlp, paper-cnn, lstm, gru." in done.stderr
 
 
 def test_fit_applies_transforms_to_the_training_batches(fresh_graph):

@@ -382,7 +382,8 @@ TEST(TrainTool, ErrorsSayWhatToDo) {
   fs::path dir = temp_dir("tool_errors");
   std::string err;
   EXPECT_EQ(cli({"train", "--model", "resnet", "--data-dir", dir.string(), "--out", (dir / "r").string()}, &err), 1);
-  EXPECT_NE(err.find("unknown model 'resnet'. The known models are: mlp, paper-cnn."), std::string::npos) << err;
+  EXPECT_NE(err.find("unknown model 'resnet'. The known models are: mlp, paper-cnn, lstm, gru."), std::string::npos)
+      << err;
   EXPECT_EQ(cli({"train", "--model", "mlp", "--data-dir", (dir / "nowhere").string(), "--out", (dir / "r").string()},
                 &err),
             1);
@@ -460,6 +461,31 @@ TEST(TrainTool, CifarTrainAndEval) {
                      "' was trained on images (3, 32, 32)"),
             std::string::npos)
       << err;
+  fs::remove_all(dir);
+}
+
+TEST(TrainTool, RecurrentModelsTrainOnDigitRows) {
+  // `symx train --model lstm|gru`: 320 digits read row by row, two epochs of batches of 64. The
+  // loss falls, and the checkpoint holds the recurrent layer's PyTorch-named weights.
+  fs::path dir = temp_dir("tool_recurrent");
+  write_mnist_idx(dir / "data", 320, "train", 0);
+  for (std::string model : {"lstm", "gru"}) {
+    SCOPED_TRACE(model);
+    fs::path run = dir / model;
+    std::string err;
+    ASSERT_EQ(cli({"train", "--model", model, "--data-dir", (dir / "data").string(), "--epochs", "2", "--val-size",
+                   "64", "--out", run.string(), "--log", "quiet"},
+                  &err),
+              0)
+        << err;
+    tr::CheckpointInfo info = tr::read_checkpoint(run.string());
+    EXPECT_EQ(info.step, 8);  // 256 training examples in batches of 64 (the recipe's), two epochs
+    ASSERT_EQ(info.history.size(), 2u);
+    EXPECT_LT(info.history[1].train_loss, info.history[0].train_loss);
+    EXPECT_TRUE(std::isfinite(info.history[1].val_loss));
+    std::string vars = read_file(fs::path(info.path) / "variables.safetensors");
+    EXPECT_NE(vars.find(model + "/weight_hh_l0"), std::string::npos);
+  }
   fs::remove_all(dir);
 }
 

@@ -28,6 +28,16 @@ Tensor Layer::operator()(const Tensor& x, bool training, Loc loc) {
   return forward(x, training, loc);  // inside the scope, so that a Sequential's layers are named under it
 }
 
+void Layer::ensure_built(const Tensor& x, Loc loc) {
+  if (!x.defined()) throw ValueError(describe() + ": the input tensor is undefined (a default-constructed Tensor).");
+  if (built_) return;
+  std::string full = default_graph().unique_name(name_);
+  Scope scope(full.substr(full.rfind('/') + 1));
+  build(x, loc);
+  name_ = full;
+  built_ = true;
+}
+
 std::vector<Tensor> Layer::variables(std::optional<bool> trainable) const {
   std::vector<Tensor> out;
   for (const Tensor& v : variables_)

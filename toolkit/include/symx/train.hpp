@@ -266,8 +266,8 @@ struct Model {
   std::int64_t batch_size = 32;                 // the recipe's batch size
 };
 
-// The names make_model knows ("mlp", "paper-cnn").
-// Example: model_names() is {"mlp", "paper-cnn"}
+// The names make_model knows ("mlp", "paper-cnn", "lstm", "gru").
+// Example: model_names() is {"mlp", "paper-cnn", "lstm", "gru"}
 std::vector<std::string> model_names();
 // The model `name` for images of `image_shape` (C, H, W) and `classes` classes; `steps_per_epoch`
 // places the learning-rate drops of schedules given in epochs; `sync_batch_norm` makes its batch
@@ -285,6 +285,12 @@ std::shared_ptr<nn::layers::Layer> paper_cnn(const Shape& image_shape, std::int6
 // A small perceptron: scale by maximum -> Flatten -> Dense 256 -> ReLU -> Dense classes.
 // Example: mlp()
 std::shared_ptr<nn::layers::Layer> mlp(std::int64_t classes = 10);
+// A recurrent classifier of images read row by row (sequential MNIST): scale by maximum -> each image
+// (C, H, W) as H steps of C * W pixels -> LSTM or GRU (`cell` "lstm" or "gru") of `hidden` units ->
+// Dense classes on the last step's output.
+// Example: sequence_classifier("lstm", {1, 28, 28})
+std::shared_ptr<nn::layers::Layer> sequence_classifier(const std::string& cell, const Shape& image_shape,
+                                                       std::int64_t classes = 10, std::int64_t hidden = 128);
 // Each example divided by its own maximum over every non-batch axis (an all-zero example stays zero).
 // Example: scale_by_max(x) of images in [0, 255] lies in [0, 1]
 Tensor scale_by_max(const Tensor& x);

@@ -369,7 +369,8 @@ void add_train_commands(CLI::App& app) {
   train->add_option("--data", train_args->data, "The data set: mnist|cifar10")->capture_default_str();
   train->add_option("--data-dir", train_args->data_dir, "The folder holding the data set's files");
   train->add_option("--epochs", train_args->epochs, "Epochs to train (in all, with --resume)")->capture_default_str();
-  train->add_option("--batch-size", train_args->batch_size, "Examples per batch (default: the model's recipe, 32)");
+  train->add_option("--batch-size", train_args->batch_size,
+                    "Examples per batch (default: the model's recipe: 32, or 64 for lstm and gru)");
   train->add_option("--seed", train_args->seed, "Seed of the initialization, split, shuffling and augmentation")
       ->capture_default_str();
   train->add_option("--out", train_args->out, "The run folder (checkpoint, metrics.jsonl, curves.png)");

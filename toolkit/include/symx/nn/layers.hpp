@@ -56,6 +56,9 @@ class Layer {
   // Makes the variables from the first input (inside the layer's name scope). Default: none.
   virtual void build(const Tensor& x, Loc loc);
   virtual Tensor forward(const Tensor& x, bool training, Loc loc) = 0;
+  // Builds the layer from `x` inside its name scope unless it is built: for an application other
+  // than operator() (Recurrent::call), which then applies the layer itself.
+  void ensure_built(const Tensor& x, Loc loc);
   // A variable of the layer, named "<layer>/<name>".
   Tensor add_variable(const std::string& name, const Initializer& init, Shape shape, DType dtype, bool trainable,
                       Loc loc);
@@ -400,6 +403,121 @@ class Embedding : public Layer {
   Initializer w_init_;
   DType dtype_;
   Tensor w_;
+};
+
+// Options of RNN, GRU and LSTM.
+struct RecurrentOptions {
+  std::int64_t num_layers = 1;  // stacked layers, each reading the previous one's output sequence
+  bool bidirectional = false;   // a second, reversed pass per layer; outputs join on the feature axis
+  // Inputs (N, T, F) (true, the toolkit's batch-first convention, Keras's layout) or (T, N, F)
+  // (false, PyTorch's default layout); the output follows. Initial and final states are
+  // (layers * directions, N, H) either way, as in PyTorch.
+  bool batch_first = true;
+  double dropout = 0;            // in training, dropout on each layer's output but the last's, in [0, 1)
+  bool use_bias = true;          // the biases bias_ih and bias_hh (PyTorch's bias)
+  bool return_sequences = true;  // false: the layer's tensor is the last step's output (N, directions * H)
+  // Empty: PyTorch's uniform(-1/sqrt(H), 1/sqrt(H)) for every weight and bias.
+  Initializer w_init = {};
+  Initializer b_init = {};
+  std::string name = "";  // default "rnn" / "gru" / "lstm"
+};
+
+// What RNN, GRU and LSTM take besides the input sequence: initial states (zeros when undefined), each
+// (layers * directions, N, H), ordered layer by layer with the reverse direction after the forward
+// one, as PyTorch's h_0 and c_0 (c0: LSTM only), and the length of each sequence of the batch
+// (`lengths`, an int tensor (N,), each in [0, T]) for a padded batch.
+struct RecurrentInputs {
+  Tensor h0{};
+  Tensor c0{};
+  Tensor lengths{};
+};
+
+// What RNN, GRU and LSTM compute (Recurrent::call): the last layer's outputs at every step, (N, T,
+// directions * H) (time first without batch_first), or the last step's (N, directions * H) without
+// return_sequences; the final states h_n and (LSTM) c_n, (layers * directions, N, H) as PyTorch's.
+struct RecurrentOutputs {
+  Tensor output;
+  Tensor h_n;
+  Tensor c_n;
+};
+
+// The base of RNN, GRU and LSTM, layers that carry a state along the time axis of (N, T, F) (a
+// symx::scan per layer and direction, so the step is compiled once; its gradient is
+// backpropagation through time). Variables, per layer k and direction ("_reverse" for the reverse
+// one), as PyTorch names and lays them out: weight_ih_l{k} (gates * H, F), weight_hh_l{k} (gates *
+// H, H), bias_ih_l{k} and bias_hh_l{k} (gates * H,), with the gates in PyTorch's order. Layer k > 0
+// reads the previous layer's output (directions * H features). Applied as a layer (rnn(x,
+// training)), it returns RecurrentOutputs::output; `call` also takes initial states and lengths and
+// returns the final states. With `lengths`, a sequence's steps past its length leave its state
+// unchanged and output zeros, as PyTorch's packed sequences (h_n is the state after its last step;
+// the reverse direction starts at its last step).
+// Example: out, h_n = GRU(64).call(x, lengths=lengths)
+class Recurrent : public Layer {
+ public:
+  // Applies the layer to `x` (N, T, F) (or (T, N, F) without batch_first) with the initial states
+  // and lengths of `inputs`. Python returns PyTorch's tuples: (output, h_n) for RNN and GRU,
+  // (output, (h_n, c_n)) for LSTM.
+  // Example: output, (h_n, c_n) = lstm.call(x, h0=h0, c0=c0, lengths=lengths, training=True)
+  RecurrentOutputs call(const Tensor& x, const RecurrentInputs& inputs = {}, bool training = false,
+                        Loc loc = Loc::current());
+  // The number of features of the state (H).
+  // Example: LSTM(128).hidden_size is 128
+  std::int64_t hidden_size() const { return hidden_; }
+  // The options the layer was made with.
+  // Example: GRU(8, num_layers=2).options.num_layers is 2
+  const RecurrentOptions& options() const { return options_; }
+
+ protected:
+  enum class Cell { tanh, relu, gru, lstm };
+  Recurrent(Cell cell, std::int64_t hidden_size, RecurrentOptions options, const char* kind, const char* name);
+  void build(const Tensor& x, Loc loc) override;
+  Tensor forward(const Tensor& x, bool training, Loc loc) override;
+
+ private:
+  struct Weights {
+    Tensor w_ih, w_hh, b_ih, b_hh;
+  };
+  int gates() const;
+  RecurrentOutputs run(const Tensor& x, const RecurrentInputs& inputs, bool training, Loc loc);
+  Cell cell_;
+  std::int64_t hidden_;
+  RecurrentOptions options_;
+  std::int64_t features_ = 0;
+  std::vector<Weights> weights_;  // layer by layer, the reverse direction after the forward one
+};
+
+// An Elman recurrent layer, as PyTorch's RNN: h_t = act(x_t @ weight_ih^T + bias_ih + h_{t-1} @
+// weight_hh^T + bias_hh), act "tanh" or "relu" (`nonlinearity`). x: (N, T, F) float (batch_first,
+// the default) or (T, N, F); output (N, T, directions * hidden_size). Options (RecurrentOptions in
+// C++, keywords in Python): num_layers, bidirectional, batch_first, dropout, use_bias,
+// return_sequences, w_init, b_init, name. Unlike PyTorch, the input size comes from the first input
+// and batch_first is true by default (PyTorch: false).
+// C++: RNN(16, "relu", {.num_layers = 2}); Python: RNN(16, nonlinearity="relu", num_layers=2).
+// Example: RNN(16)(placeholder((8, 20, 3))) has shape (8, 20, 16)
+class RNN : public Recurrent {
+ public:
+  explicit RNN(std::int64_t hidden_size, const std::string& nonlinearity = "tanh", RecurrentOptions options = {});
+};
+
+// A gated recurrent unit layer, as PyTorch's GRU (gates r, z, n in that order): r = sigmoid(x W_ir^T +
+// b_ir + h W_hr^T + b_hr), z likewise, n = tanh(x W_in^T + b_in + r * (h W_hn^T + b_hn)), h' = (1 -
+// z) * n + z * h. Shapes and options as RNN (three gates: weights of 3 * hidden_size rows).
+// C++: GRU(64, {.bidirectional = true}); Python: GRU(64, bidirectional=True).
+// Example: GRU(64, return_sequences=False)(placeholder((8, 28, 28))) has shape (8, 64)
+class GRU : public Recurrent {
+ public:
+  explicit GRU(std::int64_t hidden_size, RecurrentOptions options = {});
+};
+
+// A long short-term memory layer, as PyTorch's LSTM (gates i, f, g, o in that order): c' =
+// sigmoid(f) * c + sigmoid(i) * tanh(g), h' = sigmoid(o) * tanh(c'), each gate x W^T + b_i + h W^T +
+// b_h. Shapes and options as RNN (four gates: weights of 4 * hidden_size rows); `call` also returns
+// c_n and takes c0.
+// C++: LSTM(128, {.num_layers = 2, .dropout = 0.2}); Python: LSTM(128, num_layers=2, dropout=0.2).
+// Example: LSTM(128)(placeholder((8, 28, 28))) has shape (8, 28, 128)
+class LSTM : public Recurrent {
+ public:
+  explicit LSTM(std::int64_t hidden_size, RecurrentOptions options = {});
 };
 
 // Random crops for data augmentation: in training, each image of (N, C, H, W) is padded with
