@@ -109,12 +109,12 @@ def lstm_data():
     layout and its default uniform(-1/sqrt(H), 1/sqrt(H)) initialization. The loss is
     mean((h_t - target_t)^2) over every step's output."""
     r = rng(7)
-    T, B, I, H = LSTM_T, LSTM_B, LSTM_I, LSTM_H
-    x = r.standard_normal((T, B, I), dtype=np.float32)
+    T, B, n_in, H = LSTM_T, LSTM_B, LSTM_I, LSTM_H
+    x = r.standard_normal((T, B, n_in), dtype=np.float32)
     target = r.standard_normal((T, B, H), dtype=np.float32) * np.float32(0.1)
     k = np.float32(1.0 / np.sqrt(H))
     params = [
-        r.uniform(-k, k, (4 * H, I)).astype(np.float32),
+        r.uniform(-k, k, (4 * H, n_in)).astype(np.float32),
         r.uniform(-k, k, (4 * H, H)).astype(np.float32),
         r.uniform(-k, k, 4 * H).astype(np.float32),
         r.uniform(-k, k, 4 * H).astype(np.float32),

@@ -712,7 +712,13 @@ def main():
     if 7 in cases:
         records.append(
             steady_case(
-                R, "lstm", "7. LSTM step (T 100, B 64, I 128, H 256), SGD", 7, budget=args.cnn_budget, min_reps=3, max_reps=30
+                R,
+                "lstm",
+                "7. LSTM step (T 100, B 64, I 128, H 256), SGD",
+                7,
+                budget=args.cnn_budget,
+                min_reps=3,
+                max_reps=30,
             )
         )
     if 8 in cases:

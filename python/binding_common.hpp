@@ -62,9 +62,9 @@ template <auto F, class R, class... A> struct Located<F, R (*)(A...)> {
 // The parts of the module, each bound in its own file and called from NB_MODULE in binding.cpp with
 // the module it fills.
 void bind_control_flow(nb::module_& m);  // binding_control_flow.cpp: scan, while_loop, switch
-void bind_ops(nb::module_& m);          // binding_ops.cpp: the NumPy-like functions (symx/ops.hpp)
-void bind_linalg(nb::module_& linalg);  // binding_ops.cpp: symx.linalg
-void bind_random(nb::module_& random);  // binding_ops.cpp: symx.random
+void bind_ops(nb::module_& m);           // binding_ops.cpp: the NumPy-like functions (symx/ops.hpp)
+void bind_linalg(nb::module_& linalg);   // binding_ops.cpp: symx.linalg
+void bind_random(nb::module_& random);   // binding_ops.cpp: symx.random
 void bind_nn(
     nb::module_& nn);  // binding_nn.cpp: nn ops, activations and nn.losses (symx/nn/activations.hpp, losses.hpp)
 void bind_layers(nb::module_& nn);    // binding_layers.cpp: nn.init and nn.layers (symx/nn/init.hpp, layers.hpp)

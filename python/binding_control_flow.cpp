@@ -59,9 +59,10 @@ void bind_control_flow(nb::module_& m) {
             [&cond_fn](const std::vector<Tensor>& v) {
               nb::object r = cond_fn(v);
               if (!nb::isinstance<Tensor>(r))
-                throw symx::DTypeError("while_loop: the condition returns a " +
-                                       nb::cast<std::string>(nb::str(nb::handle(reinterpret_cast<PyObject*>(Py_TYPE(r.ptr()))))) +
-                                       ", not a bool scalar tensor. Return a comparison of the loop's values (v < 10).");
+                throw symx::DTypeError(
+                    "while_loop: the condition returns a " +
+                    nb::cast<std::string>(nb::str(nb::handle(reinterpret_cast<PyObject*>(Py_TYPE(r.ptr()))))) +
+                    ", not a bool scalar tensor. Return a comparison of the loop's values (v < 10).");
               return nb::cast<Tensor>(r);
             },
             [&body_fn](const std::vector<Tensor>& v) { return tensors_of(body_fn(v), "the body's new values"); }, init);

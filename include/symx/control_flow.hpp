@@ -60,7 +60,8 @@ ScanResult scan(const ScanBody& fn, const std::vector<Tensor>& init, const std::
 // returns the outputs stacked along a new first axis, as SymJAX's map / jax.lax.map.
 // Example: auto squares = map([](auto& x, auto&) { return std::vector<Tensor>{x[0] * x[0]}; }, {xs})[0]
 // Python: squares = sx.map(lambda x: x * x, [xs])
-using MapBody = std::function<std::vector<Tensor>(const std::vector<Tensor>& xs, const std::vector<Tensor>& non_sequences)>;
+using MapBody =
+    std::function<std::vector<Tensor>(const std::vector<Tensor>& xs, const std::vector<Tensor>& non_sequences)>;
 std::vector<Tensor> map(const MapBody& fn, const std::vector<Tensor>& sequences,
                         const std::vector<Tensor>& non_sequences = {}, Loc loc = Loc::current());
 
@@ -79,8 +80,8 @@ std::vector<Tensor> fori_loop(const Tensor& lower, const Tensor& upper, const Fo
 // Repeats body(values) -> new values while cond(values) (a bool scalar) holds, as
 // jax.lax.while_loop. No reverse-mode gradient (asking for one is a ValueError that suggests
 // fori_loop or scan with a length). Ctrl-C (a KeyboardInterrupt in Python) stops a running loop.
-// Example: auto v = while_loop([](auto& v) { return v[0] < 100; }, [](auto& v) { return std::vector<Tensor>{v[0] * 2}; }, {one})
-// Python: v = sx.while_loop(lambda v: v < 100, lambda v: v * 2, 1.0)
+// Example: auto v = while_loop([](auto& v) { return v[0] < 100; }, [](auto& v) { return std::vector<Tensor>{v[0] * 2};
+// }, {one}) Python: v = sx.while_loop(lambda v: v < 100, lambda v: v * 2, 1.0)
 using LoopCond = std::function<Tensor(const std::vector<Tensor>& values)>;
 using LoopBody = std::function<std::vector<Tensor>(const std::vector<Tensor>& values)>;
 std::vector<Tensor> while_loop(const LoopCond& cond, const LoopBody& body, const std::vector<Tensor>& init,
@@ -88,20 +89,22 @@ std::vector<Tensor> while_loop(const LoopCond& cond, const LoopBody& body, const
 
 // branches[clamp(index, 0, n - 1)](operands), as jax.lax.switch: only the branch taken runs, and
 // only it is differentiated. Every branch must return the same number of tensors of the same types.
-// Example: auto y = switch_(k, {[](auto& x) { return std::vector<Tensor>{x[0]}; }, [](auto& x) { return std::vector<Tensor>{-x[0]}; }}, {x})[0]
-// Python: y = sx.switch(k, [lambda x: x, lambda x: -x], x)
+// Example: auto y = switch_(k, {[](auto& x) { return std::vector<Tensor>{x[0]}; }, [](auto& x) { return
+// std::vector<Tensor>{-x[0]}; }}, {x})[0] Python: y = sx.switch(k, [lambda x: x, lambda x: -x], x)
 using Branch = std::function<std::vector<Tensor>(const std::vector<Tensor>& operands)>;
 std::vector<Tensor> switch_(const Tensor& index, const std::vector<Branch>& branches,
                             const std::vector<Tensor>& operands, Loc loc = Loc::current());
 // true_fn(operands) if pred else false_fn(operands), as jax.lax.cond (a switch on a bool scalar).
-// Example: auto y = cond(x > 0, [](auto& o) { return std::vector<Tensor>{log(o[0])}; }, [](auto& o) { return std::vector<Tensor>{o[0]}; }, {x})[0]
-// Python: y = sx.cond(x > 0, lambda x: sx.log(x), lambda x: x, x)
+// Example: auto y = cond(x > 0, [](auto& o) { return std::vector<Tensor>{log(o[0])}; }, [](auto& o) { return
+// std::vector<Tensor>{o[0]}; }, {x})[0] Python: y = sx.cond(x > 0, lambda x: sx.log(x), lambda x: x, x)
 std::vector<Tensor> cond(const Tensor& pred, const Branch& true_fn, const Branch& false_fn,
                          const std::vector<Tensor>& operands, Loc loc = Loc::current());
 
 // Stops the loops running in this process at their next check (within about a millisecond): the
 // call running one throws Interrupted and changes no variable. Async-signal-safe: a SIGINT handler
 // may call it. Python's Ctrl-C does the same (a KeyboardInterrupt).
+// Example: std::signal(SIGINT, [](int) { request_interrupt(); });
+// Python: threading.Timer(5.0, sx.request_interrupt).start()  # stop a loop running too long
 void request_interrupt();
 
 namespace detail {

@@ -27,10 +27,10 @@ struct Region {
 struct LoopSpec {
   enum class Kind { scan, while_loop, switch_ } kind = Kind::scan;
   std::vector<Region> regions;
-  int carries = 0;     // scan, while: loop-carried values (scan: first of the region's results)
-  int sequences = 0;   // scan: sliced along their first axis, one slice per iteration
-  int operands = 0;    // switch: the branches' explicit arguments
-  int invariants = 0;  // read unchanged by every iteration / branch (non_sequences and captures)
+  int carries = 0;          // scan, while: loop-carried values (scan: first of the region's results)
+  int sequences = 0;        // scan: sliced along their first axis, one slice per iteration
+  int operands = 0;         // switch: the branches' explicit arguments
+  int invariants = 0;       // read unchanged by every iteration / branch (non_sequences and captures)
   std::int64_t length = 0;  // scan: the number of iterations (a symbol when unknown until a call)
   bool reverse = false;     // scan: iterate from the last slice to the first
   bool checkpoint = false;  // scan: its gradient recomputes the body instead of saving residuals

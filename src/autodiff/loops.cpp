@@ -37,11 +37,11 @@ std::vector<Tensor> slice_of(const std::vector<Tensor>& v, std::size_t from, std
 // views (transposes, reshapes) that wrapped it.
 struct TailTerm {
   enum class Kind { product, sum } kind = Kind::product;
-  std::vector<Tensor> values;  // per step: {a, b} or {v}
-  std::vector<int> axes;       // sum: the axes of v summed
-  Shape shape;                 // sum: its per-step result's shape (kept dims included)
+  std::vector<Tensor> values;    // per step: {a, b} or {v}
+  std::vector<int> axes;         // sum: the axes of v summed
+  Shape shape;                   // sum: its per-step result's shape (kept dims included)
   std::vector<Tensor> wrappers;  // transposes and reshapes applied to the sum, innermost first
-  std::vector<std::size_t> y;  // the values' outputs among the backward scan's outputs
+  std::vector<std::size_t> y;    // the values' outputs among the backward scan's outputs
 
   Tensor after_loop(const std::vector<Tensor>& stacks) const {
     Tensor r;

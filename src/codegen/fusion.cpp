@@ -29,7 +29,8 @@ Role role_of_unfusible(const Tensor& t, const LibraryCapabilities& library) {
     // reference evaluation when none applies to the node's dtype or attributes.
     // The runtime given may lack a library for the op (library.handles): the reference then runs it.
     case ops::Lowering::library:
-      if (ops::op_def(t.op()).family == ops::Family::control) return library.handles(t.op()) ? Role::library : Role::fallback;
+      if (ops::op_def(t.op()).family == ops::Family::control)
+        return library.handles(t.op()) ? Role::library : Role::fallback;
       return library.handles(t.op()) && is_floating(t.dtype()) ? Role::library : Role::fallback;
     case ops::Lowering::reference: return Role::fallback;
     case ops::Lowering::kernel: break;

@@ -39,7 +39,8 @@ std::unique_ptr<runtime::Program> compile(const std::vector<Tensor>& inputs, con
 namespace {
 // The compiler of loop bodies and branches (runtime/library_loops.cpp): a region is compiled as a
 // function of its params, without updates.
-std::unique_ptr<runtime::Program> compile_region(const std::vector<Tensor>& params, const std::vector<Tensor>& results) {
+std::unique_ptr<runtime::Program> compile_region(const std::vector<Tensor>& params,
+                                                 const std::vector<Tensor>& results) {
   return compile(params, results, {});
 }
 const bool region_compiler_installed = [] {

@@ -214,7 +214,8 @@ void hoist_invariants(LoopSpec& spec, std::vector<Tensor>& inputs) {
     for (std::size_t k = 0; k < n_inv; ++k) to_outer.emplace(&invariant[k].node(), inputs[first_in + k]);
     std::vector<Tensor> outer = replace_nodes(frontier, to_outer);
     std::unordered_map<const Node*, Tensor> with;
-    for (std::size_t k = 0; k < frontier.size(); ++k) with.emplace(&frontier[k].node(), add_invariant(spec, inputs, outer[k], r));
+    for (std::size_t k = 0; k < frontier.size(); ++k)
+      with.emplace(&frontier[k].node(), add_invariant(spec, inputs, outer[k], r));
     spec.regions[r].results = replace_nodes(spec.regions[r].results, with);
   }
 }
@@ -237,8 +238,7 @@ struct SequenceHoist {
                                region.params.begin() + static_cast<std::ptrdiff_t>(nc + ns));
     carry_dep = depending_on(region.results, carries);
     slice_dep = depending_on(region.results, slices);
-    for (std::size_t k = nc; k < region.params.size(); ++k)
-      to_outer.emplace(&region.params[k].node(), inputs[k]);
+    for (std::size_t k = nc; k < region.params.size(); ++k) to_outer.emplace(&region.params[k].node(), inputs[k]);
   }
 
   static int symbols_in(const Shape& s) {
@@ -545,7 +545,8 @@ void register_control_flow_ops() {
   define(OpKind::Scan, row(Family::control, kVariadic, Lowering::library, infer_loop, evaluate_scan, vjp_by_autodiff));
   define(OpKind::WhileLoop,
          row(Family::control, kVariadic, Lowering::library, infer_loop, evaluate_while, vjp_by_autodiff));
-  define(OpKind::Switch, row(Family::control, kVariadic, Lowering::library, infer_loop, evaluate_switch, vjp_by_autodiff));
+  define(OpKind::Switch,
+         row(Family::control, kVariadic, Lowering::library, infer_loop, evaluate_switch, vjp_by_autodiff));
   define(OpKind::Part, row(Family::control, 1, Lowering::alias, infer_part, evaluate_part, vjp_by_autodiff));
 }
 
@@ -567,7 +568,8 @@ Tensor region_param(const TensorType& type, const std::string& name) {
   return Tensor(std::move(node));
 }
 
-std::vector<Tensor> replace_nodes(const std::vector<Tensor>& roots, const std::unordered_map<const Node*, Tensor>& with) {
+std::vector<Tensor> replace_nodes(const std::vector<Tensor>& roots,
+                                  const std::unordered_map<const Node*, Tensor>& with) {
   std::unordered_map<const Node*, Tensor> mapped(with);
   for (const Tensor& t : topological_order(roots)) {
     if (mapped.count(&t.node())) continue;
@@ -619,9 +621,10 @@ Tensor respecialize_loop(const Node& node, const std::vector<Tensor>& inputs, co
     for (int k = 0; k < spec.carries; ++k) {
       const Tensor& r = region.results[static_cast<std::size_t>(k)];
       if (r.shape() != shapes[static_cast<std::size_t>(k)])
-        throw ShapeError(spec.name + ": carry " + std::to_string(k) + " ('" + spec.carry_names[static_cast<std::size_t>(k)] +
-                         "') enters the body as " + shape_string(shapes[static_cast<std::size_t>(k)]) +
-                         " in this call but the body returns " + shape_string(r.shape()) + " for it" + at_text(r) +
+        throw ShapeError(spec.name + ": carry " + std::to_string(k) + " ('" +
+                         spec.carry_names[static_cast<std::size_t>(k)] + "') enters the body as " +
+                         shape_string(shapes[static_cast<std::size_t>(k)]) + " in this call but the body returns " +
+                         shape_string(r.shape()) + " for it" + at_text(r) +
                          ". A carry keeps its shape across iterations.");
     }
   }
@@ -665,7 +668,8 @@ void check_defined(const std::vector<Tensor>& ts, const char* op, const char* wh
   for (std::size_t k = 0; k < ts.size(); ++k)
     if (!ts[k].defined())
       ops::raise(op, {},
-                 {ops::TypeProblem::Kind::value, std::string(what) + " " + std::to_string(k) + " is an undefined tensor",
+                 {ops::TypeProblem::Kind::value,
+                  std::string(what) + " " + std::to_string(k) + " is an undefined tensor",
                   "Pass tensors of the graph (placeholders, variables, constants or ops)."},
                  loc);
 }
@@ -786,8 +790,8 @@ ScanResult scan(const ScanBody& fn, const std::vector<Tensor>& init, const std::
   return out;
 }
 
-std::vector<Tensor> map(const MapBody& fn, const std::vector<Tensor>& sequences, const std::vector<Tensor>& non_sequences,
-                        Loc loc) {
+std::vector<Tensor> map(const MapBody& fn, const std::vector<Tensor>& sequences,
+                        const std::vector<Tensor>& non_sequences, Loc loc) {
   if (!fn)
     ops::raise("map", {}, {ops::TypeProblem::Kind::value, "the function is empty", "Pass a function to map."}, loc);
   if (sequences.empty())
@@ -795,9 +799,11 @@ std::vector<Tensor> map(const MapBody& fn, const std::vector<Tensor>& sequences,
                {ops::TypeProblem::Kind::value, "there are no sequences",
                 "Pass at least one tensor to map over its first axis."},
                loc);
-  return scan([&](const std::vector<Tensor>&, const std::vector<Tensor>& xs,
-                  const std::vector<Tensor>& ns) { return ScanResult{{}, fn(xs, ns)}; },
-              {}, sequences, non_sequences, {}, loc)
+  return scan(
+             [&](const std::vector<Tensor>&, const std::vector<Tensor>& xs, const std::vector<Tensor>& ns) {
+               return ScanResult{{}, fn(xs, ns)};
+             },
+             {}, sequences, non_sequences, {}, loc)
       .ys;
 }
 
@@ -922,11 +928,12 @@ std::vector<Tensor> switch_named(const char* op, const Tensor& index, const std:
         if (region.results[k].type() != first[k].type())
           ops::raise(op, {},
                      {region.results[k].shape() != first[k].shape() ? ops::TypeProblem::Kind::shape
-                                                                     : ops::TypeProblem::Kind::dtype,
+                                                                    : ops::TypeProblem::Kind::dtype,
                       "result " + std::to_string(k) + " of branch " + std::to_string(b) + " is " +
                           type_string(region.results[k].type()) +
-                          (region.results[k].node().where.empty() ? ""
-                                                                  : " (built at " + region.results[k].node().where + ")") +
+                          (region.results[k].node().where.empty()
+                               ? ""
+                               : " (built at " + region.results[k].node().where + ")") +
                           " but branch 0 returns " + type_string(first[k].type()),
                       "Every branch must return tensors of the same shapes and dtypes (cast or broadcast them)."},
                      loc);
@@ -939,8 +946,8 @@ std::vector<Tensor> switch_named(const char* op, const Tensor& index, const std:
 }
 }  // namespace
 
-std::vector<Tensor> switch_(const Tensor& index, const std::vector<Branch>& branches, const std::vector<Tensor>& operands,
-                            Loc loc) {
+std::vector<Tensor> switch_(const Tensor& index, const std::vector<Branch>& branches,
+                            const std::vector<Tensor>& operands, Loc loc) {
   return switch_named("switch", index, branches, operands, loc);
 }
 

@@ -22,7 +22,8 @@ const std::shared_ptr<const LoopSpec>& loop_spec_ptr(const Tensor& node);
 Tensor region_param(const TensorType& type, const std::string& name);
 
 // `roots` with the nodes of `with` replaced (keys: the nodes replaced), every node above them rebuilt.
-std::vector<Tensor> replace_nodes(const std::vector<Tensor>& roots, const std::unordered_map<const Node*, Tensor>& with);
+std::vector<Tensor> replace_nodes(const std::vector<Tensor>& roots,
+                                  const std::unordered_map<const Node*, Tensor>& with);
 
 // Builds the node of `spec` over `inputs` (in the spec's order) and returns its parts, one per
 // result. Regions may read outer tensors: those become invariants. Work in a region that depends

@@ -193,7 +193,8 @@ Tensor sum_of_unslices(const Tensor& t) {
   while (!stack.empty()) {
     Tensor n = stack.back();
     stack.pop_back();
-    if (is(n, OpKind::Add) && n.shape() == t.shape() && in(n, 0).shape() == t.shape() && in(n, 1).shape() == t.shape()) {
+    if (is(n, OpKind::Add) && n.shape() == t.shape() && in(n, 0).shape() == t.shape() &&
+        in(n, 1).shape() == t.shape()) {
       stack.push_back(in(n, 1));
       stack.push_back(in(n, 0));
     } else if (is(n, OpKind::Unslice) && n.dtype() == t.dtype()) {

@@ -91,7 +91,8 @@ class UnsliceCall final : public LibraryCall {
   }
   void run(char* const* p) override {
     std::memset(p[1], 0, out_bytes_);
-    for (std::size_t r = 0; r < offsets_.size(); ++r) std::memcpy(p[1] + offsets_[r], p[0] + r * row_bytes_, row_bytes_);
+    for (std::size_t r = 0; r < offsets_.size(); ++r)
+      std::memcpy(p[1] + offsets_[r], p[0] + r * row_bytes_, row_bytes_);
   }
   std::string describe() const override { return "zero fill and " + std::to_string(rows_) + " row copies"; }
 

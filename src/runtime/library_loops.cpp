@@ -65,8 +65,9 @@ class LoopCall final : public LibraryCall {
 
   std::string describe() const override {
     std::ostringstream os;
-    os << spec_->name << " of " << (spec_->kind == LoopSpec::Kind::scan ? std::to_string(spec_->length) + " steps, " : "")
-       << programs_.size() << (programs_.size() == 1 ? " compiled region" : " compiled regions");
+    os << spec_->name << " of "
+       << (spec_->kind == LoopSpec::Kind::scan ? std::to_string(spec_->length) + " steps, " : "") << programs_.size()
+       << (programs_.size() == 1 ? " compiled region" : " compiled regions");
     return os.str();
   }
 
@@ -87,7 +88,8 @@ class LoopCall final : public LibraryCall {
     Buffers second(carry_bytes_);
     std::vector<std::size_t> row_bytes(n_out, 0);
     for (std::size_t k = nc; k < n_out; ++k)
-      row_bytes[k] = s.result_types[k].shape.empty() ? 0 : bytes_of(s.result_types[k]) / static_cast<std::size_t>(s.length);
+      row_bytes[k] =
+          s.result_types[k].shape.empty() ? 0 : bytes_of(s.result_types[k]) / static_cast<std::size_t>(s.length);
     Program::Runner runner(*programs_[0]);
     for (std::int64_t i = 0; i < s.length; ++i) {
       if ((i & 1023) == 1023) symx::detail::poll_interrupt();

@@ -180,8 +180,7 @@ TEST(LoopIr, LargeLoopsAreHandedOutDynamically) {
   auto k = only_kernel(sx::exp(x));
   const std::string text = cg::ir::to_text(k);
   EXPECT_NE(text.find("\n  for o < 1024 parallel(dynamic 64, work 1048576 > 32768):\n"), std::string::npos) << text;
-  EXPECT_NE(cg::ir::emit_kernel(k).find("\n  #pragma omp parallel for schedule(dynamic, 64)\n"),
-            std::string::npos);
+  EXPECT_NE(cg::ir::emit_kernel(k).find("\n  #pragma omp parallel for schedule(dynamic, 64)\n"), std::string::npos);
   // One element fewer: the static split.
   auto small = only_kernel(sx::exp(sx::placeholder({1023, 1024}, sx::f32, "x")));
   EXPECT_NE(cg::ir::to_text(small).find("\n  for o < 1023 parallel(static, work 1047552 > 32768):\n"),

@@ -47,12 +47,52 @@ def readme_block(title, language):
         ("Quick start, training loop", "python", "examples/train_digits.py"),
         ("Quick start, distributed loop", "python", "examples/distributed.py"),
         ("Quick start, data", "python", "examples/data_pipeline.py"),
+        ("Quick start, loops", "python", "examples/loops.py"),
+        ("Quick start, loops", "cpp", "examples/loops.cpp"),
     ],
 )
 def test_readme_quick_starts_are_the_example_files(title, language, path):
     # The README shows the files that the tests compile and run, so it cannot drift from them.
     with open(os.path.join(ROOT, path)) as f:
         assert readme_block(title, language) == f.read()
+
+
+def test_loops_quick_start_prints_the_worked_values():
+    # The running sum of 1..4, its steps and the gradient of the sum of their squares (worked by
+    # hand: d/dx_s = 2 * sum of the partial sums from s on), sqrt(2) by Newton in 4 steps, and the
+    # cond's value and gradient on the branch taken.
+    result = run_example("loops.py")
+    assert result.returncode == 0, result.stdout + result.stderr
+    out = result.stdout
+    for expected in (
+        "array(10.",
+        "[ 1.,  3.,  6., 10.]",
+        "[40., 38., 32., 20.]",
+        "array(1.4142135",
+        "array(4,",
+        "array(-2.",
+        "array(1.",
+    ):
+        assert expected in out, out
+    program = os.path.join(os.path.dirname(symx_tool()), "loops")
+    if os.path.exists(program):
+        cpp = subprocess.run([program], capture_output=True, text=True, timeout=300)
+        assert cpp.returncode == 0, cpp.stdout + cpp.stderr
+        assert cpp.stdout.split() == [
+            "10.",
+            "[",
+            "1.",
+            "3.",
+            "6.",
+            "10.]",
+            "[40.",
+            "38.",
+            "32.",
+            "20.]",
+            "1.41421354",
+            "-2.",
+            "1.",
+        ], cpp.stdout
 
 
 def test_data_quick_start_runs_an_epoch():
