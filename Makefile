@@ -100,6 +100,9 @@ demo: build
 # Then the paper's experiment side by side: `symx train --model paper-cnn` and its PyTorch eager
 # twin (bench/paper_cnn.py), PAPER_EPOCHS epochs each on the bundled digits; writes
 # $(BUILD)/bench/paper_cnn.json and paper_cnn.md. PAPER_SEEDS=0,1,2 averages the accuracies over seeds.
+# Then the same for the recurrent models (issue 20): `symx train --model lstm` and `--model gru` against
+# their PyTorch twins (bench/paper_cnn.py --model lstm|gru), SEQ_EPOCHS=5 epochs, seeds SEQ_SEEDS=0,1,2
+# (the issue's accuracy target is a mean over 3 seeds); writes $(BUILD)/bench/lstm.json, lstm.md, gru.json, gru.md.
 # Last, data-parallel training under mpirun (bench/distributed.py: 2 processes x 1 thread against
 # 1 x 2, the communication share and overlap, all-reduce bandwidth, the ring model's predictions);
 # writes $(BUILD)/bench/distributed.json and distributed.md.
@@ -108,10 +111,14 @@ demo: build
 # $(BUILD)/bench/busy/busy.json and busy.md.
 PAPER_EPOCHS ?= 10
 PAPER_SEEDS ?= 0
+SEQ_EPOCHS ?= 5
+SEQ_SEEDS ?= 0,1,2
 bench: build
 	@PYTHON=$(PYTHON) tools/install_bench_deps.sh
 	PYTHONPATH=$(BUILD)/python $(PYTHON) bench/run.py --out $(BUILD)/bench --build $(BUILD)
 	PYTHONPATH=$(BUILD)/python $(PYTHON) bench/paper_cnn.py --epochs $(PAPER_EPOCHS) --seeds $(PAPER_SEEDS) --build $(BUILD) --out $(BUILD)/bench/paper_cnn.json
+	PYTHONPATH=$(BUILD)/python $(PYTHON) bench/paper_cnn.py --model lstm --epochs $(SEQ_EPOCHS) --seeds $(SEQ_SEEDS) --build $(BUILD) --out $(BUILD)/bench/lstm.json
+	PYTHONPATH=$(BUILD)/python $(PYTHON) bench/paper_cnn.py --model gru --epochs $(SEQ_EPOCHS) --seeds $(SEQ_SEEDS) --build $(BUILD) --out $(BUILD)/bench/gru.json
 	$(PYTHON) bench/distributed.py --build $(BUILD) --out $(BUILD)/bench/distributed.json
 	PYTHONPATH=$(BUILD)/python $(PYTHON) bench/busy.py --build $(BUILD) --out $(BUILD)/bench/busy
 

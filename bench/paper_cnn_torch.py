@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """The paper's CNN (issue 10, "The paper's experiment") in PyTorch eager: the twin of
-`symx train --model paper-cnn --data mnist`, run side by side with it by bench/paper_cnn.py.
+`symx train --model paper-cnn --data mnist`, run side by side with it by bench/paper_cnn.py; with
+--model lstm or gru, the twin of `symx train --model lstm|gru` (issue 20, below).
 
-    python3 bench/paper_cnn_torch.py --data-dir data/mnist --epochs 10 --seed 0 --out RUN_DIR
+    python3 bench/paper_cnn_torch.py [--model paper-cnn|lstm|gru] --data-dir data/mnist --epochs 10
+        --seed 0 --out RUN_DIR
 
 Writes RUN_DIR/metrics.jsonl (one JSON object per epoch, the keys of symx's metrics file: epoch,
 train_loss, train_accuracy, val_loss, val_accuracy, seconds, step_seconds, items_per_second, lr;
@@ -25,6 +27,18 @@ The network and recipe, mirrored from symx's layers (toolkit/src/layers_*.cpp, i
     lr 0.005, betas (0.9, 0.999), eps 1e-8, no weight decay; lr 0.001 from epoch 50 and 0.0005 from
     epoch 75 (0-based epoch index, i.e. piecewise_constant([50, 75], ...) over the epoch count);
   * batch 32, a new shuffle every epoch, the last smaller batch kept (7,000 = 218 x 32 + 24).
+
+--model lstm / gru, mirrored from toolkit/src/train/models.cpp (sequence_classifier) and
+toolkit/src/layers_recurrent.cpp:
+  * each image divided by its own maximum (as above), no augmentation; the (1, 28, 28) digit read as
+    28 steps (its rows) of 28 values ((N, C, H, W) -> (N, H, C * W));
+  * torch.nn.LSTM / GRU(28, 128, batch_first=True), every weight and bias uniform in
+    +-1/sqrt(128) (PyTorch's default, which symx's recurrent layers use; symx's GRU is PyTorch's
+    variant, the reset gate scaling the hidden product with its bias); the last step's output ->
+    Linear(128, 10), initialized as symx's Dense: Glorot uniform, zero bias (not PyTorch's default);
+  * softmax cross-entropy; Adam (0.9, 0.999, 1e-8) at a constant 0.002 with the gradients clipped to
+    a global norm of 1 (torch.nn.utils.clip_grad_norm_, symx's clip_norm, both with 1e-6 added to
+    the norm); batch 64, reshuffled every epoch, the last smaller batch kept (7,000 = 109 x 64 + 24).
 
 The split: 8,000 digits, 1,000 for validation. With symx's Python module built and its data module
 present, the digits and the split come from symx itself (symx.data.load_mnist,
@@ -64,12 +78,20 @@ LR_VALUES = (0.005, 0.001, 0.0005)
 ADAM_BETAS = (0.9, 0.999)
 ADAM_EPS = 1e-8
 CROP_PADDING = 4
+MODELS = ("paper-cnn", "lstm", "gru")
+BATCH_SIZE = {"paper-cnn": 32, "lstm": 64, "gru": 64}  # each model's recipe in `symx train`
+SEQ_LR = 0.002  # lstm / gru: constant
+SEQ_HIDDEN = 128
+SEQ_CLIP_NORM = 1.0
 BN_MOMENTUM = 0.1
 BN_EPS = 1e-5
 
 
-def learning_rate(epoch):
-    """The rate for a 0-based epoch index: 0.005, then 0.001 from 50, 0.0005 from 75."""
+def learning_rate(epoch, model="paper-cnn"):
+    """The rate for a 0-based epoch index: paper-cnn 0.005, then 0.001 from 50, 0.0005 from 75;
+    lstm and gru 0.002 throughout."""
+    if model != "paper-cnn":
+        return SEQ_LR
     for boundary, value in zip(LR_BOUNDARIES, LR_VALUES):
         if epoch < boundary:
             return value
@@ -210,6 +232,36 @@ def build_model(torch, in_shape, seed):
     return model
 
 
+def build_sequence_model(torch, cell, in_shape, seed, classes=10):
+    """An LSTM or GRU over the image's rows (H steps of C * W values), the last step's output ->
+    Linear(hidden, classes); input (N, C, H, W) floats."""
+    nn = torch.nn
+    c, h, w = in_shape
+    rnn_type = {"lstm": nn.LSTM, "gru": nn.GRU}[cell]
+
+    class SequenceClassifier(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.rnn = rnn_type(c * w, SEQ_HIDDEN, batch_first=True)
+            self.head = nn.Linear(SEQ_HIDDEN, classes)
+
+        def forward(self, x):
+            n = x.shape[0]
+            rows = x.reshape(n, h, w) if c == 1 else x.permute(0, 2, 1, 3).reshape(n, h, c * w)
+            out, _ = self.rnn(rows)
+            return self.head(out[:, -1])
+
+    model = SequenceClassifier()
+    gen = torch.Generator().manual_seed(seed)
+    bound = 1 / math.sqrt(SEQ_HIDDEN)
+    with torch.no_grad():
+        for p in model.rnn.parameters():  # PyTorch's own reset_parameters, from the seeded generator
+            nn.init.uniform_(p, -bound, bound, generator=gen)
+        nn.init.xavier_uniform_(model.head.weight, gain=1.0, generator=gen)
+        nn.init.zeros_(model.head.bias)
+    return model
+
+
 def random_crop(torch, x, padding, gen):
     """Zero-pads (N, C, H, W) by `padding` and cuts an H x W window at a uniform random offset per image."""
     n, c, h, w = x.shape
@@ -243,14 +295,20 @@ def train(args, log=print):
     xtr_t, ytr_t = torch.from_numpy(normalize(xtr)), torch.from_numpy(ytr.astype(np.int64))
     xva_t, yva_t = torch.from_numpy(normalize(xva)), torch.from_numpy(yva.astype(np.int64))
 
-    model = build_model(torch, tuple(xtr_t.shape[1:]), args.seed)
-    opt = torch.optim.Adam(model.parameters(), lr=learning_rate(0), betas=ADAM_BETAS, eps=ADAM_EPS)
+    sequence = args.model != "paper-cnn"
+    if sequence:
+        model = build_sequence_model(torch, args.model, tuple(xtr_t.shape[1:]), args.seed)
+    else:
+        model = build_model(torch, tuple(xtr_t.shape[1:]), args.seed)
+    params = list(model.parameters())
+    opt = torch.optim.Adam(params, lr=learning_rate(0, args.model), betas=ADAM_BETAS, eps=ADAM_EPS)
     gen = torch.Generator().manual_seed(args.seed + 1)  # shuffles and crops
     n, bs = xtr_t.shape[0], args.batch_size
     os.makedirs(args.out, exist_ok=True)
     metrics_path = os.path.join(args.out, "metrics.jsonl")
     info = {
         "framework": "torch_eager",
+        "model": args.model,
         "torch": torch.__version__,
         "threads": torch.get_num_threads(),
         "seed": args.seed,
@@ -264,7 +322,7 @@ def train(args, log=print):
     }
     records = []
     for epoch in range(args.epochs):
-        lr = learning_rate(epoch)
+        lr = learning_rate(epoch, args.model)
         for g in opt.param_groups:
             g["lr"] = lr
         t_epoch = time.perf_counter()
@@ -277,11 +335,14 @@ def train(args, log=print):
             idx = order[start : start + bs]
             xb, yb = xtr_t[idx], ytr_t[idx]
             t0 = time.perf_counter()
-            xb = random_crop(torch, xb, CROP_PADDING, gen)
+            if not sequence:
+                xb = random_crop(torch, xb, CROP_PADDING, gen)
             logits = model(xb)
             loss = F.cross_entropy(logits, yb)
             opt.zero_grad(set_to_none=True)
             loss.backward()
+            if sequence:
+                torch.nn.utils.clip_grad_norm_(params, SEQ_CLIP_NORM)
             opt.step()
             step_s += time.perf_counter() - t0
             with torch.no_grad():
@@ -337,9 +398,10 @@ def train(args, log=print):
 
 def parse_args(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--model", choices=MODELS, default="paper-cnn")
     ap.add_argument("--data-dir", default=os.path.join(ROOT, "data", "mnist"))
     ap.add_argument("--epochs", type=int, default=10)
-    ap.add_argument("--batch-size", type=int, default=32)
+    ap.add_argument("--batch-size", type=int, default=None, help="default: the model's (paper-cnn 32, lstm/gru 64)")
     ap.add_argument("--seed", type=int, default=0, help="initialization, shuffles and crops")
     ap.add_argument(
         "--split-seed",
@@ -353,6 +415,8 @@ def parse_args(argv=None):
     args = ap.parse_args(argv)
     if args.split_seed is None:
         args.split_seed = args.seed
+    if args.batch_size is None:
+        args.batch_size = BATCH_SIZE[args.model]
     if args.epochs < 1 or args.batch_size < 1 or args.threads < 1:
         ap.error("--epochs, --batch-size and --threads must be >= 1")
     return args

@@ -226,3 +226,72 @@ def test_twin_takes_symx_split_when_available():
     np.testing.assert_array_equal(xv, np.asarray(val.x))
     np.testing.assert_array_equal(yt, np.asarray(train.y))
     assert xt.shape == (7000, 1, 28, 28) and xv.shape == (1000, 1, 28, 28)
+
+
+def test_harness_runs_the_recurrent_models_with_their_recipe(tmp_path, fake_symx):
+    out = tmp_path / "bench" / "gru.json"
+    rc = paper_cnn.main(
+        ["--model", "gru", "--frameworks", "symx", "--symx", fake_symx, "--epochs", "2", "--out", str(out)]
+    )
+    assert rc == 0
+    with open(out) as f:
+        res = json.load(f)
+    assert res["settings"]["model"] == "gru" and res["settings"]["batch_size"] == 64
+    assert "target_accuracy_met" not in res["comparison"]  # 98% is paper-cnn's target only
+    assert res["runs"][0]["run_dir"].endswith(os.path.join("gru", "symx-seed0"))
+    with open(os.path.join(ROOT, res["runs"][0]["run_dir"], "argv.json")) as f:
+        argv = json.load(f)
+    assert argv[argv.index("--model") + 1] == "gru" and argv[argv.index("--batch-size") + 1] == "64"
+    assert (out.parent / "gru.md").read_text().startswith("# gru (28 rows, GRU 128, Dense 10): symx vs PyTorch")
+
+
+def _sigmoid(x):
+    return 1 / (1 + np.exp(-x))
+
+
+def _numpy_rows_classifier(cell, w_ih, w_hh, b_ih, b_hh, w_head, b_head, x):
+    """An independent float64 reference: the image's rows through PyTorch's LSTM/GRU equations, the
+    last state through the head."""
+    n, hidden = x.shape[0], w_hh.shape[1]
+    h, c = np.zeros((n, hidden)), np.zeros((n, hidden))
+    for t in range(x.shape[2]):
+        gi, gh = x[:, 0, t, :] @ w_ih.T + b_ih, h @ w_hh.T + b_hh
+        if cell == "lstm":
+            i, f, g, o = np.split(gi + gh, 4, axis=1)
+            c = _sigmoid(f) * c + _sigmoid(i) * np.tanh(g)
+            h = _sigmoid(o) * np.tanh(c)
+        else:
+            (ri, zi, ni), (rh, zh, nh) = np.split(gi, 3, axis=1), np.split(gh, 3, axis=1)
+            r, z = _sigmoid(ri + rh), _sigmoid(zi + zh)
+            nn_ = np.tanh(ni + r * nh)
+            h = (1 - z) * nn_ + z * h
+    return h @ w_head.T + b_head
+
+
+@pytest.mark.parametrize("cell", ["lstm", "gru"])
+def test_twin_sequence_model_reads_rows_with_symx_init(cell):
+    torch = pytest.importorskip("torch")
+    model = paper_cnn_torch.build_sequence_model(torch, cell, (1, 28, 28), 3)
+    gates = 4 if cell == "lstm" else 3
+    bound = 1 / np.sqrt(128)
+    rnn = dict(model.rnn.named_parameters())
+    assert rnn["weight_ih_l0"].shape == (gates * 128, 28) and rnn["weight_hh_l0"].shape == (gates * 128, 128)
+    for name, p in rnn.items():  # PyTorch's default, as symx's recurrent layers
+        a = np.abs(p.detach().numpy())
+        assert a.max() <= bound and a.max() > 0.9 * bound, name
+    limit = np.sqrt(6.0 / (128 + 10))  # the head as symx's Dense: Glorot uniform, zero bias
+    w = np.abs(model.head.weight.detach().numpy())
+    assert w.max() <= limit and w.max() > 0.9 * limit and np.all(model.head.bias.detach().numpy() == 0)
+    # seeded: the same seed, the same weights; another seed, others
+    again = paper_cnn_torch.build_sequence_model(torch, cell, (1, 28, 28), 3)
+    other = paper_cnn_torch.build_sequence_model(torch, cell, (1, 28, 28), 4)
+    assert torch.equal(again.rnn.weight_hh_l0, model.rnn.weight_hh_l0)
+    assert not torch.equal(other.rnn.weight_hh_l0, model.rnn.weight_hh_l0)
+    x = np.random.default_rng(0).random((5, 1, 28, 28), dtype=np.float32)
+    with torch.no_grad():
+        got = model(torch.from_numpy(x)).numpy()
+    weights = [rnn[k] for k in ("weight_ih_l0", "weight_hh_l0", "bias_ih_l0", "bias_hh_l0")]
+    weights += [model.head.weight, model.head.bias]
+    want = _numpy_rows_classifier(cell, *(w.detach().numpy().astype(np.float64) for w in weights), x.astype(np.float64))
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)
+    assert paper_cnn_torch.learning_rate(0, cell) == paper_cnn_torch.learning_rate(99, cell) == 0.002
