@@ -51,9 +51,19 @@ struct TailTerm {
       const std::int64_t k = a.shape().back(), n = b.shape().back();
       r = matmul(transpose(reshape(a, {-1, k})), reshape(b, {-1, n}));
     } else {
-      std::vector<std::int64_t> over{0};
-      for (int ax : axes) over.push_back(ax + 1);
-      r = sum(stacks[0], Axes(over));
+      const Tensor& v = stacks[0];
+      bool leading = true;  // the summed axes are v's first ones: one column sum of a 2-D view
+      for (std::size_t i = 0; i < axes.size(); ++i) leading = leading && axes[i] == static_cast<int>(i);
+      std::int64_t rest = 1;
+      for (std::size_t d = axes.size() + 1; d < v.shape().size(); ++d) rest *= v.shape()[d];
+      if (leading &&
+          !has_symbols(Shape(v.shape().begin() + static_cast<std::ptrdiff_t>(axes.size()) + 1, v.shape().end()))) {
+        r = sum(reshape(v, {-1, rest}), Axes(std::int64_t{0}));
+      } else {
+        std::vector<std::int64_t> over{0};
+        for (int ax : axes) over.push_back(ax + 1);
+        r = sum(v, Axes(over));
+      }
       if (r.shape() != shape) r = reshape(r, shape);
     }
     for (const Tensor& w : wrappers)
@@ -163,14 +173,15 @@ std::vector<Tensor> scan_vjp(const Tensor& node, const std::vector<Tensor>& ct) 
     results.push_back(acc.back() + rest[j]);
   }
   for (std::size_t j = 0; j < fx.size(); ++j) results.push_back(g[fc.size() + j]);
-  const std::size_t first_tail_y = fx.size();  // the tails' values come after the sequences' cotangents
+  // The tails' per-step values: kept apart until the residuals are known (a value that is a saved
+  // residual, an entering carry or a slice is read from its stack, not written again).
+  std::vector<Tensor> tail_values;
   for (auto& terms : tails)
     for (TailTerm& term : terms)
       for (const Tensor& v : term.values) {
-        term.y.push_back(results.size() - fc.size() - accumulated.size());
-        results.push_back(v);
+        term.y.push_back(tail_values.size());
+        tail_values.push_back(v);
       }
-  (void)first_tail_y;
 
   // Residuals: the forward body's values that backward nodes read. Those that vary per step (they
   // depend on a carry or a slice) are saved; the params stay params (carries entering each step
@@ -195,11 +206,13 @@ std::vector<Tensor> scan_vjp(const Tensor& node, const std::vector<Tensor>& ct) 
       const Node* n = &t.node();
       if (forward.count(n) && !params.count(n) && varying.count(n) && seen.insert(n).second) residuals.push_back(t);
     };
-    for (const Tensor& t : topological_order(results)) {
+    std::vector<Tensor> all = results;
+    all.insert(all.end(), tail_values.begin(), tail_values.end());
+    for (const Tensor& t : topological_order(all)) {
       if (forward.count(&t.node())) continue;
       for (const Tensor& in : t.node().inputs) need(in);
     }
-    for (const Tensor& r : results) need(r);
+    for (const Tensor& r : all) need(r);
   }
   std::unordered_map<const Node*, Tensor> with;
   std::vector<Tensor> residual_params;
@@ -208,8 +221,10 @@ std::vector<Tensor> scan_vjp(const Tensor& node, const std::vector<Tensor>& ct) 
     with.emplace(&r.node(), residual_params.back());
   }
   results = ops::replace_nodes(results, with);
+  tail_values = ops::replace_nodes(tail_values, with);
   std::unordered_set<const Node*> read;
   for (const Tensor& t : topological_order(results)) read.insert(&t.node());
+  for (const Tensor& v : tail_values) read.insert(&v.node());
   std::vector<std::size_t> carry_in;  // carries whose value entering each step the backward body reads
   for (std::size_t k = 0; k < nc; ++k)
     if (read.count(&Pc[k].node())) carry_in.push_back(k);
@@ -224,6 +239,28 @@ std::vector<Tensor> scan_vjp(const Tensor& node, const std::vector<Tensor>& ct) 
     extended.lineage.push_back(ops::next_lineage_id());
     std::vector<Tensor> parts = ops::make_loop_node(std::move(extended), inputs, false);
     stacks.assign(parts.begin() + static_cast<std::ptrdiff_t>(nc + ny), parts.end());
+  }
+
+  // Where each tail value's stack comes from: a stack that exists already (a saved residual, the
+  // entering carries, a sequence), an output of the backward scan that is the same node (the gate
+  // gradients are also the cotangent of a hoisted x_t @ W), or a new output.
+  std::vector<Tensor> tail_stack(tail_values.size());
+  std::vector<std::size_t> tail_y(tail_values.size(), 0);
+  const std::size_t first_y_result = fc.size() + accumulated.size();
+  for (std::size_t v = 0; v < tail_values.size(); ++v) {
+    const Node* n = &tail_values[v].node();
+    for (std::size_t r = 0; r < residual_params.size() && !tail_stack[v].defined(); ++r)
+      if (&residual_params[r].node() == n) tail_stack[v] = stacks[r];
+    for (std::size_t i = 0; i < carry_in.size() && !tail_stack[v].defined(); ++i)
+      if (&Pc[carry_in[i]].node() == n) tail_stack[v] = stacks[residuals.size() + i];
+    for (std::size_t j = 0; j < ns && !tail_stack[v].defined(); ++j)
+      if (&Px[j].node() == n) tail_stack[v] = inputs[nc + j];
+    if (tail_stack[v].defined()) continue;
+    std::size_t at = results.size();
+    for (std::size_t r = first_y_result; r < results.size(); ++r)
+      if (&results[r].node() == n) at = r;
+    if (at == results.size()) results.push_back(tail_values[v]);
+    tail_y[v] = at - first_y_result;
   }
 
   // The backward scan.
@@ -283,7 +320,8 @@ std::vector<Tensor> scan_vjp(const Tensor& node, const std::vector<Tensor>& ct) 
   for (std::size_t j = 0; j < fn.size(); ++j)
     for (const TailTerm& term : tails[j]) {
       std::vector<Tensor> stacks_of_term;
-      for (std::size_t y : term.y) stacks_of_term.push_back(parts[first_y + y]);
+      for (std::size_t v : term.y)
+        stacks_of_term.push_back(tail_stack[v].defined() ? tail_stack[v] : parts[first_y + tail_y[v]]);
       Tensor v = term.after_loop(stacks_of_term);
       Tensor& slot = out[nc + ns + fn[j]];
       slot = slot.defined() ? slot + v : v;

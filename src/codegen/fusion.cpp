@@ -43,6 +43,16 @@ Role role_of_unfusible(const Tensor& t, const LibraryCapabilities& library) {
 // whole input, which is what they are for.
 bool inline_into(const Tensor& producer, const Tensor& consumer) {
   if (!fusible(consumer.op())) return false;
+  // A column reduction (its last input axis kept: a bias gradient summing a (rows, n) array over
+  // the rows) inlined into an elementwise consumer would walk each column with a stride of n, one
+  // output at a time; as a kernel of its own it keeps a block of accumulators and reads rows
+  // contiguously (the loop IR's column-sum schedule).
+  if (is_reduction(producer.op()) && !is_reduction(consumer.op())) {
+    const Tensor& in = producer.node().inputs[0];
+    const auto& axes = std::get<ReduceAttr>(producer.node().attr).axes;
+    const bool keeps_last = in.ndim() > 0 && std::find(axes.begin(), axes.end(), in.ndim() - 1) == axes.end();
+    if (keeps_last && in.size() >= 65536) return false;
+  }
   if (is_reduction(consumer.op())) return true;
   return producer.size() == consumer.size() || consumer.op() == OpKind::Slice || consumer.op() == OpKind::Transpose;
 }

@@ -229,6 +229,10 @@ struct SequenceHoist {
   std::unordered_set<const Node*> carry_dep, slice_dep;
   std::unordered_map<const Node*, bool> batchable_memo, matmul_memo;
   std::unordered_map<const Node*, std::pair<Tensor, bool>> batched_memo;
+  // A batched value that is the reshape of a 2-D (T * rows, n) product (or of elementwise work on
+  // one): that flat form. Elementwise work with a bias then runs on the flat product, where the
+  // library call fuses the bias (x_t @ W + b as one GEMM with a bias epilogue).
+  std::unordered_map<const Node*, Tensor> flat_memo;
   std::unordered_map<const Node*, Tensor> to_outer;  // slice params -> sequences, invariant params -> inputs
 
   SequenceHoist(LoopSpec& s, std::vector<Tensor>& in) : spec(s), inputs(in), region(s.regions[0]) {
@@ -280,6 +284,28 @@ struct SequenceHoist {
     return slice_dep.count(&t.node()) && t.op() != OpKind::Placeholder && batchable(t) && holds_matmul(t);
   }
 
+  // Elementwise `t` over flat forms: every batched operand has one (of `t`'s stacked shape) and
+  // every other operand broadcasts along the last axis only (a bias, a scalar); else undefined.
+  Tensor flat_elementwise(const Tensor& t) {
+    if (op_def(t.op()).family != Family::elementwise || t.ndim() < 2) return Tensor();
+    std::vector<Tensor> ins;
+    bool any = false;
+    for (const Tensor& in : t.node().inputs) {
+      auto [v, is_batched] = batched(in);
+      if (is_batched) {
+        auto it = flat_memo.find(&in.node());
+        if (it == flat_memo.end() || in.shape() != t.shape()) return Tensor();
+        ins.push_back(it->second);
+        any = true;
+      } else {
+        if (v.ndim() > 1) return Tensor();
+        ins.push_back(v);
+      }
+    }
+    if (!any) return Tensor();
+    return reinfer_node(t.node(), ins, t.node().attr);
+  }
+
   // The value of `t` for every iteration, stacked along a new first axis (batched), or its one
   // value (invariant).
   std::pair<Tensor, bool> batched(const Tensor& t) {
@@ -299,6 +325,12 @@ struct SequenceHoist {
       Shape stacked = t.shape();
       stacked.insert(stacked.begin(), spec.length);
       out = {product.shape() == stacked ? product : reshape(product, stacked), true};
+      if (!(product.shape() == stacked)) flat_memo[n] = product;
+    } else if (Tensor flat = flat_elementwise(t); flat.defined()) {
+      Shape stacked = t.shape();
+      stacked.insert(stacked.begin(), spec.length);
+      out = {reshape(flat, stacked), true};
+      flat_memo[n] = flat;
     } else {
       std::vector<Tensor> ins;
       for (const Tensor& in : t.node().inputs) {
