@@ -35,6 +35,9 @@ PUBLIC_HEADERS = {
     "op_list.hpp": "core",  # the op kinds a node carries; their rules are the op table (ops)
     "tensor.hpp": "core",
     "graph.hpp": "core",
+    # Region and LoopSpec, which a loop node's attribute holds and the printers read; the builders
+    # it declares (scan, while_loop, ...) are defined in ops (src/ops/control_flow.cpp).
+    "control_flow.hpp": "core",
     "io.hpp": "io",
     "ops.hpp": "ops",
     "autodiff.hpp": "autodiff",
