@@ -143,7 +143,8 @@ TEST(ControlFlow, MapAndForiLoop) {
   double expected = 1.5;
   for (int i = 2; i < 7; ++i) expected = expected * 2 + i;
   auto f = sx::function({v0, lo, hi}, {by_int, by_tensor}, {}, {sx::Backend::compiled});
-  auto out = f({sx::Array::scalar<double>(1.5), sx::Array::scalar<std::int32_t>(2), sx::Array::scalar<std::int32_t>(7)});
+  auto out =
+      f({sx::Array::scalar<double>(1.5), sx::Array::scalar<std::int32_t>(2), sx::Array::scalar<std::int32_t>(7)});
   expect_close(out[0], {expected}, 1e-12);
   expect_close(out[1], {expected}, 1e-12);
   // d v / d v0 = 2^5 through the scan; the while_loop has none
@@ -156,7 +157,9 @@ TEST(ControlFlow, WhileLoopCountsToALimit) {
   sx::DefaultGraph guard(graph);
   auto limit = sx::placeholder({}, sx::f64, "limit");
   Tensors out = sx::while_loop([&](const Tensors& v) { return v[1] < limit; },
-                               [](const Tensors& v) { return Tensors{v[0] + 1, v[1] * 3}; },
+                               [](const Tensors& v) {
+                                 return Tensors{v[0] + 1, v[1] * 3};
+                               },
                                {sx::constant(0, sx::i32), sx::constant(1.0, sx::f64)});
   auto f = sx::function({limit}, out, {}, {sx::Backend::compiled});
   for (double lim : {0.5, 1.0, 100.0, 1e6}) {
@@ -223,22 +226,29 @@ TEST(ControlFlow, ScanErrorsNameTheCarry) {
   auto h = sx::placeholder({3}, sx::f64, "h");
   expect_error<sx::ShapeError>(
       [&] {
-        sx::scan([](const Tensors& c, const Tensors& x,
-                    const Tensors&) { return sx::ScanResult{{sx::concatenate({c[0], x[0]})}, {}}; },
-                 {h}, {xs});
+        sx::scan(
+            [](const Tensors& c, const Tensors& x, const Tensors&) {
+              return sx::ScanResult{{sx::concatenate({c[0], x[0]})}, {}};
+            },
+            {h}, {xs});
       },
       {"scan: carry 0 ('h')", "(3,) float64", "(6,) float64", "test_control_flow.cpp:"});
   expect_error<sx::DTypeError>(
       [&] {
-        sx::scan([](const Tensors& c, const Tensors&,
-                    const Tensors&) { return sx::ScanResult{{sx::astype(c[0], sx::f32)}, {}}; },
-                 {h}, {xs});
+        sx::scan(
+            [](const Tensors& c, const Tensors&, const Tensors&) {
+              return sx::ScanResult{{sx::astype(c[0], sx::f32)}, {}};
+            },
+            {h}, {xs});
       },
       {"carry 0 ('h')", "float32", "astype"});
   expect_error<sx::ValueError>(
       [&] {
-        sx::scan([](const Tensors& c, const Tensors&, const Tensors&) { return sx::ScanResult{{c[0], c[0]}, {}}; }, {h},
-                 {xs});
+        sx::scan(
+            [](const Tensors& c, const Tensors&, const Tensors&) {
+              return sx::ScanResult{{c[0], c[0]}, {}};
+            },
+            {h}, {xs});
       },
       {"returns 2 carries for 1"});
   expect_error<sx::ValueError>(

@@ -18,7 +18,7 @@ class RandomGraph {
  public:
   explicit RandomGraph(std::uint64_t seed) : gen_(seed) {}
 
-  // Builds one scan (elementwise or matrix-product body, forward or reverse, 0-4 steps) or cond
+  // Builds one scan (elementwise or matrix-product body, forward or reverse, 1-4 steps) or cond
   // whose bodies are random graphs grown from their params; returns its outputs.
   std::vector<sx::Tensor> build_loop(std::vector<sx::Tensor>& inputs, std::vector<sx::Array>& values) {
     inputs_ = &inputs;
@@ -26,7 +26,7 @@ class RandomGraph {
     nodes_.clear();
     sx::Shape shape = random_shape();
     if (coin(0.5)) return {build_cond(shape)};
-    const std::int64_t length = pick(0, 4);
+    const std::int64_t length = pick(1, 4);  // (bodies may reduce any input, the sequence too)
     sx::Shape seq_shape = shape;
     seq_shape.insert(seq_shape.begin(), length);
     sx::Tensor init = sx::cast(new_input(shape), sx::f32);

@@ -1469,7 +1469,9 @@ PRIMITIVE_COVERAGE = {
         "test_control_flow.py::test_switch_clamps_out_of_range_indices",
         "test_control_flow.py::test_cond_and_switch_gradients_only_of_the_branch_taken",
     ],
-    "part": ["test_control_flow.py::test_scan_with_tuple_and_dict_carries_several_sequences_and_outputs_and_non_sequences"],
+    "part": [
+        "test_control_flow.py::test_scan_with_tuple_and_dict_carries_several_sequences_and_outputs_and_non_sequences"
+    ],
 }
 
 

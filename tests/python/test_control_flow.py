@@ -165,7 +165,9 @@ def test_fori_loop_with_int_bounds_is_a_scan_and_with_tensor_bounds_a_while_loop
     np.testing.assert_allclose(both(empty, {x: np.array([1.0, -1.0])}), [1, -1])
     lo = sx.placeholder((), "int32", name="lo")
     hi = sx.placeholder((), "int32", name="hi")
-    a, b = sx.fori_loop(lo, hi, lambda i, ab: (ab[1], ab[0] + ab[1]), (sx.constant(0, "int64"), sx.constant(1, "int64")))
+    a, b = sx.fori_loop(
+        lo, hi, lambda i, ab: (ab[1], ab[0] + ab[1]), (sx.constant(0, "int64"), sx.constant(1, "int64"))
+    )
     assert "while_loop" in ops_of([a])
     f = sx.function([lo, hi], [a, b], backend="compiled")
     for lov, hiv in [(0, 10), (3, 3), (5, 2), (0, 50)]:
@@ -250,7 +252,9 @@ def test_scan_in_scan_and_cond_in_scan():
     # cond in a scan: a clipped accumulator that resets when it passes 1
     xv = np.abs(RNG.normal(size=(12,)))
     xs = sx.placeholder((12,), F64, name="xs")
-    c, ys = sx.scan(lambda c, x: (sx.cond(c + x > 1, lambda a: a * 0, lambda a: a, c + x), c), sx.constant(0.0, F64), [xs])
+    c, ys = sx.scan(
+        lambda c, x: (sx.cond(c + x > 1, lambda a: a * 0, lambda a: a, c + x), c), sx.constant(0.0, F64), [xs]
+    )
     acc, want = 0.0, []
     for v in xv:
         want.append(acc)
@@ -423,11 +427,10 @@ def test_cond_gradient_reaches_closed_over_and_symjax_inputs():
     out = sx.cond(x > 0, lambda a: sx.sum(w * a), lambda a, b: sx.sum(b) * a * a, true_inputs=[x], false_inputs=[x, w])
     gx, gw = sx.grad(out, [x, w])
     wv = np.array([0.5, -2.0])
-    for xv in (1.5, -1.5):
-        ref_fn = (lambda xx, ww: (ww * xx).sum()) if xv > 0 else (lambda xx, ww: ww.sum() * xx * xx)
+    for xv, ref_fn in [(1.5, lambda xx, ww: (ww * xx).sum()), (-1.5, lambda xx, ww: ww.sum() * xx * xx)]:
         got = both([gx, gw], {x: np.float64(xv), w: wv})
-        np.testing.assert_allclose(got[0], numeric_grad(lambda v: ref_fn(v, wv), xv), rtol=1e-6)
-        np.testing.assert_allclose(got[1], numeric_grad(lambda v: ref_fn(xv, v), wv), rtol=1e-6)
+        np.testing.assert_allclose(got[0], numeric_grad(lambda v, f=ref_fn: f(v, wv), xv), rtol=1e-6)
+        np.testing.assert_allclose(got[1], numeric_grad(lambda v, f=ref_fn, at=xv: f(at, v), wv), rtol=1e-6)
 
 
 def test_second_derivatives_through_a_scan():
@@ -454,7 +457,9 @@ def test_second_derivatives_through_a_scan():
     (d1,) = sx.grad(p, [s])
     (d2,) = sx.grad(d1, [s])
     sv = 0.7
-    np.testing.assert_allclose(both([d1, d2], {s: np.float64(sv)}), [4 * sv**3 + 3 * sv**2 + 2 * sv + 1, 12 * sv**2 + 6 * sv + 2])
+    np.testing.assert_allclose(
+        both([d1, d2], {s: np.float64(sv)}), [4 * sv**3 + 3 * sv**2 + 2 * sv + 1, 12 * sv**2 + 6 * sv + 2]
+    )
 
 
 def test_vjp_through_a_scan_with_a_given_cotangent():
@@ -606,11 +611,23 @@ def test_debugprint_and_to_dot_show_the_regions():
     c, ys = sx.scan(lambda c, x: (sx.tanh(c) + x, sx.exp(c)), sx.zeros((3,), F64), sequences=[xs])
     k = sx.cond(sx.sum(c) > 0, lambda a: sx.sin(a), lambda a: sx.cos(a), c)
     text = sx.debugprint([ys, k])
-    for want in ("scan#", "body", "tanh#", "exp#", "switch", "branch 0", "branch 1", "sin#", "cos#", "params", "results"):
+    for want in (
+        "scan#",
+        "body",
+        "tanh#",
+        "exp#",
+        "switch",
+        "branch 0",
+        "branch 1",
+        "sin#",
+        "cos#",
+        "params",
+        "results",
+    ):
         assert want in text, f"{want!r} not in debugprint:\n{text}"
     dot = sx.to_dot([ys, k])
     assert dot.count("subgraph cluster_") >= 3, dot
-    for want in ("tanh#", "sin#", "cos#", "label=\"body\"", "label=\"branch 1 (true)\""):
+    for want in ("tanh#", "sin#", "cos#", 'label="body"', 'label="branch 1 (true)"'):
         assert want in dot, f"{want!r} not in to_dot:\n{dot}"
     w = sx.while_loop(lambda v: v < 10.0, lambda v: v * 2 + 1, sx.constant(1.0, F64))
     text = sx.debugprint(w)
