@@ -3,6 +3,9 @@ over NumPy, in the reference evaluator (Tensor.eval) and compiled (sx.function);
 against float64 central differences of the NumPy loops; dynamic lengths; the printers and clone
 inside bodies; and the errors a user meets (each names what changed and the body's line)."""
 
+import threading
+import time
+
 import numpy as np
 import pytest
 
@@ -709,3 +712,17 @@ def test_clone_reaches_a_node_inside_a_nested_body_and_leaves_gradients_consiste
     np.testing.assert_allclose(both(c, {m: mv}), acc, rtol=1e-12)
     (gs,) = sx.grad(c2 * 3, [s])
     assert both(gs, {m: mv, s: sv}) == pytest.approx(3.0)
+
+
+def test_request_interrupt_stops_a_loop_that_runs_forever_and_changes_no_variable():
+    counter = sx.variable(np.float64(5), name="counter")
+    v = sx.while_loop(lambda v: v >= 0.0, lambda v: sx.minimum(v + 1, 1e9), sx.constant(0.0, F64))
+    f = sx.function([], [v], updates={counter: counter + v}, backend="compiled")
+    timer = threading.Timer(0.3, sx.request_interrupt)
+    timer.start()
+    started = time.monotonic()
+    with pytest.raises(KeyboardInterrupt, match="changed no variable"):
+        f()
+    timer.join()
+    assert time.monotonic() - started < 1.3  # 0.3 s, then at most about a second
+    assert counter.value == 5
