@@ -102,9 +102,10 @@ std::vector<Tensor> cond(const Tensor& pred, const Branch& true_fn, const Branch
 
 // Stops the loops running in this process at their next check (within about a millisecond): the
 // call running one throws Interrupted and changes no variable. Async-signal-safe: a SIGINT handler
-// may call it. Python's Ctrl-C does the same (a KeyboardInterrupt).
-// Example: std::signal(SIGINT, [](int) { request_interrupt(); });
-// Python: threading.Timer(5.0, sx.request_interrupt).start()  # stop a loop running too long
+// may call it. Python's Ctrl-C does the same (a KeyboardInterrupt). A request made while no loop
+// runs stops the next loop that reaches a check.
+// Example: std::thread([] { std::this_thread::sleep_for(std::chrono::seconds(1)); request_interrupt(); }).detach();
+// Python: threading.Timer(1.0, sx.request_interrupt).start()
 void request_interrupt();
 
 namespace detail {

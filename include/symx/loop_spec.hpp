@@ -44,6 +44,20 @@ struct LoopSpec {
   std::int64_t packed_bytes = 0;         // the node's own value: its results packed (a symbol if unknown)
   std::vector<std::string> carry_names;  // for messages: "carry 0", "h", ...
   std::string name;                      // "scan", "while_loop", "switch", "cond", "fori_loop", "map"
+  // The spec as the user's bodies built it, before captures and hoisting rebuilt their nodes: its
+  // regions still read outer tensors directly and hold the very nodes the bodies made, so that
+  // clone() can replace one of them and build the loop again. Null for the loops autodiff builds.
+  std::shared_ptr<const LoopSpec> traced;
+  std::vector<Tensor> traced_inputs;  // in a traced spec: the inputs its builder passed, in order
+
+  // Region k's label in debugprint, to_dot and describe: "body", "cond", "branch 1 (true)", ...
+  std::string region_name(std::size_t k) const {
+    if (kind == Kind::scan) return "body";
+    if (kind == Kind::while_loop) return k == 0 ? "cond" : "body";
+    std::string label = "branch " + std::to_string(k);
+    if (name == "cond" && regions.size() == 2) label += k == 0 ? " (false)" : " (true)";
+    return label;
+  }
 };
 
 }  // namespace symx

@@ -233,6 +233,7 @@ std::vector<Tensor> scan_vjp(const Tensor& node, const std::vector<Tensor>& ct) 
   std::vector<Tensor> stacks;
   if (!residuals.empty() || !carry_in.empty()) {
     LoopSpec extended = F;
+    extended.traced = nullptr;  // clone() must not rebuild it from the user's spec (it has more results)
     Region& fb = extended.regions[0];
     fb.results.insert(fb.results.end(), residuals.begin(), residuals.end());
     for (std::size_t k : carry_in) fb.results.push_back(Pc[k]);

@@ -4,6 +4,8 @@
 #include <sstream>
 #include <unordered_set>
 
+#include "symx/loop_spec.hpp"
+
 namespace symx {
 
 std::vector<Tensor> topological_order(const std::vector<Tensor>& outputs) {
@@ -58,6 +60,12 @@ std::string describe(const Tensor& t) {
   return s;
 }
 
+// The regions of a loop node (scan, while_loop, switch), or null for any other node.
+const LoopSpec* loop_of(const Tensor& t) {
+  const auto* a = std::get_if<LoopAttr>(&t.node().attr);
+  return a && t.op() != OpKind::Part ? a->spec.get() : nullptr;
+}
+
 void print_tree(std::ostringstream& os, const Tensor& t, int depth, std::unordered_set<const Node*>& seen) {
   os << std::string(static_cast<std::size_t>(depth) * 2, ' ') << (depth ? "|- " : "") << describe(t);
   if (!t.node().inputs.empty() && !seen.insert(&t.node()).second) {
@@ -66,6 +74,45 @@ void print_tree(std::ostringstream& os, const Tensor& t, int depth, std::unorder
   }
   os << "\n";
   for (const auto& in : t.node().inputs) print_tree(os, in, depth + 1, seen);
+  // A loop's regions after its inputs, each labelled, its params (which stand for the node's inputs
+  // in order) listed and its results printed as trees one level deeper.
+  if (const LoopSpec* spec = loop_of(t)) {
+    const std::string pad(static_cast<std::size_t>(depth + 1) * 2, ' ');
+    for (std::size_t k = 0; k < spec->regions.size(); ++k) {
+      const Region& region = spec->regions[k];
+      os << pad << "[" << spec->region_name(k) << " of " << t.display_op() << "#" << t.id() << "]\n";
+      os << pad << "  params:\n";
+      for (const Tensor& p : region.params) os << pad << "    " << describe(p) << "\n";
+      os << pad << "  results:\n";
+      for (const Tensor& r : region.results) print_tree(os, r, depth + 3, seen);
+    }
+  }
+}
+
+// The nodes of `roots` as DOT statements; a loop's regions as clusters (nested for nested loops),
+// each result joined to its node by a dashed edge.
+void dot_nodes(std::ostringstream& os, const std::vector<Tensor>& roots, std::unordered_set<const Node*>& emitted,
+               const std::string& indent) {
+  for (const Tensor& t : topological_order(roots)) {
+    if (!emitted.insert(&t.node()).second) continue;
+    os << indent << "n" << t.id() << " [label=\"" << describe(t) << "\"";
+    if (t.op() == OpKind::Placeholder) os << ", style=filled, fillcolor=lightblue";
+    if (t.op() == OpKind::Variable) os << ", style=filled, fillcolor=lightyellow";
+    os << "];\n";
+    for (const auto& in : t.node().inputs) os << indent << "n" << in.id() << " -> n" << t.id() << ";\n";
+    const LoopSpec* spec = loop_of(t);
+    if (!spec) continue;
+    for (std::size_t k = 0; k < spec->regions.size(); ++k) {
+      const Region& region = spec->regions[k];
+      os << indent << "subgraph cluster_" << t.id() << "_" << k << " {\n"
+         << indent << "  label=\"" << spec->region_name(k) << "\"; style=dashed;\n";
+      std::vector<Tensor> all = region.params;
+      all.insert(all.end(), region.results.begin(), region.results.end());
+      dot_nodes(os, all, emitted, indent + "  ");
+      os << indent << "}\n";
+      for (const Tensor& r : region.results) os << indent << "n" << r.id() << " -> n" << t.id() << " [style=dashed];\n";
+    }
+  }
 }
 
 }  // namespace
@@ -80,13 +127,8 @@ std::string debugprint(const std::vector<Tensor>& outputs) {
 std::string to_dot(const std::vector<Tensor>& outputs) {
   std::ostringstream os;
   os << "digraph symx {\n  node [shape=box, fontname=\"monospace\"];\n";
-  for (const Tensor& t : topological_order(outputs)) {
-    os << "  n" << t.id() << " [label=\"" << describe(t) << "\"";
-    if (t.op() == OpKind::Placeholder) os << ", style=filled, fillcolor=lightblue";
-    if (t.op() == OpKind::Variable) os << ", style=filled, fillcolor=lightyellow";
-    os << "];\n";
-    for (const auto& in : t.node().inputs) os << "  n" << in.id() << " -> n" << t.id() << ";\n";
-  }
+  std::unordered_set<const Node*> emitted;
+  dot_nodes(os, outputs, emitted, "  ");
   os << "}\n";
   return os.str();
 }

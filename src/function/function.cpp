@@ -9,9 +9,11 @@
 
 #include <omp.h>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "function/compile.hpp"
 #include "function/specialize.hpp"
+#include "ops/control_flow.hpp"
 #include "ops/op_table.hpp"
 #include "runtime/evaluator.hpp"
 #include "runtime/program.hpp"
@@ -460,18 +462,34 @@ const Updates& Function::updates() const { return impl_->updates; }
 Backend Function::backend() const { return impl_->backend; }
 bool Function::single_output() const { return impl_->single_output; }
 
-std::vector<Tensor> clone(const std::vector<Tensor>& outputs, const std::vector<std::pair<Tensor, Tensor>>& replace,
-                          Loc loc) {
-  std::unordered_map<const Node*, Tensor> mapped;
-  for (const auto& [from, to] : replace) {
-    if (from.shape() != to.shape() || from.dtype() != to.dtype())
-      ops::raise("clone", {from, to},
-                 {ops::TypeProblem::Kind::shape, "the replacement for '" + from.label() + "' has another type",
-                  "Replace each node with one of the same shape and dtype."},
-                 loc);
-    mapped[&from.node()] = to;
+namespace {
+
+using NodeSet = std::unordered_set<const Node*>;
+using NodeMap = std::unordered_map<const Node*, Tensor>;
+
+// Whether a node of `keys` is inside one of the traced regions of `spec` (it depends on a region's
+// params), or inside the traced regions of a loop nested there.
+bool reaches_inside(const LoopSpec& spec, const NodeSet& keys) {
+  for (const Region& region : spec.regions) {
+    NodeSet inside;
+    for (const Tensor& p : region.params) inside.insert(&p.node());
+    for (const Tensor& t : topological_order(region.results)) {
+      bool in = inside.count(&t.node()) > 0;
+      for (const Tensor& i : t.node().inputs) in = in || inside.count(&i.node());
+      if (!in) continue;
+      inside.insert(&t.node());
+      if (keys.count(&t.node())) return true;
+      if (ops::is_loop(t.op()))
+        if (const auto& traced = ops::loop_spec(t).traced; traced && reaches_inside(*traced, keys)) return true;
+    }
   }
-  for (const Tensor& t : topological_order(outputs)) {
+  return false;
+}
+
+// clone's walk: fills `mapped` (which holds the replacements) for every node of `roots`. A loop
+// whose bodies hold a replaced node is built again from its traced regions, edited the same way.
+void substitute(const std::vector<Tensor>& roots, NodeMap& mapped, const NodeSet& keys, Loc loc) {
+  for (const Tensor& t : topological_order(roots)) {
     if (mapped.count(&t.node())) continue;
     const Node& node = t.node();
     std::vector<Tensor> inputs;
@@ -481,9 +499,44 @@ std::vector<Tensor> clone(const std::vector<Tensor>& outputs, const std::vector<
       inputs.push_back(it != mapped.end() ? it->second : in);
       changed = changed || it != mapped.end();
     }
+    if (ops::is_loop(node.op)) {
+      const auto& traced = ops::loop_spec(t).traced;
+      if (traced && reaches_inside(*traced, keys)) {
+        LoopSpec spec = *traced;
+        for (Region& region : spec.regions) {
+          NodeMap inner = mapped;  // the traced regions read outer tensors directly: theirs apply too
+          substitute(region.results, inner, keys, loc);
+          for (Tensor& r : region.results) r = inner.at(&r.node());
+        }
+        substitute(traced->traced_inputs, mapped, keys, loc);
+        std::vector<Tensor> given;
+        for (const Tensor& in : traced->traced_inputs) given.push_back(mapped.at(&in.node()));
+        spec.traced_inputs.clear();
+        mapped[&node] = ops::rebuild_traced_loop(std::move(spec), std::move(given), loc);
+        continue;
+      }
+    }
     mapped[&node] =
         changed ? named_composite(node.display, ops::make_node(node.op, std::move(inputs), node.attr, loc)) : t;
   }
+}
+
+}  // namespace
+
+std::vector<Tensor> clone(const std::vector<Tensor>& outputs, const std::vector<std::pair<Tensor, Tensor>>& replace,
+                          Loc loc) {
+  NodeMap mapped;
+  NodeSet keys;
+  for (const auto& [from, to] : replace) {
+    if (from.shape() != to.shape() || from.dtype() != to.dtype())
+      ops::raise("clone", {from, to},
+                 {ops::TypeProblem::Kind::shape, "the replacement for '" + from.label() + "' has another type",
+                  "Replace each node with one of the same shape and dtype."},
+                 loc);
+    mapped[&from.node()] = to;
+    keys.insert(&from.node());
+  }
+  substitute(outputs, mapped, keys, loc);
   std::vector<Tensor> result;
   for (const auto& t : outputs) result.push_back(mapped.at(&t.node()));
   return result;

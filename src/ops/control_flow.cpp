@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstring>
+#include <limits>
 #include <unordered_set>
 
 #include "ops/op_table.hpp"
@@ -629,8 +630,21 @@ std::vector<Tensor> make_loop_node(LoopSpec spec, std::vector<Tensor> inputs, bo
 std::uint64_t next_lineage_id() { return next_spec_id(); }
 
 std::vector<Tensor> build_loop(LoopSpec spec, std::vector<Tensor> inputs, std::uint64_t traced_from, Loc loc) {
+  LoopSpec traced = spec;
+  traced.traced = nullptr;
+  traced.traced_inputs = inputs;
+  spec.traced = std::make_shared<const LoopSpec>(std::move(traced));
+  spec.traced_inputs.clear();
   capture_outer(spec, inputs, traced_from, loc);
   return make_loop(std::move(spec), std::move(inputs), loc);
+}
+
+Tensor rebuild_traced_loop(LoopSpec traced, std::vector<Tensor> inputs, Loc loc) {
+  // Random draws in the new regions were checked when their bodies were traced (or are the
+  // user's replacements, made outside any body): none is refused here.
+  std::vector<Tensor> parts =
+      build_loop(std::move(traced), std::move(inputs), std::numeric_limits<std::uint64_t>::max(), loc);
+  return parts.empty() ? Tensor() : parts[0].node().inputs[0];
 }
 
 Tensor respecialize_loop(const Node& node, const std::vector<Tensor>& inputs, const RegionSpecializer& specialize) {
@@ -938,6 +952,11 @@ std::vector<Tensor> switch_named(const char* op, const Tensor& index, const std:
   spec.kind = LoopSpec::Kind::switch_;
   spec.name = op;  // "switch" or "cond"
   spec.operands = static_cast<int>(operands.size());
+  // cond's branches are the false one (0) and the true one (1): messages name them so.
+  const bool is_cond = std::string(op) == "cond";
+  auto branch_text = [&](std::size_t b) {
+    return is_cond ? std::string(b == 1 ? "the true branch" : "the false branch") : "branch " + std::to_string(b);
+  };
   const std::uint64_t traced_from = trace_start();
   for (std::size_t b = 0; b < branches.size(); ++b) {
     if (!branches[b])
@@ -952,21 +971,20 @@ std::vector<Tensor> switch_named(const char* op, const Tensor& index, const std:
       if (region.results.size() != first.size())
         ops::raise(op, {},
                    {ops::TypeProblem::Kind::value,
-                    "branch " + std::to_string(b) + " returns " + std::to_string(region.results.size()) +
-                        " tensors but branch 0 returns " + std::to_string(first.size()),
+                    branch_text(b) + " returns " + std::to_string(region.results.size()) + " tensors but " +
+                        branch_text(0) + " returns " + std::to_string(first.size()),
                     "Every branch must return the same number of tensors, of the same shapes and dtypes."},
                    loc);
       for (std::size_t k = 0; k < first.size(); ++k)
         if (region.results[k].type() != first[k].type())
           ops::raise(op, {},
                      {region.results[k].shape() != first[k].shape() ? ops::TypeProblem::Kind::shape
-                                                                    : ops::TypeProblem::Kind::dtype,
-                      "result " + std::to_string(k) + " of branch " + std::to_string(b) + " is " +
+                                                                     : ops::TypeProblem::Kind::dtype,
+                      "result " + std::to_string(k) + " of " + branch_text(b) + " is " +
                           type_string(region.results[k].type()) +
-                          (region.results[k].node().where.empty()
-                               ? ""
-                               : " (built at " + region.results[k].node().where + ")") +
-                          " but branch 0 returns " + type_string(first[k].type()),
+                          (region.results[k].node().where.empty() ? ""
+                                                                  : " (built at " + region.results[k].node().where + ")") +
+                          " but " + branch_text(0) + " returns " + type_string(first[k].type()),
                       "Every branch must return tensors of the same shapes and dtypes (cast or broadcast them)."},
                      loc);
     }

@@ -33,6 +33,11 @@ std::vector<Tensor> replace_nodes(const std::vector<Tensor>& roots,
 // user's body built (random draws among them are refused); `loc`: the user's call.
 std::vector<Tensor> build_loop(LoopSpec spec, std::vector<Tensor> inputs, std::uint64_t traced_from, Loc loc);
 
+// The loop of a traced spec (LoopSpec::traced) whose regions were edited (clone): captures,
+// hoisting and the node again, over `inputs` (its traced_inputs, possibly replaced). Returns the
+// node (its parts are rebuilt over it as any node).
+Tensor rebuild_traced_loop(LoopSpec traced, std::vector<Tensor> inputs, Loc loc);
+
 // The node of a spec that is complete as it is (a gradient's scan, a scan extended with residuals):
 // no capture; hoisting only when `hoist`. Returns its parts.
 std::vector<Tensor> make_loop_node(LoopSpec spec, std::vector<Tensor> inputs, bool hoist, Loc loc = Loc::current());

@@ -23,6 +23,8 @@ class LibraryCall {
   virtual void run(char* const* p) = 0;
   // What runs, for Program::describe(), e.g. "oneDNN convolution, gemm:jit".
   virtual std::string describe() const = 0;
+  // More lines for Program::describe(), each ending in a newline: a loop's compiled regions.
+  virtual std::string details() const { return ""; }
 };
 
 // A library call for a Role::library step (its node, or its fused epilogue group), or nullptr

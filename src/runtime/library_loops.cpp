@@ -71,6 +71,17 @@ class LoopCall final : public LibraryCall {
     return os.str();
   }
 
+  // Each region's compiled program, described under its label ("body", "cond", "branch 0").
+  std::string details() const override {
+    std::ostringstream os;
+    for (std::size_t k = 0; k < programs_.size(); ++k) {
+      os << spec_->region_name(k) << " of " << label_ << ", compiled:\n";
+      std::istringstream lines(programs_[k]->describe());
+      for (std::string line; std::getline(lines, line);) os << "  " << line << "\n";
+    }
+    return os.str();
+  }
+
   // The regions' programs, for describe().
   const std::vector<std::unique_ptr<Program>>& programs() const { return programs_; }
 

@@ -668,6 +668,8 @@ std::string Program::describe() const {
     }
     os << "\n";
   }
+  for (const ExecStep& e : p.steps)
+    if (e.call) os << e.call->details();
   if (calls > 0)
     os << "profile (SYMX_PROFILE): " << calls << " calls, " << std::fixed << std::setprecision(3)
        << 1e3 * total / static_cast<double>(calls) << " ms per call in the steps above\n";

@@ -1,7 +1,9 @@
 // Differential testing of the compiled backend: random graphs (5-40 nodes; mixed shapes,
 // broadcasting, views, reductions, dtypes) are run on both backends and must agree.
 // `make test` runs 1,000 graphs from a fixed seed; SYMX_FUZZ_GRAPHS=N runs N, SYMX_FUZZ_SEED=S
-// picks another seed.
+// picks another seed. Random loops (a scan or a cond whose bodies are such random graphs, over
+// the loop's carry and slice and captured inputs) are compared the same way: 60 by default,
+// SYMX_FUZZ_LOOPS=N for N.
 #include <cstdlib>
 #include <random>
 
@@ -15,6 +17,34 @@ namespace {
 class RandomGraph {
  public:
   explicit RandomGraph(std::uint64_t seed) : gen_(seed) {}
+
+  // Builds one scan (elementwise or matrix-product body, forward or reverse, 1-4 steps) or cond
+  // whose bodies are random graphs grown from their params; returns its outputs.
+  std::vector<sx::Tensor> build_loop(std::vector<sx::Tensor>& inputs, std::vector<sx::Array>& values) {
+    inputs_ = &inputs;
+    values_ = &values;
+    nodes_.clear();
+    sx::Shape shape = random_shape();
+    if (coin(0.5)) return {build_cond(shape)};
+    const std::int64_t length = pick(1, 4);  // (bodies may reduce any input, the sequence too)
+    sx::Shape seq_shape = shape;
+    seq_shape.insert(seq_shape.begin(), length);
+    sx::Tensor init = sx::cast(new_input(shape), sx::f32);
+    sx::Tensor seq = new_input(seq_shape);
+    const bool product = !shape.empty() && coin();
+    sx::Tensor weight = product ? sx::cast(new_input({shape.back(), shape.back()}), sx::f32) * 0.3 : sx::Tensor();
+    sx::ScanOptions options;
+    options.reverse = coin(0.3);
+    sx::ScanResult r = sx::scan(
+        [&](const std::vector<sx::Tensor>& c, const std::vector<sx::Tensor>& xs, const std::vector<sx::Tensor>&) {
+          sx::Tensor last = grow_body({c[0], xs[0]});
+          sx::Tensor mixed = sx::cast(sx::mean(as_float(last)), sx::f32);
+          sx::Tensor h = product ? sx::matmul(c[0], weight) : c[0] * 0.5;
+          return sx::ScanResult{{sx::tanh(h + sx::cast(xs[0], sx::f32) * 0.25 + mixed)}, {last}};
+        },
+        {init}, {seq}, {}, options);
+    return {r.carry[0], r.ys[0]};
+  }
 
   // Builds one graph; returns its outputs. Placeholders and their values go to inputs/values.
   std::vector<sx::Tensor> build(std::vector<sx::Tensor>& inputs, std::vector<sx::Array>& values) {
@@ -38,6 +68,33 @@ class RandomGraph {
   std::vector<sx::Tensor>* inputs_ = nullptr;
   std::vector<sx::Array>* values_ = nullptr;
   std::vector<sx::Tensor> nodes_;
+
+  // A random graph grown from `params` (a body's) and the inputs it reads; returns its last node.
+  // The loop's own nodes are kept aside meanwhile.
+  sx::Tensor grow_body(const std::vector<sx::Tensor>& params) {
+    std::vector<sx::Tensor> outer = std::move(nodes_);
+    nodes_ = params;
+    const int target = static_cast<int>(params.size()) + pick(1, 8);
+    while (static_cast<int>(nodes_.size()) < target) {
+      sx::Tensor t = grow();
+      if (t.defined()) nodes_.push_back(t);
+    }
+    sx::Tensor last = nodes_.back();
+    nodes_ = std::move(outer);
+    return last;
+  }
+
+  // cond(input > 0, branch, branch) over an operand of `shape`; each branch a random graph. (The
+  // predicate compares an input, which both backends hold exactly.)
+  sx::Tensor build_cond(const sx::Shape& shape) {
+    sx::Tensor operand = sx::cast(new_input(shape), sx::f32);
+    sx::Tensor pred = sx::cast(new_input({}), sx::f32) > 0;
+    auto branch = [&](const std::vector<sx::Tensor>& o) {
+      sx::Tensor last = grow_body({o[0]});
+      return std::vector<sx::Tensor>{o[0] * 0.5 + sx::cast(sx::mean(as_float(last)), sx::f32)};
+    };
+    return sx::cond(pred, branch, branch, {operand})[0];
+  }
 
   int pick(int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(gen_); }
   bool coin(double p = 0.5) { return std::bernoulli_distribution(p)(gen_); }
@@ -224,6 +281,36 @@ TEST(Differential, RandomGraphsCompiledMatchReference) {
       expect_agree(c[k], r[k], owner[k], k);
       if (::testing::Test::HasFatalFailure()) {
         ADD_FAILURE() << "reproduce with SYMX_FUZZ_SEED=" << seed << "; the failing graph:\n"
+                      << sx::debugprint({outputs[k]});
+        return;
+      }
+    }
+  }
+}
+
+TEST(Differential, RandomLoopsCompiledMatchReference) {
+  const int loops = static_cast<int>(sx::testing::env_int("SYMX_FUZZ_LOOPS", 60));
+  const auto seed = static_cast<std::uint64_t>(sx::testing::env_int("SYMX_FUZZ_SEED", 20261202));
+  RandomGraph generator(seed);
+  const int per_function = 20;  // each body is its own program: a function compiles them together
+  for (int start = 0; start < loops; start += per_function) {
+    sx::reset_default_graph();
+    std::vector<sx::Tensor> inputs, outputs;
+    std::vector<sx::Array> values;
+    std::vector<int> owner;
+    for (int g = start; g < std::min(loops, start + per_function); ++g)
+      for (const auto& out : generator.build_loop(inputs, values)) {
+        outputs.push_back(out);
+        owner.push_back(g);
+      }
+    auto compiled = sx::function(inputs, outputs, {}, {sx::Backend::compiled});
+    auto reference = sx::function(inputs, outputs, {}, {sx::Backend::reference});
+    auto c = compiled(values);
+    auto r = reference(values);
+    for (std::size_t k = 0; k < outputs.size(); ++k) {
+      expect_agree(c[k], r[k], owner[k], k);
+      if (::testing::Test::HasFatalFailure()) {
+        ADD_FAILURE() << "reproduce with SYMX_FUZZ_SEED=" << seed << "; the failing loop:\n"
                       << sx::debugprint({outputs[k]});
         return;
       }

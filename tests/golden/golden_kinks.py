@@ -215,6 +215,28 @@ CASES = {
         lambda q, t: F.kl_div(q, t, reduction="mean"),
     ),
     "loss.softmax_ce": ([m([0, 0, 0], [1, 1, -1])], [0], lambda x, i: F.cross_entropy(x, i), np.array([0, 2])),
+    # ---- control flow (issue 20): a loop over PyTorch ops is the reference (appended last, so that
+    # the random cotangents of the cases above stay as they were)
+    # A scan of relu(h + x_t) whose pre-activations hit 0 (relu's kink) at several steps.
+    "scan_relu": (
+        [a(0, 1, -1), m([0, -1, 1], [0, 0.5, -0.5], [1, -1.5, 0], [-1, 0, 0])],
+        [0, 1],
+        lambda h, xs: torch.stack([h := torch.relu(h + x) for x in xs]),
+    ),
+    # cond(x > 0, log(x), 2x) per element: at 0 the false branch (slope 2), and no NaN from log's
+    # branch at x <= 0.
+    "cond": (
+        [a(-1, -0.0, 0, 0.5, 1, 2)],
+        [0],
+        lambda xs: torch.stack([torch.log(x) if x > 0 else 2 * x for x in xs]),
+    ),
+    # switch with an index past the last branch (clamped to it), at x = 0.
+    "switch": (
+        [a(-1, 0, 2)],
+        [0],
+        lambda x, k: [x * x, torch.sin(x), torch.abs(x) * 3][min(max(int(k), 0), 2)],
+        np.array(7),
+    ),
 }
 
 

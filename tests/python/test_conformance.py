@@ -1458,6 +1458,20 @@ PRIMITIVE_COVERAGE = {
     "random_randint": ["test_random.py::test_randint"],
     "random_permutation": ["test_random.py::test_permutation"],
     "host_call": ["test_distributed.py::test_collectives_match_numpy"],
+    # Control flow: bodies are functions, not NumPy-like rows; test_control_flow.py checks each
+    # against a Python loop over NumPy (both backends) and its gradient by finite differences.
+    "scan": [
+        "test_control_flow.py::test_scan_cumulative_sum_forward_and_reverse",
+        "test_control_flow.py::test_scan_gradient_through_time",
+    ],
+    "while_loop": ["test_control_flow.py::test_while_loop_jax_and_symjax_forms"],
+    "switch": [
+        "test_control_flow.py::test_switch_clamps_out_of_range_indices",
+        "test_control_flow.py::test_cond_and_switch_gradients_only_of_the_branch_taken",
+    ],
+    "part": [
+        "test_control_flow.py::test_scan_with_tuple_and_dict_carries_several_sequences_and_outputs_and_non_sequences"
+    ],
 }
 
 
@@ -1528,6 +1542,7 @@ NOT_OPS = {
     "load_npz",
     "reset_variables",
     "add_updates",
+    "request_interrupt",
     "get_updates",
     "clear_updates",
     "invert",  # NumPy's other name of bitwise_not, the same function object

@@ -16,7 +16,9 @@ at 0; relu, relu6, hard_tanh, hard_sigmoid and hard_silu take the outer piece's 
 relu's 0); clip keeps the gradient at its bounds (torch.clamp); leaky_relu has the negative slope at 0
 (JAX's has 1); elu and celu the negative piece's slope at 0; power's gradient for the base is 0 where
 the exponent is 0, and for the exponent 0 at base 0 and NaN at a negative base; max_pool gives a tied
-window's gradient to its first maximum; argmax and argmin return the first tied index.
+window's gradient to its first maximum; argmax and argmin return the first tied index. Control flow
+(scan, cond, switch) is checked against the same loop and `if` written over PyTorch ops: a cond's
+gradient is its taken branch's alone (the false one at cond(x > 0, ...)'s x = 0).
 """
 
 import os
@@ -168,6 +170,9 @@ SYMX = {
     "loss.multiclass_hinge": losses.multiclass_hinge_loss,
     "loss.kl": losses.kl_divergence_loss,
     "loss.softmax_ce": losses.softmax_cross_entropy_loss,
+    "scan_relu": lambda h, xs: sx.scan(lambda c, x: (sx.nn.relu(c + x),) * 2, h, sequences=[xs])[1],
+    "cond": lambda xs: sx.map(lambda x: sx.cond(x > 0, sx.log, lambda v: 2 * v, x), [xs]),
+    "switch": lambda x, k: sx.switch(k, [lambda v: v * v, sx.sin, lambda v: sx.abs(v) * 3], x),
 }
 
 
@@ -257,6 +262,9 @@ NOT_DIFFERENTIABLE = {
     "random_randint",
     "random_permutation",
     "host_call",
+    # No reverse-mode gradient (a ValueError that suggests fori_loop or scan, as in JAX): see
+    # test_control_flow.py::test_while_loop_has_no_gradient_and_says_what_to_use.
+    "while_loop",
 }
 
 # Ops that only gradient graphs build (the transposes of other ops): each must appear in the gradient
