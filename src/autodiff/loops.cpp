@@ -222,9 +222,12 @@ std::vector<Tensor> scan_vjp(const Tensor& node, const std::vector<Tensor>& ct) 
   }
   results = ops::replace_nodes(results, with);
   tail_values = ops::replace_nodes(tail_values, with);
-  std::unordered_set<const Node*> read;
-  for (const Tensor& t : topological_order(results)) read.insert(&t.node());
-  for (const Tensor& v : tail_values) read.insert(&v.node());
+  std::unordered_set<const Node*> read;  // what the backward body may read (tail values are outputs too)
+  {
+    std::vector<Tensor> all = results;
+    all.insert(all.end(), tail_values.begin(), tail_values.end());
+    for (const Tensor& t : topological_order(all)) read.insert(&t.node());
+  }
   std::vector<std::size_t> carry_in;  // carries whose value entering each step the backward body reads
   for (std::size_t k = 0; k < nc; ++k)
     if (read.count(&Pc[k].node())) carry_in.push_back(k);
