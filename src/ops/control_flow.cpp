@@ -979,11 +979,12 @@ std::vector<Tensor> switch_named(const char* op, const Tensor& index, const std:
         if (region.results[k].type() != first[k].type())
           ops::raise(op, {},
                      {region.results[k].shape() != first[k].shape() ? ops::TypeProblem::Kind::shape
-                                                                     : ops::TypeProblem::Kind::dtype,
+                                                                    : ops::TypeProblem::Kind::dtype,
                       "result " + std::to_string(k) + " of " + branch_text(b) + " is " +
                           type_string(region.results[k].type()) +
-                          (region.results[k].node().where.empty() ? ""
-                                                                  : " (built at " + region.results[k].node().where + ")") +
+                          (region.results[k].node().where.empty()
+                               ? ""
+                               : " (built at " + region.results[k].node().where + ")") +
                           " but " + branch_text(0) + " returns " + type_string(first[k].type()),
                       "Every branch must return tensors of the same shapes and dtypes (cast or broadcast them)."},
                      loc);
