@@ -39,6 +39,9 @@ struct LoopSpec {
   // being this spec's own. A spec whose lineage is a prefix of another's computes a prefix of its
   // results from the same inputs, so the passes merge the two nodes (passes::merge_loops).
   std::vector<std::uint64_t> lineage;
+  // Rebuilt without some of its outputs (passes::prune_loop_outputs): its results are no longer a
+  // prefix-extension of its lineage's, so no scan is merged into it.
+  bool pruned = false;
   std::vector<TensorType> result_types;  // the node's results, in order
   std::vector<std::size_t> offsets;      // each result's byte offset in the node's packed value
   std::int64_t packed_bytes = 0;         // the node's own value: its results packed (a symbol if unknown)

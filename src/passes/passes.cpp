@@ -377,7 +377,7 @@ Roots merge_loops(const Roots& roots) {
   auto extends = [](const Tensor& longer, const Tensor& shorter) {
     const auto& a = ops::loop_spec(longer).lineage;
     const auto& b = ops::loop_spec(shorter).lineage;
-    return a.size() > b.size() && std::equal(b.begin(), b.end(), a.begin()) &&
+    return !ops::loop_spec(longer).pruned && a.size() > b.size() && std::equal(b.begin(), b.end(), a.begin()) &&
            longer.node().inputs == shorter.node().inputs;
   };
   std::unordered_map<const Node*, Tensor> into;
@@ -398,11 +398,55 @@ Roots merge_loops(const Roots& roots) {
   });
 }
 
+Roots prune_loop_outputs(const Roots& roots) {
+  const std::vector<Tensor> order = topological_order(roots);
+  std::unordered_map<const Node*, std::vector<bool>> used;
+  for (const Tensor& t : order)
+    if (t.op() == OpKind::Part) {
+      const Tensor& loop = t.node().inputs[0];
+      auto& u = used[&loop.node()];
+      u.resize(ops::loop_spec(loop).result_types.size());
+      u[static_cast<std::size_t>(std::get<PartAttr>(t.node().attr).index)] = true;
+    }
+  // Old scan -> (its parts' new indices (-1: dropped), the new scan's parts).
+  std::unordered_map<const Node*, std::pair<std::vector<int>, std::vector<Tensor>>> pruned;
+  for (const Tensor& t : order) {
+    if (t.op() != OpKind::Scan) continue;
+    const LoopSpec& spec = ops::loop_spec(t);
+    const std::vector<bool>& u = used[&t.node()];
+    const auto n = spec.result_types.size();
+    std::vector<int> index(n, -1);
+    LoopSpec kept = spec;
+    kept.regions[0].results.clear();
+    int next = 0;
+    for (std::size_t k = 0; k < n; ++k)
+      if (k < static_cast<std::size_t>(spec.carries) || (k < u.size() && u[k])) {
+        kept.regions[0].results.push_back(spec.regions[0].results[k]);
+        index[k] = next++;
+      }
+    if (static_cast<std::size_t>(next) == n) continue;
+    kept.lineage.push_back(ops::next_lineage_id());  // no longer a prefix of its extensions
+    kept.traced = nullptr;
+    kept.pruned = true;
+    pruned.emplace(&t.node(), std::make_pair(index, ops::make_loop_node(std::move(kept), t.node().inputs, false)));
+  }
+  if (pruned.empty()) return roots;
+  return rewrite(roots, [&](const Tensor& t) {
+    if (t.op() != OpKind::Part) return Tensor();
+    auto it = pruned.find(&t.node().inputs[0].node());
+    if (it == pruned.end()) return Tensor();
+    const int k = it->second.first[static_cast<std::size_t>(std::get<PartAttr>(t.node().attr).index)];
+    note_rule("prune_loop_outputs", t);
+    return it->second.second[static_cast<std::size_t>(k)];
+  });
+}
+
 Roots optimize(const Roots& roots) {
   Roots current = roots;
   for (int round = 0; round < 4; ++round) {
     Roots next = current;
     next = merge_loops(next);
+    next = prune_loop_outputs(next);  // after the merges: a pruned scan is no one's prefix
     next = fold_constants(next);
     next = simplify_algebra(next);
     next = stabilize_numerics(next);

@@ -31,6 +31,9 @@ Roots stabilize_numerics(const Roots& roots);
 // Scans of one lineage over the same inputs (a scan and the same scan extended with the residuals
 // its gradient saves) become one node: the parts of the shorter read the longer's.
 Roots merge_loops(const Roots& roots);
+// Scans whose stacked outputs are partly unused (the cotangent of a data sequence that nothing
+// differentiates) are rebuilt without them, so their bodies no longer compute them.
+Roots prune_loop_outputs(const Roots& roots);
 
 // The pipeline, in order, repeated until nothing changes (at most a few rounds):
 // fold_constants, simplify_algebra, stabilize_numerics, eliminate_common_subexpressions.
