@@ -441,12 +441,12 @@ Roots prune_loop_outputs(const Roots& roots) {
   });
 }
 
-Roots optimize(const Roots& roots) {
+namespace {
+Roots optimize_rounds(const Roots& roots) {
   Roots current = roots;
   for (int round = 0; round < 4; ++round) {
     Roots next = current;
     next = merge_loops(next);
-    next = prune_loop_outputs(next);  // after the merges: a pruned scan is no one's prefix
     next = fold_constants(next);
     next = simplify_algebra(next);
     next = stabilize_numerics(next);
@@ -455,6 +455,16 @@ Roots optimize(const Roots& roots) {
     current = next;
   }
   return current;
+}
+}  // namespace
+
+Roots optimize(const Roots& roots) {
+  Roots current = optimize_rounds(roots);
+  // Unused scan outputs are pruned once every merge is done: a pruned scan is no one's prefix, so
+  // pruning earlier would keep a scan from merging with its extension once CSE makes their inputs
+  // the same (two forward passes of one loop in a function specialized to a batch of None).
+  Roots pruned = prune_loop_outputs(current);
+  return same_roots(pruned, current) ? current : optimize_rounds(pruned);
 }
 
 }  // namespace symx::passes
