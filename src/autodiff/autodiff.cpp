@@ -2,6 +2,7 @@
 #include "symx/autodiff.hpp"
 
 #include <unordered_map>
+#include <unordered_set>
 
 #include "autodiff/loops.hpp"
 #include "ops/control_flow.hpp"
@@ -43,8 +44,19 @@ std::vector<Tensor> vjp(const std::vector<Tensor>& outputs, const std::vector<Te
   // The cotangents of each loop node's parts (its results), gathered for one loop_vjp per node.
   std::unordered_map<const Node*, std::vector<Tensor>> part_adjoints;
   auto order = topological_order(outputs);
+  // Only nodes with a path to `wrt` pass cotangents on: the others' rules are never built (a
+  // while_loop, a host call without a vjp or the cotangent of a data input that nothing asks for).
+  std::unordered_set<const Node*> leads;
+  for (const Tensor& x : wrt) leads.insert(&x.node());
+  for (const Tensor& t : order)
+    for (const Tensor& in : t.node().inputs)
+      if (leads.count(&in.node())) {
+        leads.insert(&t.node());
+        break;
+      }
   for (auto it = order.rbegin(); it != order.rend(); ++it) {
     const Tensor& node = *it;
+    if (!leads.count(&node.node())) continue;
     const auto& inputs = node.node().inputs;
     std::vector<Tensor> input_cotangents;
     if (node.op() == OpKind::Part) {
