@@ -726,3 +726,14 @@ def test_request_interrupt_stops_a_loop_that_runs_forever_and_changes_no_variabl
     timer.join()
     assert time.monotonic() - started < 1.3  # 0.3 s, then at most about a second
     assert counter.value == 5
+
+
+def test_grad_with_respect_to_a_while_loops_result_does_not_enter_the_loop():
+    # Only nodes on a path to the wrt tensors are differentiated: the loop below v is never asked
+    # for its (missing) gradient.
+    a = sx.placeholder((), "float64", name="a")
+    v = sx.while_loop(lambda v: v < 10.0, lambda v: v * 2, a)
+    (g,) = sx.grad(v * 3.0, [v])
+    assert float(g.eval({a: np.float64(1.0)})) == 3.0
+    with pytest.raises(ValueError, match="fori_loop"):
+        sx.grad(v * 3.0, [a])
