@@ -463,8 +463,14 @@ Roots optimize(const Roots& roots) {
   // Unused scan outputs are pruned once every merge is done: a pruned scan is no one's prefix, so
   // pruning earlier would keep a scan from merging with its extension once CSE makes their inputs
   // the same (two forward passes of one loop in a function specialized to a batch of None).
-  Roots pruned = prune_loop_outputs(current);
-  return same_roots(pruned, current) ? current : optimize_rounds(pruned);
+  // A scan that reads a pruned scan's parts is rebuilt over them by the same pass, out of its reach:
+  // another pass prunes it (an LSTM's backward scan reads the forward's residuals).
+  for (int pass = 0; pass < 4; ++pass) {
+    Roots pruned = prune_loop_outputs(current);
+    if (same_roots(pruned, current)) break;
+    current = optimize_rounds(pruned);
+  }
+  return current;
 }
 
 }  // namespace symx::passes

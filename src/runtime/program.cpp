@@ -603,7 +603,12 @@ Program::Runner::~Runner() { impl_.release_scratch(scratch_); }
 
 void Program::Runner::run(char* const* inputs, char* const* outputs) {
   impl_.resolve_raw(*scratch_, inputs, outputs);
-  impl_.run_steps(*scratch_, false);
+  bool timed = false;
+  if (profiling()) {  // SYMX_PROFILE: a region's steps are timed as a function's (describe shows them)
+    std::lock_guard lock(impl_.profile_mutex);
+    timed = impl_.runs++ > 0;
+  }
+  impl_.run_steps(*scratch_, timed);
   for (const Copy& c : impl_.finals)
     std::memcpy(outputs[c.to_output], scratch_->base[static_cast<std::size_t>(c.from)], c.bytes);
 }
