@@ -57,7 +57,7 @@ def _flatten(tree):
     return [leaf], lambda leaves: leaves[0]
 
 
-def _same_structure(rebuild, what, leaves, template_leaves):
+def _same_structure(what, leaves, template_leaves):
     if len(leaves) != len(template_leaves):
         raise ValueError(
             f"{what}: the body returns {len(leaves)} tensors for a carry of {len(template_leaves)}. "
@@ -102,7 +102,7 @@ def scan(f, init, sequences=None, non_sequences=None, length=None, reverse=False
                 f"{type(result).__name__}. Return (carry, None) when there is no output."
             )
         new_leaves, _ = _flatten(result[0])
-        _same_structure(rebuild_carry, "scan", new_leaves, init_leaves)
+        _same_structure("scan", new_leaves, init_leaves)
         y_leaves, rebuild_y = _flatten(result[1])
         y_rebuild.append(rebuild_y)
         return new_leaves, y_leaves
@@ -140,7 +140,7 @@ def fori_loop(lower, upper, body_fun, init_val):
         def step(c, _unused=None):
             i, vals = c
             new = _flatten(body_fun(i, rebuild(list(vals))))[0]
-            _same_structure(rebuild, "fori_loop", new, leaves)
+            _same_structure("fori_loop", new, leaves)
             return (i + 1, tuple(new)), None
 
         (_, vals), _ = scan(step, (_symx.constant(_np.int32(lower)), tuple(leaves)), length=n)
@@ -153,7 +153,7 @@ def fori_loop(lower, upper, body_fun, init_val):
 
     def body_fn(v):
         new = _flatten(body_fun(v[0], rebuild(list(v[1:]))))[0]
-        _same_structure(rebuild, "fori_loop", new, leaves)
+        _same_structure("fori_loop", new, leaves)
         return [v[0] + 1, *new]
 
     out = _symx._while_loop(cond_fn, body_fn, [lo, *leaves])
@@ -180,13 +180,13 @@ def while_loop(cond_fun, body_fun, init_val, non_sequences_cond=None, non_sequen
 
     def body_fn(v):
         new = _flatten(body_fun(rebuild(list(v)), *nb))[0]
-        _same_structure(rebuild, "while_loop", new, leaves)
+        _same_structure("while_loop", new, leaves)
         return new
 
     return rebuild(list(_symx._while_loop(cond_fn, body_fn, leaves)))
 
 
-def _branches(fns, operands, what):
+def _branches(fns, operands):
     leaves, rebuild = _flatten(tuple(operands))
     out_rebuild = []
 
@@ -216,7 +216,7 @@ def cond(pred, true_fun, false_fun, *operands, true_inputs=None, false_inputs=No
         ti, fi = list(true_inputs or ()), list(false_inputs or ())
         n = len(ti)
         return cond(pred, lambda *a: true_fun(*a[:n]), lambda *a: false_fun(*a[n:]), *ti, *fi)
-    leaves, fns, out = _branches([false_fun, true_fun], operands, "cond")
+    leaves, fns, out = _branches([false_fun, true_fun], operands)
     results = _symx._switch(_leaf(pred), fns, leaves, True)
     return out[0](list(results))
 
@@ -230,6 +230,6 @@ def switch(index, branches, *operands):
     Example: ``y = sx.switch(k, [lambda x: x, lambda x: -x, lambda x: 2 * x], x)``
     """
     branches = list(branches)
-    leaves, fns, out = _branches(branches, operands, "switch")
+    leaves, fns, out = _branches(branches, operands)
     results = _symx._switch(_leaf(index), fns, leaves, False)
     return out[0](list(results))

@@ -41,7 +41,7 @@ struct TailTerm {
   std::vector<int> axes;         // sum: the axes of v summed
   Shape shape;                   // sum: its per-step result's shape (kept dims included)
   std::vector<Tensor> wrappers;  // transposes and reshapes applied to the sum, innermost first
-  std::vector<std::size_t> y;    // the values' outputs among the backward scan's outputs
+  std::vector<std::size_t> y;    // the values' indices in scan_vjp's tail_values
 
   Tensor after_loop(const std::vector<Tensor>& stacks) const {
     Tensor r;

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstring>
+#include <functional>
 #include <limits>
 #include <unordered_set>
 
@@ -19,6 +20,12 @@
 #include "symx/ops.hpp"
 
 namespace symx {
+
+namespace {
+// "(2, 3) float32"; " (built at file:line)" for a node whose user line is known, else nothing.
+std::string type_text(const TensorType& t) { return shape_string(t.shape) + " " + std::string(dtype_name(t.dtype)); }
+std::string at_text(const Tensor& t) { return t.node().where.empty() ? "" : " (built at " + t.node().where + ")"; }
+}  // namespace
 
 namespace detail {
 namespace {
@@ -40,9 +47,6 @@ namespace {
 
 constexpr std::size_t kAlign = 64;
 std::size_t align_up(std::size_t n) { return (n + kAlign - 1) / kAlign * kAlign; }
-
-std::string type_text(const TensorType& t) { return shape_string(t.shape) + " " + std::string(dtype_name(t.dtype)); }
-std::string at_text(const Tensor& t) { return t.node().where.empty() ? "" : " (built at " + t.node().where + ")"; }
 
 std::uint64_t next_spec_id() {
   static std::atomic<std::uint64_t> next{1};
@@ -171,6 +175,21 @@ void capture_outer(LoopSpec& spec, std::vector<Tensor>& inputs, std::uint64_t tr
   spec.invariants += static_cast<int>(captured.size());
 }
 
+// The nodes of a region that satisfy `in_set` and are read by one that does not (or are results):
+// what a hoisted part of the region hands back to the rest, each once, in topological order.
+std::vector<Tensor> frontier_of(const Region& region, const std::function<bool(const Tensor&)>& in_set) {
+  std::vector<Tensor> frontier;
+  std::unordered_set<const Node*> seen;
+  auto add = [&](const Tensor& t) {
+    if (in_set(t) && seen.insert(&t.node()).second) frontier.push_back(t);
+  };
+  for (const Tensor& t : topological_order(region.results))
+    if (!in_set(t))
+      for (const Tensor& in : t.node().inputs) add(in);
+  for (const Tensor& r : region.results) add(r);
+  return frontier;
+}
+
 // Adds an invariant input `value` to the node: a new param in every region (at the end of the
 // invariants); returns the param of region `r`.
 Tensor add_invariant(LoopSpec& spec, std::vector<Tensor>& inputs, const Tensor& value, std::size_t r) {
@@ -201,15 +220,7 @@ void hoist_invariants(LoopSpec& spec, std::vector<Tensor>& inputs) {
       return !t.node().inputs.empty() && inv_dep.count(&t.node()) && !var_dep.count(&t.node()) && !cheap_or_view(t) &&
              !op_def(t.op()).random() && op_def(t.op()).family != Family::host;
     };
-    std::vector<Tensor> frontier;
-    std::unordered_set<const Node*> in_frontier;
-    auto add = [&](const Tensor& t) {
-      if (hoistable(t) && in_frontier.insert(&t.node()).second) frontier.push_back(t);
-    };
-    for (const Tensor& t : topological_order(region.results))
-      if (!hoistable(t))
-        for (const Tensor& in : t.node().inputs) add(in);
-    for (const Tensor& res : region.results) add(res);
+    const std::vector<Tensor> frontier = frontier_of(region, hoistable);
     if (frontier.empty()) continue;
     std::unordered_map<const Node*, Tensor> to_outer;
     for (std::size_t k = 0; k < n_inv; ++k) to_outer.emplace(&invariant[k].node(), inputs[first_in + k]);
@@ -350,15 +361,7 @@ struct SequenceHoist {
   }
 
   void run() {
-    std::vector<Tensor> frontier;
-    std::unordered_set<const Node*> seen;
-    auto add = [&](const Tensor& t) {
-      if (hoisted(t) && seen.insert(&t.node()).second) frontier.push_back(t);
-    };
-    for (const Tensor& t : topological_order(region.results))
-      if (!hoisted(t))
-        for (const Tensor& in : t.node().inputs) add(in);
-    for (const Tensor& r : region.results) add(r);
+    const std::vector<Tensor> frontier = frontier_of(region, [&](const Tensor& t) { return hoisted(t); });
     if (frontier.empty()) return;
     const auto at = static_cast<std::size_t>(spec.carries + spec.sequences);
     std::unordered_map<const Node*, Tensor> with;
@@ -375,21 +378,22 @@ struct SequenceHoist {
   }
 };
 
-// Whether a region reads its param `p`.
-bool reads(const Region& region, std::size_t p) {
-  const Node* param = &region.params[p].node();
-  for (const Tensor& t : topological_order(region.results))
-    if (&t.node() == param) return true;
-  return false;
+// The nodes the regions read (params included): one walk of each region for all its params.
+std::unordered_set<const Node*> read_by(const std::vector<Region>& regions) {
+  std::unordered_set<const Node*> read;
+  for (const Region& region : regions)
+    for (const Tensor& t : topological_order(region.results)) read.insert(&t.node());
+  return read;
 }
 
 // Drops sequences the body no longer reads (x_t whose only use, x_t @ W, was hoisted out as one
 // product over the whole sequence): no slice of them is taken per step.
 void drop_unused_sequences(LoopSpec& spec, std::vector<Tensor>& inputs) {
   if (spec.kind != LoopSpec::Kind::scan) return;
+  const std::unordered_set<const Node*> read = read_by(spec.regions);
   for (int k = spec.sequences - 1; k >= 0; --k) {
     const auto p = static_cast<std::size_t>(spec.carries + k);
-    if (reads(spec.regions[0], p)) continue;
+    if (read.count(&spec.regions[0].params[p].node())) continue;
     spec.regions[0].params.erase(spec.regions[0].params.begin() + static_cast<std::ptrdiff_t>(p));
     inputs.erase(inputs.begin() + static_cast<std::ptrdiff_t>(p));
     spec.sequences -= 1;
@@ -399,17 +403,11 @@ void drop_unused_sequences(LoopSpec& spec, std::vector<Tensor>& inputs) {
 // Drops invariants no region reads (a non_sequence whose only use was hoisted).
 void drop_unused_invariants(LoopSpec& spec, std::vector<Tensor>& inputs) {
   const std::size_t first = first_invariant(spec), first_in = first_invariant_input(spec);
+  const std::unordered_set<const Node*> read = read_by(spec.regions);
   for (int k = spec.invariants - 1; k >= 0; --k) {
     const std::size_t p = first + static_cast<std::size_t>(k);
     bool used = false;
-    for (const Region& region : spec.regions) {
-      const Node* param = &region.params[p].node();
-      for (const Tensor& t : topological_order(region.results)) {
-        if (&t.node() == param) used = true;
-        if (used) break;
-      }
-      if (used) break;
-    }
+    for (const Region& region : spec.regions) used = used || read.count(&region.params[p].node());
     if (used) continue;
     for (Region& region : spec.regions) region.params.erase(region.params.begin() + static_cast<std::ptrdiff_t>(p));
     inputs.erase(inputs.begin() + static_cast<std::ptrdiff_t>(first_in + static_cast<std::size_t>(k)));
@@ -706,8 +704,6 @@ std::vector<Array> evaluate_region(const Region& region, const std::vector<Array
 
 namespace {
 
-std::string type_string(const TensorType& t) { return shape_string(t.shape) + " " + std::string(dtype_name(t.dtype)); }
-
 std::uint64_t trace_start() { return default_graph().next_node_id(); }
 
 void check_defined(const std::vector<Tensor>& ts, const char* op, const char* what, Loc loc) {
@@ -730,9 +726,8 @@ std::string carry_name(const Tensor& init, std::size_t k) {
   ops::raise(op, {},
              {shape ? ops::TypeProblem::Kind::shape : ops::TypeProblem::Kind::dtype,
               "carry " + std::to_string(k) + (name == "carry " + std::to_string(k) ? "" : " ('" + name + "')") +
-                  " enters the body as " + type_string(param.type()) + " but the body returns " +
-                  type_string(r.type()) + " for it" +
-                  (r.node().where.empty() ? "" : " (built at " + r.node().where + ")"),
+                  " enters the body as " + type_text(param.type()) + " but the body returns " + type_text(r.type()) +
+                  " for it" + at_text(r),
               shape ? "A carry keeps its shape across iterations: return a value of the carry's shape (reshape or "
                       "reduce it), or give init the shape the body produces."
                     : "A carry keeps its dtype across iterations: cast the new value (astype), or give init the "
@@ -923,7 +918,7 @@ std::vector<Tensor> while_loop(const LoopCond& cond_fn, const LoopBody& body_fn,
     ops::raise(op, pred.defined() ? std::vector<Tensor>{pred} : std::vector<Tensor>{},
                {pred.defined() && pred.ndim() != 0 ? ops::TypeProblem::Kind::shape : ops::TypeProblem::Kind::dtype,
                 "the condition returns " +
-                    (pred.defined() ? type_string(pred.type()) : std::string("an undefined tensor")) +
+                    (pred.defined() ? type_text(pred.type()) : std::string("an undefined tensor")) +
                     ", not a bool scalar",
                 "Return one bool: a comparison such as v < 10, or any(...) of a tensor."},
                loc);
@@ -981,11 +976,8 @@ std::vector<Tensor> switch_named(const char* op, const Tensor& index, const std:
                      {region.results[k].shape() != first[k].shape() ? ops::TypeProblem::Kind::shape
                                                                     : ops::TypeProblem::Kind::dtype,
                       "result " + std::to_string(k) + " of " + branch_text(b) + " is " +
-                          type_string(region.results[k].type()) +
-                          (region.results[k].node().where.empty()
-                               ? ""
-                               : " (built at " + region.results[k].node().where + ")") +
-                          " but " + branch_text(0) + " returns " + type_string(first[k].type()),
+                          type_text(region.results[k].type()) + at_text(region.results[k]) + " but " + branch_text(0) +
+                          " returns " + type_text(first[k].type()),
                       "Every branch must return tensors of the same shapes and dtypes (cast or broadcast them)."},
                      loc);
     }

@@ -82,9 +82,6 @@ class LoopCall final : public LibraryCall {
     return os.str();
   }
 
-  // The regions' programs, for describe().
-  const std::vector<std::unique_ptr<Program>>& programs() const { return programs_; }
-
  private:
   void run_scan(char* const* p) {
     const LoopSpec& s = *spec_;

@@ -401,9 +401,7 @@ struct Program::Impl {
         base[static_cast<std::size_t>(in_place[j].buffer)] = static_cast<char*>(scratch.fresh[j]->raw_data());
       }
     }
-    for (std::size_t i = 0; i < buffers.size(); ++i)
-      if (buffers[i].kind == Buffer::Kind::alias)
-        base[i] = base[static_cast<std::size_t>(root_buffer(static_cast<int>(i)))] + alias_offset(static_cast<int>(i));
+    resolve_aliases(base);
   }
 
   // Whether a caller output shares memory with an input, a variable or another output: kernels
@@ -420,6 +418,13 @@ struct Program::Impl {
     return false;
   }
 
+  // Each alias's address: its root buffer's plus the alias's offset (a part of a loop's results).
+  void resolve_aliases(std::vector<char*>& base) const {
+    for (std::size_t i = 0; i < buffers.size(); ++i)
+      if (buffers[i].kind == Buffer::Kind::alias)
+        base[i] = base[static_cast<std::size_t>(root_buffer(static_cast<int>(i)))] + alias_offset(static_cast<int>(i));
+  }
+
   // resolve() for a Runner: raw input and output pointers, no variables.
   void resolve_raw(Scratch& scratch, char* const* in, char* const* out) const {
     std::vector<char*>& base = scratch.base;
@@ -434,9 +439,7 @@ struct Program::Impl {
         case Buffer::Kind::alias: base[i] = nullptr; break;
       }
     }
-    for (std::size_t i = 0; i < buffers.size(); ++i)
-      if (buffers[i].kind == Buffer::Kind::alias)
-        base[i] = base[static_cast<std::size_t>(root_buffer(static_cast<int>(i)))] + alias_offset(static_cast<int>(i));
+    resolve_aliases(base);
   }
 
   Scratch* make_scratch() const {
