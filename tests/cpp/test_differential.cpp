@@ -255,21 +255,19 @@ void expect_agree(const sx::Array& c, const sx::Array& r, int graph, std::size_t
 
 }  // namespace
 
-TEST(Differential, RandomGraphsCompiledMatchReference) {
-  const char* count_env = std::getenv("SYMX_FUZZ_GRAPHS");
-  const char* seed_env = std::getenv("SYMX_FUZZ_SEED");
-  int graphs = count_env ? std::atoi(count_env) : 1000;
-  std::uint64_t seed = seed_env ? std::strtoull(seed_env, nullptr, 10) : 20261130;
+// Builds `count` random graphs (or loops) with `build`, `per_function` of them in one function,
+// and compares the compiled outputs with the reference evaluator's; the first disagreement stops
+// with the seed that reproduces it and the failing graph.
+template <class Build>
+void compare_random(int count, int per_function, std::uint64_t seed, const char* what, Build build) {
   RandomGraph generator(seed);
-  // Many graphs share one function so that a few compiles cover all of them.
-  const int per_function = 50;
-  for (int start = 0; start < graphs; start += per_function) {
+  for (int start = 0; start < count; start += per_function) {
     sx::reset_default_graph();
     std::vector<sx::Tensor> inputs, outputs;
     std::vector<sx::Array> values;
     std::vector<int> owner;
-    for (int g = start; g < std::min(graphs, start + per_function); ++g)
-      for (const auto& out : generator.build(inputs, values)) {
+    for (int g = start; g < std::min(count, start + per_function); ++g)
+      for (const auto& out : build(generator, inputs, values)) {
         outputs.push_back(out);
         owner.push_back(g);
       }
@@ -280,7 +278,7 @@ TEST(Differential, RandomGraphsCompiledMatchReference) {
     for (std::size_t k = 0; k < outputs.size(); ++k) {
       expect_agree(c[k], r[k], owner[k], k);
       if (::testing::Test::HasFatalFailure()) {
-        ADD_FAILURE() << "reproduce with SYMX_FUZZ_SEED=" << seed << "; the failing graph:\n"
+        ADD_FAILURE() << "reproduce with SYMX_FUZZ_SEED=" << seed << "; the failing " << what << ":\n"
                       << sx::debugprint({outputs[k]});
         return;
       }
@@ -288,34 +286,22 @@ TEST(Differential, RandomGraphsCompiledMatchReference) {
   }
 }
 
+TEST(Differential, RandomGraphsCompiledMatchReference) {
+  const char* count_env = std::getenv("SYMX_FUZZ_GRAPHS");
+  const char* seed_env = std::getenv("SYMX_FUZZ_SEED");
+  int graphs = count_env ? std::atoi(count_env) : 1000;
+  std::uint64_t seed = seed_env ? std::strtoull(seed_env, nullptr, 10) : 20261130;
+  // Many graphs share one function so that a few compiles cover all of them.
+  compare_random(graphs, 50, seed, "graph",
+                 [](RandomGraph& g, auto& inputs, auto& values) { return g.build(inputs, values); });
+}
+
 TEST(Differential, RandomLoopsCompiledMatchReference) {
   const int loops = static_cast<int>(sx::testing::env_int("SYMX_FUZZ_LOOPS", 60));
   const auto seed = static_cast<std::uint64_t>(sx::testing::env_int("SYMX_FUZZ_SEED", 20261202));
-  RandomGraph generator(seed);
-  const int per_function = 20;  // each body is its own program: a function compiles them together
-  for (int start = 0; start < loops; start += per_function) {
-    sx::reset_default_graph();
-    std::vector<sx::Tensor> inputs, outputs;
-    std::vector<sx::Array> values;
-    std::vector<int> owner;
-    for (int g = start; g < std::min(loops, start + per_function); ++g)
-      for (const auto& out : generator.build_loop(inputs, values)) {
-        outputs.push_back(out);
-        owner.push_back(g);
-      }
-    auto compiled = sx::function(inputs, outputs, {}, {sx::Backend::compiled});
-    auto reference = sx::function(inputs, outputs, {}, {sx::Backend::reference});
-    auto c = compiled(values);
-    auto r = reference(values);
-    for (std::size_t k = 0; k < outputs.size(); ++k) {
-      expect_agree(c[k], r[k], owner[k], k);
-      if (::testing::Test::HasFatalFailure()) {
-        ADD_FAILURE() << "reproduce with SYMX_FUZZ_SEED=" << seed << "; the failing loop:\n"
-                      << sx::debugprint({outputs[k]});
-        return;
-      }
-    }
-  }
+  // Each body is its own program: a function of 20 loops compiles them together.
+  compare_random(loops, 20, seed, "loop",
+                 [](RandomGraph& g, auto& inputs, auto& values) { return g.build_loop(inputs, values); });
 }
 
 // The rewrite pipeline alone, on the reference evaluator: optimized graphs compute the same values.

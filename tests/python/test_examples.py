@@ -138,16 +138,16 @@ def test_train_digits_quick_start_python(tmp_path):
     _check_digits_run(result.stdout, tmp_path / "run")
 
 
-def test_train_digits_quick_start_cpp(tmp_path):
-    program = os.path.join(os.path.dirname(symx_tool()), "train_digits")
+def _run_cpp_example(name, tmp_path):
+    # build/bin/<name> on the bundled digits, writing its run folder into tmp_path/run.
+    program = os.path.join(os.path.dirname(symx_tool()), name)
     if not os.path.exists(program):
-        pytest.skip("build/bin/train_digits is not built (set SYMX_BIN to the build's bin/symx)")
-    result = subprocess.run(
-        [program, MNIST, str(tmp_path / "run")],
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
+        pytest.skip(f"build/bin/{name} is not built (set SYMX_BIN to the build's bin/symx)")
+    return subprocess.run([program, MNIST, str(tmp_path / "run")], capture_output=True, text=True, timeout=600)
+
+
+def test_train_digits_quick_start_cpp(tmp_path):
+    result = _run_cpp_example("train_digits", tmp_path)
     assert result.returncode == 0, result.stdout + result.stderr
     _check_digits_run(result.stdout, tmp_path / "run")
 
@@ -168,9 +168,6 @@ def test_sequence_example_python(tmp_path):
 
 
 def test_sequence_example_cpp(tmp_path):
-    program = os.path.join(os.path.dirname(symx_tool()), "sequence")
-    if not os.path.exists(program):
-        pytest.skip("build/bin/sequence is not built (set SYMX_BIN to the build's bin/symx)")
-    result = subprocess.run([program, MNIST, str(tmp_path / "run")], capture_output=True, text=True, timeout=600)
+    result = _run_cpp_example("sequence", tmp_path)
     assert result.returncode == 0, result.stdout + result.stderr
     _check_sequence_run(result.stdout, tmp_path / "run")

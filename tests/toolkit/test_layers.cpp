@@ -12,6 +12,7 @@
 #include <set>
 #include <vector>
 
+#include "golden_util.hpp"
 #include "symx/nn/layers.hpp"
 
 namespace ly = symx::nn::layers;
@@ -20,28 +21,13 @@ using symx::Tensor;
 
 namespace {
 
-// ---- golden files ----
+using symx_toolkit_test::expect_close;
+using symx_toolkit_test::last_part;
 
+// tests/golden/layers_<name>.npz
 std::map<std::string, Array> golden(const std::string& name) {
-  const char* dir = std::getenv("SYMX_GOLDEN_DIR");
-  // ctest sets SYMX_GOLDEN_DIR; run by hand, the files are found beside this source.
-  std::string base = dir ? dir : (std::filesystem::path(__FILE__).parent_path().parent_path() / "golden").string();
-  return symx::load_npz(base + "/layers_" + name + ".npz");
+  return symx_toolkit_test::golden_npz("layers_" + name + ".npz");
 }
-
-// Within rtol times the expected array's largest magnitude (plus an absolute floor for analytic zeros).
-void expect_close(const Array& actual, const Array& expected, const std::string& what, double rtol = 1e-10,
-                  double floor = 0) {
-  ASSERT_EQ(actual.shape(), expected.shape()) << what;
-  auto a = actual.to_vector(), e = expected.to_vector();
-  double scale = 0;
-  for (double v : e) scale = std::max(scale, std::abs(v));
-  for (std::size_t i = 0; i < a.size(); ++i)
-    ASSERT_LE(std::abs(a[i] - e[i]), std::max(rtol * scale, floor))
-        << what << " at " << i << ": " << a[i] << " vs " << e[i];
-}
-
-std::string last_part(const std::string& name) { return name.substr(name.rfind('/') + 1); }
 
 // Builds `layer` on the golden input, sets its trainable variables from the file, and compares the
 // output and the gradients of sum(y * g) with respect to the input and every trainable variable.

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "golden_util.hpp"
 #include "symx/nn/layers.hpp"
 
 namespace ly = symx::nn::layers;
@@ -20,22 +21,13 @@ using symx::Tensor;
 
 namespace {
 
+using symx_toolkit_test::expect_close;
+using symx_toolkit_test::last_part;
+
+// tests/golden/rnn_<name>.npz
 std::map<std::string, Array> golden(const std::string& name) {
-  const char* dir = std::getenv("SYMX_GOLDEN_DIR");
-  std::string base = dir ? dir : (std::filesystem::path(__FILE__).parent_path().parent_path() / "golden").string();
-  return symx::load_npz(base + "/rnn_" + name + ".npz");
+  return symx_toolkit_test::golden_npz("rnn_" + name + ".npz");
 }
-
-void expect_close(const Array& actual, const Array& expected, const std::string& what, double rtol = 1e-10) {
-  ASSERT_EQ(actual.shape(), expected.shape()) << what;
-  auto a = actual.to_vector(), e = expected.to_vector();
-  double scale = 0;
-  for (double v : e) scale = std::max(scale, std::abs(v));
-  for (std::size_t i = 0; i < a.size(); ++i)
-    ASSERT_LE(std::abs(a[i] - e[i]), rtol * scale) << what << " at " << i << ": " << a[i] << " vs " << e[i];
-}
-
-std::string last_part(const std::string& name) { return name.substr(name.rfind('/') + 1); }
 
 // The cases of golden_rnn.py's CASES, with the same options.
 struct Case {
