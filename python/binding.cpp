@@ -616,6 +616,10 @@ NB_MODULE(_symx, m) {
   bind_tensor(m);
   bind_leaves(m);
   bind_ops(m);
+  bind_special(m);
+  bind_sorting(m);
+  bind_indexing(m);
+  bind_numpy(m);
   nb::module_ linalg = m.def_submodule("linalg", "Linear algebra (numpy.linalg-like).");
   bind_linalg(linalg);
   nb::module_ nn = m.def_submodule("nn", "Neural-network ops.");

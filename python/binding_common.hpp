@@ -65,6 +65,10 @@ void bind_control_flow(nb::module_& m);  // binding_control_flow.cpp: scan, whil
 void bind_ops(nb::module_& m);           // binding_ops.cpp: the NumPy-like functions (symx/ops.hpp)
 void bind_linalg(nb::module_& linalg);   // binding_ops.cpp: symx.linalg
 void bind_random(nb::module_& random);   // binding_ops.cpp: symx.random
+void bind_special(nb::module_& m);       // binding_special.cpp: symx/special.hpp (m: the top module)
+void bind_sorting(nb::module_& m);       // binding_sorting.cpp: symx/sorting.hpp
+void bind_indexing(nb::module_& m);      // binding_indexing.cpp: symx/indexing.hpp
+void bind_numpy(nb::module_& m);         // binding_numpy.cpp: symx/numpy.hpp
 void bind_nn(
     nb::module_& nn);  // binding_nn.cpp: nn ops, activations and nn.losses (symx/nn/activations.hpp, losses.hpp)
 void bind_layers(nb::module_& nn);    // binding_layers.cpp: nn.init and nn.layers (symx/nn/init.hpp, layers.hpp)

@@ -38,8 +38,10 @@
   X(IsNan, "isnan")                                                 \
   X(BitwiseNot, "bitwise_not")                                      \
   X(IsFinite, "isfinite")                                           \
+  /* special functions (symx/special.hpp) */                        \
   X(Cast, "cast")                                                   \
   X(StopGradient, "stop_gradient")                                  \
+  /* more unary elementwise (symx/numpy.hpp) */                     \
   /* binary elementwise (operands already promoted to one dtype) */ \
   X(Add, "add")                                                     \
   X(Subtract, "subtract")                                           \
@@ -50,6 +52,7 @@
   X(Minimum, "minimum")                                             \
   X(Mod, "mod")                                                     \
   X(Arctan2, "arctan2")                                             \
+  /* more binary elementwise (symx/numpy.hpp) */                    \
   X(Equal, "equal")                                                 \
   X(NotEqual, "not_equal")                                          \
   X(Less, "less")                                                   \
@@ -64,6 +67,7 @@
   X(BitwiseXor, "bitwise_xor")                                      \
   X(LeftShift, "left_shift")                                        \
   X(RightShift, "right_shift")                                      \
+  /* binary special, integer (symx/special.hpp) */                  \
   X(Where, "where")                                                 \
   /* reductions and scans */                                        \
   X(Sum, "sum")                                                     \
@@ -73,6 +77,7 @@
   X(Argmax, "argmax")                                               \
   X(Argmin, "argmin")                                               \
   X(Cumsum, "cumsum")                                               \
+  /* sorting, searching, scans (symx/sorting.hpp) */                \
   /* shape and indexing */                                          \
   X(Reshape, "reshape")                                             \
   X(Transpose, "transpose")                                         \
@@ -85,6 +90,7 @@
   X(ScatterAdd, "scatter_add")                                      \
   X(TakeAlongAxis, "take_along_axis")                               \
   X(ScatterAddAlongAxis, "scatter_add_along_axis")                  \
+  /* indexed updates (symx/indexing.hpp) */                         \
   /* linear algebra */                                              \
   X(Matmul, "matmul")                                               \
   X(Inv, "inv")                                                     \
@@ -110,6 +116,7 @@
   X(RandomBernoulli, "random_bernoulli")                            \
   X(RandomRandint, "random_randint")                                \
   X(RandomPermutation, "random_permutation")                        \
+  /* more distributions (symx/ops.hpp random) */                    \
   /* calls into the host program (host_call) */                     \
   X(HostCall, "host_call")                                          \
   /* control flow (symx/control_flow.hpp): nodes with regions */    \

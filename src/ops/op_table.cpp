@@ -37,6 +37,10 @@ struct Registration {
     register_random_ops();
     register_host_ops();
     register_control_flow_ops();
+    register_special_ops();
+    register_sorting_ops();
+    register_indexing_ops();
+    register_numpy_ops();
     std::string problems;
     for (int k = 0; k < kNumOps; ++k) {
       auto op = static_cast<OpKind>(k);

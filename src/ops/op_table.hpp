@@ -112,6 +112,10 @@ void register_nn_ops();
 void register_random_ops();
 void register_host_ops();
 void register_control_flow_ops();
+void register_special_ops();   // special.cpp
+void register_sorting_ops();   // sorting.cpp
+void register_indexing_ops();  // indexing.cpp
+void register_numpy_ops();     // numpy.cpp
 
 // A type problem found by an infer rule. make_node turns it into ShapeError / DTypeError /
 // ValueError with the op name, the operands, the user's location and the fix.

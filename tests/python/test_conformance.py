@@ -20,8 +20,11 @@ row (or no test listed in PRIMITIVE_COVERAGE) exercises; test_every_public_funct
 fails for a public function without a row.
 """
 
+import glob
+import importlib
 import math
 import os
+import sys
 import zlib
 
 import numpy as np
@@ -1127,6 +1130,15 @@ for kind, fn in [("max", sx.nn.max_pool2d), ("avg", sx.nn.avg_pool2d)]:
             api=(f"nn.{kind}_pool2d",),
         )
 
+# Rows of other areas live in their own modules, tests/python/conformance_<area>.py: each defines
+# add_rows(c), called with this module (c.row, c.F, c.I, c.TOL, c.LOOSE, c.make, ...), and may define
+# COVERAGE (entries for PRIMITIVE_COVERAGE) and NOT_OPS (public names that are not ops).
+_AREAS = []
+for _path in sorted(glob.glob(os.path.join(os.path.dirname(os.path.abspath(__file__)), "conformance_*.py"))):
+    _area = importlib.import_module(os.path.basename(_path)[:-3])
+    _area.add_rows(sys.modules[__name__])
+    _AREAS.append(_area)
+
 ROW_NAMES = [r.name for r in ROWS]
 assert len(set(ROW_NAMES)) == len(ROW_NAMES), "duplicate row names"
 ROW_BY_NAME = {r.name: r for r in ROWS}
@@ -1475,6 +1487,11 @@ PRIMITIVE_COVERAGE = {
 }
 
 
+for _area in _AREAS:
+    for _op, _places in getattr(_area, "COVERAGE", {}).items():
+        PRIMITIVE_COVERAGE.setdefault(_op, []).extend(_places)
+
+
 def graph_ops(r, with_grad):
     args = r.generate(np.random.default_rng(0), "float64" if with_grad else r.dtypes[0])[0]
     phs, outs, _ = build(r, args)
@@ -1550,6 +1567,10 @@ NOT_OPS = {
     "nn.layers",  # submodules (initializers and layers), tested in test_init.py and test_layers.py
     "nn.losses",  # a submodule, tested against PyTorch in test_nn_losses.py
 }
+
+
+for _area in _AREAS:
+    NOT_OPS |= set(getattr(_area, "NOT_OPS", ()))
 
 
 def test_every_public_function_has_a_row():
