@@ -620,6 +620,7 @@ NB_MODULE(_symx, m) {
   bind_sorting(m);
   bind_indexing(m);
   bind_numpy(m);
+  bind_arrays(m);
   nb::module_ linalg = m.def_submodule("linalg", "Linear algebra (numpy.linalg-like).");
   bind_linalg(linalg);
   nb::module_ nn = m.def_submodule("nn", "Neural-network ops.");

@@ -69,6 +69,7 @@ void bind_special(nb::module_& m);       // binding_special.cpp: symx/special.hp
 void bind_sorting(nb::module_& m);       // binding_sorting.cpp: symx/sorting.hpp
 void bind_indexing(nb::module_& m);      // binding_indexing.cpp: symx/indexing.hpp
 void bind_numpy(nb::module_& m);         // binding_numpy.cpp: symx/numpy.hpp
+void bind_arrays(nb::module_& m);        // binding_arrays.cpp: symx/arrays.hpp
 void bind_nn(
     nb::module_& nn);  // binding_nn.cpp: nn ops, activations and nn.losses (symx/nn/activations.hpp, losses.hpp)
 void bind_layers(nb::module_& nn);    // binding_layers.cpp: nn.init and nn.layers (symx/nn/init.hpp, layers.hpp)

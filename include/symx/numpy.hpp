@@ -1,4 +1,6 @@
-// symx/numpy.hpp: The rest of NumPy's names (jax.numpy's): aliases, composites over the primitives (trig and hyperbolic, rounding, nan-reductions, stacking and splitting, triangles and diagonals, einsum, tensordot, kron, ...) and the host-side dtype helpers.
+// symx/numpy.hpp: The rest of NumPy's names (jax.numpy's): aliases, composites over the primitives (trig and
+// hyperbolic, rounding, nan-reductions, stacking and splitting, triangles and diagonals, einsum, tensordot, kron, ...)
+// and the host-side dtype helpers.
 #pragma once
 
 #include "symx/ops.hpp"

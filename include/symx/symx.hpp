@@ -2,6 +2,7 @@
 #pragma once
 
 #include "symx/array.hpp"
+#include "symx/arrays.hpp"
 #include "symx/autodiff.hpp"
 #include "symx/control_flow.hpp"
 #include "symx/dtype.hpp"
