@@ -39,6 +39,11 @@ PUBLIC_HEADERS = {
     "loop_spec.hpp": "core",  # the regions a control-flow node holds: printers and passes read them
     "ops.hpp": "ops",
     "control_flow.hpp": "ops",
+    "special.hpp": "ops",  # the NumPy surface of issue 21, one header per area
+    "sorting.hpp": "ops",
+    "indexing.hpp": "ops",
+    "numpy.hpp": "ops",
+    "arrays.hpp": "ops",
     "autodiff.hpp": "autodiff",
     "function.hpp": "function",
     "symx.hpp": "function",  # the umbrella header: everything of the engine
