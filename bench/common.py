@@ -30,6 +30,15 @@ LSTM_LR = 0.1
 # case 8: a scan of SCAN_N iterations of a scalar body c = c * SCAN_A + 1
 SCAN_N = 1_000_000
 SCAN_A = 0.999
+# cases 9-13 (issue 21, the NumPy surface): argsort of ARGSORT_N float32, the median over the rows
+# of MEDIAN_SHAPE, cumprod of CUMPROD_SHAPE (over the last axis), lgamma(x) + digamma(x) + erfinv(y)
+# over SPECIAL_N float32, and einsum "bhqd,bhkd->bhqk" at EINSUM_Q, EINSUM_K.
+ARGSORT_N = 4 * 1024 * 1024
+MEDIAN_SHAPE = (4096, 1024)
+CUMPROD_SHAPE = (4096, 4096)
+SPECIAL_N = 16 * 1024 * 1024
+EINSUM_Q = (8, 8, 512, 64)
+EINSUM_K = (8, 8, 512, 64)
 
 
 def rng(seed=0):
@@ -42,6 +51,36 @@ def elementwise_data():
     a = r.standard_normal(ELEMENTWISE_N, dtype=np.float32)
     b = r.standard_normal(ELEMENTWISE_N, dtype=np.float32)
     return x, a, b
+
+
+def argsort_data():
+    return rng(9).standard_normal(ARGSORT_N, dtype=np.float32)
+
+
+def median_data():
+    return rng(10).standard_normal(MEDIAN_SHAPE, dtype=np.float32)
+
+
+def cumprod_data():
+    # factors near 1, so that the products of 4096 of them stay finite
+    return (1.0 + 0.01 * rng(11).standard_normal(CUMPROD_SHAPE)).astype(np.float32)
+
+
+def special_data():
+    r = rng(12)
+    x = r.uniform(0.1, 10.0, SPECIAL_N).astype(np.float32)  # lgamma and digamma: positive arguments
+    y = r.uniform(-0.99, 0.99, SPECIAL_N).astype(np.float32)  # erfinv: inside (-1, 1)
+    return x, y
+
+
+def einsum_data():
+    r = rng(13)
+    return r.standard_normal(EINSUM_Q, dtype=np.float32), r.standard_normal(EINSUM_K, dtype=np.float32)
+
+
+def checksum(a):
+    """A probe of a large result: the float64 sum of its first 4096 elements."""
+    return float(np.asarray(a).reshape(-1)[:4096].astype(np.float64).sum())
 
 
 def one_hot(labels, depth):

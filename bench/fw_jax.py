@@ -227,3 +227,39 @@ def enable_persistent_cache(path):
     jax.config.update("jax_compilation_cache_dir", path)
     jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.0)
     jax.config.update("jax_persistent_cache_min_entry_size_bytes", -1)
+
+
+# ---- cases 9-13 (issue 21): the NumPy surface ----
+
+
+def _numpy_case(fn, *data):
+    f = jax.jit(fn)
+    args = [jnp.asarray(d) for d in data]
+    last = {}
+
+    def step():
+        last["r"] = _block(f(*args))
+
+    return step, lambda: C.checksum(last["r"]), None
+
+
+def argsort4m():
+    return _numpy_case(lambda x: jnp.argsort(x, stable=True), C.argsort_data())
+
+
+def median_rows():
+    return _numpy_case(lambda x: jnp.median(x, axis=1), C.median_data())
+
+
+def cumprod():
+    return _numpy_case(lambda x: jnp.cumprod(x, axis=1), C.cumprod_data())
+
+
+def special_chain():
+    from jax.scipy import special as jsp
+
+    return _numpy_case(lambda x, y: jsp.gammaln(x) + jsp.digamma(x) + jsp.erfinv(y), *C.special_data())
+
+
+def einsum_attn():
+    return _numpy_case(lambda q, k: jnp.einsum("bhqd,bhkd->bhqk", q, k), *C.einsum_data())

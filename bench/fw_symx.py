@@ -193,3 +193,39 @@ def compile_case(case):
         return float(r[0]), f, lambda: f(x, y)
 
     return run
+
+
+# ---- cases 9-13 (issue 21): the NumPy surface ----
+
+
+def _numpy_case(make, *data):
+    phs = [sx.placeholder(d.shape, str(d.dtype), name="x%d" % i) for i, d in enumerate(data)]
+    f = sx.function(phs, [make(*phs)], backend="compiled")
+    last = {}
+
+    def step():
+        last["r"] = f(*data)
+
+    return step, lambda: C.checksum(last["r"][0]), f
+
+
+def argsort4m():
+    return _numpy_case(lambda x: sx.argsort(x, stable=True), C.argsort_data())
+
+
+def median_rows():
+    return _numpy_case(lambda x: sx.median(x, axis=1), C.median_data())
+
+
+def cumprod():
+    return _numpy_case(lambda x: sx.cumprod(x, axis=1), C.cumprod_data())
+
+
+def special_chain():
+    return _numpy_case(
+        lambda x, y: sx.special.gammaln(x) + sx.special.digamma(x) + sx.special.erfinv(y), *C.special_data()
+    )
+
+
+def einsum_attn():
+    return _numpy_case(lambda q, k: sx.einsum("bhqd,bhkd->bhqk", q, k), *C.einsum_data())

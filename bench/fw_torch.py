@@ -171,3 +171,40 @@ def compile_case(case, compiled):
         return probe(), None, step
 
     return run
+
+
+# ---- cases 9-13 (issue 21): the NumPy surface (no gradients) ----
+
+
+def _numpy_case(fn, compiled, *data):
+    f = _maybe_compile(fn, compiled)
+    args = [torch.from_numpy(d) for d in data]
+    last = {}
+
+    def step():
+        with torch.no_grad():
+            last["r"] = f(*args)
+
+    return step, lambda: C.checksum(last["r"].numpy()), None
+
+
+def argsort4m(compiled):
+    return _numpy_case(lambda x: torch.argsort(x, stable=True), compiled, C.argsort_data())
+
+
+def median_rows(compiled):
+    # torch.median returns the lower of the two middle values for an even count; NumPy's (and
+    # symx's and JAX's) is their mean, which torch.quantile(0.5) computes.
+    return _numpy_case(lambda x: torch.quantile(x, 0.5, dim=1), compiled, C.median_data())
+
+
+def cumprod(compiled):
+    return _numpy_case(lambda x: torch.cumprod(x, dim=1), compiled, C.cumprod_data())
+
+
+def special_chain(compiled):
+    return _numpy_case(lambda x, y: torch.lgamma(x) + torch.digamma(x) + torch.erfinv(y), compiled, *C.special_data())
+
+
+def einsum_attn(compiled):
+    return _numpy_case(lambda q, k: torch.einsum("bhqd,bhkd->bhqk", q, k), compiled, *C.einsum_data())

@@ -56,7 +56,23 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 PEERS = ("jax", "torch_eager", "torch_compile")
 FRAMEWORKS = ("symx",) + PEERS
-LABEL = {"symx": "symx", "jax": "JAX", "torch_eager": "torch eager", "torch_compile": "torch.compile"}
+# Cases 9-13 (the NumPy surface) have NumPy/SciPy as a peer too.
+NUMPY_PEERS = PEERS + ("numpy",)
+ALL_FRAMEWORKS = FRAMEWORKS + ("numpy",)
+LABEL = {
+    "symx": "symx",
+    "jax": "JAX",
+    "torch_eager": "torch eager",
+    "torch_compile": "torch.compile",
+    "numpy": "NumPy",
+}
+NUMPY_CASES = {
+    9: ("argsort4m", "9. argsort of 4M float32 (stable)"),
+    10: ("median_rows", "10. median over the rows of (4096, 1024)"),
+    11: ("cumprod", "11. cumprod of (4096, 4096) over axis 1"),
+    12: ("special_chain", "12. lgamma(x) + digamma(x) + erfinv(y), 16M float32"),
+    13: ("einsum_attn", "13. einsum bhqd,bhkd->bhqk (8, 8, 512, 64)"),
+}
 
 
 # ---- processes ----
@@ -265,7 +281,7 @@ def versions(env):
 def record(name, case_id, results, unit_note=None):
     rec = {"name": name, "case": case_id, "limit_s": None, "loadavg_1min_after": loadavg()}
     notes = []
-    for fw in FRAMEWORKS:
+    for fw in ALL_FRAMEWORKS:
         r = results.get(fw)
         key = fw + "_s"
         if r is None:
@@ -277,8 +293,8 @@ def record(name, case_id, results, unit_note=None):
             notes.append("%s: %s" % (LABEL[fw], r.get("error", "failed")))
         elif r.get("warning"):
             notes.append("%s: %s" % (LABEL[fw], r["warning"]))
-    rec["peak_rss_mb"] = {fw: results[fw].get("peak_rss_mb") for fw in FRAMEWORKS if results.get(fw)}
-    rec["details"] = {fw: dict(results[fw]) for fw in FRAMEWORKS if results.get(fw)}
+    rec["peak_rss_mb"] = {fw: results[fw].get("peak_rss_mb") for fw in ALL_FRAMEWORKS if results.get(fw)}
+    rec["details"] = {fw: dict(results[fw]) for fw in ALL_FRAMEWORKS if results.get(fw)}
     sx = rec["details"].get("symx", {})
     if sx.get("backend") and sx["backend"] != "compiled":
         notes.append("symx ran on the %s backend (SYMX_BACKEND?)" % sx["backend"])
@@ -549,6 +565,10 @@ def apply_targets(rec):
         rec["target"] = "< %d µs" % round(lim * 1e6)
         rec["target_s"] = lim
         met = (s < lim) if s else None
+    elif rec["case"] in NUMPY_CASES:
+        rec["target"] = "faster than every peer"
+        peers = [rec.get(p + "_s") for p in NUMPY_PEERS if rec.get(p + "_s")]
+        met = all(s < p for p in peers) if s and peers else None
     elif rec["case"] == 6:
         if "warm" in name:
             rec["target"] = "< 100 ms"
@@ -560,7 +580,9 @@ def apply_targets(rec):
             met = (s <= 2 * j) if s and j else None
     rec["target_met"] = met
     # compile time: the peers are the compilers (torch eager's first step compiles nothing)
-    b, who = best_peer(rec, ("jax", "torch_compile") if rec["case"] == 6 else PEERS)
+    b, who = best_peer(
+        rec, ("jax", "torch_compile") if rec["case"] == 6 else NUMPY_PEERS if rec["case"] in NUMPY_CASES else PEERS
+    )
     rec["best_peer"] = who
     rec["symx_vs_best_peer"] = (s / b) if s and b else None
     if why:
@@ -609,8 +631,9 @@ def markdown(records, machine, vers, args):
         "creation to the end of the first call (so they include one step); the notes give the compilation "
         "alone.",
         "",
-        "| case | symx | JAX | torch eager | torch.compile | limit | symx vs best peer | target | target met? |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "| case | symx | JAX | torch eager | torch.compile | NumPy | limit | symx vs best peer | target "
+        "| target met? |",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in records:
         ratio = r.get("symx_vs_best_peer")
@@ -619,13 +642,14 @@ def markdown(records, machine, vers, args):
         if r.get("target_detail"):
             met_s += " (%s)" % r["target_detail"]
         lines.append(
-            "| %s | %s | %s | %s | %s | %s | %s | %s | %s |"
+            "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |"
             % (
                 r["name"],
                 fmt_time(r.get("symx_s")),
                 fmt_time(r.get("jax_s")),
                 fmt_time(r.get("torch_eager_s")),
                 fmt_time(r.get("torch_compile_s")),
+                fmt_time(r.get("numpy_s")),
                 fmt_time(r.get("limit_s")),
                 ("%.2fx (%s)" % (ratio, LABEL[r["best_peer"]])) if ratio else "—",
                 r.get("target", ""),
@@ -637,13 +661,13 @@ def markdown(records, machine, vers, args):
         "Peak RSS (MB) of each framework's worker process (includes the interpreter and the framework "
         "import; the C++ row is the overhead program):",
         "",
-        "| case | symx | JAX | torch eager | torch.compile |",
-        "|---|---|---|---|---|",
+        "| case | symx | JAX | torch eager | torch.compile | NumPy |",
+        "|---|---|---|---|---|---|",
     ]
     for r in records:
         rss = r.get("peak_rss_mb") or {}
         lines.append(
-            "| %s | %s |" % (r["name"], " | ".join(("%.0f" % rss[fw]) if rss.get(fw) else "—" for fw in FRAMEWORKS))
+            "| %s | %s |" % (r["name"], " | ".join(("%.0f" % rss[fw]) if rss.get(fw) else "—" for fw in ALL_FRAMEWORKS))
         )
     notes = [(r["name"], n) for r in records for n in r.get("notes", [])]
     if notes:
@@ -656,7 +680,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--out", default=os.path.join(ROOT, "build", "bench"))
     ap.add_argument("--build", default=None, help="symx build directory (default: the parent of --out)")
-    ap.add_argument("--cases", default="1,2,3,4,5,6,7,8", help="comma-separated case numbers")
+    ap.add_argument("--cases", default="1,2,3,4,5,6,7,8,9,10,11,12,13", help="comma-separated case numbers")
     ap.add_argument("--threads", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--budget", type=float, default=6.0, help="seconds of timed repetitions per framework and case")
     ap.add_argument("--cnn-budget", type=float, default=10.0)
@@ -665,7 +689,7 @@ def main():
     ap.add_argument(
         "--time-limit",
         type=float,
-        default=1500.0,
+        default=2100.0,
         help="whole-run limit in seconds; later measurements are skipped (recorded as null) once it is reached",
     )
     ap.add_argument("--quick", action="store_true", help="short budgets (smoke test)")
@@ -723,6 +747,9 @@ def main():
         )
     if 8 in cases:
         records.append(case8(R))
+    for case_id, (case, name) in sorted(NUMPY_CASES.items()):
+        if case_id in cases:
+            records.append(steady_case(R, case, name, case_id, frameworks=ALL_FRAMEWORKS, min_reps=3, max_reps=30))
     for r in records:
         apply_targets(r)
     machine["loadavg_1min_at_end"] = loadavg()

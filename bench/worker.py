@@ -4,7 +4,8 @@ framework's peak RSS is its own and a crash or hang costs only that measurement.
 
   python3 bench/worker.py --case mlp --fw jax [--mode steady|compile] [--budget 8]
 
-cases: elementwise xent mlp cnn32 cnn128 overhead; fw: symx jax torch_eager torch_compile.
+cases: elementwise xent mlp cnn32 cnn128 overhead lstm scan1m argsort4m median_rows cumprod special_chain
+einsum_attn; fw: symx jax torch_eager torch_compile, and numpy for the last five.
 """
 
 import argparse
@@ -22,6 +23,10 @@ import common as C  # noqa: E402
 def load(fw):
     if fw == "symx":
         import fw_symx as m
+
+        return m, {}
+    if fw == "numpy":
+        import fw_numpy as m
 
         return m, {}
     if fw == "jax":
@@ -87,7 +92,7 @@ def compile_mode(args):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--case", required=True)
-    ap.add_argument("--fw", required=True, choices=["symx", "jax", "torch_eager", "torch_compile"])
+    ap.add_argument("--fw", required=True, choices=["symx", "jax", "torch_eager", "torch_compile", "numpy"])
     ap.add_argument("--mode", default="steady", choices=["steady", "compile"])
     ap.add_argument("--budget", type=float, default=8.0, help="seconds of timed repetitions (about)")
     ap.add_argument("--min-reps", type=int, default=5)
