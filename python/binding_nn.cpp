@@ -50,6 +50,8 @@ void bind_nn(nb::module_& nn) {
   nn.def("hard_swish", LOC(snn::hard_swish), "x"_a, DOC(nn_hard_swish));
   nn.def("soft_sign", LOC(snn::soft_sign), "x"_a, DOC(nn_soft_sign));
   nn.def("log_sigmoid", LOC(snn::log_sigmoid), "x"_a, DOC(nn_log_sigmoid));
+  nn.def("log_1_minus_sigmoid", LOC(snn::log_1_minus_sigmoid), "x"_a, DOC(nn_log_1_minus_sigmoid));
+  nn.def("leaky_swish", LOC(snn::leaky_swish), "x"_a, "beta"_a, "negative_slope"_a = 1e-2, DOC(nn_leaky_swish));
   nn.def("glu", LOC(snn::glu), "x"_a, "axis"_a = -1, DOC(nn_glu));
   nn.def("normalize", LOC(snn::normalize), "x"_a, "ord"_a = 2.0, "axis"_a = -1, "eps"_a = 1e-12, DOC(nn_normalize));
   nb::module_ losses = nn.def_submodule("losses", "Losses (from logits where it applies) and metrics.");

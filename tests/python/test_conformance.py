@@ -930,6 +930,22 @@ row("nn.hard_silu", sx.nn.hard_silu, lambda x: x * hard_sigmoid_ref(x), gen=spre
 row("nn.hard_swish", sx.nn.hard_swish, lambda x: x * hard_sigmoid_ref(x), gen=spread)
 row("nn.soft_sign", sx.nn.soft_sign, lambda x: x / (1 + np.abs(x)), gen=spread)
 row("nn.log_sigmoid", sx.nn.log_sigmoid, lambda x: -np.logaddexp(np.asarray(0, x.dtype), -x), gen=spread)
+row(
+    "nn.log_1_minus_sigmoid",
+    sx.nn.log_1_minus_sigmoid,
+    lambda x: -np.logaddexp(np.asarray(0, x.dtype), x),
+    gen=spread,
+)
+
+
+def leaky_swish_ref(x, beta=2.0, a=0.1):
+    feature = np.stack([a * x, x], -1)
+    z = feature * beta
+    w = np.exp(z - z.max(-1, keepdims=True))
+    return (feature * w / w.sum(-1, keepdims=True)).sum(-1).astype(x.dtype)
+
+
+row("nn.leaky_swish", lambda x: sx.nn.leaky_swish(x, 2.0, 0.1), leaky_swish_ref, gen=spread)
 row("nn.glu", sx.nn.glu, lambda x: np.split(x, 2, -1)[0] / (1 + np.exp(-np.split(x, 2, -1)[1])), gen=spread)
 row("nn.normalize", sx.nn.normalize, normalize_ref, gen=spread)
 row(

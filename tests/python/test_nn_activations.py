@@ -131,6 +131,16 @@ def test_hand_values():
     np.testing.assert_allclose(
         sx.nn.log_sigmoid(np.array([-1e4, 0.0, 1e4], np.float32)).eval(), [-1e4, -np.log(2), 0.0], rtol=1e-6
     )
+    # SymJAX's two: log(1 - sigmoid) and the leaky swish, against their definitions in float64.
+    x = np.array([-1e4, -30.0, -2.5, -1e-3, 0.0, 1e-3, 2.5, 30.0, 1e4])
+    np.testing.assert_allclose(sx.nn.log_1_minus_sigmoid(x).eval(), -np.logaddexp(0.0, x), rtol=1e-14)
+    for beta, a in [(1.0, 0.01), (3.0, 0.2), (0.5, 0.0)]:
+        feature = np.stack([a * x, x], -1) * beta
+        weights = np.exp(feature - feature.max(-1, keepdims=True))
+        weights /= weights.sum(-1, keepdims=True)
+        np.testing.assert_allclose(
+            sx.nn.leaky_swish(x, beta, a).eval(), (np.stack([a * x, x], -1) * weights).sum(-1), rtol=1e-13, atol=1e-300
+        )
     # Integer inputs compute in float32, as the engine's activations do.
     assert sx.nn.selu(np.array([1, 2], np.int32)).dtype == np.float32
 

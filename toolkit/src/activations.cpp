@@ -80,6 +80,15 @@ Tensor soft_sign(const Tensor& x, Loc loc) {
 
 Tensor log_sigmoid(const Tensor& x, Loc loc) { return negative(softplus(negative(as_float(x, loc), loc), loc), loc); }
 
+Tensor log_1_minus_sigmoid(const Tensor& x, Loc loc) { return negative(softplus(as_float(x, loc), loc), loc); }
+
+Tensor leaky_swish(const Tensor& x, double beta, double negative_slope, Loc loc) {
+  // The weight of x is sigmoid(beta (1 - a) x), the softmax of the pair (beta a x, beta x).
+  Tensor f = as_float(x, loc);
+  Tensor w = symx::sigmoid(multiply(f, beta * (1 - negative_slope), loc), loc);
+  return multiply(f, add(multiply(w, 1 - negative_slope, loc), negative_slope, loc), loc);
+}
+
 Tensor glu(const Tensor& x, int axis, Loc loc) {
   int a = checked_axis("glu", x, axis, loc);
   if (x.shape()[static_cast<std::size_t>(a)] % 2 != 0)

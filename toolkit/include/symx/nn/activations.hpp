@@ -47,6 +47,14 @@ Tensor soft_sign(const Tensor& x, Loc loc = Loc::current());
 // log(sigmoid(x)) = -softplus(-x), computed stably (finite for any finite x), as PyTorch's logsigmoid.
 // Example: nn.log_sigmoid([0.0, -1e4]).eval() is [-0.693..., -1e4]
 Tensor log_sigmoid(const Tensor& x, Loc loc = Loc::current());
+// log(1 - sigmoid(x)) = -softplus(x), computed stably, as SymJAX's nn.log_1_minus_sigmoid.
+// Example: nn.log_1_minus_sigmoid([0.0, 1e4]).eval() is [-0.693..., -1e4]
+Tensor log_1_minus_sigmoid(const Tensor& x, Loc loc = Loc::current());
+// SymJAX's leaky swish: the softmax-weighted mix of x and negative_slope * x with inverse
+// temperature beta, (a x e^(beta a x) + x e^(beta x)) / (e^(beta a x) + e^(beta x)) with
+// a = negative_slope. A smooth leaky_relu: beta -> infinity gives leaky_relu(x, negative_slope).
+// Example: nn.leaky_swish([0.0, 100.0], 1.0).eval() is [0.0, 100.0]
+Tensor leaky_swish(const Tensor& x, double beta, double negative_slope = 1e-2, Loc loc = Loc::current());
 // Gated linear unit, as PyTorch's glu: x split into halves a, b along `axis` gives a * sigmoid(b).
 // x: float whose `axis` has an even size (ShapeError otherwise); returns x's shape with that axis halved.
 // Example: nn.glu(x) of x with shape (8, 10) has shape (8, 5)
