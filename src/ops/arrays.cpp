@@ -1024,6 +1024,8 @@ Tensor correlate(const Tensor& a, const Tensor& v, const std::string& mode, Loc 
   if (v.ndim() != 1) return convolve_mode("correlate", a, v, mode, loc);
   // correlate(a, v)[k] = sum_n a[n + k] v[n]: the convolution with the reversed v; NumPy reverses the result
   // when v is the longer operand.
+  if (a.ndim() == 1 && v.shape()[0] > a.shape()[0])
+    return named_composite("correlate", flip(convolve_mode("correlate", v, flip(a, {}, loc), mode, loc), {}, loc));
   Tensor c = convolve_mode("correlate", a, flip(v, {}, loc), mode, loc);
   return named_composite("correlate", c);
 }
