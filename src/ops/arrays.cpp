@@ -1670,6 +1670,10 @@ Tensor einsum(const std::string& subscripts, const std::vector<Tensor>& operands
   Shape want;
   for (int l : p.output) want.push_back(p.sizes.at(l));
   if (result.shape() != want) result = broadcast_to(result, want, loc);
+  // Sums of integers widen to int64 on the way; einsum keeps the operands' (promoted) dtype, as NumPy.
+  DType dt = operands[0].dtype();
+  for (const auto& o : operands) dt = promote_types(dt, o.dtype());
+  if (result.dtype() != dt && dt != DType::b8) result = cast(result, dt, loc);
   return named_composite("einsum", result);
 }
 
