@@ -80,16 +80,16 @@ void bind_arrays(nb::module_& m) {
         "dtype"_a = sx::DType::f32, DOC(logspace));
 
   // ---- dimensions ----
-#define SYMX_ATLEAST(name)                                      \
-  m.def(                                                        \
-      #name,                                                    \
-      [](nb::args arys) {                                       \
-        auto xs = tensor_list(arys);                            \
-        PyLocation here;                                        \
-        std::vector<Tensor> out;                                \
-        for (const auto& x : xs) out.push_back(sx::name(x));    \
-        return one_or_list(out);                                \
-      },                                                        \
+#define SYMX_ATLEAST(name)                                   \
+  m.def(                                                     \
+      #name,                                                 \
+      [](nb::args arys) {                                    \
+        auto xs = tensor_list(arys);                         \
+        PyLocation here;                                     \
+        std::vector<Tensor> out;                             \
+        for (const auto& x : xs) out.push_back(sx::name(x)); \
+        return one_or_list(out);                             \
+      },                                                     \
       "arys"_a, DOC(name))
   SYMX_ATLEAST(atleast_1d);
   SYMX_ATLEAST(atleast_2d);
@@ -135,14 +135,14 @@ void bind_arrays(nb::module_& m) {
   m.def("column_stack", LOC(sx::column_stack), "tup"_a, DOC(column_stack));
   m.def("unstack", LOC(sx::unstack), "x"_a, "axis"_a = 0, DOC(unstack));
   m.def("array_split", LOC(sx::array_split), "ary"_a, "indices_or_sections"_a, "axis"_a = 0, DOC(array_split));
-#define SYMX_SPLIT(name)                                                                                     \
-  m.def(                                                                                                     \
-      #name,                                                                                                 \
-      [](TensorArg x, nb::handle ios) {                                                                      \
-        return sections_or_indices(                                                                          \
-            ios, [&](std::int64_t n) { return sx::name(x.t, n); },                                           \
-            [&](const std::vector<std::int64_t>& v) { return sx::name(x.t, v); });                           \
-      },                                                                                                     \
+#define SYMX_SPLIT(name)                                                           \
+  m.def(                                                                           \
+      #name,                                                                       \
+      [](TensorArg x, nb::handle ios) {                                            \
+        return sections_or_indices(                                                \
+            ios, [&](std::int64_t n) { return sx::name(x.t, n); },                 \
+            [&](const std::vector<std::int64_t>& v) { return sx::name(x.t, v); }); \
+      },                                                                           \
       "ary"_a, "indices_or_sections"_a, DOC(name))
   SYMX_SPLIT(hsplit);
   SYMX_SPLIT(vsplit);

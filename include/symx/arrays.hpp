@@ -166,7 +166,7 @@ Tensor insert(const Tensor& arr, const std::vector<std::int64_t>& obj, const Ten
 struct Blocks {
   std::optional<Tensor> leaf;
   std::vector<Blocks> items;
-  Blocks(const Tensor& t) : leaf(t) {}                       // NOLINT: implicit by design
+  Blocks(const Tensor& t) : leaf(t) {}                          // NOLINT: implicit by design
   Blocks(std::vector<Blocks> list) : items(std::move(list)) {}  // NOLINT
 };
 // A tensor assembled from nested lists of blocks, as numpy.block.

@@ -65,7 +65,8 @@ Tensor range_along(const Tensor& x, int axis, std::optional<std::int64_t> start,
 
 Tensor int_constant(const std::vector<std::int64_t>& values, Shape shape, DType dtype, Loc loc) {
   Array a(std::move(shape), dtype);
-  for (std::size_t i = 0; i < values.size(); ++i) a.set_flat(static_cast<std::int64_t>(i), static_cast<double>(values[i]));
+  for (std::size_t i = 0; i < values.size(); ++i)
+    a.set_flat(static_cast<std::int64_t>(i), static_cast<double>(values[i]));
   return constant(a, loc);
 }
 
@@ -84,7 +85,9 @@ Tensor transposed(const Tensor& x, const std::vector<int>& perm, Loc loc) {
 // symx's rule for float math: floats keep their dtype, integers and bools compute in float32.
 DType float_of(DType d) { return is_floating(d) ? d : DType::f32; }
 
-Tensor reshaped(const Tensor& x, const Shape& shape, Loc loc) { return x.shape() == shape ? x : reshape(x, shape, loc); }
+Tensor reshaped(const Tensor& x, const Shape& shape, Loc loc) {
+  return x.shape() == shape ? x : reshape(x, shape, loc);
+}
 
 std::vector<Tensor> named_all(const char* name, std::vector<Tensor> xs) {
   for (auto& x : xs) x = named_composite(name, x);
@@ -103,7 +106,9 @@ Tensor asarray(const Tensor& a, std::optional<DType> dtype, Loc loc) {
   return dtype && *dtype != a.dtype() ? named_composite("asarray", cast(a, *dtype, loc)) : a;
 }
 
-Tensor empty(Shape shape, DType dtype, Loc loc) { return named_composite("empty", zeros(std::move(shape), dtype, loc)); }
+Tensor empty(Shape shape, DType dtype, Loc loc) {
+  return named_composite("empty", zeros(std::move(shape), dtype, loc));
+}
 
 Tensor empty_like(const Tensor& a, std::optional<DType> dtype, Loc loc) {
   return named_composite("empty_like", zeros(a.shape(), dtype.value_or(a.dtype()), loc));
@@ -138,13 +143,14 @@ Tensor tri(std::int64_t n, std::optional<std::int64_t> m, std::int64_t k, DType 
 
 Tensor geomspace(double start, double stop, std::int64_t num, bool endpoint, DType dtype, Loc loc) {
   if (start == 0 || stop == 0)
-    raise_value("geomspace", {}, "start and stop must be nonzero, got " + std::to_string(start) + " and " +
-                                     std::to_string(stop),
+    raise_value("geomspace", {},
+                "start and stop must be nonzero, got " + std::to_string(start) + " and " + std::to_string(stop),
                 "A geometric sequence cannot include 0; use linspace.", loc);
   if ((start < 0) != (stop < 0))
     raise_value("geomspace", {}, "start and stop must have one sign (complex results are not supported)",
                 "Pass start and stop of the same sign.", loc);
-  if (num < 0) raise_value("geomspace", {}, "num must be non-negative, got " + std::to_string(num), "Pass num >= 0.", loc);
+  if (num < 0)
+    raise_value("geomspace", {}, "num must be non-negative, got " + std::to_string(num), "Pass num >= 0.", loc);
   double sign = start < 0 ? -1 : 1, ls = std::log10(sign * start), le = std::log10(sign * stop);
   Array a(Shape{num}, dtype);
   std::int64_t div = endpoint ? num - 1 : num;
@@ -159,7 +165,8 @@ Tensor geomspace(double start, double stop, std::int64_t num, bool endpoint, DTy
 }
 
 Tensor logspace(double start, double stop, std::int64_t num, bool endpoint, double base, DType dtype, Loc loc) {
-  if (num < 0) raise_value("logspace", {}, "num must be non-negative, got " + std::to_string(num), "Pass num >= 0.", loc);
+  if (num < 0)
+    raise_value("logspace", {}, "num must be non-negative, got " + std::to_string(num), "Pass num >= 0.", loc);
   Array a(Shape{num}, dtype);
   std::int64_t div = endpoint ? num - 1 : num;
   double step = div > 0 ? (stop - start) / static_cast<double>(div) : 0;
@@ -185,7 +192,9 @@ Tensor atleast_2d(const Tensor& a, Loc loc) {
 
 Tensor atleast_3d(const Tensor& a, Loc loc) {
   if (a.ndim() >= 3) return a;
-  Shape s = a.ndim() == 0 ? Shape{1, 1, 1} : a.ndim() == 1 ? Shape{1, a.shape()[0], 1} : Shape{a.shape()[0], a.shape()[1], 1};
+  Shape s = a.ndim() == 0   ? Shape{1, 1, 1}
+            : a.ndim() == 1 ? Shape{1, a.shape()[0], 1}
+                            : Shape{a.shape()[0], a.shape()[1], 1};
   return named_composite("atleast_3d", reshape(a, s, loc));
 }
 
@@ -219,7 +228,8 @@ Tensor rollaxis(const Tensor& a, int axis, int start, Loc loc) {
   int ax = axis_of("rollaxis", a, axis, loc);
   if (start < 0) start += n;
   if (start < 0 || start > n)
-    raise_shape("rollaxis", {a}, "start " + std::to_string(start) + " is out of range for a " + std::to_string(n) + "-D tensor",
+    raise_shape("rollaxis", {a},
+                "start " + std::to_string(start) + " is out of range for a " + std::to_string(n) + "-D tensor",
                 "Pass start in [-ndim, ndim].", loc);
   if (ax < start) --start;
   if (ax == start) return a;
@@ -254,10 +264,13 @@ Tensor dimshuffle(const Tensor& a, const std::vector<int>& pattern, Loc loc) {
   for (int p : pattern) {
     if (p == -1) continue;
     if (p < 0 || p >= a.ndim())
-      raise_shape("dimshuffle", {a}, "pattern entry " + std::to_string(p) + " is not an axis of a " + std::to_string(a.ndim()) + "-D tensor",
+      raise_shape("dimshuffle", {a},
+                  "pattern entry " + std::to_string(p) + " is not an axis of a " + std::to_string(a.ndim()) +
+                      "-D tensor",
                   "List input axes 0..ndim-1 (and 'x' for new axes of size 1).", loc);
     if (std::find(kept.begin(), kept.end(), p) != kept.end())
-      raise_shape("dimshuffle", {a}, "axis " + std::to_string(p) + " is listed twice", "List each axis at most once.", loc);
+      raise_shape("dimshuffle", {a}, "axis " + std::to_string(p) + " is listed twice", "List each axis at most once.",
+                  loc);
     kept.push_back(p);
   }
   Shape squeezed;
@@ -265,7 +278,9 @@ Tensor dimshuffle(const Tensor& a, const std::vector<int>& pattern, Loc loc) {
   for (int d = 0; d < a.ndim(); ++d) {
     if (std::find(kept.begin(), kept.end(), d) == kept.end()) {
       if (a.shape()[static_cast<std::size_t>(d)] != 1)
-        raise_shape("dimshuffle", {a}, "axis " + std::to_string(d) + " of size " + std::to_string(a.shape()[static_cast<std::size_t>(d)]) + " is left out of the pattern",
+        raise_shape("dimshuffle", {a},
+                    "axis " + std::to_string(d) + " of size " + std::to_string(a.shape()[static_cast<std::size_t>(d)]) +
+                        " is left out of the pattern",
                     "Only axes of size 1 can be dropped; list every other axis.", loc);
     }
   }
@@ -303,7 +318,8 @@ Tensor resize(const Tensor& a, Shape new_shape, Loc loc) {
   need_static("resize", a, loc);
   for (auto s : new_shape)
     if (s < 0)
-      raise_value("resize", {a}, "new_shape must be non-negative, got " + shape_string(new_shape), "Pass sizes >= 0.", loc);
+      raise_value("resize", {a}, "new_shape must be non-negative, got " + shape_string(new_shape), "Pass sizes >= 0.",
+                  loc);
   std::int64_t total = num_elements(new_shape), n = a.size();
   if (total == 0 || n == 0) return named_composite("resize", zeros(new_shape, a.dtype(), loc));
   Tensor flat = ravel(a, loc);
@@ -421,7 +437,9 @@ Tensor insert(const Tensor& arr, const std::vector<std::int64_t>& obj, const Ten
   std::vector<std::int64_t> index;
   for (auto i : obj) {
     if (i < -n || i > n)
-      raise_shape("insert", {arr}, "index " + std::to_string(i) + " is out of bounds for axis " + std::to_string(ax) + " of size " + std::to_string(n),
+      raise_shape("insert", {arr},
+                  "index " + std::to_string(i) + " is out of bounds for axis " + std::to_string(ax) + " of size " +
+                      std::to_string(n),
                   "Pass indices in [-n, n].", loc);
     index.push_back(i < 0 ? i + n : i);
   }
@@ -446,7 +464,8 @@ Tensor insert(const Tensor& arr, const std::vector<std::int64_t>& obj, const Ten
   std::int64_t total = n + count;
   std::vector<std::int64_t> source(static_cast<std::size_t>(total), -1);
   for (std::size_t r = 0; r < order.size(); ++r)
-    source[static_cast<std::size_t>(index[order[r]] + static_cast<std::int64_t>(r))] = n + static_cast<std::int64_t>(order[r]);
+    source[static_cast<std::size_t>(index[order[r]] + static_cast<std::int64_t>(r))] =
+        n + static_cast<std::int64_t>(order[r]);
   std::int64_t next = 0;
   for (auto& s : source)
     if (s < 0) s = next++;
@@ -457,7 +476,8 @@ Tensor insert(const Tensor& arr, const std::vector<std::int64_t>& obj, const Ten
 namespace {
 int block_depth(const Blocks& b, const char* name, Loc loc) {
   if (b.leaf) return 0;
-  if (b.items.empty()) raise_value(name, {}, "a list is empty", "Every list in block's nesting needs at least one element.", loc);
+  if (b.items.empty())
+    raise_value(name, {}, "a list is empty", "Every list in block's nesting needs at least one element.", loc);
   int d = block_depth(b.items[0], name, loc);
   for (const auto& item : b.items)
     if (block_depth(item, name, loc) != d)
@@ -505,7 +525,8 @@ std::vector<Tensor> broadcast_arrays(const std::vector<Tensor>& xs, Loc loc) {
     }
   }
   std::vector<Tensor> out;
-  for (const auto& x : xs) out.push_back(x.shape() == shape ? x : named_composite("broadcast_arrays", broadcast_to(x, shape, loc)));
+  for (const auto& x : xs)
+    out.push_back(x.shape() == shape ? x : named_composite("broadcast_arrays", broadcast_to(x, shape, loc)));
   return out;
 }
 
@@ -524,7 +545,8 @@ Tensor flipud(const Tensor& a, Loc loc) {
 Tensor roll(const Tensor& a, const std::vector<std::int64_t>& shift, const std::vector<int>& axis, Loc loc) {
   if (axis.empty()) {
     if (shift.size() != 1)
-      raise_value("roll", {a}, "without an axis, shift must be one number", "Pass one shift, or one axis per shift.", loc);
+      raise_value("roll", {a}, "without an axis, shift must be one number", "Pass one shift, or one axis per shift.",
+                  loc);
     return named_composite("roll", reshape(roll(ravel(a, loc), shift, {0}, loc), a.shape(), loc));
   }
   std::vector<std::int64_t> shifts = shift;
@@ -532,18 +554,22 @@ Tensor roll(const Tensor& a, const std::vector<std::int64_t>& shift, const std::
   if (shifts.size() == 1 && axes.size() > 1) shifts.assign(axes.size(), shift[0]);
   if (axes.size() == 1 && shifts.size() > 1) axes.assign(shifts.size(), axis[0]);
   if (shifts.size() != axes.size())
-    raise_value("roll", {a}, "shift and axis have different lengths (" + std::to_string(shift.size()) + " and " + std::to_string(axis.size()) + ")",
+    raise_value("roll", {a},
+                "shift and axis have different lengths (" + std::to_string(shift.size()) + " and " +
+                    std::to_string(axis.size()) + ")",
                 "Pass one shift per axis.", loc);
   need_static("roll", a, loc);
   std::vector<std::int64_t> total(static_cast<std::size_t>(a.ndim()), 0);
-  for (std::size_t i = 0; i < axes.size(); ++i) total[static_cast<std::size_t>(axis_of("roll", a, axes[i], loc))] += shifts[i];
+  for (std::size_t i = 0; i < axes.size(); ++i)
+    total[static_cast<std::size_t>(axis_of("roll", a, axes[i], loc))] += shifts[i];
   Tensor t = a;
   for (int d = 0; d < a.ndim(); ++d) {
     std::int64_t n = a.shape()[static_cast<std::size_t>(d)];
     if (n == 0) continue;
     std::int64_t s = ((total[static_cast<std::size_t>(d)] % n) + n) % n;
     if (s == 0) continue;
-    t = concatenate({range_along(t, d, n - s, n, std::nullopt, loc), range_along(t, d, 0, n - s, std::nullopt, loc)}, d, loc);
+    t = concatenate({range_along(t, d, n - s, n, std::nullopt, loc), range_along(t, d, 0, n - s, std::nullopt, loc)}, d,
+                    loc);
   }
   return t == a ? a : named_composite("roll", t);
 }
@@ -553,7 +579,8 @@ Tensor rot90(const Tensor& m, int k, std::vector<int> axes, Loc loc) {
     raise_value("rot90", {m}, "axes must name 2 axes, got " + std::to_string(axes.size()), "Pass axes=(i, j).", loc);
   need_ndim("rot90", m, 2, loc, "rot90 needs a tensor with at least 2 dimensions.");
   int a0 = axis_of("rot90", m, axes[0], loc), a1 = axis_of("rot90", m, axes[1], loc);
-  if (a0 == a1) raise_value("rot90", {m}, "the axes are the same axis " + std::to_string(a0), "Pass two different axes.", loc);
+  if (a0 == a1)
+    raise_value("rot90", {m}, "the axes are the same axis " + std::to_string(a0), "Pass two different axes.", loc);
   k = ((k % 4) + 4) % 4;
   if (k == 0) return m;
   if (k == 2) return named_composite("rot90", flip(m, {a0, a1}, loc));
@@ -570,7 +597,8 @@ Tensor diagonal(const Tensor& a, std::int64_t offset, int axis1, int axis2, Loc 
   need_ndim("diagonal", a, 2, loc, "diagonal needs a tensor with at least 2 dimensions.");
   int a1 = axis_of("diagonal", a, axis1, loc, "axis1"), a2 = axis_of("diagonal", a, axis2, loc, "axis2");
   if (a1 == a2)
-    raise_value("diagonal", {a}, "axis1 and axis2 are the same axis " + std::to_string(a1), "Pass two different axes.", loc);
+    raise_value("diagonal", {a}, "axis1 and axis2 are the same axis " + std::to_string(a1), "Pass two different axes.",
+                loc);
   need_static("diagonal", a, loc);
   std::int64_t n = a.shape()[static_cast<std::size_t>(a1)], m = a.shape()[static_cast<std::size_t>(a2)];
   std::int64_t len = offset >= 0 ? std::min(n, m - offset) : std::min(n + offset, m);
@@ -609,7 +637,9 @@ Tensor diag(const Tensor& v, std::int64_t k, Loc loc) {
   return named_composite("diag", a ? pad(square, pads, 0, loc) : square);
 }
 
-Tensor diagflat(const Tensor& v, std::int64_t k, Loc loc) { return named_composite("diagflat", diag(ravel(v, loc), k, loc)); }
+Tensor diagflat(const Tensor& v, std::int64_t k, Loc loc) {
+  return named_composite("diagflat", diag(ravel(v, loc), k, loc));
+}
 
 Tensor fill_diagonal(const Tensor& a, const Tensor& val, bool wrap, Loc loc) {
   need_ndim("fill_diagonal", a, 2, loc, "fill_diagonal needs a tensor with at least 2 dimensions.");
@@ -641,7 +671,8 @@ Tensor fill_diagonal(const Tensor& a, const Tensor& val, bool wrap, Loc loc) {
     mask[static_cast<std::size_t>(p)] = true;
     pick[static_cast<std::size_t>(p)] = r % nv;
   }
-  Tensor values = nv == 1 ? reshape(flat_val, {}, loc) : take(flat_val, int_constant(pick, s, DType::i64, loc), std::nullopt, loc);
+  Tensor values =
+      nv == 1 ? reshape(flat_val, {}, loc) : take(flat_val, int_constant(pick, s, DType::i64, loc), std::nullopt, loc);
   return named_composite("fill_diagonal", where(bool_constant(mask, s, loc), values, a, loc));
 }
 
@@ -652,7 +683,8 @@ Tensor triangle(const char* name, const Tensor& m, std::int64_t k, bool lower, L
   std::int64_t rows = m.shape()[m.shape().size() - 2], cols = m.shape().back();
   std::vector<bool> keep(static_cast<std::size_t>(rows * cols));
   for (std::int64_t i = 0; i < rows; ++i)
-    for (std::int64_t j = 0; j < cols; ++j) keep[static_cast<std::size_t>(i * cols + j)] = lower ? j <= i + k : j >= i + k;
+    for (std::int64_t j = 0; j < cols; ++j)
+      keep[static_cast<std::size_t>(i * cols + j)] = lower ? j <= i + k : j >= i + k;
   return named_composite(name, where(bool_constant(keep, {rows, cols}, loc), m, 0, loc));
 }
 std::vector<Tensor> triangle_indices(std::int64_t n, std::int64_t k, std::int64_t m, bool lower, Loc loc) {
@@ -684,7 +716,8 @@ std::vector<Tensor> diag_indices_from(const Tensor& a, Loc loc) {
   need_ndim("diag_indices_from", a, 2, loc, "Pass a tensor with at least 2 dimensions.");
   for (auto d : a.shape())
     if (d != a.shape()[0])
-      raise_shape("diag_indices_from", {a}, "all dimensions of the input must be of equal length, got " + shape_string(a.shape()),
+      raise_shape("diag_indices_from", {a},
+                  "all dimensions of the input must be of equal length, got " + shape_string(a.shape()),
                   "Pass a square (n, n, ...) tensor.", loc);
   return diag_indices(a.shape()[0], a.ndim(), loc);
 }
@@ -696,11 +729,15 @@ std::vector<Tensor> triu_indices(std::int64_t n, std::int64_t k, std::optional<s
   return triangle_indices(n, k, m.value_or(n), false, loc);
 }
 std::vector<Tensor> tril_indices_from(const Tensor& arr, std::int64_t k, Loc loc) {
-  if (arr.ndim() != 2) raise_shape("tril_indices_from", {arr}, "needs a 2-D tensor, got shape " + shape_string(arr.shape()), "Pass a matrix.", loc);
+  if (arr.ndim() != 2)
+    raise_shape("tril_indices_from", {arr}, "needs a 2-D tensor, got shape " + shape_string(arr.shape()),
+                "Pass a matrix.", loc);
   return triangle_indices(arr.shape()[0], k, arr.shape()[1], true, loc);
 }
 std::vector<Tensor> triu_indices_from(const Tensor& arr, std::int64_t k, Loc loc) {
-  if (arr.ndim() != 2) raise_shape("triu_indices_from", {arr}, "needs a 2-D tensor, got shape " + shape_string(arr.shape()), "Pass a matrix.", loc);
+  if (arr.ndim() != 2)
+    raise_shape("triu_indices_from", {arr}, "needs a 2-D tensor, got shape " + shape_string(arr.shape()),
+                "Pass a matrix.", loc);
   return triangle_indices(arr.shape()[0], k, arr.shape()[1], false, loc);
 }
 
@@ -732,7 +769,8 @@ Tensor indices(Shape dimensions, DType dtype, Loc loc) {
   std::vector<std::int64_t> v(static_cast<std::size_t>(nd * size));
   for (std::int64_t d = 0; d < nd; ++d)
     for (std::int64_t i = 0; i < size; ++i)
-      v[static_cast<std::size_t>(d * size + i)] = (i / strides[static_cast<std::size_t>(d)]) % dimensions[static_cast<std::size_t>(d)];
+      v[static_cast<std::size_t>(d * size + i)] =
+          (i / strides[static_cast<std::size_t>(d)]) % dimensions[static_cast<std::size_t>(d)];
   return named_composite("indices", int_constant(v, out, dtype, loc));
 }
 
@@ -752,7 +790,9 @@ std::vector<Tensor> ix_(const std::vector<Tensor>& args, Loc loc) {
   std::vector<Tensor> out;
   for (std::size_t i = 0; i < args.size(); ++i) {
     if (args[i].ndim() != 1)
-      raise_shape("ix_", {args[i]}, "argument " + std::to_string(i) + " has shape " + shape_string(args[i].shape()) + "; each must be 1-D",
+      raise_shape("ix_", {args[i]},
+                  "argument " + std::to_string(i) + " has shape " + shape_string(args[i].shape()) +
+                      "; each must be 1-D",
                   "Pass 1-D index sequences.", loc);
     Shape s(args.size(), 1);
     s[i] = args[i].shape()[0];
@@ -780,15 +820,18 @@ std::vector<Tensor> unravel_index(const Tensor& idx, Shape shape, Loc loc) {
 Tensor ravel_multi_index(const std::vector<Tensor>& multi_index, Shape dims, const std::string& mode, Loc loc) {
   if (multi_index.size() != dims.size())
     raise_value("ravel_multi_index", multi_index,
-                "got " + std::to_string(multi_index.size()) + " index arrays for " + std::to_string(dims.size()) + " dimensions",
+                "got " + std::to_string(multi_index.size()) + " index arrays for " + std::to_string(dims.size()) +
+                    " dimensions",
                 "Pass one index array per dimension.", loc);
   if (mode != "raise" && mode != "wrap" && mode != "clip")
-    raise_value("ravel_multi_index", multi_index, "unknown mode '" + mode + "'", "Pass mode='raise', 'wrap' or 'clip'.", loc);
+    raise_value("ravel_multi_index", multi_index, "unknown mode '" + mode + "'", "Pass mode='raise', 'wrap' or 'clip'.",
+                loc);
   auto strides = ops::contiguous_strides(dims);
   Tensor flat;
   for (std::size_t d = 0; d < dims.size(); ++d) {
     if (is_floating(multi_index[d].dtype()))
-      raise_value("ravel_multi_index", multi_index, "indices must be integers", "Cast the indices with astype(int64).", loc);
+      raise_value("ravel_multi_index", multi_index, "indices must be integers", "Cast the indices with astype(int64).",
+                  loc);
     Tensor i = cast(multi_index[d], DType::i64, loc);
     if (mode == "wrap") i = mod(i, dims[d], loc);
     if (mode == "clip") i = clip(i, 0, dims[d] - 1, loc);
@@ -806,7 +849,9 @@ Tensor index_in_dim(const Tensor& operand, std::int64_t index, int axis, bool ke
   std::int64_t n = operand.shape()[static_cast<std::size_t>(ax)];
   std::int64_t i = index < 0 ? index + n : index;
   if (i < 0 || i >= n)
-    raise_shape("index_in_dim", {operand}, "index " + std::to_string(index) + " is out of bounds for axis " + std::to_string(ax) + " of size " + std::to_string(n),
+    raise_shape("index_in_dim", {operand},
+                "index " + std::to_string(index) + " is out of bounds for axis " + std::to_string(ax) + " of size " +
+                    std::to_string(n),
                 "Pass an index in [-n, n).", loc);
   std::vector<Index> ix(static_cast<std::size_t>(ax), Index::all());
   if (keepdims) ix.push_back(Index::range(i, i + 1));
@@ -816,7 +861,9 @@ Tensor index_in_dim(const Tensor& operand, std::int64_t index, int axis, bool ke
 
 Tensor index_take(const Tensor& src, const std::vector<Tensor>& idxs, const std::vector<int>& axes, Loc loc) {
   if (idxs.size() != axes.size() || idxs.empty())
-    raise_value("index_take", {src}, "needs one index array per axis, got " + std::to_string(idxs.size()) + " arrays and " + std::to_string(axes.size()) + " axes",
+    raise_value("index_take", {src},
+                "needs one index array per axis, got " + std::to_string(idxs.size()) + " arrays and " +
+                    std::to_string(axes.size()) + " axes",
                 "Pass idxs and axes of one (non-zero) length.", loc);
   std::vector<int> ax;
   for (int a : axes) ax.push_back(axis_of("index_take", src, a, loc));
@@ -836,20 +883,25 @@ Tensor index_take(const Tensor& src, const std::vector<Tensor>& idxs, const std:
 namespace {
 Tensor clamped_start(const Tensor& start, std::int64_t n, std::int64_t size, const Tensor& operand, Loc loc) {
   if (start.ndim() != 0)
-    raise_shape("dynamic_slice", {operand, start}, "a start index has shape " + shape_string(start.shape()) + "; it must be a scalar",
+    raise_shape("dynamic_slice", {operand, start},
+                "a start index has shape " + shape_string(start.shape()) + "; it must be a scalar",
                 "Pass one scalar start index per axis.", loc);
   if (is_floating(start.dtype()))
-    raise_value("dynamic_slice", {operand, start}, "start indices must be integers", "Cast them with astype(int64).", loc);
+    raise_value("dynamic_slice", {operand, start}, "start indices must be integers", "Cast them with astype(int64).",
+                loc);
   return clip(cast(start, DType::i64, loc), 0, std::max<std::int64_t>(n - size, 0), loc);
 }
 }  // namespace
 
-Tensor dynamic_slice_in_dim(const Tensor& operand, const Tensor& start_index, std::int64_t slice_size, int axis, Loc loc) {
+Tensor dynamic_slice_in_dim(const Tensor& operand, const Tensor& start_index, std::int64_t slice_size, int axis,
+                            Loc loc) {
   int ax = axis_of("dynamic_slice_in_dim", operand, axis, loc);
   need_static("dynamic_slice_in_dim", operand, loc);
   std::int64_t n = operand.shape()[static_cast<std::size_t>(ax)];
   if (slice_size < 0 || slice_size > n)
-    raise_shape("dynamic_slice_in_dim", {operand}, "slice size " + std::to_string(slice_size) + " does not fit axis " + std::to_string(ax) + " of size " + std::to_string(n),
+    raise_shape("dynamic_slice_in_dim", {operand},
+                "slice size " + std::to_string(slice_size) + " does not fit axis " + std::to_string(ax) + " of size " +
+                    std::to_string(n),
                 "Pass a slice size in [0, n].", loc);
   if (slice_size == n) return operand;
   Tensor start = clamped_start(start_index, n, slice_size, operand, loc);
@@ -860,12 +912,14 @@ Tensor dynamic_slice_in_dim(const Tensor& operand, const Tensor& start_index, st
 Tensor dynamic_slice(const Tensor& operand, const std::vector<Tensor>& start_indices, Shape slice_sizes, Loc loc) {
   if (start_indices.size() != static_cast<std::size_t>(operand.ndim()) || slice_sizes.size() != start_indices.size())
     raise_shape("dynamic_slice", {operand},
-                "needs one start index and one slice size per axis of the " + std::to_string(operand.ndim()) + "-D operand, got " +
-                    std::to_string(start_indices.size()) + " and " + std::to_string(slice_sizes.size()),
+                "needs one start index and one slice size per axis of the " + std::to_string(operand.ndim()) +
+                    "-D operand, got " + std::to_string(start_indices.size()) + " and " +
+                    std::to_string(slice_sizes.size()),
                 "Pass start_indices and slice_sizes of length operand.ndim.", loc);
   Tensor t = operand;
   for (int d = 0; d < operand.ndim(); ++d)
-    t = dynamic_slice_in_dim(t, start_indices[static_cast<std::size_t>(d)], slice_sizes[static_cast<std::size_t>(d)], d, loc);
+    t = dynamic_slice_in_dim(t, start_indices[static_cast<std::size_t>(d)], slice_sizes[static_cast<std::size_t>(d)], d,
+                             loc);
   return t == operand ? operand : named_composite("dynamic_slice", t);
 }
 
@@ -966,7 +1020,8 @@ Tensor cross(const Tensor& a, const Tensor& b, int axisa, int axisb, int axisc, 
   std::int64_t na = x.shape().back(), nb = y.shape().back();
   if ((na != 2 && na != 3) || (nb != 2 && nb != 3))
     raise_shape("cross", {a, b},
-                "incompatible dimensions for cross product (dimension must be 2 or 3), got " + std::to_string(na) + " and " + std::to_string(nb),
+                "incompatible dimensions for cross product (dimension must be 2 or 3), got " + std::to_string(na) +
+                    " and " + std::to_string(nb),
                 "Pass 2- or 3-vectors along the given axes.", loc);
   auto comp = [&](const Tensor& t, std::int64_t i) { return slice(t, {Index::ellipsis(), Index(i)}, loc); };
   DType dt = promote_types(a.dtype(), b.dtype());
@@ -999,13 +1054,13 @@ Tensor convolve_full(const Tensor& a, const Tensor& v, Loc loc) {
 }
 Tensor convolve_mode(const char* name, const Tensor& a, const Tensor& v, const std::string& mode, Loc loc) {
   if (a.ndim() != 1 || v.ndim() != 1)
-    raise_shape(name, {a, v}, "needs 1-D operands, got shapes " + shape_string(a.shape()) + " and " + shape_string(v.shape()),
+    raise_shape(name, {a, v},
+                "needs 1-D operands, got shapes " + shape_string(a.shape()) + " and " + shape_string(v.shape()),
                 "Pass 1-D tensors (ravel them first).", loc);
   need_static(name, a, loc);
   need_static(name, v, loc);
   std::int64_t n = a.shape()[0], m = v.shape()[0];
-  if (n == 0 || m == 0)
-    raise_value(name, {a, v}, "an operand is empty", "Pass non-empty 1-D tensors.", loc);
+  if (n == 0 || m == 0) raise_value(name, {a, v}, "an operand is empty", "Pass non-empty 1-D tensors.", loc);
   if (mode != "full" && mode != "same" && mode != "valid")
     raise_value(name, {a, v}, "unknown mode '" + mode + "'", "Pass mode='full', 'same' or 'valid'.", loc);
   Tensor full = convolve_full(a, v, loc);
@@ -1128,7 +1183,8 @@ std::pair<Tensor, Tensor> polydiv(const Tensor& u, const Tensor& v, Loc loc) {
     Tensor d = multiply(scale, r[static_cast<std::size_t>(k)], loc);
     q.push_back(d);
     for (std::int64_t j = 0; j <= n; ++j)
-      r[static_cast<std::size_t>(k + j)] = subtract(r[static_cast<std::size_t>(k + j)], multiply(d, slice(vf, {Index(j)}, loc), loc), loc);
+      r[static_cast<std::size_t>(k + j)] =
+          subtract(r[static_cast<std::size_t>(k + j)], multiply(d, slice(vf, {Index(j)}, loc), loc), loc);
   }
   Tensor quotient = q.empty() ? zeros({qlen}, dt, loc) : stack(q, 0, loc);
   Tensor remainder = m < 0 ? zeros({0}, dt, loc) : stack(r, 0, loc);
@@ -1137,7 +1193,9 @@ std::pair<Tensor, Tensor> polydiv(const Tensor& u, const Tensor& v, Loc loc) {
 
 Tensor poly(const Tensor& seq_of_zeros, Loc loc) {
   if (seq_of_zeros.ndim() > 1)
-    raise_shape("poly", {seq_of_zeros}, "the roots must be 1-D (a matrix's characteristic polynomial needs eigenvalues), got shape " + shape_string(seq_of_zeros.shape()),
+    raise_shape("poly", {seq_of_zeros},
+                "the roots must be 1-D (a matrix's characteristic polynomial needs eigenvalues), got shape " +
+                    shape_string(seq_of_zeros.shape()),
                 "Pass a 1-D tensor of roots.", loc);
   Tensor z = atleast_1d(seq_of_zeros, loc);
   need_static("poly", z, loc);
@@ -1145,7 +1203,8 @@ Tensor poly(const Tensor& seq_of_zeros, Loc loc) {
   Tensor zf = cast(z, dt, loc);
   Tensor a = ones({1}, dt, loc);
   for (std::int64_t i = 0; i < zf.shape()[0]; ++i) {
-    Tensor factor = concatenate({ones({1}, dt, loc), reshape(negative(slice(zf, {Index(i)}, loc), loc), {1}, loc)}, 0, loc);
+    Tensor factor =
+        concatenate({ones({1}, dt, loc), reshape(negative(slice(zf, {Index(i)}, loc), loc), {1}, loc)}, 0, loc);
     a = convolve(a, factor, "full", loc);
   }
   return named_composite("poly", a);
@@ -1246,7 +1305,8 @@ std::vector<std::vector<int>> greedy_ssa(const std::vector<Key>& inputs, const K
   for (const auto& [dim, keys] : dim_to_keys) {
     std::vector<Key> list(keys.begin(), keys.end());
     std::sort(list.begin(), list.end(), [&](const Key& a, const Key& b) { return remaining[a] < remaining[b]; });
-    for (std::size_t i = 0; i + 1 < list.size(); ++i) push(list[i], std::vector<Key>(list.begin() + static_cast<std::ptrdiff_t>(i) + 1, list.end()));
+    for (std::size_t i = 0; i + 1 < list.size(); ++i)
+      push(list[i], std::vector<Key>(list.begin() + static_cast<std::ptrdiff_t>(i) + 1, list.end()));
   }
   while (!queue.empty()) {
     Candidate c = queue.top();
@@ -1367,8 +1427,10 @@ Parsed parse_einsum(const std::string& subscripts, const std::vector<Tensor>& op
     for (std::size_t i = 0; i < term.size(); ++i) {
       char ch = term[i];
       if (ch == '.') {
-        if (term.compare(i, 3, "...") != 0) fail("a '.' that is not part of an ellipsis '...'", "Write the ellipsis as '...'.");
-        if (std::find(out.begin(), out.end(), -1) != out.end()) fail("more than one ellipsis in a term", "Use at most one '...' per term.");
+        if (term.compare(i, 3, "...") != 0)
+          fail("a '.' that is not part of an ellipsis '...'", "Write the ellipsis as '...'.");
+        if (std::find(out.begin(), out.end(), -1) != out.end())
+          fail("more than one ellipsis in a term", "Use at most one '...' per term.");
         out.push_back(-1);
         i += 2;
       } else if ((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z')) {
@@ -1391,8 +1453,8 @@ Parsed parse_einsum(const std::string& subscripts, const std::vector<Tensor>& op
     int nd = operands[i].ndim();
     if ((!ell && named != nd) || (ell && named > nd))
       raise_value("einsum", operands,
-                  "operand " + std::to_string(i) + " has " + std::to_string(nd) + " dimensions but its term '" + terms[i] + "' names " +
-                      std::to_string(named),
+                  "operand " + std::to_string(i) + " has " + std::to_string(nd) + " dimensions but its term '" +
+                      terms[i] + "' names " + std::to_string(named),
                   "Give one label per axis, or '...' for the remaining axes.", loc);
     if (ell) ell_rank = std::max(ell_rank, nd - named);
   }
@@ -1405,8 +1467,7 @@ Parsed parse_einsum(const std::string& subscripts, const std::vector<Tensor>& op
     for (int l : raw[i]) {
       if (l == -1)
         for (int j = 0; j < r; ++j) labels.push_back(kEllipsisBase + ell_rank - r + j);
-      else
-        labels.push_back(l);
+      else labels.push_back(l);
     }
     for (std::size_t d = 0; d < labels.size(); ++d) {
       std::int64_t n = op.shape()[d];
@@ -1419,9 +1480,10 @@ Parsed parse_einsum(const std::string& subscripts, const std::vector<Tensor>& op
           it->second = std::max(it->second, n);
         } else {
           raise_shape("einsum", operands,
-                      (l >= kEllipsisBase ? std::string("the broadcast ('...') axes") : "label '" + label_text(l) + "'") +
-                          " of operand " + std::to_string(i) + " has size " + std::to_string(n) + " where another operand has " +
-                          std::to_string(it->second),
+                      (l >= kEllipsisBase ? std::string("the broadcast ('...') axes")
+                                          : "label '" + label_text(l) + "'") +
+                          " of operand " + std::to_string(i) + " has size " + std::to_string(n) +
+                          " where another operand has " + std::to_string(it->second),
                       "Make the axes a label names of one size (or 1 under '...').", loc);
         }
       }
@@ -1436,7 +1498,9 @@ Parsed parse_einsum(const std::string& subscripts, const std::vector<Tensor>& op
       }
       if (std::find(p.output.begin(), p.output.end(), l) != p.output.end())
         fail("output label '" + label_text(l) + "' is repeated", "Name each output label once.");
-      if (!p.sizes.count(l)) fail("output label '" + label_text(l) + "' is not in any input", "Use only labels of the inputs in the output.");
+      if (!p.sizes.count(l))
+        fail("output label '" + label_text(l) + "' is not in any input",
+             "Use only labels of the inputs in the output.");
       p.output.push_back(l);
     }
   } else {
@@ -1613,11 +1677,13 @@ std::vector<std::vector<int>> einsum_greedy_path(const Parsed& p) {
 
 Tensor einsum(const std::string& subscripts, const std::vector<Tensor>& operands,
               const std::vector<std::vector<int>>& path, Loc loc) {
-  if (operands.empty()) raise_value("einsum", {}, "needs at least one operand", "Pass the operands after the subscripts.", loc);
+  if (operands.empty())
+    raise_value("einsum", {}, "needs at least one operand", "Pass the operands after the subscripts.", loc);
   Parsed p = parse_einsum(subscripts, operands, loc);
   std::vector<std::vector<int>> order = path.empty() ? einsum_greedy_path(p) : path;
   std::vector<Term> terms;
-  for (std::size_t i = 0; i < operands.size(); ++i) terms.push_back(prepare_term({p.inputs[i], operands[i]}, p.sizes, loc));
+  for (std::size_t i = 0; i < operands.size(); ++i)
+    terms.push_back(prepare_term({p.inputs[i], operands[i]}, p.sizes, loc));
   Key out(p.output.begin(), p.output.end());
   std::sort(out.begin(), out.end());
   for (const auto& step : order) {
@@ -1625,7 +1691,9 @@ Tensor einsum(const std::string& subscripts, const std::vector<Tensor>& operands
     std::sort(picks.begin(), picks.end());
     for (std::size_t i = 0; i < picks.size(); ++i)
       if (picks[i] < 0 || picks[i] >= static_cast<int>(terms.size()) || (i && picks[i] == picks[i - 1]))
-        raise_value("einsum", operands, "the path names operand " + std::to_string(picks[i]) + " of " + std::to_string(terms.size()) + " remaining",
+        raise_value("einsum", operands,
+                    "the path names operand " + std::to_string(picks[i]) + " of " + std::to_string(terms.size()) +
+                        " remaining",
                     "Pass a path of positions in the list of remaining operands, as einsum_path returns.", loc);
     std::vector<Term> chosen;
     for (auto it = picks.rbegin(); it != picks.rend(); ++it) {
@@ -1679,7 +1747,8 @@ Tensor einsum(const std::string& subscripts, const std::vector<Tensor>& operands
 
 std::pair<std::vector<std::vector<int>>, std::string> einsum_path(const std::string& subscripts,
                                                                   const std::vector<Tensor>& operands, Loc loc) {
-  if (operands.empty()) raise_value("einsum_path", {}, "needs at least one operand", "Pass the operands after the subscripts.", loc);
+  if (operands.empty())
+    raise_value("einsum_path", {}, "needs at least one operand", "Pass the operands after the subscripts.", loc);
   Parsed p = parse_einsum(subscripts, operands, loc);
   auto path = einsum_greedy_path(p);
   // Costs as numpy.einsum_path counts them: the product of the sizes of all labels in a contraction, times the
@@ -1756,10 +1825,12 @@ std::pair<std::vector<std::vector<int>>, std::string> einsum_path(const std::str
   return {path, std::string(head) + rows};
 }
 
-Tensor tensordot(const Tensor& a, const Tensor& b, const std::vector<int>& axes_a, const std::vector<int>& axes_b, Loc loc) {
+Tensor tensordot(const Tensor& a, const Tensor& b, const std::vector<int>& axes_a, const std::vector<int>& axes_b,
+                 Loc loc) {
   if (axes_a.size() != axes_b.size())
     raise_value("tensordot", {a, b},
-                "the axes lists have different lengths (" + std::to_string(axes_a.size()) + " and " + std::to_string(axes_b.size()) + ")",
+                "the axes lists have different lengths (" + std::to_string(axes_a.size()) + " and " +
+                    std::to_string(axes_b.size()) + ")",
                 "Pass one axis of b for each axis of a.", loc);
   need_static("tensordot", a, loc);
   need_static("tensordot", b, loc);
@@ -1768,8 +1839,9 @@ Tensor tensordot(const Tensor& a, const Tensor& b, const std::vector<int>& axes_
     int x = axis_of("tensordot", a, axes_a[i], loc), y = axis_of("tensordot", b, axes_b[i], loc);
     if (a.shape()[static_cast<std::size_t>(x)] != b.shape()[static_cast<std::size_t>(y)])
       raise_shape("tensordot", {a, b},
-                  "shape mismatch for sum: axis " + std::to_string(x) + " of a has size " + std::to_string(a.shape()[static_cast<std::size_t>(x)]) +
-                      " but axis " + std::to_string(y) + " of b has size " + std::to_string(b.shape()[static_cast<std::size_t>(y)]),
+                  "shape mismatch for sum: axis " + std::to_string(x) + " of a has size " +
+                      std::to_string(a.shape()[static_cast<std::size_t>(x)]) + " but axis " + std::to_string(y) +
+                      " of b has size " + std::to_string(b.shape()[static_cast<std::size_t>(y)]),
                   "Pair axes of equal sizes.", loc);
     ca.push_back(x);
     cb.push_back(y);
@@ -1801,8 +1873,8 @@ Tensor tensordot(const Tensor& a, const Tensor& b, const std::vector<int>& axes_
 Tensor tensordot(const Tensor& a, const Tensor& b, std::int64_t axes, Loc loc) {
   if (axes < 0 || axes > a.ndim() || axes > b.ndim())
     raise_value("tensordot", {a, b},
-                "axes=" + std::to_string(axes) + " is out of range for operands of " + std::to_string(a.ndim()) + " and " +
-                    std::to_string(b.ndim()) + " dimensions",
+                "axes=" + std::to_string(axes) + " is out of range for operands of " + std::to_string(a.ndim()) +
+                    " and " + std::to_string(b.ndim()) + " dimensions",
                 "Pass 0 <= axes <= min(a.ndim, b.ndim).", loc);
   std::vector<int> xa, xb;
   for (std::int64_t i = 0; i < axes; ++i) {
@@ -1836,7 +1908,8 @@ Tensor kron(const Tensor& a, const Tensor& b, Loc loc) {
 
 Tensor vdot(const Tensor& a, const Tensor& b, Loc loc) {
   if (a.size() != b.size())
-    raise_shape("vdot", {a, b}, "the operands have " + std::to_string(a.size()) + " and " + std::to_string(b.size()) + " elements",
+    raise_shape("vdot", {a, b},
+                "the operands have " + std::to_string(a.size()) + " and " + std::to_string(b.size()) + " elements",
                 "Pass operands with the same number of elements.", loc);
   return named_composite("vdot", matmul(ravel(a, loc), ravel(b, loc), loc));
 }
@@ -1861,7 +1934,9 @@ Tensor vecdot(const Tensor& x1, const Tensor& x2, int axis, Loc loc) {
   std::int64_t n1 = x1.shape()[static_cast<std::size_t>(axis_of("vecdot", x1, axis, loc))];
   std::int64_t n2 = x2.shape()[static_cast<std::size_t>(axis_of("vecdot", x2, axis, loc))];
   if (n1 != n2)
-    raise_shape("vecdot", {x1, x2}, "the vectors along axis " + std::to_string(axis) + " have sizes " + std::to_string(n1) + " and " + std::to_string(n2),
+    raise_shape("vecdot", {x1, x2},
+                "the vectors along axis " + std::to_string(axis) + " have sizes " + std::to_string(n1) + " and " +
+                    std::to_string(n2),
                 "Pass vectors of one length (the other axes broadcast).", loc);
   return named_composite("vecdot", sum(prod, ax, false, loc));
 }

@@ -53,7 +53,8 @@ template <class T> class MatmulCall final : public LibraryCall {
     // Many small float32 products (a batch at least as large as the thread pool, each under ~64 MFLOP): one per
     // thread, each gemm single-threaded inside the parallel region, instead of every gemm spread over all threads.
     const auto batch = static_cast<std::int64_t>(offset_a_.size());
-    if (std::is_same_v<T, float> && !bias_ && batch >= 2 && batch >= omp_get_max_threads() && static_cast<double>(m_) * n_ * k_ <= (1 << 26)) {
+    if (std::is_same_v<T, float> && !bias_ && batch >= 2 && batch >= omp_get_max_threads() &&
+        static_cast<double>(m_) * n_ * k_ <= (1 << 26)) {
 #pragma omp parallel for schedule(static)
       for (std::int64_t i = 0; i < batch; ++i) gemm(a, b, c, static_cast<std::size_t>(i), T(0));
       return;

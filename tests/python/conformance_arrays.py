@@ -354,12 +354,16 @@ def add_rows(c):
     )
     row(
         "convolve",
-        lambda a, v: [sx.convolve(a, v), sx.convolve(a, v, "same"), sx.convolve(a, v, "valid")]
-        + [sx.correlate(a, v), sx.correlate(a, v, "same"), sx.correlate(a, v, "full")]
-        + [sx.polymul(a, v), sx.polyadd(a, v), sx.polysub(v, a)],
-        lambda a, v: [np.convolve(a, v), np.convolve(a, v, "same"), np.convolve(a, v, "valid")]
-        + [np.correlate(a, v), np.correlate(a, v, "same"), np.correlate(a, v, "full")]
-        + [np.polymul(a, v), np.polyadd(a, v), np.polysub(v, a)],
+        lambda a, v: (
+            [sx.convolve(a, v), sx.convolve(a, v, "same"), sx.convolve(a, v, "valid")]
+            + [sx.correlate(a, v), sx.correlate(a, v, "same"), sx.correlate(a, v, "full")]
+            + [sx.polymul(a, v), sx.polyadd(a, v), sx.polysub(v, a)]
+        ),
+        lambda a, v: (
+            [np.convolve(a, v), np.convolve(a, v, "same"), np.convolve(a, v, "valid")]
+            + [np.correlate(a, v), np.correlate(a, v, "same"), np.correlate(a, v, "full")]
+            + [np.polymul(a, v), np.polyadd(a, v), np.polysub(v, a)]
+        ),
         [((7,), (3,)), ((2,), (5,)), ((4,), (4,))],
         api=("convolve", "correlate", "polymul", "polyadd", "polysub"),
     )
