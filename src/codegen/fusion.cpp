@@ -84,15 +84,28 @@ bool recomputable(const Tensor& t, const Uses& uses) {
   return ops::op_def(t.op()).cheap || reads <= 2;
 }
 
-// Which operands of a 2-D matrix product are transposes it can read through the library's
-// transposed-operand flag instead of materializing them (each needed nowhere else).
-std::array<bool, 2> absorbable_transposes(const Tensor& product, const Uses& uses) {
+// Which operands of a matrix product are transposes it can read through the library's
+// transposed-operand flag instead of materializing them (each needed nowhere else): a 2-D transpose
+// of a 2-D product, and, when the product runs on the gemm loop (no oneDNN ReLU epilogue, whose
+// flattened batch needs plain operands), a transpose of the last two axes only of a batched one
+// (each batch element of the transpose's input is then the operand stored transposed).
+std::array<bool, 2> absorbable_transposes(const Tensor& product, const Uses& uses, bool gemm_loop) {
   std::array<bool, 2> absorbed{};
   if (product.op() != OpKind::Matmul || !is_floating(product.dtype())) return absorbed;
   for (std::size_t k = 0; k < 2; ++k) {
     const Tensor& operand = product.node().inputs[k];
-    absorbed[k] = operand.op() == OpKind::Transpose && operand.ndim() == 2 &&
-                  product.node().inputs[1 - k].ndim() == 2 && uses.single(operand);
+    if (operand.op() != OpKind::Transpose || !uses.single(operand)) continue;
+    if (operand.ndim() == 2 && product.node().inputs[1 - k].ndim() == 2) {
+      absorbed[k] = true;
+      continue;
+    }
+    const auto& perm = std::get<PermAttr>(operand.node().attr).perm;
+    bool last_two = gemm_loop && operand.ndim() > 2;
+    for (std::size_t d = 0; last_two && d < perm.size(); ++d) {
+      std::size_t want = d + 2 < perm.size() ? d : perm.size() * 2 - 3 - d;  // n-2 <-> n-1
+      last_two = static_cast<std::size_t>(perm[d]) == want;
+    }
+    absorbed[k] = last_two;
   }
   return absorbed;
 }
@@ -256,7 +269,7 @@ FusionPlan plan_fusion(const std::vector<Tensor>& roots, const LibraryCapabiliti
       role[&t.node()] = Role::library;
       if (group)
         for (const Node* n : group->absorbed) role[n] = Role::inlined;
-      step.transposed = absorbable_transposes(step.product(), uses);
+      step.transposed = absorbable_transposes(step.product(), uses, !(group && group->epilogue.relu));
       for (std::size_t k = 0; k < 2; ++k)
         if (step.transposed[k]) role[&step.product().node().inputs[k].node()] = Role::inlined;
       for (const Tensor& in : step.inputs()) read_by_library.insert(&in.node());

@@ -3,6 +3,7 @@
 // primitive instead (bias argument and eltwise post-ops, applied while each output tile is in
 // registers). A product with a bias alone stays on the gemm, accumulating onto the bias.
 #include <cblas.h>
+#include <omp.h>
 
 #include <algorithm>
 #include <type_traits>
@@ -49,6 +50,15 @@ template <class T> class MatmulCall final : public LibraryCall {
     const T* bias = bias_ ? reinterpret_cast<const T*>(p[2]) : nullptr;
     T* c = reinterpret_cast<T*>(p[bias_ ? 3 : 2]);
     const T beta = bias_ ? T(1) : T(0);
+    // Many small float32 products (a batch at least as large as the thread pool, each under ~64 MFLOP): one per
+    // thread, each gemm single-threaded inside the parallel region, instead of every gemm spread over all threads.
+    const auto batch = static_cast<std::int64_t>(offset_a_.size());
+    if (std::is_same_v<T, float> && !bias_ && batch >= 2 && batch >= omp_get_max_threads() &&
+        static_cast<double>(m_) * n_ * k_ <= (1 << 26)) {
+#pragma omp parallel for schedule(static)
+      for (std::int64_t i = 0; i < batch; ++i) gemm(a, b, c, static_cast<std::size_t>(i), T(0));
+      return;
+    }
     for (std::size_t i = 0; i < offset_a_.size(); ++i) {
       T* out = c + static_cast<std::int64_t>(i) * m_ * n_;
       if (bias_) {
@@ -68,6 +78,17 @@ template <class T> class MatmulCall final : public LibraryCall {
                     transposed_[1] ? CblasTrans : CblasNoTrans, m_, n_, k_, 1.0, a + offset_a_[i], lda,
                     b + offset_b_[i], ldb, beta, out, n_);
     }
+  }
+
+  void gemm(const T* a, const T* b, T* c, std::size_t i, T beta) const {
+    T* out = c + static_cast<std::int64_t>(i) * m_ * n_;
+    const int lda = transposed_[0] ? m_ : k_, ldb = transposed_[1] ? k_ : n_;
+    if constexpr (std::is_same_v<T, float>)
+      dnnl_sgemm(transposed_[0] ? 'T' : 'N', transposed_[1] ? 'T' : 'N', m_, n_, k_, 1.f, a + offset_a_[i], lda,
+                 b + offset_b_[i], ldb, beta, out, n_);
+    else
+      cblas_dgemm(CblasRowMajor, transposed_[0] ? CblasTrans : CblasNoTrans, transposed_[1] ? CblasTrans : CblasNoTrans,
+                  m_, n_, k_, 1.0, a + offset_a_[i], lda, b + offset_b_[i], ldb, beta, out, n_);
   }
 
   std::string describe() const override {

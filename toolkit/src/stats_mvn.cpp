@@ -36,14 +36,6 @@ Shape check_shapes(const Tensor& mean, const Tensor& matrix, const char* name, L
                           at);
 }
 
-// The transpose of the last two axes.
-Tensor matrix_transpose(const Tensor& m, Loc at) {
-  std::vector<int> perm(static_cast<std::size_t>(m.ndim()));
-  for (std::size_t i = 0; i < perm.size(); ++i) perm[i] = static_cast<int>(i);
-  std::swap(perm[perm.size() - 1], perm[perm.size() - 2]);
-  return transpose(m, perm, at);
-}
-
 // sum(log(diag(L))) over the last axis: half the log-determinant of L L^T.
 Tensor half_logdet(const Tensor& tril, Loc at) {
   Tensor diagonal = sum(multiply(tril, eye(tril.shape().back(), std::nullopt, 0, tril.dtype(), at), at), -1, false, at);
