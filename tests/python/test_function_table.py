@@ -40,12 +40,8 @@ def table():
         found = c.graph_ops(r, False) - LEAVES
         for api in r.api:
             ops.setdefault(api, set()).update(found)
-    # An alias is the same function object as a name listed earlier (NumPy's spellings).
-    first = {}
-    for api in sorted(ops, key=lambda a: (a.count("."), a)):
-        fn = resolve(api)
-        if fn is not None:
-            first.setdefault(id(fn), api)
+    # An alias is the same function object as another name (NumPy's spellings): its __name__ is the
+    # name it was defined under.
     groups = {m: [] for m in MODULES}
     for api in sorted(ops):
         module = api.rsplit(".", 1)[0] if "." in api else ""
@@ -54,8 +50,9 @@ def table():
         leaf = api.rsplit(".", 1)[-1]
         fn = resolve(api)
         found = sorted(ops[api])
-        if fn is not None and first.get(id(fn)) not in (None, api):
-            kind = "alias of `%s`" % first[id(fn)]
+        defined = getattr(fn, "__name__", leaf)
+        if defined != leaf:
+            kind = "alias of `%s`" % (module + "." + defined if module else defined)
         elif leaf in primitives or (len(found) == 1 and found[0] == leaf):
             kind = "primitive"
         else:
