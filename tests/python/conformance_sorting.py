@@ -74,7 +74,7 @@ def quiet(f):
 
 
 def add_rows(c):
-    row, F, I = c.row, c.F, c.I  # noqa: E741
+    row, I = c.row, c.I  # noqa: E741
 
     # ---- sort, argsort, partition, top_k ----
     for vname, kw, shape in [
