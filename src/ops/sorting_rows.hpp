@@ -32,11 +32,11 @@ template <class T> inline bool before(T a, T b, bool descending) {
 }
 
 // The stable sorting permutation of the row x[0], x[stride], ... (n elements) into idx[0..n).
-template <class T> void argsort_row(const T* x, std::int64_t stride, std::int64_t n, bool descending, std::int64_t* idx) {
+template <class T>
+void argsort_row(const T* x, std::int64_t stride, std::int64_t n, bool descending, std::int64_t* idx) {
   std::iota(idx, idx + n, std::int64_t{0});
-  std::stable_sort(idx, idx + n, [&](std::int64_t a, std::int64_t b) {
-    return before(x[a * stride], x[b * stride], descending);
-  });
+  std::stable_sort(idx, idx + n,
+                   [&](std::int64_t a, std::int64_t b) { return before(x[a * stride], x[b * stride], descending); });
 }
 
 // A value and its index: the total order of a partition (value, then index) makes the selected

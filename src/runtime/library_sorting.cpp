@@ -320,7 +320,8 @@ template <OpKind op, class T> class ScanCall final : public LibraryCall {
         const std::int64_t row = base + k * inner, prev = row - inner;
         if (b) {
 #pragma omp simd
-          for (std::int64_t c = c0; c < c1; ++c) out[row + c] = Step<op, T>::next(out[prev + c], x[row + c], b[row + c]);
+          for (std::int64_t c = c0; c < c1; ++c)
+            out[row + c] = Step<op, T>::next(out[prev + c], x[row + c], b[row + c]);
         } else {
 #pragma omp simd
           for (std::int64_t c = c0; c < c1; ++c) out[row + c] = Step<op, T>::next(out[prev + c], x[row + c], T{});
