@@ -51,15 +51,24 @@ template <class T> inline bool keyed_before(const Keyed<T>& a, const Keyed<T>& b
   return a.index < b.index;
 }
 
-// Partitions `row` (n keyed elements) around the sorted positions `kth`: after it, row[k] is the
-// element a full sort puts at k, smaller ones before it and larger ones after it, for every k.
-template <class T> void partition_keyed(Keyed<T>* row, std::int64_t n, const std::vector<std::int64_t>& kth) {
+// Partitions `row` (n elements, totally ordered by `less`) around the sorted positions `kth`: after
+// it, row[k] is the element a full sort puts at k, smaller ones before it and larger ones after it,
+// for every k. A kth right after the previous one (the median's upper middle) or at the end takes
+// a min or max scan instead of a selection. Any two element types with isomorphic orders get the
+// same permutation (the library call partitions packed 64-bit keys, the reference Keyed pairs).
+template <class E, class Less>
+void partition_row(E* row, std::int64_t n, const std::vector<std::int64_t>& kth, Less less) {
   std::int64_t from = 0;
   for (std::int64_t k : kth) {
     if (k < from) continue;  // already in place (duplicate kth)
-    std::nth_element(row + from, row + k, row + n, keyed_before<T>);
+    if (k == from) std::iter_swap(row + k, std::min_element(row + from, row + n, less));
+    else if (k == n - 1) std::iter_swap(row + k, std::max_element(row + from, row + n, less));
+    else std::nth_element(row + from, row + k, row + n, less);
     from = k + 1;
   }
+}
+template <class T> void partition_keyed(Keyed<T>* row, std::int64_t n, const std::vector<std::int64_t>& kth) {
+  partition_row(row, n, kth, keyed_before<T>);
 }
 
 // ---- scans: out[k] = f(out[k - 1], x[k]) along a row ----

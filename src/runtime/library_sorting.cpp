@@ -8,7 +8,7 @@
 //   sorted by all threads (per-thread histograms and scatters), many rows one per thread. 64-bit
 //   values use std::stable_sort with the reference's comparator.
 // - partition, argpartition: the reference's own row algorithm (ops/sorting_rows.hpp), so that both
-//   pick the same partition.
+//   pick the same partition; 32-bit values as packed 64-bit (key, index) integers.
 // - scans: rows that run along memory are scanned eight at a time (independent chains hide the
 //   latency of each step); rows strided by `inner` are scanned as blocks of columns, vectorized.
 #include <omp.h>
@@ -17,6 +17,7 @@
 #include <array>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <limits>
 #include <string>
 #include <type_traits>
@@ -213,6 +214,9 @@ template <class T> class PartitionCall final : public LibraryCall {
   void run(char* const* p) override {
     const T* x = reinterpret_cast<const T*>(p[0]);
     const std::int64_t rows = s_.outer * s_.inner, n = s_.n, stride = s_.inner;
+    if constexpr (sizeof(T) == 4) {
+      if (n < (std::int64_t{1} << 32)) return run_packed(x, p[1]);
+    }
 #pragma omp parallel if (rows * n >= 32768)
     {
       std::vector<so::Keyed<T>> row(static_cast<std::size_t>(n));
@@ -231,6 +235,29 @@ template <class T> class PartitionCall final : public LibraryCall {
   }
   std::string describe() const override {
     return std::string(values_ ? "partition" : "argpartition") + ", nth_element over rows";
+  }
+
+  // 32-bit values: each element packed as (key << 32 | index), whose order as an integer is the
+  // reference's (value, index) order, so the selection picks the same permutation, on 8-byte keys.
+  void run_packed(const T* x, char* out) const {
+    const std::int64_t rows = s_.outer * s_.inner, n = s_.n, stride = s_.inner;
+#pragma omp parallel if (rows * n >= 32768)
+    {
+      std::vector<std::uint64_t> row(static_cast<std::size_t>(n));
+#pragma omp for schedule(dynamic, 16)
+      for (std::int64_t r = 0; r < rows; ++r) {
+        const std::int64_t at = (r / s_.inner) * n * s_.inner + r % s_.inner;
+        for (std::int64_t k = 0; k < n; ++k)
+          row[static_cast<std::size_t>(k)] =
+              (std::uint64_t{key_of<T>(x[at + k * stride], true)} << 32) | static_cast<std::uint64_t>(k);
+        so::partition_row(row.data(), n, attr_.kth, std::less<std::uint64_t>());
+        for (std::int64_t k = 0; k < n; ++k) {
+          const auto j = static_cast<std::int64_t>(row[static_cast<std::size_t>(k)] & 0xFFFFFFFFu);
+          if (values_) reinterpret_cast<T*>(out)[at + k * stride] = x[at + j * stride];
+          else reinterpret_cast<std::int64_t*>(out)[at + k * stride] = j;
+        }
+      }
+    }
   }
 
  private:
