@@ -78,6 +78,16 @@
   X(Argmin, "argmin")                                               \
   X(Cumsum, "cumsum")                                               \
   /* sorting, searching, scans (symx/sorting.hpp) */                \
+  X(Sort, "sort")                                                   \
+  X(Argsort, "argsort")                                             \
+  X(Partition, "partition")                                         \
+  X(Argpartition, "argpartition")                                   \
+  X(Searchsorted, "searchsorted")                                   \
+  X(Cumprod, "cumprod")                                             \
+  X(Cummax, "cummax")                                               \
+  X(Cummin, "cummin")                                               \
+  X(Logcumsumexp, "logcumsumexp")                                   \
+  X(LinearRecurrence, "linear_recurrence")                          \
   /* shape and indexing */                                          \
   X(Reshape, "reshape")                                             \
   X(Transpose, "transpose")                                         \

@@ -140,14 +140,24 @@ struct LoopAttr {
   std::shared_ptr<const LoopSpec> spec;
   bool operator==(const LoopAttr& o) const { return spec == o.spec; }
 };
+// Sorting and searching (symx/sorting.hpp): the sorted axis (normalized), the order, the kth
+// positions of a partition (sorted, non-negative) and searchsorted's side (`right`).
+struct SortAttr {
+  int axis = 0;
+  bool descending = false;
+  std::vector<std::int64_t> kth;
+  bool right = false;
+  bool operator==(const SortAttr&) const = default;
+};
 // A part of a node with several results (a loop's final carry, its stacked outputs): result `index`.
 struct PartAttr {
   int index = 0;
   bool operator==(const PartAttr&) const = default;
 };
 
-using Attr = std::variant<NoAttr, ReduceAttr, AxisAttr, ShapeAttr, PermAttr, SliceAttr, PadAttr, CastAttr, ConstantAttr,
-                          ConvAttr, PoolAttr, TriangularSolveAttr, RandomAttr, HostCallAttr, LoopAttr, PartAttr>;
+using Attr =
+    std::variant<NoAttr, ReduceAttr, AxisAttr, ShapeAttr, PermAttr, SliceAttr, PadAttr, CastAttr, ConstantAttr,
+                 ConvAttr, PoolAttr, TriangularSolveAttr, RandomAttr, HostCallAttr, LoopAttr, PartAttr, SortAttr>;
 
 // Draws a value of the given shape and dtype: how a variable made from an initializer gets its first
 // value, and a new one from reset_variables. The named ones are in symx/nn/init.hpp.

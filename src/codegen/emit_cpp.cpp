@@ -109,6 +109,16 @@ std::string spell(OpKind op, const std::vector<std::string>& a, DType out, DType
     case OpKind::Argmax:
     case OpKind::Argmin:
     case OpKind::Cumsum:
+    case OpKind::Sort:
+    case OpKind::Argsort:
+    case OpKind::Partition:
+    case OpKind::Argpartition:
+    case OpKind::Searchsorted:
+    case OpKind::Cumprod:
+    case OpKind::Cummax:
+    case OpKind::Cummin:
+    case OpKind::Logcumsumexp:
+    case OpKind::LinearRecurrence:
     case OpKind::Reshape:
     case OpKind::Transpose:
     case OpKind::BroadcastTo:

@@ -31,7 +31,11 @@ Role role_of_unfusible(const Tensor& t, const LibraryCapabilities& library) {
     case ops::Lowering::library:
       if (ops::op_def(t.op()).family == ops::Family::control)
         return library.handles(t.op()) ? Role::library : Role::fallback;
-      return library.handles(t.op()) && is_floating(t.dtype()) ? Role::library : Role::fallback;
+      // Floating results, or integer results of floating operands (argsort's indices).
+      return library.handles(t.op()) &&
+                     (is_floating(t.dtype()) || (!t.node().inputs.empty() && is_floating(t.node().inputs[0].dtype())))
+                 ? Role::library
+                 : Role::fallback;
     case ops::Lowering::reference: return Role::fallback;
     case ops::Lowering::kernel: break;
   }

@@ -37,7 +37,8 @@ enum class Route {
   avg_pool_grad,
   concatenate,
   unslice,
-  loop  // scan, while_loop, switch: the regions' compiled programs, run by runtime/library_loops.cpp
+  loop,    // scan, while_loop, switch: the regions' compiled programs, run by runtime/library_loops.cpp
+  sorting  // sorts, partitions and running scans over rows (runtime/library_sorting.cpp)
 };
 
 // The library call of each op whose row in the op table says Lowering::library; Route::none for
@@ -60,6 +61,9 @@ Route route_of(OpKind op) {
     set(OpKind::Scan, Route::loop);
     set(OpKind::WhileLoop, Route::loop);
     set(OpKind::Switch, Route::loop);
+    for (OpKind k : {OpKind::Sort, OpKind::Argsort, OpKind::Partition, OpKind::Argpartition, OpKind::Cumprod,
+                     OpKind::Cummax, OpKind::Cummin, OpKind::Logcumsumexp, OpKind::LinearRecurrence})
+      set(k, Route::sorting);
     return r;
   }();
   return routes[static_cast<std::size_t>(op)];
@@ -88,6 +92,7 @@ std::unique_ptr<LibraryCall> make_float32_dnnl_call(const Tensor& node, Route ro
       case Route::avg_pool_grad: return make_avg_pool_call(node, true);
       case Route::none:
       case Route::loop:
+      case Route::sorting:
       case Route::concatenate:
       case Route::unslice:
       case Route::matmul:
@@ -132,6 +137,7 @@ std::unique_ptr<LibraryCall> make_library_call(const codegen::Step& step) {
   const Route route = route_of(node.op());
   if (route == Route::none) return nullptr;
   if (route == Route::loop) return make_loop_call(node);
+  if (route == Route::sorting) return make_sorting_call(node);
   if (route == Route::concatenate || route == Route::unslice) return make_copy_call(node);
   for (const Tensor& in : node.node().inputs)
     if (in.dtype() != node.dtype()) return nullptr;
@@ -151,6 +157,7 @@ std::unique_ptr<LibraryCall> make_library_call(const codegen::Step& step) {
     case Route::avg_pool:
     case Route::avg_pool_grad: return make_float32_dnnl_call(node, route);
     case Route::loop:
+    case Route::sorting:
     case Route::concatenate:
     case Route::unslice:
     case Route::none: return nullptr;

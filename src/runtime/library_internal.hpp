@@ -7,6 +7,7 @@
 //   library_dnnl.cpp         DnnlCall and the oneDNN engine and stream
 //   library_copies.cpp       concatenate and unslice as block copies
 //   library_loops.cpp        scan, while_loop and switch: their regions' programs run in a loop
+//   library_sorting.cpp      sorts, partitions and running scans over rows
 #pragma once
 
 #include <array>
@@ -26,6 +27,9 @@ namespace symx::runtime::detail {
 std::unique_ptr<LibraryCall> make_loop_call(const Tensor& node);
 // Concatenate and unslice (step 1): block copies (library_copies.cpp); nullptr for other steps.
 std::unique_ptr<LibraryCall> make_copy_call(const Tensor& node);
+// Sorting and scans (library_sorting.cpp): sort, argsort, partition, argpartition, cumprod, cummax,
+// cummin, logcumsumexp, linear_recurrence; nullptr for a dtype without a call.
+std::unique_ptr<LibraryCall> make_sorting_call(const Tensor& node);
 
 using dnnl::memory;
 

@@ -122,6 +122,28 @@ CASES = {
     "argmax": ([m([1, 3, 3], [0, 0, 0], [2, 1, 2])], [], lambda x: x.argmax(-1)),
     "argmin": ([m([1, 0, 0], [0, 0, 0], [2, 3, 2])], [], lambda x: x.argmin(-1)),
     "cumsum": ([a(0, 1, -1, 0)], [0], lambda x: x.cumsum(0)),
+    # ---- sorting and scans (issue 21): ties go to the stable sort's positions (torch.sort(stable=True)),
+    # cummax/cummin's to the latest index holding the extremum (torch.cummax), cumprod's zeros (one,
+    # several in a row) get the exact products of the others, logcumsumexp's -inf entries get 0 (NaN in
+    # a leading run of -inf, as PyTorch's and JAX's).
+    "sort": ([TIES], [0], lambda x: torch.sort(x, dim=-1, stable=True).values),
+    "partition": ([TIES], [0], lambda x: torch.sort(x, dim=-1, stable=True).values),
+    "cumprod": ([m([0, 0, 2, 3], [1, 0, 0, 0], [2, 0, 3, 0], [-1, 2, 0, 1])], [0], lambda x: torch.cumprod(x, -1)),
+    "cummax": (
+        [m([1, 1, 0, 1], [2, 3, 3, 1], [0, -inf, 0, 0], [-1, -1, -1, -1])],
+        [0],
+        lambda x: torch.cummax(x, -1).values,
+    ),
+    "cummin": (
+        [m([1, 1, 2, 1], [2, 0, 0, 1], [0, inf, 0, 0], [-1, -1, -1, -1])],
+        [0],
+        lambda x: torch.cummin(x, -1).values,
+    ),
+    "logcumsumexp": (
+        [m([-inf, -inf, 0, 1], [0, -inf, 0, -inf], [0, 0, 0, 0], [40, -40, 0, 40])],
+        [0],
+        lambda x: torch.logcumsumexp(x, -1),
+    ),
     "mean": ([m([1, 1, 1], [0, 1, 2])], [0], lambda x: x.mean(-1)),
     "var": ([m([1, 1, 1], [0, 1, 2])], [0], lambda x: x.var(-1, correction=0)),
     "std": ([m([1, 1, 1], [0, 1, 2])], [0], lambda x: x.std(-1, correction=0)),  # JAX: NaN for a constant row

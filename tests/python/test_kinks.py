@@ -118,6 +118,12 @@ SYMX = {
     "argmax": lambda x: sx.argmax(x, axis=-1),
     "argmin": lambda x: sx.argmin(x, axis=-1),
     "cumsum": lambda x: sx.cumsum(x, axis=0),
+    "sort": sx.sort,
+    "partition": lambda x: sx.partition(x, [0, 1, 2]),
+    "cumprod": lambda x: sx.cumprod(x, axis=-1),
+    "cummax": lambda x: sx.cummax(x, axis=-1),
+    "cummin": lambda x: sx.cummin(x, axis=-1),
+    "logcumsumexp": lambda x: sx.logcumsumexp(x, axis=-1),
     "mean": lambda x: sx.mean(x, axis=-1),
     "var": lambda x: sx.var(x, axis=-1),
     "std": lambda x: sx.std(x, axis=-1),
@@ -265,6 +271,10 @@ NOT_DIFFERENTIABLE = {
     # No reverse-mode gradient (a ValueError that suggests fori_loop or scan, as in JAX): see
     # test_control_flow.py::test_while_loop_has_no_gradient_and_says_what_to_use.
     "while_loop",
+    # sorting and searching (issue 21): integer results
+    "argsort",
+    "argpartition",
+    "searchsorted",
 }
 
 # Ops that only gradient graphs build (the transposes of other ops): each must appear in the gradient
@@ -278,6 +288,7 @@ GRADIENT_ONLY = {
     "max_pool_grad",
     "avg_pool_grad",
     "softmax_cross_entropy_grad",
+    "linear_recurrence",  # cumprod's gradient scan (issue 21)
 }
 
 # Ops smooth everywhere in their domain (no kink to choose at), listed so that a reader sees they were

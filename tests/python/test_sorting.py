@@ -1,0 +1,115 @@
+"""Sorting, searching, order statistics and scans (symx/sorting.hpp) beyond the conformance table: the
+partition property, the compiled library calls on large rows (radix sort, threads), unique and the set
+functions without size= (eager) and inside a function, and the error messages."""
+
+import numpy as np
+import pytest
+
+import symx as sx
+
+pytestmark = pytest.mark.usefixtures("fresh_graph")
+
+
+def both(inputs, outputs, args):
+    """Outputs from the reference evaluator and the compiled backend."""
+    return [sx.function(inputs, outputs, backend=b)(*args) for b in ("reference", "compiled")]
+
+
+@pytest.mark.parametrize("kth", [0, 3, -1, (1, 5), (0, 2, 6)])
+def test_partition_and_argpartition_are_partitions(kth):
+    rng = np.random.default_rng(0)
+    a = rng.integers(0, 4, (5, 7)).astype(np.float32)
+    a[1, 2] = np.nan
+    x = sx.placeholder(a.shape, "float32")
+    for p, i in both([x], [sx.partition(x, kth, axis=1), sx.argpartition(x, kth, axis=1)], [a]):
+        np.testing.assert_array_equal(np.take_along_axis(a, i, 1), p)
+        np.testing.assert_array_equal(np.sort(p, 1), np.sort(a, 1))
+        for k in np.atleast_1d(kth):
+            k = k % a.shape[1]
+            np.testing.assert_array_equal(p[:, k], np.sort(a, 1)[:, k])
+            for row, v in zip(p, p[:, k]):
+                assert np.all(~(row[:k] > v)) and np.all(~(row[k + 1 :] < v))
+
+
+def test_compiled_sorts_of_long_rows_match_numpy():
+    rng = np.random.default_rng(1)
+    a = rng.standard_normal(200_000).astype(np.float32)
+    a[::7] = np.round(a[::7])  # ties
+    a[3], a[10], a[11], a[12] = np.nan, -0.0, 0.0, -np.inf
+    b = rng.standard_normal((300, 700)).astype(np.float32)
+    x, y = sx.placeholder(a.shape, "float32"), sx.placeholder(b.shape, "float32")
+    outs = [sx.argsort(x), sx.sort(x), sx.argsort(x, descending=True), sx.argsort(y, axis=0), sx.sort(y, axis=1)]
+    got = sx.function([x, y], outs)(a, b)
+    np.testing.assert_array_equal(got[0], np.argsort(a, kind="stable"))
+    np.testing.assert_array_equal(got[1], np.sort(a))
+    np.testing.assert_array_equal(got[2], a.size - 1 - np.flip(np.argsort(np.flip(a), kind="stable")))
+    np.testing.assert_array_equal(got[3], np.argsort(b, axis=0, kind="stable"))
+    np.testing.assert_array_equal(got[4], np.sort(b, axis=1))
+
+
+def test_compiled_scans_and_median_of_large_arrays():
+    rng = np.random.default_rng(2)
+    a = rng.uniform(0.9, 1.1, (67, 301)).astype(np.float32)
+    a[5, 7:10] = 0
+    x = sx.placeholder(a.shape, "float32")
+    outs = [sx.cumprod(x, axis=1), sx.cumprod(x, axis=0), sx.cummax(x, axis=0), sx.logcumsumexp(x, axis=1)]
+    outs += [sx.median(x, axis=1), sx.median(x, axis=0), sx.quantile(x, [0.25, 0.5], axis=1)]
+    ref, got = both([x], outs, [a])
+    for r, g in zip(ref, got):
+        np.testing.assert_allclose(g, r, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(got[0], np.cumprod(a, axis=1), rtol=1e-5)
+    np.testing.assert_allclose(got[4], np.median(a, axis=1), rtol=1e-6)
+
+
+def test_cumprod_gradient_with_zeros_matches_the_products_of_the_others():
+    a = np.array([2.0, 0.0, 0.0, 3.0, 0.5])
+    x = sx.placeholder(a.shape, "float64")
+    (g,) = sx.grad(sx.sum(sx.cumprod(x)), [x])
+    want = [sum(np.prod(np.delete(a[: k + 1], i)) for k in range(i, a.size)) for i in range(a.size)]
+    for got in both([x], [g], [a]):
+        np.testing.assert_allclose(got[0], want)
+
+
+def test_unique_without_size_evaluates_its_input():
+    values, counts = sx.unique(np.array([3, 1, 3, 2, 1]), return_counts=True)
+    np.testing.assert_array_equal(values.eval(), [1, 2, 3])
+    np.testing.assert_array_equal(counts.eval(), [2, 1, 2])
+    a = np.array([2.0, np.nan, 2.0, np.nan])
+    r, want = sx.unique_all(sx.constant(a)), np.unique_all(a)  # NaNs apart, as NumPy's array-API names
+    for got, expected in zip(r, want):
+        np.testing.assert_array_equal(got.eval(), expected)
+    np.testing.assert_array_equal(sx.unique(a).eval(), [2.0, np.nan])  # NaNs as one (equal_nan=True)
+    np.testing.assert_array_equal(sx.intersect1d(np.array([1, 2, 3]), np.array([3, 2, 7])).eval(), [2, 3])
+    np.testing.assert_array_equal(sx.union1d(np.array([1, 2]), np.array([5])).eval(), [1, 2, 5])
+
+
+def test_unique_inside_a_function_needs_size():
+    x = sx.placeholder((4,), "int64")
+    with pytest.raises(ValueError, match=r"unique: the size of the result depends on the values.*Pass size="):
+        sx.unique(x)
+    with pytest.raises(ValueError, match=r"setdiff1d: .*Pass size="):
+        sx.setdiff1d(x, np.array([1]))
+    u = sx.unique(x, size=3, fill_value=-1)
+    np.testing.assert_array_equal(sx.function([x], [u])(np.array([4, 4, 2, 4]))[0], [2, 4, -1])
+
+
+def test_error_messages():
+    x = sx.placeholder((3, 4))
+    with pytest.raises(ValueError, match=r"partition: kth 4 is out of bounds for an axis of size 4"):
+        sx.partition(x, 4)
+    with pytest.raises(ValueError, match=r"searchsorted: side='middle'.*side='left' or side='right'"):
+        sx.searchsorted(np.arange(3.0), 1.0, side="middle")
+    with pytest.raises(ValueError, match=r"searchsorted: a has 2 dimensions, not 1"):
+        sx.searchsorted(x, 1.0)
+    with pytest.raises(ValueError, match=r"quantile: unknown method 'cubic'"):
+        sx.quantile(x, 0.5, method="cubic")
+    with pytest.raises(ValueError, match=r"top_k: k=5 is not in \[0, 4\]"):
+        sx.top_k(x, 5)
+    with pytest.raises(ValueError, match=r"cumulative_sum: axis is omitted for an input of 2 dimensions"):
+        sx.cumulative_sum(x)
+    with pytest.raises(ValueError, match=r"sort: .*axis"):
+        sx.sort(x, axis=2)
+
+
+def test_aliases_are_the_same_function():
+    assert sx.cumproduct is sx.cumprod
