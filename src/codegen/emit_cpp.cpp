@@ -120,6 +120,10 @@ std::string spell(OpKind op, const std::vector<std::string>& a, DType out, DType
     case OpKind::ScatterAdd:
     case OpKind::TakeAlongAxis:
     case OpKind::ScatterAddAlongAxis:
+    case OpKind::ScatterSet:  // indexing (issue 21): not elementwise
+    case OpKind::ScatterMul:
+    case OpKind::ScatterMin:
+    case OpKind::ScatterMax:
     case OpKind::Matmul:
     case OpKind::Inv:
     case OpKind::Det:
@@ -146,7 +150,9 @@ std::string spell(OpKind op, const std::vector<std::string>& a, DType out, DType
     case OpKind::RandomTruncatedNormal:
     case OpKind::RandomBernoulli:
     case OpKind::RandomRandint:
-    case OpKind::RandomPermutation: break;
+    case OpKind::RandomPermutation:
+    case OpKind::RandomGamma:  // random (issue 21)
+    case OpKind::RandomPoisson: break;
   }
   throw InternalError(std::string("spell: op ") + op_name(op) + " is not elementwise");
 }
