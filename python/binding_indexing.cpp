@@ -60,22 +60,31 @@ std::optional<Tensor> optional_tensor(nb::handle h) {
   return symx_binding::tensor_from_python(h);
 }
 
+// h as an integer, when it is one (an integer array has __index__ but refuses it).
+std::optional<std::int64_t> as_int(nb::handle h) {
+  if (PyBool_Check(h.ptr()) || !PyIndex_Check(h.ptr())) return std::nullopt;
+  nb::object index = nb::steal(PyNumber_Index(h.ptr()));
+  if (index.is_valid()) return nb::cast<std::int64_t>(index);
+  PyErr_Clear();
+  return std::nullopt;
+}
+
 Bins bins_from(nb::handle h) {
-  if (!PyBool_Check(h.ptr()) && PyIndex_Check(h.ptr())) return Bins(nb::cast<std::int64_t>(h));
+  if (auto n = as_int(h)) return Bins(*n);
   if (nb::isinstance<nb::str>(h)) throw nb::type_error("bins: only a number of bins or the bin edges are supported");
   return Bins(symx_binding::tensor_from_python(h));
 }
 
 // bins of histogramdd / histogram2d: one entry, or one per dimension.
 std::vector<Bins> bins_list(nb::handle h) {
-  if (nb::isinstance<Tensor>(h) || (!PyBool_Check(h.ptr()) && PyIndex_Check(h.ptr()))) return {bins_from(h)};
+  if (nb::isinstance<Tensor>(h) || as_int(h)) return {bins_from(h)};
   std::vector<Bins> out;
   nb::object seq = nb::steal(PySequence_Fast(h.ptr(), "bins must be an int, edges, or a sequence of them"));
   if (!seq.is_valid()) throw nb::python_error();
-  // A sequence of numbers is one set of edges when it holds floats.
+  // A NumPy array, or a sequence of floats, is one set of edges.
   bool numbers = true;
-  for (nb::handle item : seq) numbers = numbers && (PyFloat_Check(item.ptr()));
-  if (numbers) return {bins_from(h)};
+  for (nb::handle item : seq) numbers = numbers && PyFloat_Check(item.ptr());
+  if (numbers || nb::hasattr(h, "ndim")) return {bins_from(h)};
   for (nb::handle item : seq) out.push_back(bins_from(item));
   return out;
 }

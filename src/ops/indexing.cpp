@@ -759,7 +759,7 @@ Tensor compress(const Tensor& condition, const Tensor& x, std::optional<int> axi
   Tensor taken = take(src, idx, ax, loc);
   Shape rs(static_cast<std::size_t>(src.ndim()), 1);
   rs[static_cast<std::size_t>(ax)] = s;
-  return named_composite("compress", where(reshape(real, rs, loc), taken, fill_value, loc));
+  return named_composite("compress", where(reshape(real, rs, loc), taken, constant(fill_value, x.dtype(), loc), loc));
 }
 
 Tensor extract(const Tensor& condition, const Tensor& x, std::optional<std::int64_t> size, double fill_value, Loc loc) {
@@ -794,7 +794,7 @@ Tensor trim_zeros(const Tensor& x, const std::string& trim, std::optional<std::i
   }
   Tensor k = iota(s, loc);
   Tensor taken = take(x, clip(add(first, k, loc), 0, n - 1, loc), 0, loc);
-  return named_composite("trim_zeros", where(less(k, len, loc), taken, fill_value, loc));
+  return named_composite("trim_zeros", where(less(k, len, loc), taken, constant(fill_value, x.dtype(), loc), loc));
 }
 
 }  // namespace symx
