@@ -179,7 +179,7 @@ void bind_indexing(nb::module_& m) {
   m.attr("Tensor").attr("at") =
       property(nb::cpp_function([](const Tensor& t) { return AtHelper{t}; }), nb::none(), nb::none(),
                "JAX's x.at[index]: .set(v), .add(v), .multiply(v), .divide(v), .min(v), .max(v), .get() return new "
-               "tensors (see index_update).");
+               "tensors (see index_update).\n\nExample: x.at[1:, 0].set(0.0)");
 
   m.def(
       "put_along_axis",

@@ -43,26 +43,26 @@ class IndexItem {
 using IndexList = std::vector<IndexItem>;
 
 // x[index] with NumPy's full indexing (basic and advanced), as x.at[index].get() in JAX.
-// Example: index_get(x, {arange(2, 0, -1, int64)}) is x[[1, 0]]... in Python x.at[[1, 0]].get()
+// Example: index_get(x, ([1, 0], 2)) is x[[1, 0], 2], as x.at[[1, 0], 2].get()
 Tensor index_get(const Tensor& x, const IndexList& index, Loc loc = Loc::current());
 // A copy of x with x[index] replaced by values (broadcast to x[index]'s shape, cast to x's dtype), as
 // jax.ops.index_update and x.at[index].set(values). With duplicate indices the last update wins.
-// Example: index_update(zeros((3,)), {1}, 5.0).eval() is [0, 5, 0]
+// Example: index_update(zeros((3,)), 1, 5.0).eval() is [0, 5, 0]
 Tensor index_update(const Tensor& x, const IndexList& index, const Operand& values, Loc loc = Loc::current());
 // x with values added at x[index] (duplicates accumulate), as jax.ops.index_add and x.at[index].add(values).
-// Example: index_add(zeros((3,)), {array [0, 0]}, 1.0) is [2, 0, 0]
+// Example: index_add(zeros((3,)), ([0, 0],), 1.0).eval() is [2, 0, 0]
 Tensor index_add(const Tensor& x, const IndexList& index, const Operand& values, Loc loc = Loc::current());
 // x with x[index] multiplied by values (duplicates multiply), as x.at[index].multiply(values).
-// Example: index_multiply(ones((3,)), {2}, 4.0).eval() is [1, 1, 4]
+// Example: index_multiply(ones((3,)), 2, 4.0).eval() is [1, 1, 4]
 Tensor index_multiply(const Tensor& x, const IndexList& index, const Operand& values, Loc loc = Loc::current());
 // x with x[index] divided by values, as x.at[index].divide(values) (x / scatter_mul(ones, index, values)).
-// Example: index_divide(ones((3,)), {2}, 4.0).eval() is [1, 1, 0.25]
+// Example: index_divide(ones((3,)), 2, 4.0).eval() is [1, 1, 0.25]
 Tensor index_divide(const Tensor& x, const IndexList& index, const Operand& values, Loc loc = Loc::current());
 // x with x[index] replaced by minimum(x[index], values), as jax.ops.index_min and x.at[index].min(values).
-// Example: index_min(ones((3,)), {0}, -2.0).eval() is [-2, 1, 1]
+// Example: index_min(ones((3,)), 0, -2.0).eval() is [-2, 1, 1]
 Tensor index_min(const Tensor& x, const IndexList& index, const Operand& values, Loc loc = Loc::current());
 // x with x[index] replaced by maximum(x[index], values), as jax.ops.index_max and x.at[index].max(values).
-// Example: index_max(zeros((3,)), {0}, 2.0).eval() is [2, 0, 0]
+// Example: index_max(zeros((3,)), 0, 2.0).eval() is [2, 0, 0]
 Tensor index_max(const Tensor& x, const IndexList& index, const Operand& values, Loc loc = Loc::current());
 
 // JAX's x.at[index]: the indexed updates as methods (at(x, {1}).set(5.0)). In Python, x.at[index].
@@ -88,7 +88,7 @@ inline IndexedRef at(const Tensor& x, IndexList index) { return {x, std::move(in
 // x with `values` put at `indices` along `axis`, as numpy.put_along_axis (jnp's, inplace=False): indices
 // is an integer tensor of x's number of dimensions, broadcastable with x on the other axes; values
 // broadcast to the indices' shape. Without axis, x is flattened (and the result is 1-D).
-// Example: put_along_axis(x, argmax(x, 1, true), 0.0, 1) zeroes each row's maximum
+// Example: put_along_axis(x, argmax(x, axis=1, keepdims=True), 0.0, axis=1) zeroes each row's maximum
 Tensor put_along_axis(const Tensor& x, const Tensor& indices, const Operand& values, std::optional<int> axis,
                       Loc loc = Loc::current());
 // x with the flat positions `indices` set to `values`, as numpy.put (jnp's, inplace=False); values are
@@ -140,13 +140,13 @@ std::pair<Tensor, Tensor> histogram(const Tensor& x, const Bins& bins = 10, Rang
                                     Loc loc = Loc::current());
 // A D-dimensional histogram of `sample` (N, D), as numpy.histogramdd: bins per dimension (one entry for
 // all), ranges per dimension; returns the (bins_0, ..., bins_D-1) counts and the D edge tensors.
-// Example: histogramdd(stack({x, y}, 1), {4, 4}) gives counts of shape (4, 4) and two edge tensors
+// Example: histogramdd(stack([x, y], 1), (4, 4)) gives counts of shape (4, 4) and two edge tensors
 std::pair<Tensor, std::vector<Tensor>> histogramdd(const Tensor& sample, const std::vector<Bins>& bins = {10},
                                                    const std::vector<std::pair<double, double>>& ranges = {},
                                                    const std::optional<Tensor>& weights = std::nullopt,
                                                    bool density = false, Loc loc = Loc::current());
 // A 2-D histogram of points (x, y), as numpy.histogram2d: returns (counts, xedges, yedges).
-// Example: histogram2d(x, y, {5, 5})
+// Example: histogram2d(x, y, (5, 5))
 std::vector<Tensor> histogram2d(const Tensor& x, const Tensor& y, const std::vector<Bins>& bins = {10},
                                 const std::vector<std::pair<double, double>>& ranges = {},
                                 const std::optional<Tensor>& weights = std::nullopt, bool density = false,
@@ -172,7 +172,7 @@ Tensor flatnonzero(const Tensor& x, std::optional<std::int64_t> size = std::null
                    Loc loc = Loc::current());
 // The slices of x along `axis` (of the flattened x without one) where condition (1-D, at most that long)
 // is true, as numpy.compress; the padding of size= is fill_value.
-// Example: compress([false, true, true], [1, 2, 3]).eval() is [2, 3]
+// Example: compress([0, 1, 1], [1, 2, 3]).eval() is [2, 3]
 Tensor compress(const Tensor& condition, const Tensor& x, std::optional<int> axis = std::nullopt,
                 std::optional<std::int64_t> size = std::nullopt, double fill_value = 0, Loc loc = Loc::current());
 // The elements of x (flattened) where condition (x's size) is true, as numpy.extract.
