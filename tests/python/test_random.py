@@ -256,9 +256,9 @@ def _distributions():
 
     def poisson_check(x):
         assert x.dtype == np.int64 and x.shape == (N, 4)
-        for k, l in enumerate(lam):
-            support = np.arange(int(l + 6 * np.sqrt(l) + 6))
-            _chi2(x[:, k], stats.poisson(l).pmf, support, f"poisson lam={l}")
+        for k, rate in enumerate(lam):
+            support = np.arange(int(rate + 6 * np.sqrt(rate) + 6))
+            _chi2(x[:, k], stats.poisson(rate).pmf, support, f"poisson lam={rate}")
 
     add("poisson", r.poisson(sx.constant(lam), (N, 4), seed=11), poisson_check)
     probs = np.array([0.1, 0.2, 0.3, 0.4])
@@ -302,7 +302,7 @@ def test_distributions_against_scipy(backend):
     cases = _distributions()
     f = sx.function([], [t for _, t, _ in cases], backend=backend)
     first = f()
-    for (name, _, check), x in zip(cases, first):
+    for (_, _, check), x in zip(cases, first):
         check(x)
     # Fresh numbers on the next call, and the same numbers from the same seed in a new graph.
     second = f()
