@@ -314,7 +314,7 @@ def test_distributions_against_scipy(backend):
 
 
 def test_distributions_eval_match_scipy():
-    for name, t, check in _distributions()[:4]:
+    for _, t, check in _distributions():
         check(t.eval())
 
 
