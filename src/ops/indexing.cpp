@@ -142,14 +142,13 @@ std::vector<Tensor> vjp_scatter_extremum(const Tensor& y, const Tensor& g) {
 void register_indexing_ops() {
   using K = OpKind;
   constexpr auto F = Family::shape;
-  define(K::ScatterSet,
-         row(F, 3, Lowering::reference, infer_scatter, evaluate_scatter<K::ScatterSet>, vjp_scatter_set));
-  define(K::ScatterMul,
-         row(F, 3, Lowering::reference, infer_scatter, evaluate_scatter<K::ScatterMul>, vjp_scatter_mul));
+  // A library call each (runtime/library_scatter.cpp): a copy of the operand, one pass over the updates.
+  define(K::ScatterSet, row(F, 3, Lowering::library, infer_scatter, evaluate_scatter<K::ScatterSet>, vjp_scatter_set));
+  define(K::ScatterMul, row(F, 3, Lowering::library, infer_scatter, evaluate_scatter<K::ScatterMul>, vjp_scatter_mul));
   define(K::ScatterMin,
-         row(F, 3, Lowering::reference, infer_scatter, evaluate_scatter<K::ScatterMin>, vjp_scatter_extremum));
+         row(F, 3, Lowering::library, infer_scatter, evaluate_scatter<K::ScatterMin>, vjp_scatter_extremum));
   define(K::ScatterMax,
-         row(F, 3, Lowering::reference, infer_scatter, evaluate_scatter<K::ScatterMax>, vjp_scatter_extremum));
+         row(F, 3, Lowering::library, infer_scatter, evaluate_scatter<K::ScatterMax>, vjp_scatter_extremum));
 }
 
 }  // namespace ops

@@ -7,6 +7,7 @@
 //   library_dnnl.cpp         DnnlCall and the oneDNN engine and stream
 //   library_copies.cpp       concatenate and unslice as block copies
 //   library_loops.cpp        scan, while_loop and switch: their regions' programs run in a loop
+//   library_scatter.cpp      the scatters of indexed updates (set, mul, min, max)
 #pragma once
 
 #include <array>
@@ -26,6 +27,8 @@ namespace symx::runtime::detail {
 std::unique_ptr<LibraryCall> make_loop_call(const Tensor& node);
 // Concatenate and unslice (step 1): block copies (library_copies.cpp); nullptr for other steps.
 std::unique_ptr<LibraryCall> make_copy_call(const Tensor& node);
+// scatter_set / scatter_mul / scatter_min / scatter_max (library_scatter.cpp, issue 21).
+std::unique_ptr<LibraryCall> make_scatter_call(const Tensor& node);
 
 using dnnl::memory;
 
