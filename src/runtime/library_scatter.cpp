@@ -49,9 +49,7 @@ template <class T, class I> class ScatterCall final : public LibraryCall {
       out[k] = combine<T>(op_, out[k], u[j]);
     }
   }
-  std::string describe() const override {
-    return std::string(op_name(op_)) + " of " + std::to_string(m_) + " updates";
-  }
+  std::string describe() const override { return std::string(op_name(op_)) + " of " + std::to_string(m_) + " updates"; }
 
  private:
   OpKind op_;
