@@ -123,6 +123,7 @@
   /* more distributions (symx/ops.hpp random) */                    \
   X(RandomGamma, "random_gamma")                                    \
   X(RandomPoisson, "random_poisson")                                \
+  X(RandomGammaGrad, "random_gamma_grad")                           \
   /* calls into the host program (host_call) */                     \
   X(HostCall, "host_call")                                          \
   /* control flow (symx/control_flow.hpp): nodes with regions */    \

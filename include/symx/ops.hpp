@@ -609,8 +609,9 @@ Tensor permutation(std::int64_t n, Seed seed, Loc loc = Loc::current());
 // `shape` defaults (nullopt, None in Python) to the broadcast shape of the parameters, and the
 // parameters must broadcast to it. Composites over uniform/normal draws are differentiable in their
 // parameters where JAX's are (reparameterized); gamma and poisson are primitives (Marsaglia-Tsang with
-// the alpha < 1 boost; inversion for rates below 10, Hormann's PTRS above), and gamma, beta, dirichlet
-// and t have no gradient with respect to their shape parameters (JAX's implicit gradient: not yet).
+// the alpha < 1 boost; inversion for rates below 10, Hormann's PTRS above). A gamma draw's gradient with
+// respect to its shape parameter is JAX's implicit one (the draw moved at a fixed quantile: the
+// primitive random_gamma_grad), so beta, dirichlet and t are differentiable too; poisson is not.
 
 // Standard Cauchy draws, tan(pi (u - 1/2)), as jax.random.cauchy.
 // Example: random.cauchy((1000,))

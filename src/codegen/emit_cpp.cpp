@@ -99,6 +99,7 @@ std::string spell(OpKind op, const std::vector<std::string>& a, DType out, DType
     case OpKind::LeftShift: return call("left_shift", a);
     case OpKind::RightShift: return call("right_shift", a);
     case OpKind::Where: return "symx_kernel::select<" + T + ">(" + a[0] + ", " + a[1] + ", " + a[2] + ")";
+    case OpKind::RandomGammaGrad: return call("random_gamma_grad", a);  // random (issue 21)
     case OpKind::Placeholder:
     case OpKind::Variable:
     case OpKind::Constant:

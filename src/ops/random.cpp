@@ -374,6 +374,65 @@ double poisson_draw(const Stream& s, std::uint64_t i, double lam) {
   }
 }
 
+// The derivative of a Gamma(a, 1) draw x with respect to a at a fixed quantile (implicit
+// reparameterization, as JAX's random_gamma_grad): dx/da = -(dP/da)(a, x) / p(a, x), P the
+// regularized lower incomplete gamma function and p the density. dP/da is the derivative of P's
+// series sum_n x^(a+n) e^-x / Gamma(a+n+1), term by term; for a > 1e4 the normal limit
+// x = a + sqrt(a) z gives (x + a) / (2a). x = 0 (an underflowed draw) gives 0.
+double gamma_digamma(double y) {
+  double r = 0;
+  while (y < 6) r -= 1 / y, y += 1;
+  const double f = 1 / (y * y);
+  return r + std::log(y) - 0.5 / y -
+         f * (1.0 / 12 - f * (1.0 / 120 - f * (1.0 / 252 - f * (1.0 / 240 - f * (1.0 / 132)))));
+}
+double random_gamma_grad(double a, double x) {
+  if (!(a > 0) || x != x) return std::numeric_limits<double>::quiet_NaN();
+  if (!(x > 0)) return 0;
+  if (x == std::numeric_limits<double>::infinity()) return x;
+  if (a > 1e4) return (x + a) / (2 * a);
+  const double logx = std::log(x);
+  double term = std::exp(a * logx - x - std::lgamma(a + 1));
+  double psi = gamma_digamma(a + 1), dp = term * (logx - psi);
+  const double tol = 1e-17;
+  for (int n = 1; n < 200000; ++n) {
+    term *= x / (a + n);
+    psi += 1 / (a + n);
+    const double d = term * (logx - psi);
+    dp += d;
+    if (n > x - a && term < tol && std::abs(d) < tol * std::abs(dp)) break;
+  }
+  const double log_density = (a - 1) * logx - x - std::lgamma(a);
+  return -dp / std::exp(log_density);
+}
+
+TensorType infer_gamma_grad(const std::vector<Tensor>& in, const Attr&) {
+  if (!is_floating(in[0].dtype()) || in[0].dtype() != in[1].dtype())
+    fail_dtype("random_gamma_grad takes two floating tensors of one dtype, got " +
+                   std::string(dtype_name(in[0].dtype())) + " and " + std::string(dtype_name(in[1].dtype())),
+               "It is built by the gradient of random.gamma.");
+  return {broadcast_shapes(in[0].shape(), in[1].shape()), in[0].dtype()};
+}
+Array evaluate_gamma_grad(const EvalArgs& args) {
+  const Shape& shape = args.node.type.shape;
+  Array out(shape, args.node.type.dtype);
+  if (out.size() == 0) return out;
+  auto sa = broadcast_strides(args.inputs[0].shape(), shape), sb = broadcast_strides(args.inputs[1].shape(), shape);
+  IndexCounter counter(shape);
+  std::int64_t flat = 0;
+  do {
+    std::int64_t ia = 0, ib = 0;
+    for (std::size_t d = 0; d < shape.size(); ++d) ia += counter.index[d] * sa[d], ib += counter.index[d] * sb[d];
+    out.set_flat(flat++, random_gamma_grad(args.inputs[0].get_flat(ia), args.inputs[1].get_flat(ib)));
+  } while (counter.next());
+  return out;
+}
+std::vector<Tensor> vjp_gamma_grad(const Tensor&, const Tensor&) {
+  throw ValueError(
+      "random.gamma: the second derivative of a gamma draw with respect to its shape parameter is not "
+      "implemented.");
+}
+
 template <OpKind op> TensorType infer_param(const std::vector<Tensor>& in, const Attr& attr) {
   if (in.size() != 2 || in[0].dtype() != DType::i64 || !in[0].shape().empty())
     fail_value("expects the graph's int64 random-state scalar and a parameter tensor",
@@ -403,10 +462,10 @@ template <OpKind op> Array evaluate_param(const EvalArgs& args) {
   return out;
 }
 
-std::vector<Tensor> vjp_gamma(const Tensor&, const Tensor&) {
-  throw ValueError(
-      "random.gamma: the gradient of a gamma draw with respect to its shape parameter (JAX's implicit "
-      "reparameterization) is not implemented yet; wrap the parameter in stop_gradient to differentiate the rest.");
+// Implicit reparameterization, as JAX: the draw moves with its shape parameter at a fixed quantile.
+std::vector<Tensor> vjp_gamma(const Tensor& y, const Tensor& g) {
+  const Tensor& a = y.node().inputs[1];
+  return {Tensor(), multiply(g, make_node(OpKind::RandomGammaGrad, {a, y}))};
 }
 
 // Random draws have no gradient: the draw does not depend on a differentiable input.
@@ -470,6 +529,8 @@ void register_random_ops() {
              K::RandomPermutation>();
   define(K::RandomGamma, row(Family::random, 2, Lowering::reference, infer_param<K::RandomGamma>,
                              evaluate_param<K::RandomGamma>, vjp_gamma));
+  define(K::RandomGammaGrad,
+         row(Family::elementwise, 2, Lowering::kernel, infer_gamma_grad, evaluate_gamma_grad, vjp_gamma_grad));
   define(K::RandomPoisson, row(Family::random, 2, Lowering::reference, infer_param<K::RandomPoisson>,
                                evaluate_param<K::RandomPoisson>, no_gradient));
 }

@@ -292,4 +292,5 @@ def add_rows(c):
 COVERAGE = {
     "random_gamma": ["test_random.py::test_distributions_against_scipy"],
     "random_poisson": ["test_random.py::test_distributions_against_scipy"],
+    "random_gamma_grad": ["test_random.py::test_gamma_gradient"],
 }
