@@ -50,6 +50,18 @@ IndexList index_list(nb::handle key) {
   return out;
 }
 
+// JAX's mode= of the indexed updates: symx's indices must be in range (an out-of-range one is an error),
+// which is JAX's "promise_in_bounds"; "clip", "drop" and "fill" are not supported.
+void check_mode(nb::handle mode) {
+  if (mode.is_none()) return;
+  auto m = nb::cast<std::string>(mode);
+  if (m != "promise_in_bounds")
+    throw nb::value_error(("at[...]: mode=\"" + m +
+                           "\" is not supported: symx's indices must be in range (an out-of-range index is an "
+                           "error, JAX's \"promise_in_bounds\"); clip the indices first with sx.clip.")
+                              .c_str());
+}
+
 // x.at: indexing it gives an IndexedRef.
 struct AtHelper {
   Tensor x;
@@ -151,19 +163,25 @@ void bind_indexing(nb::module_& m) {
   nb::class_<sx::IndexedRef>(m, "_IndexedRef", "x.at[index]: JAX's indexed updates (set, add, ...) and get.")
       .def(
           "get",
-          [](const sx::IndexedRef& r, nb::kwargs) {
+          [](const sx::IndexedRef& r, bool, bool, nb::handle mode, nb::handle fill_value) {
+            check_mode(mode);
+            if (!fill_value.is_none())
+              throw nb::value_error("at[...].get: fill_value is not supported (indices must be in range)");
             PyLocation here;
             return r.get();
           },
-          "x[index] (NumPy's basic and advanced indexing).")
-#define SYMX_AT(name, doc)                                     \
-  def(                                                         \
-      #name,                                                   \
-      [](const sx::IndexedRef& r, const sx::Operand& values) { \
-        PyLocation here;                                       \
-        return r.name(values);                                 \
-      },                                                       \
-      "values"_a, doc)
+          nb::kw_only(), "indices_are_sorted"_a = false, "unique_indices"_a = false, "mode"_a = nb::none(),
+          "fill_value"_a = nb::none(), "x[index] (NumPy's basic and advanced indexing).")
+#define SYMX_AT(name, doc)                                                                                          \
+  def(                                                                                                              \
+      #name,                                                                                                        \
+      [](const sx::IndexedRef& r, const sx::Operand& values, bool, bool, nb::handle mode) {                         \
+        check_mode(mode);                                                                                           \
+        PyLocation here;                                                                                            \
+        return r.name(values);                                                                                      \
+      },                                                                                                            \
+      "values"_a, nb::kw_only(), "indices_are_sorted"_a = false, "unique_indices"_a = false, "mode"_a = nb::none(), \
+      doc)
       .SYMX_AT(set, "x with x[index] = values (the last of duplicate indices wins).")
       .SYMX_AT(add, "x with values added at x[index] (duplicates accumulate).")
       .SYMX_AT(multiply, "x with x[index] multiplied by values.")

@@ -84,6 +84,9 @@ def test_index_errors_name_the_line():
         x.at[m[:, 0]].set(np.ones((3, 4)))
     with pytest.raises(ValueError, match="out of bounds"):
         x.at[5].set(1.0).eval()
+    with pytest.raises(ValueError, match='mode="clip" is not supported'):
+        x.at[5].set(1.0, mode="clip")
+    np.testing.assert_array_equal(x.at[1, 2].add(1.0, unique_indices=True).eval()[1], [0, 0, 1, 0])
 
 
 def test_size_is_needed_only_for_symbolic_values():
