@@ -164,16 +164,137 @@ void bind_linalg(nb::module_& linalg) {
 
 void bind_random(nb::module_& random) {
   namespace rnd = symx::random;
+  using symx::DType;
+  using symx::Shape;
+  using Seed = rnd::Seed;
+  auto opt_shape = [](nb::handle h) -> std::optional<Shape> {
+    if (h.is_none()) return std::nullopt;
+    return int_list(h);
+  };
   random.def("seed", &rnd::seed, "seed"_a, DOC(random_seed));
-  random.def("uniform", LOC(rnd::uniform), "shape"_a, "low"_a = 0.0, "high"_a = 1.0, "dtype"_a = symx::DType::f32,
-             DOC(random_uniform));
-  random.def("normal", LOC(rnd::normal), "shape"_a, "mean"_a = 0.0, "stddev"_a = 1.0, "dtype"_a = symx::DType::f32,
-             DOC(random_normal));
-  random.def("truncated_normal", LOC(rnd::truncated_normal), "shape"_a, "mean"_a = 0.0, "stddev"_a = 1.0,
-             "lower"_a = -2.0, "upper"_a = 2.0, "dtype"_a = symx::DType::f32, DOC(random_truncated_normal));
-  random.def("bernoulli", LOC(rnd::bernoulli), "shape"_a, "p"_a = 0.5, "dtype"_a = symx::DType::b8,
-             DOC(random_bernoulli));
-  random.def("randint", LOC(rnd::randint), "shape"_a, "low"_a, "high"_a, "dtype"_a = symx::DType::i64,
-             DOC(random_randint));
-  random.def("permutation", LOC(rnd::permutation), "n"_a, DOC(random_permutation));
+  random.def(
+      "uniform",
+      [](IntList shape, double low, double high, DType dtype, Seed seed) {
+        PyLocation here;
+        return rnd::uniform(shape.v, low, high, dtype, seed);
+      },
+      "shape"_a, "low"_a = 0.0, "high"_a = 1.0, "dtype"_a = DType::f32, "seed"_a = nb::none(), DOC(random_uniform));
+  random.def(
+      "normal",
+      [](IntList shape, double mean, double stddev, DType dtype, Seed seed) {
+        PyLocation here;
+        return rnd::normal(shape.v, mean, stddev, dtype, seed);
+      },
+      "shape"_a, "mean"_a = 0.0, "stddev"_a = 1.0, "dtype"_a = DType::f32, "seed"_a = nb::none(), DOC(random_normal));
+  random.def(
+      "truncated_normal",
+      [](IntList shape, double mean, double stddev, double lower, double upper, DType dtype, Seed seed) {
+        PyLocation here;
+        return rnd::truncated_normal(shape.v, mean, stddev, lower, upper, dtype, seed);
+      },
+      "shape"_a, "mean"_a = 0.0, "stddev"_a = 1.0, "lower"_a = -2.0, "upper"_a = 2.0, "dtype"_a = DType::f32,
+      "seed"_a = nb::none(), DOC(random_truncated_normal));
+  random.def(
+      "bernoulli",
+      [](IntList shape, double p, DType dtype, Seed seed) {
+        PyLocation here;
+        return rnd::bernoulli(shape.v, p, dtype, seed);
+      },
+      "shape"_a, "p"_a = 0.5, "dtype"_a = DType::b8, "seed"_a = nb::none(), DOC(random_bernoulli));
+  random.def(
+      "randint",
+      [](IntList shape, std::int64_t low, std::int64_t high, DType dtype, Seed seed) {
+        PyLocation here;
+        return rnd::randint(shape.v, low, high, dtype, seed);
+      },
+      "shape"_a, "low"_a, "high"_a, "dtype"_a = DType::i64, "seed"_a = nb::none(), DOC(random_randint));
+  random.def(
+      "permutation",
+      [](std::int64_t n, Seed seed) {
+        PyLocation here;
+        return rnd::permutation(n, seed);
+      },
+      "n"_a, "seed"_a = nb::none(), DOC(random_permutation));
+#define SYMX_STANDARD(name, doc)                  \
+  random.def(                                     \
+      #name,                                      \
+      [](IntList shape, DType dtype, Seed seed) { \
+        PyLocation here;                          \
+        return rnd::name(shape.v, dtype, seed);   \
+      },                                          \
+      "shape"_a = nb::tuple(), "dtype"_a = DType::f32, "seed"_a = nb::none(), doc)
+  SYMX_STANDARD(cauchy, DOC(random_cauchy));
+  SYMX_STANDARD(exponential, DOC(random_exponential));
+  SYMX_STANDARD(gumbel, DOC(random_gumbel));
+  SYMX_STANDARD(laplace, DOC(random_laplace));
+  SYMX_STANDARD(logistic, DOC(random_logistic));
+#undef SYMX_STANDARD
+#define SYMX_ONE_PARAM(name, param, dflt, doc)                                        \
+  random.def(                                                                         \
+      #name,                                                                          \
+      [opt_shape](const symx::Operand& p, nb::handle shape, DType dtype, Seed seed) { \
+        auto s = opt_shape(shape);                                                    \
+        PyLocation here;                                                              \
+        return rnd::name(p, s, dtype, seed);                                          \
+      },                                                                              \
+      param##_a, "shape"_a = nb::none(), "dtype"_a = dflt, "seed"_a = nb::none(), doc)
+  SYMX_ONE_PARAM(pareto, "b", DType::f32, DOC(random_pareto));
+  SYMX_ONE_PARAM(gamma, "a", DType::f32, DOC(random_gamma));
+  SYMX_ONE_PARAM(poisson, "lam", DType::i64, DOC(random_poisson));
+  SYMX_ONE_PARAM(t, "df", DType::f32, DOC(random_t));
+#undef SYMX_ONE_PARAM
+  random.def(
+      "beta",
+      [opt_shape](const symx::Operand& a, const symx::Operand& b, nb::handle shape, DType dtype, Seed seed) {
+        auto s = opt_shape(shape);
+        PyLocation here;
+        return rnd::beta(a, b, s, dtype, seed);
+      },
+      "a"_a, "b"_a, "shape"_a = nb::none(), "dtype"_a = DType::f32, "seed"_a = nb::none(), DOC(random_beta));
+  random.def(
+      "dirichlet",
+      [opt_shape](const TensorArg& alpha, nb::handle shape, DType dtype, Seed seed) {
+        auto s = opt_shape(shape);
+        PyLocation here;
+        return rnd::dirichlet(alpha.t, s, dtype, seed);
+      },
+      "alpha"_a, "shape"_a = nb::none(), "dtype"_a = DType::f32, "seed"_a = nb::none(), DOC(random_dirichlet));
+  random.def(
+      "categorical",
+      [opt_shape](const TensorArg& logits, AxisInt axis, nb::handle shape, Seed seed) {
+        auto s = opt_shape(shape);
+        PyLocation here;
+        return rnd::categorical(logits.t, axis.v, s, seed);
+      },
+      "logits"_a, "axis"_a = -1, "shape"_a = nb::none(), "seed"_a = nb::none(), DOC(random_categorical));
+  random.def(
+      "multivariate_normal",
+      [opt_shape](const TensorArg& mean, const TensorArg& cov, nb::handle shape, DType dtype, const std::string& method,
+                  Seed seed) {
+        auto s = opt_shape(shape);
+        PyLocation here;
+        return rnd::multivariate_normal(mean.t, cov.t, s, dtype, method, seed);
+      },
+      "mean"_a, "cov"_a, "shape"_a = nb::none(), "dtype"_a = DType::f32, "method"_a = "cholesky", "seed"_a = nb::none(),
+      DOC(random_multivariate_normal));
+  random.def(
+      "choice",
+      [](nb::handle a, IntList shape, bool replace, nb::handle p, AxisInt axis, Seed seed) {
+        symx::Tensor at = PyLong_Check(a.ptr()) && !PyBool_Check(a.ptr())
+                              ? symx::constant(static_cast<double>(nb::cast<std::int64_t>(a)), DType::i64)
+                              : tensor_from_python(a);
+        std::optional<symx::Tensor> pt;
+        if (!p.is_none()) pt = tensor_from_python(p);
+        PyLocation here;
+        return rnd::choice(at, shape.v, replace, pt, axis.v, seed);
+      },
+      "a"_a, "shape"_a = nb::tuple(), "replace"_a = true, "p"_a = nb::none(), "axis"_a = 0, "seed"_a = nb::none(),
+      DOC(random_choice));
+  random.def(
+      "shuffle",
+      [](const TensorArg& x, AxisInt axis, Seed seed) {
+        PyLocation here;
+        return rnd::shuffle(x.t, axis.v, seed);
+      },
+      "x"_a, "axis"_a = 0, "seed"_a = nb::none(), DOC(random_shuffle));
 }

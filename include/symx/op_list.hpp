@@ -101,6 +101,10 @@
   X(TakeAlongAxis, "take_along_axis")                               \
   X(ScatterAddAlongAxis, "scatter_add_along_axis")                  \
   /* indexed updates (symx/indexing.hpp) */                         \
+  X(ScatterSet, "scatter_set")                                      \
+  X(ScatterMul, "scatter_mul")                                      \
+  X(ScatterMin, "scatter_min")                                      \
+  X(ScatterMax, "scatter_max")                                      \
   /* linear algebra */                                              \
   X(Matmul, "matmul")                                               \
   X(Inv, "inv")                                                     \
@@ -127,6 +131,9 @@
   X(RandomRandint, "random_randint")                                \
   X(RandomPermutation, "random_permutation")                        \
   /* more distributions (symx/ops.hpp random) */                    \
+  X(RandomGamma, "random_gamma")                                    \
+  X(RandomPoisson, "random_poisson")                                \
+  X(RandomGammaGrad, "random_gamma_grad")                           \
   /* calls into the host program (host_call) */                     \
   X(HostCall, "host_call")                                          \
   /* control flow (symx/control_flow.hpp): nodes with regions */    \

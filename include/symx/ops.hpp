@@ -590,6 +590,90 @@ Tensor randint(Shape shape, std::int64_t low, std::int64_t high, DType dtype = D
 // A random permutation of 0..n-1 (int64), fresh on every evaluation.
 // Example: take(x, random.permutation(len(x)), axis=0) shuffles the rows of x
 Tensor permutation(std::int64_t n, Loc loc = Loc::current());
+
+// ---- per-op seeds and more distributions (issue 21) ----
+// A per-op seed (SymJAX's seed=): a draw made with a seed has a random state of its own, so that it
+// gives the same stream of numbers (fresh on each evaluation, reproducible from the seed) whatever the
+// global seed and the other draws; without one (nullopt) it draws from the graph's generator.
+using Seed = std::optional<std::uint64_t>;
+// The draws above with a per-op seed (Python: their seed= argument).
+Tensor uniform(Shape shape, double low, double high, DType dtype, Seed seed, Loc loc = Loc::current());
+Tensor normal(Shape shape, double mean, double stddev, DType dtype, Seed seed, Loc loc = Loc::current());
+Tensor truncated_normal(Shape shape, double mean, double stddev, double lower, double upper, DType dtype, Seed seed,
+                        Loc loc = Loc::current());
+Tensor bernoulli(Shape shape, double p, DType dtype, Seed seed, Loc loc = Loc::current());
+Tensor randint(Shape shape, std::int64_t low, std::int64_t high, DType dtype, Seed seed, Loc loc = Loc::current());
+Tensor permutation(std::int64_t n, Seed seed, Loc loc = Loc::current());
+
+// In the distributions below (jax.random's, without the key), a parameter is a number or a tensor;
+// `shape` defaults (nullopt, None in Python) to the broadcast shape of the parameters, and the
+// parameters must broadcast to it. Composites over uniform/normal draws are differentiable in their
+// parameters where JAX's are (reparameterized); gamma and poisson are primitives (Marsaglia-Tsang with
+// the alpha < 1 boost; inversion for rates below 10, Hormann's PTRS above). A gamma draw's gradient with
+// respect to its shape parameter is JAX's implicit one (the draw moved at a fixed quantile: the
+// primitive random_gamma_grad), so beta, dirichlet and t are differentiable too; poisson is not.
+
+// Standard Cauchy draws, tan(pi (u - 1/2)), as jax.random.cauchy.
+// Example: random.cauchy((1000,))
+Tensor cauchy(Shape shape = {}, DType dtype = DType::f32, Seed seed = std::nullopt, Loc loc = Loc::current());
+// Standard exponential draws (rate 1), -log(1 - u), as jax.random.exponential.
+// Example: random.exponential((1000,)) / rate
+Tensor exponential(Shape shape = {}, DType dtype = DType::f32, Seed seed = std::nullopt, Loc loc = Loc::current());
+// Standard Gumbel draws, -log(-log(u)), as jax.random.gumbel.
+// Example: random.gumbel((1000,))
+Tensor gumbel(Shape shape = {}, DType dtype = DType::f32, Seed seed = std::nullopt, Loc loc = Loc::current());
+// Standard Laplace draws (density exp(-|x|)/2), as jax.random.laplace.
+// Example: random.laplace((1000,))
+Tensor laplace(Shape shape = {}, DType dtype = DType::f32, Seed seed = std::nullopt, Loc loc = Loc::current());
+// Standard logistic draws, log(u / (1 - u)), as jax.random.logistic.
+// Example: random.logistic((1000,))
+Tensor logistic(Shape shape = {}, DType dtype = DType::f32, Seed seed = std::nullopt, Loc loc = Loc::current());
+// Pareto draws of shape parameter b (density b / x^(b+1) on x >= 1), exp(exponential / b), as
+// jax.random.pareto; differentiable in b.
+// Example: random.pareto(3.0, (1000,))
+Tensor pareto(const Operand& b, std::optional<Shape> shape = std::nullopt, DType dtype = DType::f32,
+              Seed seed = std::nullopt, Loc loc = Loc::current());
+// Gamma draws of shape a (scale 1), as jax.random.gamma (a primitive: Marsaglia-Tsang).
+// Example: random.gamma(sx.constant([0.5, 2.0]), (1000, 2)) / rate
+Tensor gamma(const Operand& a, std::optional<Shape> shape = std::nullopt, DType dtype = DType::f32,
+             Seed seed = std::nullopt, Loc loc = Loc::current());
+// Beta(a, b) draws, from two gamma draws, as jax.random.beta.
+// Example: random.beta(2.0, 5.0, (1000,))
+Tensor beta(const Operand& a, const Operand& b, std::optional<Shape> shape = std::nullopt, DType dtype = DType::f32,
+            Seed seed = std::nullopt, Loc loc = Loc::current());
+// Dirichlet draws of concentration alpha (..., K): shape + (K,), as jax.random.dirichlet.
+// Example: random.dirichlet(sx.constant([1.0, 2.0, 3.0]), (100,)) has shape (100, 3)
+Tensor dirichlet(const Tensor& alpha, std::optional<Shape> shape = std::nullopt, DType dtype = DType::f32,
+                 Seed seed = std::nullopt, Loc loc = Loc::current());
+// Poisson draws of rate lam (int64; -1 where lam is negative or NaN), as jax.random.poisson.
+// Example: random.poisson(3.0, (1000,))
+Tensor poisson(const Operand& lam, std::optional<Shape> shape = std::nullopt, DType dtype = DType::i64,
+               Seed seed = std::nullopt, Loc loc = Loc::current());
+// Student's t draws with df degrees of freedom, normal * sqrt(df / (2 gamma(df / 2))), as jax.random.t.
+// Example: random.t(5.0, (1000,))
+Tensor t(const Operand& df, std::optional<Shape> shape = std::nullopt, DType dtype = DType::f32,
+         Seed seed = std::nullopt, Loc loc = Loc::current());
+// Indices drawn from the categorical distribution of unnormalized log-probabilities `logits` along
+// `axis` (int64), by the Gumbel-max trick, as jax.random.categorical; shape defaults to the batch shape
+// (logits' shape without axis).
+// Example: random.categorical(sx.log(sx.constant([0.2, 0.8])), shape=(1000,))
+Tensor categorical(const Tensor& logits, int axis = -1, std::optional<Shape> shape = std::nullopt,
+                   Seed seed = std::nullopt, Loc loc = Loc::current());
+// Multivariate normal draws of mean (..., n) and covariance (..., n, n), mean + cholesky(cov) z, as
+// jax.random.multivariate_normal (method "cholesky"); shape is the batch shape (without n).
+// Example: random.multivariate_normal(mu, cov, (1000,)) has shape (1000, n)
+Tensor multivariate_normal(const Tensor& mean, const Tensor& cov, std::optional<Shape> shape = std::nullopt,
+                           DType dtype = DType::f32, const std::string& method = "cholesky", Seed seed = std::nullopt,
+                           Loc loc = Loc::current());
+// Elements of a (along axis 0; a tensor, or arange(n) for choice_n) drawn with or without replacement,
+// with probabilities p (1-D, summing to 1) or uniformly, as jax.random.choice; result shape
+// shape + a.shape[1:]. Without replacement, shape's size must not exceed len(a) (Gumbel top-k with p).
+// Example: random.choice(x, (3,), replace=False)
+Tensor choice(const Tensor& a, Shape shape = {}, bool replace = true, const std::optional<Tensor>& p = std::nullopt,
+              int axis = 0, Seed seed = std::nullopt, Loc loc = Loc::current());
+// x with its slices along `axis` in a random order, as jax.random.shuffle / permutation(key, x).
+// Example: random.shuffle(x) shuffles the rows of x
+Tensor shuffle(const Tensor& x, int axis = 0, Seed seed = std::nullopt, Loc loc = Loc::current());
 }  // namespace random
 
 // ---- host calls ----

@@ -99,6 +99,7 @@ std::string spell(OpKind op, const std::vector<std::string>& a, DType out, DType
     case OpKind::LeftShift: return call("left_shift", a);
     case OpKind::RightShift: return call("right_shift", a);
     case OpKind::Where: return "symx_kernel::select<" + T + ">(" + a[0] + ", " + a[1] + ", " + a[2] + ")";
+    case OpKind::RandomGammaGrad: return call("random_gamma_grad", a);  // random (issue 21)
     case OpKind::Placeholder:
     case OpKind::Variable:
     case OpKind::Constant:
@@ -130,6 +131,10 @@ std::string spell(OpKind op, const std::vector<std::string>& a, DType out, DType
     case OpKind::ScatterAdd:
     case OpKind::TakeAlongAxis:
     case OpKind::ScatterAddAlongAxis:
+    case OpKind::ScatterSet:  // indexing (issue 21): not elementwise
+    case OpKind::ScatterMul:
+    case OpKind::ScatterMin:
+    case OpKind::ScatterMax:
     case OpKind::Matmul:
     case OpKind::Inv:
     case OpKind::Det:
@@ -156,7 +161,9 @@ std::string spell(OpKind op, const std::vector<std::string>& a, DType out, DType
     case OpKind::RandomTruncatedNormal:
     case OpKind::RandomBernoulli:
     case OpKind::RandomRandint:
-    case OpKind::RandomPermutation: break;
+    case OpKind::RandomPermutation:
+    case OpKind::RandomGamma:  // random (issue 21)
+    case OpKind::RandomPoisson: break;
   }
   throw InternalError(std::string("spell: op ") + op_name(op) + " is not elementwise");
 }

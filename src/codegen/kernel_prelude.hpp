@@ -917,4 +917,41 @@ template <class T> inline T right_shift(T x, T y) {
   return in_range ? shifted : (x < T(0) ? static_cast<T>(-1) : T(0));
 }
 
+
+// ---- random (issue 21) ----
+// The derivative of a Gamma(a, 1) draw x with respect to a at a fixed quantile (implicit
+// reparameterization, as JAX's random_gamma_grad): dx/da = -(dP/da)(a, x) / p(a, x), P the
+// regularized lower incomplete gamma function and p the density. dP/da is the derivative of P's
+// series sum_n x^(a+n) e^-x / Gamma(a+n+1), term by term; for a > 1e4 the normal limit
+// x = a + sqrt(a) z gives (x + a) / (2a). x = 0 (an underflowed draw) gives 0.
+inline double gamma_digamma(double y) {
+  double r = 0;
+  while (y < 6) r -= 1 / y, y += 1;
+  const double f = 1 / (y * y);
+  return r + libm::log(y) - 0.5 / y -
+         f * (1.0 / 12 - f * (1.0 / 120 - f * (1.0 / 252 - f * (1.0 / 240 - f * (1.0 / 132)))));
+}
+inline double random_gamma_grad(double a, double x) {
+  if (!(a > 0) || x != x) return std::numeric_limits<double>::quiet_NaN();
+  if (!(x > 0)) return 0;
+  if (x == std::numeric_limits<double>::infinity()) return x;
+  if (a > 1e4) return (x + a) / (2 * a);
+  const double logx = libm::log(x);
+  double term = libm::exp(a * logx - x - __builtin_lgamma(a + 1));
+  double psi = gamma_digamma(a + 1), dp = term * (logx - psi);
+  const double tol = 1e-17;
+  for (int n = 1; n < 200000; ++n) {
+    term *= x / (a + n);
+    psi += 1 / (a + n);
+    const double d = term * (logx - psi);
+    dp += d;
+    if (n > x - a && term < tol && libm::fabs(d) < tol * libm::fabs(dp)) break;
+  }
+  const double log_density = (a - 1) * logx - x - __builtin_lgamma(a);
+  return -dp / libm::exp(log_density);
+}
+inline float random_gamma_grad(float a, float x) {
+  return static_cast<float>(random_gamma_grad(static_cast<double>(a), static_cast<double>(x)));
+}
+
 }  // namespace symx_kernel

@@ -14,7 +14,9 @@
 #include <optional>
 #include <string>
 
+#include "core/graph.hpp"
 #include "ops/op_table.hpp"
+#include "symx/indexing.hpp"
 
 namespace symx {
 namespace ops {
@@ -227,6 +229,16 @@ template <OpKind op> std::optional<TypeProblem> check_params(const RandomAttr& p
   } else if constexpr (op == OpKind::RandomPermutation) {
     if (!(p.a >= 0)) return TypeProblem{K::value, "n (" + num(p.a) + ") is negative", "Pass n >= 0."};
     return std::nullopt;
+  } else if constexpr (op == OpKind::RandomGamma) {
+    if (!is_floating(p.dtype))
+      return TypeProblem{K::dtype, "dtype " + std::string(dtype_name(p.dtype)) + " is not a floating type",
+                         "Use float32 or float64."};
+    return std::nullopt;
+  } else if constexpr (op == OpKind::RandomPoisson) {
+    if (p.dtype != DType::i32 && p.dtype != DType::i64)
+      return TypeProblem{K::dtype, "dtype " + std::string(dtype_name(p.dtype)) + " is not int32 or int64",
+                         "Use int32 or int64."};
+    return std::nullopt;
   } else {
     static_assert(op != op, "check_params: a random op without a parameter check");
   }
@@ -301,16 +313,212 @@ template <OpKind op> Array evaluate(const EvalArgs& args) {
   return out;
 }
 
+// ---- gamma and poisson: one parameter tensor (input 1) of the output's shape ----
+
+// Block `r` of element i's own sequence of blocks (rejection samplers use several).
+std::array<std::uint32_t, 4> nth_block(const Stream& s, std::uint64_t i, std::uint64_t r) {
+  return s.block(i + (r << 40));
+}
+
+// Gamma(a, 1) by Marsaglia and Tsang (2000); a < 1 by the boost G(a) = G(a + 1) U^(1/a), in log space.
+double gamma_draw(const Stream& s, std::uint64_t i, double a) {
+  if (!(a > 0)) return std::numeric_limits<double>::quiet_NaN();
+  if (std::isinf(a)) return a;
+  double boost = 0;
+  if (a < 1) {
+    auto w = nth_block(s, i, (1ull << 23) - 1);
+    boost = std::log(open53(w[0], w[1])) / a;
+    a += 1;
+  }
+  const double d = a - 1.0 / 3.0, c = 1.0 / std::sqrt(9.0 * d);
+  for (std::uint64_t r = 0;; r += 2) {
+    double x = standard_normal(nth_block(s, i, r));
+    double v = 1 + c * x;
+    if (v <= 0) continue;
+    v = v * v * v;
+    auto w = nth_block(s, i, r + 1);
+    double u = open53(w[0], w[1]);
+    if (u < 1 - 0.0331 * x * x * x * x || std::log(u) < 0.5 * x * x + d * (1 - v + std::log(v)))
+      return std::exp(std::log(d * v) + boost);
+  }
+}
+
+// Poisson(lam): multiplication of uniforms (inversion) below 10, Hormann's PTRS (1993) above.
+double poisson_draw(const Stream& s, std::uint64_t i, double lam) {
+  if (!(lam >= 0)) return -1;
+  if (lam == 0) return 0;
+  if (std::isinf(lam)) return -1;
+  if (lam < 10) {
+    const double limit = std::exp(-lam);
+    double prod = 1;
+    for (std::uint64_t r = 0;; ++r) {
+      auto w = nth_block(s, i, r);
+      for (int h = 0; h < 2; ++h) {
+        prod *= unit53(w[2 * h], w[2 * h + 1]);
+        if (prod <= limit) return static_cast<double>(2 * r + h);
+      }
+    }
+  }
+  const double slam = std::sqrt(lam), loglam = std::log(lam);
+  const double b = 0.931 + 2.53 * slam, a = -0.059 + 0.02483 * b;
+  const double invalpha = 1.1239 + 1.1328 / (b - 3.4), vr = 0.9277 - 3.6224 / (b - 2);
+  for (std::uint64_t r = 0;; ++r) {
+    auto w = nth_block(s, i, r);
+    double u = unit53(w[0], w[1]) - 0.5, v = open53(w[2], w[3]);
+    double us = 0.5 - std::abs(u);
+    double k = std::floor((2 * a / us + b) * u + lam + 0.43);
+    if (us >= 0.07 && v <= vr) return k;
+    if (k < 0 || (us < 0.013 && v > us)) continue;
+    if (std::log(v) + std::log(invalpha) - std::log(a / (us * us) + b) <= -lam + k * loglam - std::lgamma(k + 1))
+      return k;
+  }
+}
+
+// The derivative of a Gamma(a, 1) draw x with respect to a at a fixed quantile (implicit
+// reparameterization, as JAX's random_gamma_grad): dx/da = -(dP/da)(a, x) / p(a, x), P the
+// regularized lower incomplete gamma function and p the density. dP/da is the derivative of P's
+// series sum_n x^(a+n) e^-x / Gamma(a+n+1), term by term; for a > 1e4 the normal limit
+// x = a + sqrt(a) z gives (x + a) / (2a). x = 0 (an underflowed draw) gives 0.
+double gamma_digamma(double y) {
+  double r = 0;
+  while (y < 6) r -= 1 / y, y += 1;
+  const double f = 1 / (y * y);
+  return r + std::log(y) - 0.5 / y -
+         f * (1.0 / 12 - f * (1.0 / 120 - f * (1.0 / 252 - f * (1.0 / 240 - f * (1.0 / 132)))));
+}
+double random_gamma_grad(double a, double x) {
+  if (!(a > 0) || x != x) return std::numeric_limits<double>::quiet_NaN();
+  if (!(x > 0)) return 0;
+  if (x == std::numeric_limits<double>::infinity()) return x;
+  if (a > 1e4) return (x + a) / (2 * a);
+  const double logx = std::log(x);
+  double term = std::exp(a * logx - x - std::lgamma(a + 1));
+  double psi = gamma_digamma(a + 1), dp = term * (logx - psi);
+  const double tol = 1e-17;
+  for (int n = 1; n < 200000; ++n) {
+    term *= x / (a + n);
+    psi += 1 / (a + n);
+    const double d = term * (logx - psi);
+    dp += d;
+    if (n > x - a && term < tol && std::abs(d) < tol * std::abs(dp)) break;
+  }
+  const double log_density = (a - 1) * logx - x - std::lgamma(a);
+  return -dp / std::exp(log_density);
+}
+
+TensorType infer_gamma_grad(const std::vector<Tensor>& in, const Attr&) {
+  if (!is_floating(in[0].dtype()) || in[0].dtype() != in[1].dtype())
+    fail_dtype("random_gamma_grad takes two floating tensors of one dtype, got " +
+                   std::string(dtype_name(in[0].dtype())) + " and " + std::string(dtype_name(in[1].dtype())),
+               "It is built by the gradient of random.gamma.");
+  return {broadcast_shapes(in[0].shape(), in[1].shape()), in[0].dtype()};
+}
+Array evaluate_gamma_grad(const EvalArgs& args) {
+  const Shape& shape = args.node.type.shape;
+  Array out(shape, args.node.type.dtype);
+  if (out.size() == 0) return out;
+  auto sa = broadcast_strides(args.inputs[0].shape(), shape), sb = broadcast_strides(args.inputs[1].shape(), shape);
+  IndexCounter counter(shape);
+  std::int64_t flat = 0;
+  do {
+    std::int64_t ia = 0, ib = 0;
+    for (std::size_t d = 0; d < shape.size(); ++d) ia += counter.index[d] * sa[d], ib += counter.index[d] * sb[d];
+    out.set_flat(flat++, random_gamma_grad(args.inputs[0].get_flat(ia), args.inputs[1].get_flat(ib)));
+  } while (counter.next());
+  return out;
+}
+std::vector<Tensor> vjp_gamma_grad(const Tensor&, const Tensor&) {
+  throw ValueError(
+      "random.gamma: the second derivative of a gamma draw with respect to its shape parameter is not "
+      "implemented.");
+}
+
+template <OpKind op> TensorType infer_param(const std::vector<Tensor>& in, const Attr& attr) {
+  if (in.size() != 2 || in[0].dtype() != DType::i64 || !in[0].shape().empty())
+    fail_value("expects the graph's int64 random-state scalar and a parameter tensor",
+               "Build random draws with the functions in symx::random.");
+  const RandomAttr& p = random_attr(attr);
+  if (auto problem = check_params<op>(p)) throw *problem;
+  if (!is_floating(in[1].dtype()))
+    fail_dtype("the parameter has dtype " + std::string(dtype_name(in[1].dtype())), "Pass a floating parameter.");
+  if (in[1].shape() != p.shape)
+    fail_shape("the parameter's shape " + shape_string(in[1].shape()) + " differs from the draw's " +
+                   shape_string(p.shape),
+               "Broadcast the parameter to the draw's shape.");
+  return {p.shape, p.dtype};
+}
+
+template <OpKind op> Array evaluate_param(const EvalArgs& args) {
+  const RandomAttr& p = random_attr(args.node.attr);
+  Stream s{{static_cast<std::uint32_t>(p.key), static_cast<std::uint32_t>(p.key >> 32)},
+           static_cast<std::uint64_t>(args.inputs[0].item<std::int64_t>())};
+  const Array& param = args.inputs[1];
+  Array out(p.shape, p.dtype);
+  auto n = static_cast<std::uint64_t>(out.size());
+  for (std::uint64_t i = 0; i < n; ++i) {
+    double v = param.get_flat(static_cast<std::int64_t>(i));
+    out.set_flat(static_cast<std::int64_t>(i), op == OpKind::RandomGamma ? gamma_draw(s, i, v) : poisson_draw(s, i, v));
+  }
+  return out;
+}
+
+// Implicit reparameterization, as JAX: the draw moves with its shape parameter at a fixed quantile.
+std::vector<Tensor> vjp_gamma(const Tensor& y, const Tensor& g) {
+  const Tensor& a = y.node().inputs[1];
+  return {Tensor(), multiply(g, make_node(OpKind::RandomGammaGrad, {a, y}))};
+}
+
 // Random draws have no gradient: the draw does not depend on a differentiable input.
 template <OpKind... ops> void define_all() {
   (define(ops, row(Family::random, 1, Lowering::reference, infer<ops>, evaluate<ops>, no_gradient)), ...);
 }
 
-template <OpKind op> Tensor draw(const char* name, RandomAttr attr, Loc loc) {
+}  // namespace
+
+// Where a draw's numbers come from: the graph's generator, or a per-op seed with a random state of its
+// own (shared by the draws of one composite, each with its own key).
+struct Source {
+  explicit Source(random::Seed s = std::nullopt) : seed(s) {}
+  random::Seed seed;
+  Tensor state;
+  std::uint64_t count = 0;
+  Tensor state_tensor() {
+    if (!seed) return default_graph().random_state();
+    if (!state.defined()) {
+      auto node = std::make_shared<Node>();
+      node->op = OpKind::Variable;
+      node->type = {Shape{}, DType::i64};
+      node->name = "random_state_seed_" + std::to_string(*seed);
+      node->id = default_graph().next_node_id();
+      node->variable = detail::make_variable_state(Array::zeros({}, DType::i64), false);
+      state = Tensor(std::move(node));
+    }
+    return state;
+  }
+  std::uint64_t key() {
+    if (!seed) return default_graph().next_random_key();
+    // splitmix64 of (seed, draw number)
+    std::uint64_t z = *seed * 0x9E3779B97F4A7C15ull + (++count) * 0xD1B54A32D192ED03ull;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+  }
+};
+
+namespace {
+
+template <OpKind op> Tensor draw(const char* name, RandomAttr attr, Loc loc, Source* source = nullptr) {
   if (auto problem = check_params<op>(attr)) raise(name, {}, *problem, loc);
-  Graph& g = default_graph();
-  attr.key = g.next_random_key();
-  return make_node(op, {g.random_state()}, std::move(attr), loc, name);
+  Source global;
+  Source& src = source ? *source : global;
+  attr.key = src.key();
+  return make_node(op, {src.state_tensor()}, std::move(attr), loc, name);
+}
+
+template <OpKind op> Tensor draw_param(const char* name, RandomAttr attr, const Tensor& param, Loc loc, Source& src) {
+  if (auto problem = check_params<op>(attr)) raise(name, {param}, *problem, loc);
+  attr.key = src.key();
+  return make_node(op, {src.state_tensor(), param}, std::move(attr), loc, name);
 }
 
 }  // namespace
@@ -319,6 +527,12 @@ void register_random_ops() {
   using K = OpKind;
   define_all<K::RandomUniform, K::RandomNormal, K::RandomTruncatedNormal, K::RandomBernoulli, K::RandomRandint,
              K::RandomPermutation>();
+  define(K::RandomGamma, row(Family::random, 2, Lowering::reference, infer_param<K::RandomGamma>,
+                             evaluate_param<K::RandomGamma>, vjp_gamma));
+  define(K::RandomGammaGrad,
+         row(Family::elementwise, 2, Lowering::kernel, infer_gamma_grad, evaluate_gamma_grad, vjp_gamma_grad));
+  define(K::RandomPoisson, row(Family::random, 2, Lowering::reference, infer_param<K::RandomPoisson>,
+                               evaluate_param<K::RandomPoisson>, no_gradient));
 }
 
 }  // namespace ops
@@ -326,55 +540,382 @@ void register_random_ops() {
 namespace random {
 
 using ops::draw;
+using ops::Source;
 
 void seed(std::uint64_t seed) { default_graph().seed(seed); }
 
-Tensor uniform(Shape shape, double low, double high, DType dtype, Loc loc) {
+namespace {
+
+using Kind = ops::TypeProblem::Kind;
+
+Tensor uniform_from(Source& src, Shape shape, double low, double high, DType dtype, Loc loc) {
   RandomAttr attr;
   attr.a = low, attr.b = high, attr.shape = std::move(shape), attr.dtype = dtype;
-  return draw<OpKind::RandomUniform>("random.uniform", std::move(attr), loc);
+  return draw<OpKind::RandomUniform>("random.uniform", std::move(attr), loc, &src);
 }
-
-Tensor normal(Shape shape, double mean, double stddev, DType dtype, Loc loc) {
+Tensor normal_from(Source& src, Shape shape, double mean, double stddev, DType dtype, Loc loc) {
   RandomAttr attr;
   attr.a = mean, attr.b = stddev, attr.shape = std::move(shape), attr.dtype = dtype;
-  return draw<OpKind::RandomNormal>("random.normal", std::move(attr), loc);
+  return draw<OpKind::RandomNormal>("random.normal", std::move(attr), loc, &src);
 }
 
-Tensor truncated_normal(Shape shape, double mean, double stddev, double lower, double upper, DType dtype, Loc loc) {
+void check_float(const char* name, DType dtype, Loc loc) {
+  if (!is_floating(dtype))
+    ops::raise(name, {},
+               {Kind::dtype, "dtype " + std::string(dtype_name(dtype)) + " is not a floating type",
+                "Use float32 or float64."},
+               loc);
+}
+
+// Uniform draws in (0, 1): never 0 (the smallest normal number instead), so that logs stay finite.
+Tensor open_uniform(Source& src, const Shape& shape, DType dtype, Loc loc) {
+  double tiny = dtype == DType::f64 ? std::numeric_limits<double>::min() : std::numeric_limits<float>::min();
+  return uniform_from(src, shape, tiny, 1, dtype, loc);
+}
+
+Tensor param(const Operand& v, DType dtype, Loc loc) {
+  if (!v.is_tensor()) return constant(v.number(), dtype, loc);
+  return v.tensor().dtype() == dtype ? v.tensor() : cast(v.tensor(), dtype, loc);
+}
+
+// The draw's shape: `shape`, or the parameters' broadcast shape; the parameters broadcast to it.
+Shape draw_shape(const char* name, const std::vector<Tensor>& params, const std::optional<Shape>& shape, Loc loc) {
+  Shape b;
+  try {
+    for (const auto& p : params) b = ops::broadcast_shapes(b, p.shape());
+    if (!shape) return b;
+    if (ops::broadcast_shapes(b, *shape) != *shape) throw ops::TypeProblem{Kind::shape, "", ""};
+  } catch (const ops::TypeProblem&) {
+    std::string shapes;
+    for (const auto& p : params) shapes += (shapes.empty() ? "" : ", ") + shape_string(p.shape());
+    ops::raise(name, params,
+               {Kind::shape,
+                "the parameters of shapes " + shapes + " do not broadcast to the shape " +
+                    (shape ? shape_string(*shape) : std::string("of each other")),
+                "Pass parameters that broadcast to `shape`, or leave shape None."},
+               loc);
+  }
+  return *shape;
+}
+
+Tensor gamma_from(Source& src, const Tensor& a, DType dtype, Loc loc) {
+  RandomAttr attr;
+  attr.shape = a.shape(), attr.dtype = dtype;
+  return ops::draw_param<OpKind::RandomGamma>("random.gamma", std::move(attr), a, loc, src);
+}
+
+}  // namespace
+
+Tensor uniform(Shape shape, double low, double high, DType dtype, Seed seed, Loc loc) {
+  Source src(seed);
+  return uniform_from(src, std::move(shape), low, high, dtype, loc);
+}
+Tensor uniform(Shape shape, double low, double high, DType dtype, Loc loc) {
+  return uniform(std::move(shape), low, high, dtype, std::nullopt, loc);
+}
+
+Tensor normal(Shape shape, double mean, double stddev, DType dtype, Seed seed, Loc loc) {
+  Source src(seed);
+  return normal_from(src, std::move(shape), mean, stddev, dtype, loc);
+}
+Tensor normal(Shape shape, double mean, double stddev, DType dtype, Loc loc) {
+  return normal(std::move(shape), mean, stddev, dtype, std::nullopt, loc);
+}
+
+Tensor truncated_normal(Shape shape, double mean, double stddev, double lower, double upper, DType dtype, Seed seed,
+                        Loc loc) {
   RandomAttr attr;
   attr.a = lower, attr.b = upper, attr.mean = mean, attr.stddev = stddev, attr.shape = std::move(shape),
   attr.dtype = dtype;
-  return draw<OpKind::RandomTruncatedNormal>("random.truncated_normal", std::move(attr), loc);
+  Source src(seed);
+  return draw<OpKind::RandomTruncatedNormal>("random.truncated_normal", std::move(attr), loc, &src);
+}
+Tensor truncated_normal(Shape shape, double mean, double stddev, double lower, double upper, DType dtype, Loc loc) {
+  return truncated_normal(std::move(shape), mean, stddev, lower, upper, dtype, std::nullopt, loc);
 }
 
-Tensor bernoulli(Shape shape, double p, DType dtype, Loc loc) {
+Tensor bernoulli(Shape shape, double p, DType dtype, Seed seed, Loc loc) {
   RandomAttr attr;
   attr.a = p, attr.b = 0, attr.shape = std::move(shape), attr.dtype = dtype;
-  return draw<OpKind::RandomBernoulli>("random.bernoulli", std::move(attr), loc);
+  Source src(seed);
+  return draw<OpKind::RandomBernoulli>("random.bernoulli", std::move(attr), loc, &src);
+}
+Tensor bernoulli(Shape shape, double p, DType dtype, Loc loc) {
+  return bernoulli(std::move(shape), p, dtype, std::nullopt, loc);
 }
 
-Tensor randint(Shape shape, std::int64_t low, std::int64_t high, DType dtype, Loc loc) {
+Tensor randint(Shape shape, std::int64_t low, std::int64_t high, DType dtype, Seed seed, Loc loc) {
   RandomAttr attr;
   attr.a = static_cast<double>(low), attr.b = static_cast<double>(high), attr.shape = std::move(shape),
   attr.dtype = dtype;
   // The bounds travel as doubles: exact up to 2^53, checked in check_params.
   if (low >= high)
     ops::raise("random.randint", {},
-               {ops::TypeProblem::Kind::value,
-                "low (" + std::to_string(low) + ") must be less than high (" + std::to_string(high) + ")",
+               {Kind::value, "low (" + std::to_string(low) + ") must be less than high (" + std::to_string(high) + ")",
                 "Pass low < high; the draws are in [low, high)."},
                loc);
-  return draw<OpKind::RandomRandint>("random.randint", std::move(attr), loc);
+  Source src(seed);
+  return draw<OpKind::RandomRandint>("random.randint", std::move(attr), loc, &src);
+}
+Tensor randint(Shape shape, std::int64_t low, std::int64_t high, DType dtype, Loc loc) {
+  return randint(std::move(shape), low, high, dtype, std::nullopt, loc);
 }
 
-Tensor permutation(std::int64_t n, Loc loc) {
+Tensor permutation(std::int64_t n, Seed seed, Loc loc) {
   RandomAttr attr;
   attr.a = static_cast<double>(n), attr.b = 0, attr.shape = {n < 0 ? 0 : n}, attr.dtype = DType::i64;
   if (n < 0)
-    ops::raise("random.permutation", {},
-               {ops::TypeProblem::Kind::value, "n (" + std::to_string(n) + ") is negative", "Pass n >= 0."}, loc);
-  return draw<OpKind::RandomPermutation>("random.permutation", std::move(attr), loc);
+    ops::raise("random.permutation", {}, {Kind::value, "n (" + std::to_string(n) + ") is negative", "Pass n >= 0."},
+               loc);
+  Source src(seed);
+  return draw<OpKind::RandomPermutation>("random.permutation", std::move(attr), loc, &src);
+}
+Tensor permutation(std::int64_t n, Loc loc) { return permutation(n, std::nullopt, loc); }
+
+Tensor cauchy(Shape shape, DType dtype, Seed seed, Loc loc) {
+  check_float("random.cauchy", dtype, loc);
+  Source src(seed);
+  Tensor u = open_uniform(src, shape, dtype, loc);
+  return named_composite("random.cauchy", tan(multiply(subtract(u, 0.5, loc), std::numbers::pi, loc), loc));
+}
+
+Tensor exponential(Shape shape, DType dtype, Seed seed, Loc loc) {
+  check_float("random.exponential", dtype, loc);
+  Source src(seed);
+  Tensor u = uniform_from(src, shape, 0, 1, dtype, loc);
+  return named_composite("random.exponential", negative(log1p(negative(u, loc), loc), loc));
+}
+
+Tensor gumbel(Shape shape, DType dtype, Seed seed, Loc loc) {
+  check_float("random.gumbel", dtype, loc);
+  Source src(seed);
+  Tensor u = open_uniform(src, shape, dtype, loc);
+  return named_composite("random.gumbel", negative(log(negative(log(u, loc), loc), loc), loc));
+}
+
+Tensor laplace(Shape shape, DType dtype, Seed seed, Loc loc) {
+  check_float("random.laplace", dtype, loc);
+  Source src(seed);
+  // u in (-1, 1): sign(u) * log(1 - |u|) is a standard Laplace draw.
+  double eps = dtype == DType::f64 ? 0x1p-52 : 0x1p-23;
+  Tensor u = uniform_from(src, shape, -1 + eps, 1, dtype, loc);
+  return named_composite("random.laplace", multiply(sign(u, loc), log1p(negative(abs(u, loc), loc), loc), loc));
+}
+
+Tensor logistic(Shape shape, DType dtype, Seed seed, Loc loc) {
+  check_float("random.logistic", dtype, loc);
+  Source src(seed);
+  Tensor u = open_uniform(src, shape, dtype, loc);
+  return named_composite("random.logistic", subtract(log(u, loc), log1p(negative(u, loc), loc), loc));
+}
+
+Tensor pareto(const Operand& b, std::optional<Shape> shape, DType dtype, Seed seed, Loc loc) {
+  check_float("random.pareto", dtype, loc);
+  Tensor bt = param(b, dtype, loc);
+  Shape s = draw_shape("random.pareto", {bt}, shape, loc);
+  Tensor e = exponential(s, dtype, seed, loc);
+  return named_composite("random.pareto", exp(divide(e, bt, loc), loc));
+}
+
+Tensor gamma(const Operand& a, std::optional<Shape> shape, DType dtype, Seed seed, Loc loc) {
+  check_float("random.gamma", dtype, loc);
+  Tensor at = param(a, dtype, loc);
+  Shape s = draw_shape("random.gamma", {at}, shape, loc);
+  Source src(seed);
+  return gamma_from(src, broadcast_to(at, s, loc), dtype, loc);
+}
+
+Tensor beta(const Operand& a, const Operand& b, std::optional<Shape> shape, DType dtype, Seed seed, Loc loc) {
+  check_float("random.beta", dtype, loc);
+  Tensor at = param(a, dtype, loc), bt = param(b, dtype, loc);
+  Shape s = draw_shape("random.beta", {at, bt}, shape, loc);
+  Source src(seed);
+  Tensor ga = gamma_from(src, broadcast_to(at, s, loc), dtype, loc);
+  Tensor gb = gamma_from(src, broadcast_to(bt, s, loc), dtype, loc);
+  return named_composite("random.beta", divide(ga, add(ga, gb, loc), loc));
+}
+
+Tensor dirichlet(const Tensor& alpha, std::optional<Shape> shape, DType dtype, Seed seed, Loc loc) {
+  check_float("random.dirichlet", dtype, loc);
+  if (alpha.ndim() < 1)
+    ops::raise("random.dirichlet", {alpha},
+               {Kind::shape, "alpha is a scalar", "Pass concentrations of shape (..., K)."}, loc);
+  Tensor at = param(alpha, dtype, loc);
+  Shape batch(at.shape().begin(), at.shape().end() - 1);
+  Tensor batch_view = reshape(slice(at, {Index::ellipsis(), Index(0)}, loc), batch, loc);
+  Shape s = draw_shape("random.dirichlet", {batch_view}, shape, loc);
+  s.push_back(at.shape().back());
+  Source src(seed);
+  Tensor g = gamma_from(src, broadcast_to(at, s, loc), dtype, loc);
+  return named_composite("random.dirichlet", divide(g, sum(g, -1, true, loc), loc));
+}
+
+Tensor poisson(const Operand& lam, std::optional<Shape> shape, DType dtype, Seed seed, Loc loc) {
+  Tensor lt = lam.is_tensor() ? lam.tensor() : constant(lam.number(), DType::f64, loc);
+  if (!is_floating(lt.dtype())) lt = cast(lt, DType::f64, loc);
+  Shape s = draw_shape("random.poisson", {lt}, shape, loc);
+  RandomAttr attr;
+  attr.shape = s, attr.dtype = dtype;
+  Source src(seed);
+  return ops::draw_param<OpKind::RandomPoisson>("random.poisson", std::move(attr), broadcast_to(lt, s, loc), loc, src);
+}
+
+Tensor t(const Operand& df, std::optional<Shape> shape, DType dtype, Seed seed, Loc loc) {
+  check_float("random.t", dtype, loc);
+  Tensor dft = param(df, dtype, loc);
+  Shape s = draw_shape("random.t", {dft}, shape, loc);
+  Source src(seed);
+  Tensor n = normal_from(src, s, 0, 1, dtype, loc);
+  Tensor half = broadcast_to(multiply(dft, 0.5, loc), s, loc);
+  Tensor g = gamma_from(src, half, dtype, loc);
+  return named_composite("random.t", multiply(n, sqrt(divide(half, g, loc), loc), loc));
+}
+
+Tensor categorical(const Tensor& logits, int axis, std::optional<Shape> shape, Seed seed, Loc loc) {
+  if (logits.ndim() < 1)
+    ops::raise("random.categorical", {logits}, {Kind::shape, "logits is a scalar", "Pass logits of shape (..., K)."},
+               loc);
+  int ax = 0;
+  try {
+    ax = ops::checked_axis(axis, logits.ndim());
+  } catch (const ops::TypeProblem& p) {
+    ops::raise("random.categorical", {logits}, p, loc);
+  }
+  DType f = logits.dtype() == DType::f64 ? DType::f64 : DType::f32;
+  Tensor lg = cast(logits, f, loc);
+  // The class axis last.
+  std::vector<int> perm;
+  for (int d = 0; d < lg.ndim(); ++d)
+    if (d != ax) perm.push_back(d);
+  perm.push_back(ax);
+  lg = transpose(lg, perm, loc);
+  Shape batch(lg.shape().begin(), lg.shape().end() - 1);
+  Tensor batch_view = reshape(slice(lg, {Index::ellipsis(), Index(0)}, loc), batch, loc);
+  Shape s = draw_shape("random.categorical", {batch_view}, shape, loc);
+  s.push_back(lg.shape().back());
+  Source src(seed);
+  Tensor u = open_uniform(src, s, f, loc);
+  Tensor g = negative(log(negative(log(u, loc), loc), loc), loc);
+  return named_composite("random.categorical", argmax(add(g, lg, loc), -1, false, loc));
+}
+
+Tensor multivariate_normal(const Tensor& mean, const Tensor& cov, std::optional<Shape> shape, DType dtype,
+                           const std::string& method, Seed seed, Loc loc) {
+  const char* name = "random.multivariate_normal";
+  check_float(name, dtype, loc);
+  if (method != "cholesky")
+    ops::raise(name, {mean, cov},
+               {Kind::value, "method '" + method + "'", "Use method=\"cholesky\" (the only one symx has)."}, loc);
+  if (mean.ndim() < 1 || cov.ndim() < 2 || cov.shape()[cov.shape().size() - 1] != cov.shape()[cov.shape().size() - 2] ||
+      cov.shape().back() != mean.shape().back())
+    ops::raise(name, {mean, cov},
+               {Kind::shape,
+                "mean of shape " + shape_string(mean.shape()) + " and cov of shape " + shape_string(cov.shape()),
+                "Pass mean (..., n) and cov (..., n, n)."},
+               loc);
+  Tensor m = param(mean, dtype, loc), c = param(cov, dtype, loc);
+  std::int64_t n = m.shape().back();
+  Tensor mb = reshape(slice(m, {Index::ellipsis(), Index(0)}, loc), Shape(m.shape().begin(), m.shape().end() - 1), loc);
+  Tensor cb = reshape(slice(c, {Index::ellipsis(), Index(0), Index(0)}, loc),
+                      Shape(c.shape().begin(), c.shape().end() - 2), loc);
+  Shape s = draw_shape(name, {mb, cb}, shape, loc);
+  Shape zs = s;
+  zs.push_back(n);
+  zs.push_back(1);
+  Source src(seed);
+  Tensor z = normal_from(src, zs, 0, 1, dtype, loc);
+  Tensor l = linalg::cholesky(c, loc);
+  Tensor x = reshape(matmul(l, z, loc), Shape(zs.begin(), zs.end() - 1), loc);
+  return named_composite("random.multivariate_normal", add(m, x, loc));
+}
+
+Tensor choice(const Tensor& a, Shape shape, bool replace, const std::optional<Tensor>& p, int axis, Seed seed,
+              Loc loc) {
+  const char* name = "random.choice";
+  Tensor arr = a;
+  if (a.ndim() == 0) {
+    // choice(n): draws from arange(n); n must be known when the graph is built.
+    if (!is_integer(a.dtype()) || a.op() != OpKind::Constant)
+      ops::raise(name, {a},
+                 {Kind::value, "a is a 0-d tensor that is not an integer constant",
+                  "Pass an int n (to draw from arange(n)) or a tensor to draw from."},
+                 loc);
+    auto n = a.eval().item<std::int64_t>();
+    if (n < 0) ops::raise(name, {a}, {Kind::value, "n = " + std::to_string(n) + " is negative", "Pass n >= 0."}, loc);
+    arr = constant(Array::arange(0, static_cast<double>(n), 1, DType::i64), loc);
+  }
+  int ax = 0;
+  try {
+    ax = ops::checked_axis(axis, arr.ndim());
+  } catch (const ops::TypeProblem& pr) {
+    ops::raise(name, {a}, pr, loc);
+  }
+  std::int64_t n = arr.shape()[static_cast<std::size_t>(ax)];
+  std::int64_t k = num_elements(shape);
+  if (p && (p->ndim() != 1 || p->shape()[0] != n))
+    ops::raise(name, {a, *p},
+               {Kind::shape, "p of shape " + shape_string(p->shape()) + " for " + std::to_string(n) + " choices",
+                "Pass one probability per element of a along axis."},
+               loc);
+  if (!replace && k > n)
+    ops::raise(name, {a},
+               {Kind::value,
+                "cannot take " + std::to_string(k) + " samples without replacement from " + std::to_string(n),
+                "Ask for at most len(a) samples, or pass replace=True."},
+               loc);
+  if (n == 0 && k > 0) ops::raise(name, {a}, {Kind::value, "a is empty", "Pass a non-empty a."}, loc);
+  Source src(seed);
+  Tensor idx;
+  if (replace && !p) {
+    RandomAttr attr;
+    attr.a = 0, attr.b = static_cast<double>(n), attr.shape = shape, attr.dtype = DType::i64;
+    idx = draw<OpKind::RandomRandint>(name, std::move(attr), loc, &src);
+  } else if (replace) {
+    DType f = p->dtype() == DType::f64 ? DType::f64 : DType::f32;
+    Shape s = shape;
+    s.push_back(n);
+    Tensor u = open_uniform(src, s, f, loc);
+    Tensor g = negative(log(negative(log(u, loc), loc), loc), loc);
+    idx = argmax(add(g, log(cast(*p, f, loc), loc), loc), -1, false, loc);
+  } else if (!p) {
+    RandomAttr attr;
+    attr.a = static_cast<double>(n), attr.b = 0, attr.shape = {n}, attr.dtype = DType::i64;
+    Tensor perm = draw<OpKind::RandomPermutation>(name, std::move(attr), loc, &src);
+    idx = reshape(slice(perm, {Index::range(0, k)}, loc), shape, loc);
+  } else {
+    // Gumbel top-k: the k largest of log p + gumbel, in decreasing order, found by ranking.
+    DType f = p->dtype() == DType::f64 ? DType::f64 : DType::f32;
+    Tensor u = open_uniform(src, {n}, f, loc);
+    Tensor keys = subtract(log(cast(*p, f, loc), loc), log(negative(log(u, loc), loc), loc), loc);
+    Tensor ids = constant(Array::arange(0, static_cast<double>(n), 1, DType::i64), loc);
+    // rank_i = #{j: key_j > key_i or (key_j == key_i and j < i)}
+    Tensor kj = reshape(keys, {1, n}, loc), ki = reshape(keys, {n, 1}, loc);
+    Tensor before = logical_or(greater(kj, ki, loc),
+                               logical_and(symx::equal(kj, ki, loc),
+                                           less(reshape(ids, {1, n}, loc), reshape(ids, {n, 1}, loc), loc), loc),
+                               loc);
+    Tensor rank = sum(cast(before, DType::i64, loc), 1, false, loc);
+    Tensor slot = where(less(rank, k, loc), rank, k, loc);
+    Tensor top = index_update(zeros({k + 1}, DType::i64, loc), {slot}, ids, loc);
+    idx = reshape(slice(top, {Index::range(0, k)}, loc), shape, loc);
+  }
+  Tensor out = take(arr, idx, ax, loc);
+  return named_composite(name, out);
+}
+
+Tensor shuffle(const Tensor& x, int axis, Seed seed, Loc loc) {
+  int ax = 0;
+  try {
+    ax = ops::checked_axis(axis, x.ndim());
+  } catch (const ops::TypeProblem& pr) {
+    ops::raise("random.shuffle", {x}, pr, loc);
+  }
+  std::int64_t n = x.shape()[static_cast<std::size_t>(ax)];
+  RandomAttr attr;
+  attr.a = static_cast<double>(n), attr.b = 0, attr.shape = {n}, attr.dtype = DType::i64;
+  Source src(seed);
+  Tensor perm = draw<OpKind::RandomPermutation>("random.shuffle", std::move(attr), loc, &src);
+  return named_composite("random.shuffle", take(x, perm, ax, loc));
 }
 
 }  // namespace random

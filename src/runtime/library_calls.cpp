@@ -37,8 +37,9 @@ enum class Route {
   avg_pool_grad,
   concatenate,
   unslice,
-  loop,    // scan, while_loop, switch: the regions' compiled programs, run by runtime/library_loops.cpp
-  sorting  // sorts, partitions and running scans over rows (runtime/library_sorting.cpp)
+  scatter,  // scatter_set / mul / min / max (library_scatter.cpp)
+  loop,     // scan, while_loop, switch: the regions' compiled programs, run by runtime/library_loops.cpp
+  sorting   // sorts, partitions and running scans over rows (runtime/library_sorting.cpp)
 };
 
 // The library call of each op whose row in the op table says Lowering::library; Route::none for
@@ -58,6 +59,10 @@ Route route_of(OpKind op) {
     set(OpKind::AvgPoolGrad, Route::avg_pool_grad);
     set(OpKind::Concatenate, Route::concatenate);
     set(OpKind::Unslice, Route::unslice);
+    set(OpKind::ScatterSet, Route::scatter);
+    set(OpKind::ScatterMul, Route::scatter);
+    set(OpKind::ScatterMin, Route::scatter);
+    set(OpKind::ScatterMax, Route::scatter);
     set(OpKind::Scan, Route::loop);
     set(OpKind::WhileLoop, Route::loop);
     set(OpKind::Switch, Route::loop);
@@ -93,6 +98,7 @@ std::unique_ptr<LibraryCall> make_float32_dnnl_call(const Tensor& node, Route ro
       case Route::none:
       case Route::loop:
       case Route::sorting:
+      case Route::scatter:
       case Route::concatenate:
       case Route::unslice:
       case Route::matmul:
@@ -139,6 +145,7 @@ std::unique_ptr<LibraryCall> make_library_call(const codegen::Step& step) {
   if (route == Route::loop) return make_loop_call(node);
   if (route == Route::sorting) return make_sorting_call(node);
   if (route == Route::concatenate || route == Route::unslice) return make_copy_call(node);
+  if (route == Route::scatter) return make_scatter_call(node);
   for (const Tensor& in : node.node().inputs)
     if (in.dtype() != node.dtype()) return nullptr;
   DType dt = node.dtype();
@@ -158,6 +165,7 @@ std::unique_ptr<LibraryCall> make_library_call(const codegen::Step& step) {
     case Route::avg_pool_grad: return make_float32_dnnl_call(node, route);
     case Route::loop:
     case Route::sorting:
+    case Route::scatter:
     case Route::concatenate:
     case Route::unslice:
     case Route::none: return nullptr;

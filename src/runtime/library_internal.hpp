@@ -8,6 +8,7 @@
 //   library_copies.cpp       concatenate and unslice as block copies
 //   library_loops.cpp        scan, while_loop and switch: their regions' programs run in a loop
 //   library_sorting.cpp      sorts, partitions and running scans over rows
+//   library_scatter.cpp      the scatters of indexed updates (set, mul, min, max)
 #pragma once
 
 #include <array>
@@ -30,6 +31,8 @@ std::unique_ptr<LibraryCall> make_copy_call(const Tensor& node);
 // Sorting and scans (library_sorting.cpp): sort, argsort, partition, argpartition, cumprod, cummax,
 // cummin, logcumsumexp, linear_recurrence; nullptr for a dtype without a call.
 std::unique_ptr<LibraryCall> make_sorting_call(const Tensor& node);
+// scatter_set / scatter_mul / scatter_min / scatter_max (library_scatter.cpp, issue 21).
+std::unique_ptr<LibraryCall> make_scatter_call(const Tensor& node);
 
 using dnnl::memory;
 

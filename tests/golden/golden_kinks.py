@@ -163,6 +163,26 @@ CASES = {
         lambda x, i: torch.gather(x, 1, i),
         np.array([[0, 0], [2, 2]]),
     ),
+    # ---- indexed updates (issue 21): repeated indices, zeros among the updates, ties with the operand
+    "scatter_set": ([a(0, 1, -1, 2), a(0, 5)], [0, 1], lambda x, v, i: x.index_put((i,), v), np.array([2, 0])),
+    "scatter_mul": (
+        [a(0, 1, -1, 2, 3), a(0, 2, 0, -1, 3)],
+        [0, 1],
+        lambda x, v, i: x.scatter_reduce(0, i, v, reduce="prod"),
+        np.array([0, 1, 1, 2, 3]),
+    ),
+    "scatter_min": (
+        [a(0, 1, -1, 2), a(0, 1, 0.5, -3, 2)],
+        [0, 1],
+        lambda x, v, i: x.scatter_reduce(0, i, v, reduce="amin"),
+        np.array([0, 1, 1, 2, 3]),
+    ),
+    "scatter_max": (
+        [a(0, 1, -1, 2), a(0, 1, 1, -3, 2)],
+        [0, 1],
+        lambda x, v, i: x.scatter_reduce(0, i, v, reduce="amax"),
+        np.array([0, 1, 1, 2, 3]),
+    ),
     # ---- linear algebra at the identity and a permutation (det -1)
     "matmul": ([m([0, 1, 0], [1, 0, -1]), m([1, 0], [0, 0], [0, -1])], [0, 1], torch.matmul),
     "inv": ([np.stack([EYE, SWAP])], [0], torch.linalg.inv),

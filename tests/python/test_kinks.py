@@ -136,6 +136,12 @@ SYMX = {
     "pad": lambda x: sx.pad(x, [(1, 0), (0, 2)]),
     "take": lambda x, i: sx.take(x, i, axis=0),
     "take_along_axis": lambda x, i: sx.take_along_axis(x, i, axis=1),
+    # scatter_mul's cotangent of an update is the product of the other updates at its position (exact
+    # with zeros); scatter_min/max share a tie's cotangent equally (PyTorch's amin/amax and JAX agree).
+    "scatter_set": lambda x, v, i: x.at[i].set(v),
+    "scatter_mul": lambda x, v, i: x.at[i].multiply(v),
+    "scatter_min": lambda x, v, i: x.at[i].min(v),
+    "scatter_max": lambda x, v, i: x.at[i].max(v),
     "matmul": sx.matmul,
     "inv": sx.linalg.inv,
     "det": sx.linalg.det,
@@ -267,6 +273,11 @@ NOT_DIFFERENTIABLE = {
     "random_bernoulli",
     "random_randint",
     "random_permutation",
+    "random_poisson",
+    # random draws have no golden: random_gamma's implicit gradient (random_gamma_grad, which has no
+    # second derivative) is checked against SciPy in test_random.py::test_gamma_gradient.
+    "random_gamma",
+    "random_gamma_grad",
     "host_call",
     # No reverse-mode gradient (a ValueError that suggests fori_loop or scan, as in JAX): see
     # test_control_flow.py::test_while_loop_has_no_gradient_and_says_what_to_use.
@@ -327,6 +338,8 @@ SMOOTH = {
     "pad",
     "take",
     "take_along_axis",
+    "scatter_set",
+    "scatter_mul",
     "matmul",
     "inv",
     "det",

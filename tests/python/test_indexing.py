@@ -1,0 +1,137 @@
+"""Indexed updates (x.at[...], index_update & co), histograms and the functions with data-dependent
+output shapes: NumPy's indexing semantics over many index forms, eval without size= on concrete values,
+and the error messages (the conformance rows in conformance_indexing.py check values and gradients)."""
+
+import numpy as np
+import pytest
+
+import symx as sx
+
+pytestmark = pytest.mark.usefixtures("fresh_graph")
+
+A = np.arange(60.0).reshape(3, 4, 5)
+
+INDICES = [
+    1,
+    -1,
+    (slice(None), 2),
+    (Ellipsis, 3),
+    (None, 1, slice(None, None, -2)),
+    ([0, 2],),
+    ([[0, 1], [2, 0]],),
+    (slice(None), [3, 0, 3], slice(1, 3)),
+    ([0, 1], slice(None), [4, -5]),
+    (1, slice(None), [0, 2]),
+    ([0, 2], [1, 3]),
+    (Ellipsis, [0, 0]),
+    (np.array([True, False, True]),),
+    (slice(None), np.array([True, False, True, True])),
+    (A[:, :, 0] > 20,),
+    (1, None, [0, 1], Ellipsis),
+]
+
+
+@pytest.mark.parametrize("index", INDICES, ids=[str(i) for i in range(len(INDICES))])
+def test_get_and_set_follow_numpy(index):
+    x = sx.constant(A)
+    np.testing.assert_array_equal(x.at[index].get().eval(), A[index])
+    v = -np.arange(A[index].size, dtype=np.float64).reshape(A[index].shape)
+    want = A.copy()
+    want[index] = v
+    np.testing.assert_array_equal(x.at[index].set(v).eval(), want)
+    want = A.copy()
+    np.add.at(want, index, 1.0)
+    np.testing.assert_array_equal(sx.index_add(x, index, 1.0).eval(), want)
+
+
+def test_duplicates_and_dtypes():
+    x = sx.constant(np.zeros(4, np.int32))
+    i = np.array([1, 1, 3, 1])
+    np.testing.assert_array_equal(x.at[i].add(2).eval(), [0, 6, 0, 2])
+    np.testing.assert_array_equal(x.at[i].set(np.array([5, 6, 7, 8])).eval(), [0, 8, 0, 7])  # the last wins
+    assert x.at[i].set(2.7).eval().dtype == np.int32  # values take x's dtype, as JAX
+    y = sx.constant(np.array([1.0, np.nan, 3.0]))
+    np.testing.assert_array_equal(y.at[:].min(np.array([2.0, 0.0, np.nan])).eval(), [1.0, np.nan, np.nan])
+
+
+def test_symbolic_index_tensors_and_masks_in_functions():
+    x = sx.placeholder((3, 4))
+    i = sx.placeholder((2,), "int64")
+    m = sx.placeholder((3, 4), "bool")
+    f = sx.function([x, i, m], [x.at[i, 1:].add(1.0), x.at[m].set(0.0), x.at[i].get()])
+    xv = np.arange(12.0, dtype=np.float32).reshape(3, 4)
+    mv = xv > 6
+    a, b, c = f(xv, np.array([2, 0]), mv)
+    want = xv.copy()
+    want[[2, 0], 1:] += 1
+    np.testing.assert_array_equal(a, want)
+    np.testing.assert_array_equal(b, np.where(mv, 0, xv))
+    np.testing.assert_array_equal(c, xv[[2, 0]])
+
+
+def test_index_errors_name_the_line():
+    x = sx.constant(np.zeros((3, 4)))
+    with pytest.raises(sx.ShapeError, match=r"too many indices.*test_indexing.py"):
+        x.at[0, 1, 2].set(1.0)
+    with pytest.raises(sx.DTypeError, match="index tensor of dtype float64"):
+        x.at[sx.constant(np.array([0.5]))].get()
+    with pytest.raises(sx.ShapeError, match="do not broadcast"):
+        x.at[[0, 1], [0, 1, 2]].get()
+    m = sx.placeholder((3, 4), "bool")
+    with pytest.raises(ValueError, match="symbolic"):
+        x.at[m].get()
+    with pytest.raises(sx.ShapeError, match="trailing dimensions"):
+        x.at[m[:, 0]].set(np.ones((3, 4)))
+    with pytest.raises(ValueError, match="out of bounds"):
+        x.at[5].set(1.0).eval()
+    with pytest.raises(ValueError, match='mode="clip" is not supported'):
+        x.at[5].set(1.0, mode="clip")
+    np.testing.assert_array_equal(x.at[1, 2].add(1.0, unique_indices=True).eval()[1], [0, 0, 1, 0])
+
+
+def test_size_is_needed_only_for_symbolic_values():
+    v = np.array([[0, 2, 0], [1, 0, 3]])
+    for got, want in zip(sx.nonzero(v), np.nonzero(v)):
+        np.testing.assert_array_equal(got.eval(), want)
+    np.testing.assert_array_equal(sx.argwhere(v).eval(), np.argwhere(v))
+    np.testing.assert_array_equal(sx.flatnonzero(v).eval(), np.flatnonzero(v))
+    np.testing.assert_array_equal(sx.compress([True, False, True], v, axis=1).eval(), np.compress([1, 0, 1], v, 1))
+    np.testing.assert_array_equal(sx.extract(v > 0, v).eval(), np.extract(v > 0, v))
+    np.testing.assert_array_equal(sx.trim_zeros(np.array([0, 0, 1, 0, 2, 0])).eval(), [1, 0, 2])
+    np.testing.assert_array_equal(sx.trim_zeros(np.array([0, 1, 0]), "b").eval(), [0, 1])
+    np.testing.assert_array_equal(sx.bincount(np.array([4, 1, 1])).eval(), np.bincount([4, 1, 1]))
+    p = sx.placeholder((2, 3), "int64", name="p")
+    for fn in (sx.nonzero, sx.argwhere, sx.flatnonzero, lambda t: sx.extract(t > 0, t), sx.trim_zeros):
+        with pytest.raises(ValueError, match=r"depends on placeholder 'p'.*test_indexing.py.*size="):
+            fn(p if fn is not sx.trim_zeros else p[0])
+    with pytest.raises(ValueError, match="length="):
+        sx.bincount(p[0])
+    f = sx.function([p], [sx.nonzero(p, size=4, fill_value=-1)[1], sx.bincount(p[0], length=4)])
+    cols, counts = f(v)
+    np.testing.assert_array_equal(cols, [1, 0, 2, -1])
+    np.testing.assert_array_equal(counts, [2, 0, 1, 0])
+
+
+def test_histogram_edge_cases():
+    x = np.array([1.0, 1.0, 1.0])  # min == max: numpy widens the range by 0.5
+    h, e = sx.histogram(x, 4)
+    wh, we = np.histogram(x, 4)
+    np.testing.assert_array_equal(h.eval(), wh)
+    np.testing.assert_allclose(e.eval(), we)
+    y = np.array([0.0, 0.5, 1.0, 2.0, -1.0])  # the last edge is inclusive, values outside are dropped
+    np.testing.assert_array_equal(sx.histogram(y, 2, range=(0, 1))[0].eval(), np.histogram(y, 2, range=(0, 1))[0])
+    with pytest.raises(ValueError, match="positive number of bins"):
+        sx.histogram(y, 0)
+    with pytest.raises(sx.ShapeError, match="one bins entry per dimension"):
+        sx.histogramdd(np.zeros((4, 3)), bins=(2, 2))
+
+
+def test_put_place_errors():
+    x = sx.constant(np.zeros(5))
+    with pytest.raises(ValueError, match="mode"):
+        sx.put(x, [0], [1.0], mode="nope")
+    with pytest.raises(ValueError, match="immutable"):
+        sx.put(x, [0], [1.0], inplace=True)
+    with pytest.raises(sx.ShapeError, match="mask"):
+        sx.place(x, np.ones(4, bool), [1.0])
+    np.testing.assert_array_equal(sx.put(x, [1, 9], [7.0], mode="clip").eval(), [0, 7, 0, 0, 7])
