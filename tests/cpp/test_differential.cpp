@@ -154,7 +154,7 @@ class RandomGraph {
 
   sx::Tensor grow() {
     sx::Tensor t = any();
-    switch (pick(0, 11)) {
+    switch (pick(0, 14)) {
       case 0: {  // bounded unary math
         sx::Tensor f = as_float(t);
         switch (pick(0, 7)) {
@@ -233,6 +233,41 @@ class RandomGraph {
         return coin() ? sx::cast(t, sx::f64) : sx::cast(any_input(), sx::i32);
       case 10:  // softmax-like reductions with their consumers
         return t.ndim() == 0 ? sx::exp(as_float(t)) : sx::nn::softmax(as_float(t), -1);
+      case 11: {  // sorting and running scans (issue 21)
+        if (t.ndim() == 0 || t.dtype() == sx::bool_) return sx::cumsum(t);
+        int axis = pick(0, t.ndim() - 1);
+        switch (pick(0, 6)) {
+          case 0: return sx::sort(t, axis, true, coin());
+          case 1: return sx::cast(sx::argsort(as_float(t), axis), sx::f32);
+          case 2: return sx::cumprod(sx::tanh(as_float(t)), axis);
+          case 3: return coin() ? sx::cummax(t, axis) : sx::cummin(t, axis);
+          case 4: return sx::logcumsumexp(as_float(t), axis);
+          case 5: return sx::partition(t, {0}, axis);
+          default: return sx::median(as_float(t), axis);
+        }
+      }
+      case 12: {  // indexed updates (issue 21): scatters with repeated positions
+        if (t.ndim() == 0 || t.dtype() == sx::bool_) return sx::square(as_float(t));
+        sx::Tensor f = as_float(t);
+        std::int64_t n = f.shape()[0];
+        sx::Tensor i = sx::constant(sx::Array::from_vector<std::int64_t>({0, n - 1, 0}, {3}));
+        switch (pick(0, 4)) {
+          case 0: return sx::index_update(f, {i}, 2.0);
+          case 1: return sx::index_add(f, {i}, 1.5);
+          case 2: return sx::index_multiply(f, {i}, -0.5);
+          case 3: return sx::index_min(f, {i}, 0.0);
+          default: return sx::index_max(f, {sx::Index::range({}, {}, 2)}, 0.25);
+        }
+      }
+      case 13: {  // contractions and triangles (issue 21): a transposed batched gemm, trace, tril
+        if (t.ndim() < 2 || t.dtype() == sx::bool_) return sx::nn::softmax(sx::reshape(as_float(t), {-1}), -1);
+        sx::Tensor f = as_float(t);
+        switch (pick(0, 2)) {
+          case 0: return sx::einsum("...ij,...kj->...ik", {f, f});
+          case 1: return sx::trace(f, pick(-1, 1), -2, -1);
+          default: return sx::tril(f, pick(-1, 1));
+        }
+      }
       default:  // a reduction feeding an elementwise epilogue of its own shape
         return t.ndim() == 0 ? sx::tanh(as_float(t)) : sx::sum(as_float(t), -1) * 0.5 + 1;
     }
