@@ -108,6 +108,17 @@ void bind_tensor(nb::module_& m) {
           },
           "value"_a, DOC(Tensor_assign))
       .def_prop_ro("trainable", &Tensor::trainable, DOC(Tensor_trainable))
+      .def_prop_ro(
+          "scope", [](const Tensor& t) { return python_text(t.scope()); }, DOC(Tensor_scope))
+      .def_prop_ro(
+          "initializer",
+          [](const Tensor& t) {
+            const symx::Initializer& init = t.initializer();
+            return nb::cpp_function([init](IntList shape, symx::DType dtype) { return init(shape.v, dtype); },
+                                    "shape"_a, "dtype"_a);
+          },
+          nb::sig("def initializer(self) -> collections.abc.Callable[[tuple[int, ...], numpy.dtype], numpy.ndarray]"),
+          DOC(Tensor_initializer))
       .def(
           "astype",
           [](const Tensor& t, symx::DType d) {
@@ -514,6 +525,67 @@ void bind_functions(nb::module_& m) {
       DOC(topological_order));
 }
 
+// SymJAX's graph API (symx/graph.hpp): Graph as a context manager, current_graph, get_variables,
+// get_placeholders, get_ops, roots and ancestors.
+void bind_graph(nb::module_& m) {
+  auto as_list = [](nb::handle outputs) {
+    return nb::isinstance<Tensor>(outputs) ? std::vector<Tensor>{nb::cast<Tensor>(outputs)} : tensor_list(outputs);
+  };
+  nb::class_<symx::Graph>(m, "Graph", DOC(Graph))
+      .def(nb::init<std::string>(), "name"_a = "")
+      .def_prop_ro(
+          "name", [](const symx::Graph& g) { return python_text(g.name()); }, DOC(Graph_name))
+      .def("__enter__",
+           [](nb::handle self) {
+             nb::cast<symx::Graph&>(self).enter();
+             return nb::borrow(self);
+           })
+      .def("__exit__", [](symx::Graph& g, nb::args) { g.exit(); })
+      .def("reset", &symx::Graph::reset, DOC(Graph_reset))
+      .def("clear", &symx::Graph::clear, DOC(Graph_clear))
+      .def("variables", &symx::Graph::variables, "pattern"_a = "", "trainable"_a = nb::none(), DOC(Graph_variables))
+      .def("variable", &symx::Graph::variable, "name"_a, DOC(Graph_variable))
+      .def_prop_ro("placeholders", &symx::Graph::placeholders, "The graph's placeholders, in creation order.")
+      .def_prop_ro("ops", &symx::Graph::ops, DOC(Graph_ops))
+      .def_prop_ro("updates", &symx::Graph::updates, "The graph's update collection: (variable, new value) pairs.")
+      .def_prop_ro(
+          "scope_name", [](const symx::Graph& g) { return python_text("/" + g.current_scope()); },
+          "The graph's current scope as SymJAX writes it (\"/model1/\").")
+      .def(
+          "roots", [as_list](const symx::Graph&, nb::handle outputs) { return symx::roots(as_list(outputs)); },
+          "nodes"_a, nb::sig("def roots(self, nodes: Tensor | collections.abc.Sequence[Tensor]) -> list[Tensor]"),
+          DOC(roots))
+      .def(
+          "ancestors", [as_list](const symx::Graph&, nb::handle outputs) { return symx::ancestors(as_list(outputs)); },
+          "nodes"_a, nb::sig("def ancestors(self, nodes: Tensor | collections.abc.Sequence[Tensor]) -> list[Tensor]"),
+          DOC(ancestors))
+      .def("__repr__", [](const symx::Graph& g) {
+        return python_text("Graph(name='" + g.name() + "', variables=" + std::to_string(g.variables().size()) +
+                           ", placeholders=" + std::to_string(g.placeholders().size()) +
+                           ", ops=" + std::to_string(g.ops().size()) + ")");
+      });
+  m.def("current_graph", &symx::current_graph, nb::rv_policy::reference, DOC(current_graph));
+  m.def("get_variables", &symx::get_variables, "name"_a = "*", "scope"_a = "/", "trainable"_a = true,
+        DOC(get_variables));
+  m.def("get_placeholders", &symx::get_placeholders, "name"_a = "*", "scope"_a = "/", DOC(get_placeholders));
+  m.def("get_ops", &symx::get_ops, "name"_a = "*", "scope"_a = "/", DOC(get_ops));
+  m.def(
+      "ancestors", [as_list](nb::handle outputs) { return symx::ancestors(as_list(outputs)); }, "nodes"_a,
+      nb::sig("def ancestors(nodes: Tensor | collections.abc.Sequence[Tensor]) -> list[Tensor]"), DOC(ancestors));
+  m.def(
+      "roots", [as_list](nb::handle outputs) { return symx::roots(as_list(outputs)); }, "nodes"_a,
+      nb::sig("def roots(nodes: Tensor | collections.abc.Sequence[Tensor]) -> list[Tensor]"), DOC(roots));
+  m.def(
+      "variables_of",
+      [as_list](nb::handle outputs, std::optional<bool> trainable) {
+        return symx::variables_of(as_list(outputs), trainable);
+      },
+      "nodes"_a, "trainable"_a = true,
+      nb::sig("def variables_of(nodes: Tensor | collections.abc.Sequence[Tensor], trainable: bool | None = True) -> "
+              "list[Tensor]"),
+      DOC(variables_of));
+}
+
 // Saving and loading variables and arrays (.npy, .npz).
 void bind_io(nb::module_& m) {
   m.def(
@@ -649,5 +721,6 @@ NB_MODULE(_symx, m) {
   bind_autodiff(m);
   bind_control_flow(m);
   bind_functions(m);
+  bind_graph(m);
   bind_io(m);
 }

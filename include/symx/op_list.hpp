@@ -42,6 +42,18 @@
   X(Cast, "cast")                                                   \
   X(StopGradient, "stop_gradient")                                  \
   /* more unary elementwise (symx/numpy.hpp) */                     \
+  X(Arcsin, "arcsin")                                               \
+  X(Arccos, "arccos")                                               \
+  X(Arcsinh, "arcsinh")                                             \
+  X(Arccosh, "arccosh")                                             \
+  X(Arctanh, "arctanh")                                             \
+  X(Sinh, "sinh")                                                   \
+  X(Cosh, "cosh")                                                   \
+  X(Log2, "log2")                                                   \
+  X(Log10, "log10")                                                 \
+  X(Exp2, "exp2")                                                   \
+  X(Cbrt, "cbrt")                                                   \
+  X(Signbit, "signbit")                                             \
   /* binary elementwise (operands already promoted to one dtype) */ \
   X(Add, "add")                                                     \
   X(Subtract, "subtract")                                           \
@@ -53,6 +65,9 @@
   X(Mod, "mod")                                                     \
   X(Arctan2, "arctan2")                                             \
   /* more binary elementwise (symx/numpy.hpp) */                    \
+  X(Hypot, "hypot")                                                 \
+  X(Copysign, "copysign")                                           \
+  X(Fmod, "fmod")                                                   \
   X(Equal, "equal")                                                 \
   X(NotEqual, "not_equal")                                          \
   X(Less, "less")                                                   \

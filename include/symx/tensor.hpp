@@ -190,6 +190,7 @@ struct Node {
   // that nn::relu returns): set once by named_composite, shown by label() and debugprint.
   std::string display;
   std::shared_ptr<VariableState> variable;  // only for Variable nodes
+  std::string scope;                        // the name scope it was built in ("outer/inner/"); empty at the root
 };
 
 // A symbolic tensor: a handle to a node of the graph, cheap to copy. Tensors compare and hash by
@@ -261,6 +262,14 @@ class Tensor {
   // Variables only: whether variables(trainable=True) and optimizers include it.
   // Example: variable(0.0, trainable=False).trainable is False
   bool trainable() const;
+  // Variables only: what draws its value for reset_variables (for a variable made from a value, a function
+  // returning that first value). In Python a function of (shape, dtype) returning an array.
+  // Example: w.initializer((3,), float32)
+  const Initializer& initializer() const;
+  // The name scope the node was built in, as SymJAX writes it: "/" at the root, "/outer/inner/" inside
+  // Scope("outer") and Scope("inner") (or named Graphs).
+  // Example: with Scope("layer1"): (x + 1).scope is "/layer1/"
+  std::string scope() const;
 
   // The same as astype(x, dtype).
   // Example: x.astype(float64)
@@ -285,9 +294,21 @@ using Updates = std::vector<std::pair<Tensor, Tensor>>;
 
 // ---- graph, scopes, collections ----
 
+// A graph: its collections (variables, placeholders, updates), name scopes, random seed and the ops built
+// in it. New nodes join the default graph. In Python `with sx.Graph("model1"):` makes a fresh graph the
+// default inside the block (SymJAX's Graph): its variables are named "model1/..." and listed by the
+// enclosing graph too; the previous default graph is back after the block.
+// Example: with sx.Graph("model1") as g: w = sx.variable(0.0, name="w")  # g.variable("w") is w
 class Graph {
  public:
   Graph();
+  // A graph named `name`, as SymJAX's Graph(name): while it is the default graph (DefaultGraph, Python's
+  // `with graph:`), its nodes are scoped under the enclosing scope and the name ("model1/layer1/w").
+  // Example: Graph g("model1");
+  explicit Graph(std::string name);
+  // The graph's name ("" for the root and unnamed graphs).
+  // Example: Graph("model1").name() is "model1"
+  const std::string& name() const { return name_; }
   // Name scopes: "outer/inner/name".
   void push_scope(const std::string& name);
   void pop_scope();
@@ -316,6 +337,27 @@ class Graph {
   void seed(std::uint64_t seed);
 
   std::uint64_t next_node_id() { return next_id_++; }
+  // Gives a new node its id and scope and lists it (ops() finds it while it lives).
+  void adopt(const std::shared_ptr<Node>& node);
+  // The op nodes (not placeholders, variables or constants) built in this graph (and graphs entered
+  // inside it) that are still alive, in creation order.
+  // Example: [t.op for t in current_graph().ops()]
+  std::vector<Tensor> ops() const;
+  // Draws the values of this graph's variables again (reset_variables over variables()).
+  // Example: g.reset()
+  void reset();
+  // Empties the graph (variables, placeholders, ops, scopes, updates and the random seed start over),
+  // keeping its name and its place among the entered graphs.
+  void clear();
+  // Makes this graph the default one, inside the current default graph (which then also lists what
+  // this graph makes), and back (DefaultGraph does both). Entering a graph already entered is a
+  // ValueError.
+  void enter();
+  void exit();
+  // This graph's variable named `name`: its whole scoped name, or the name within the graph's scope
+  // ("w" for "model1/w" in Graph("model1")); ValueError when there is none.
+  // Example: g.variable("w")
+  Tensor variable(const std::string& name) const;
 
  private:
   std::vector<std::string> scopes_;
@@ -325,6 +367,11 @@ class Graph {
   std::vector<std::pair<Tensor, Tensor>> updates_;
   Tensor random_state_;
   std::uint64_t seed_ = 0, random_ops_ = 0, next_id_ = 1;
+  std::string name_, prefix_;  // prefix_: the scope of the enclosing graph and the name, while entered
+  Graph* parent_ = nullptr;    // the enclosing default graph while entered
+  bool entered_ = false;
+  std::vector<std::weak_ptr<const Node>> ops_;
+  std::size_t prune_at_ = 1024;
 };
 
 // The graph that new nodes join. Replace it with `DefaultGraph guard(g)` or reset_default_graph().
@@ -334,7 +381,9 @@ Graph& default_graph();
 // Example: reset_default_graph() between independent experiments
 void reset_default_graph();
 
-// Makes `graph` the default for its lifetime.
+// Makes `graph` the default for its lifetime (Graph::enter and Graph::exit): a named graph scopes its nodes
+// under its name, and the enclosing graph's collections also list its variables and placeholders.
+// Example: Graph g("model1"); { DefaultGraph guard(g); auto w = variable(...); }  // "model1/variable"
 class DefaultGraph {
  public:
   explicit DefaultGraph(Graph& graph);

@@ -170,8 +170,39 @@ def _reduction(fn):
     return method
 
 
-for _fn in (sum, mean, max, min, prod, std, var, argmax, argmin):  # noqa: F405
+for _fn in (sum, mean, max, min, prod, std, var, argmax, argmin, all, any, ptp):  # noqa: F405
     setattr(Tensor, _fn.__name__, _reduction(_fn))
+
+
+def _method(fn, signature, doc):
+    """A Tensor method that is the free function with the tensor as its first argument."""
+
+    def method(self, *args, **kwargs):
+        return fn(self, *args, **kwargs)
+
+    method.__name__ = fn.__name__
+    method.__doc__ = "``x.%s%s`` is ``symx.%s(x, ...)``%s.\n\n%s" % (
+        fn.__name__,
+        signature,
+        fn.__name__,
+        doc,
+        fn.__doc__,
+    )
+    return method
+
+
+# NumPy's ndarray methods (and SymJAX's Tensor methods) over the free functions of the same name.
+for _fn, _signature, _doc in (
+    (cumsum, "(axis=None)", ""),  # noqa: F405
+    (dot, "(b)", ""),  # noqa: F405
+    (matmul, "(b)", ", the same as x @ b"),  # noqa: F405
+    (repeat, "(repeats, axis=None)", ""),  # noqa: F405
+    (take, "(indices, axis=None)", ""),  # noqa: F405
+    (choose, "(choices, mode='raise')", ""),  # noqa: F405
+    (expand_dims, "(axis)", ""),  # noqa: F405
+    (cast, "(dtype)", ", SymJAX's method; NumPy's is astype"),  # noqa: F405
+):
+    setattr(Tensor, _fn.__name__, _method(_fn, _signature, _doc))
 
 
 def _transpose(self, *axes: "int | Sequence[int]") -> "Tensor":
@@ -231,7 +262,54 @@ def _round(self, decimals: int = 0) -> "Tensor":
     return round(self)  # noqa: F405
 
 
+def _ravel(self) -> "Tensor":
+    """The tensor's elements as a 1-D tensor in row-major order, as ndarray.ravel (the same as flatten).
+
+    Example: x.ravel() of x with shape (2, 3) has shape (6,)
+    """
+    return reshape(self, (-1,))  # noqa: F405
+
+
+def _copy(self) -> "Tensor":
+    """The tensor itself: symbolic tensors are immutable, so a copy is the same value (ndarray.copy).
+
+    Example: x.copy() is x
+    """
+    return self
+
+
+def _clone(self, givens: "dict[Tensor, Tensor] | Sequence[tuple[Tensor, Tensor]]") -> "Tensor":
+    """SymJAX's ``t.clone(givens)``: this tensor's graph with the replacements in ``givens``
+    ({old: new}), the same as ``symx.clone([t], givens)[0]``.
+
+    Example: y.clone({x: x2}) computes y from x2 instead of x
+    """
+    return clone([self], givens)[0]  # noqa: F405
+
+
+def _reset(self) -> None:
+    """SymJAX's ``v.reset()``: draws the variable's value again, as ``symx.reset_variables([v])``.
+
+    Example: w.reset()
+    """
+    reset_variables([self])  # noqa: F405
+
+
+def _variables(self, trainable: "bool | None" = True) -> "list[Tensor]":
+    """SymJAX's ``t.variables(trainable=True)``: the variables this tensor depends on (only the
+    trainable ones by default; None: all), as ``symx.variables_of(t, trainable)``.
+
+    Example: loss.variables() is [w, b]
+    """
+    return variables_of(self, trainable)  # noqa: F405
+
+
 Tensor.transpose = _transpose
+Tensor.ravel = _ravel
+Tensor.copy = _copy
+Tensor.clone = _clone
+Tensor.reset = _reset
+Tensor.variables = _variables
 Tensor.flatten = _flatten
 Tensor.squeeze = _squeeze
 Tensor.clip = _clip

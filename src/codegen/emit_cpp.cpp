@@ -98,6 +98,22 @@ std::string spell(OpKind op, const std::vector<std::string>& a, DType out, DType
     case OpKind::BitwiseXor: return "static_cast<" + T + ">(" + a[0] + " ^ " + a[1] + ")";
     case OpKind::LeftShift: return call("left_shift", a);
     case OpKind::RightShift: return call("right_shift", a);
+    // numpy (issue 21)
+    case OpKind::Arcsin: return call("arcsin", a);
+    case OpKind::Arccos: return call("arccos", a);
+    case OpKind::Arcsinh: return call("arcsinh", a);
+    case OpKind::Arccosh: return call("arccosh", a);
+    case OpKind::Arctanh: return call("arctanh", a);
+    case OpKind::Sinh: return call("sinh", a);
+    case OpKind::Cosh: return call("cosh", a);
+    case OpKind::Log2: return call("log2", a);
+    case OpKind::Log10: return call("log10", a);
+    case OpKind::Exp2: return call("exp2", a);
+    case OpKind::Cbrt: return call("cbrt", a);
+    case OpKind::Signbit: return call("signbit", a);
+    case OpKind::Hypot: return call("hypot", a);
+    case OpKind::Copysign: return call("copysign", a);
+    case OpKind::Fmod: return call("fmod", a);
     case OpKind::Where: return "symx_kernel::select<" + T + ">(" + a[0] + ", " + a[1] + ", " + a[2] + ")";
     case OpKind::RandomGammaGrad: return call("random_gamma_grad", a);  // random (issue 21)
     case OpKind::Placeholder:

@@ -952,6 +952,177 @@ inline double random_gamma_grad(double a, double x) {
 }
 inline float random_gamma_grad(float a, float x) {
   return static_cast<float>(random_gamma_grad(static_cast<double>(a), static_cast<double>(x)));
+// ---- numpy (issue 21) ----
+// Inverse trig and hyperbolic functions, log2 / log10 / exp2 / cbrt, hypot, copysign, fmod and signbit
+// (symx/numpy.hpp). The float overloads widen to double and use the double cores above (log_d, exp_d,
+// expm1_d, atan_pos_d) and sqrt_pos_d below, with the special values by selects; each double core is
+// within a few ulp of double, far below float's half-ulp, so the float results are correctly rounded
+// but for rare ties (tests/cpp/test_kernel_math.cpp measures them). Double overloads call libm.
+
+namespace libm {
+inline double asin(double x) { return __builtin_asin(x); }
+inline double acos(double x) { return __builtin_acos(x); }
+inline double asinh(double x) { return __builtin_asinh(x); }
+inline double acosh(double x) { return __builtin_acosh(x); }
+inline double atanh(double x) { return __builtin_atanh(x); }
+inline double sinh(double x) { return __builtin_sinh(x); }
+inline double cosh(double x) { return __builtin_cosh(x); }
+inline double log2(double x) { return __builtin_log2(x); }
+inline double log10(double x) { return __builtin_log10(x); }
+inline double exp2(double x) { return __builtin_exp2(x); }
+inline double cbrt(double x) { return __builtin_cbrt(x); }
+inline double hypot(double x, double y) { return __builtin_hypot(x, y); }
+}  // namespace libm
+
+namespace detail {
+// sqrt(x) for a positive, finite, normal double (about 1 ulp of double); garbage (no trap) otherwise.
+// Three Newton steps for 1/sqrt(x) from a bit-trick seed, then one fma correction (as sqrt(float)).
+inline double sqrt_pos_d(double x) {
+  double y = from_bits(0x5fe6eb50c7b537a9ULL - (bits(x) >> 1));
+  const double h = 0.5 * x;
+  y = y * (1.5 - h * y * y);
+  y = y * (1.5 - h * y * y);
+  y = y * (1.5 - h * y * y);
+  y = y * (1.5 - h * y * y);
+  const double s = x * y;
+  return libm::fma(libm::fma(-s, s, x), 0.5 * y, s);
+}
+// asin(a) for a float a = |x| in [0, 1] held in a double (NaN passes through): atan(a / sqrt(1 - a^2)),
+// 1 - a^2 as (1 - a)(1 + a), exact for these arguments but for one rounding.
+inline double asin_pos_d(double a) {
+  const double d = (1.0 - a) * (1.0 + a);
+  const double t = a / sqrt_pos_d(sel(d > 0.0, d, 1.0));
+  return sel(d == 0.0, kPi2, atan_pos_d(t));
+}
+inline constexpr double kLog10e = 0.4342944819032518;
+}  // namespace detail
+
+inline float arcsin(float x) {
+  const double a = libm::fabs(static_cast<double>(x));
+  const double r = detail::sel(a > 1.0, detail::kNaN, detail::asin_pos_d(detail::sel(a > 1.0, 0.0, a)));
+  return detail::xor_sign(static_cast<float>(detail::sel(a != a, a, r)), x);
+}
+inline double arcsin(double x) { return libm::asin(x); }
+inline float arccos(float x) {
+  const double xd = x, a = libm::fabs(xd);
+  const double s = detail::asin_pos_d(detail::sel(a > 1.0, 0.0, a));
+  double r = detail::sel(xd < 0.0, detail::kPi2 + s, detail::kPi2 - s);
+  r = detail::sel(a > 1.0, detail::kNaN, r);
+  return static_cast<float>(detail::sel(a != a, a, r));
+}
+inline double arccos(double x) { return libm::acos(x); }
+inline float arcsinh(float x) {
+  const double a = libm::fabs(static_cast<double>(x));
+  const bool finite = a < detail::kInf;  // false for NaN
+  const double af = detail::sel(finite, a, 1.0), a2 = af * af;
+  // asinh(a) = log1p(a + a^2 / (1 + sqrt(1 + a^2))); a series below 1e-3 (log1p's argument rounds there).
+  const double u = af + a2 / (1.0 + detail::sqrt_pos_d(1.0 + a2));
+  const double series = af * detail::fmadd(a2, detail::fmadd(a2, 0.075, -1.0 / 6.0), 1.0);
+  double r = detail::sel(af < 1e-3, series, detail::log_d(1.0 + u));
+  r = detail::sel(finite, r, a);  // inf and NaN
+  return detail::xor_sign(static_cast<float>(r), x);
+}
+inline double arcsinh(double x) { return libm::asinh(x); }
+inline float arccosh(float x) {
+  const double xd = x;
+  const bool ok = (xd > 1.0) & (xd < detail::kInf);
+  const double v = detail::sel(ok, xd, 2.0);
+  double r = detail::log_d(v + detail::sqrt_pos_d((v - 1.0) * (v + 1.0)));
+  r = detail::sel(xd == 1.0, 0.0, r);
+  r = detail::sel(xd == detail::kInf, detail::kInf, r);
+  r = detail::sel((xd < 1.0) | (xd != xd), detail::kNaN, r);
+  return static_cast<float>(r);
+}
+inline double arccosh(double x) { return libm::acosh(x); }
+inline float arctanh(float x) {
+  const double a = libm::fabs(static_cast<double>(x));
+  const bool ok = a < 1.0;  // false for NaN
+  const double v = detail::sel(ok, a, 0.5), v2 = v * v;
+  const double series = v * detail::fmadd(v2, detail::fmadd(v2, 0.2, 1.0 / 3.0), 1.0);
+  double r = detail::sel(v < 1e-3, series, 0.5 * detail::log_d((1.0 + v) / (1.0 - v)));
+  r = detail::sel(a == 1.0, detail::kInf, r);
+  r = detail::sel((a > 1.0) | (a != a), detail::kNaN, r);
+  return detail::xor_sign(static_cast<float>(r), x);
+}
+inline double arctanh(double x) { return libm::atanh(x); }
+inline float sinh(float x) {
+  const double a = libm::fabs(static_cast<double>(x));
+  const double t = detail::expm1_d(detail::sel(a < 100.0, a, 100.0));  // 100: beyond float's range
+  const double r = 0.5 * (t + t / (t + 1.0));
+  return detail::xor_sign(static_cast<float>(detail::sel(a != a, a, r)), x);
+}
+inline double sinh(double x) { return libm::sinh(x); }
+inline float cosh(float x) {
+  const double a = libm::fabs(static_cast<double>(x));
+  const double e = detail::exp_d(detail::sel(a < 100.0, a, 100.0));
+  const double r = 0.5 * (e + 1.0 / e);
+  return static_cast<float>(detail::sel(a != a, a, r));
+}
+inline double cosh(double x) { return libm::cosh(x); }
+// log(x) in double for a float x, with log's special values: -inf at 0, NaN below, inf at inf.
+inline double log_of_float_d(float x) {
+  const double xd = x;
+  const bool ok = (xd > 0.0) & (xd < detail::kInf);
+  double r = detail::log_d(detail::sel(ok, xd, 1.0));
+  r = detail::sel(xd == 0.0, -detail::kInf, r);
+  r = detail::sel(xd == detail::kInf, detail::kInf, r);
+  return detail::sel((xd < 0.0) | (xd != xd), detail::kNaN, r);
+}
+inline float log2(float x) { return static_cast<float>(log_of_float_d(x) * detail::kLog2e); }
+inline double log2(double x) { return libm::log2(x); }
+inline float log10(float x) { return static_cast<float>(log_of_float_d(x) * detail::kLog10e); }
+inline double log10(double x) { return libm::log10(x); }
+inline float exp2(float x) {
+  const double y = detail::clamp(static_cast<double>(x), -200.0, 200.0);  // NaN passes
+  const double r = detail::exp_d(y * detail::kLn2);
+  return static_cast<float>(detail::sel(y != y, y, r));
+}
+inline double exp2(double x) { return libm::exp2(x); }
+inline float cbrt(float x) {
+  const double a = libm::fabs(static_cast<double>(x));
+  const bool ok = (a > 0.0) & (a < detail::kInf);
+  const double r = detail::exp_d(detail::log_d(detail::sel(ok, a, 1.0)) * (1.0 / 3.0));
+  return detail::xor_sign(static_cast<float>(detail::sel(ok, r, a)), x);  // 0, inf and NaN pass through
+}
+inline double cbrt(double x) { return libm::cbrt(x); }
+inline float hypot(float x, float y) {
+  const double a = x, b = y;
+  const double s = a * a + b * b;  // no overflow or underflow for floats
+  const bool ok = (s > 0.0) & (s < detail::kInf);
+  double r = detail::sel(ok, detail::sqrt_pos_d(detail::sel(ok, s, 1.0)), s);  // 0, inf, NaN
+  r = detail::sel((libm::fabs(a) == detail::kInf) | (libm::fabs(b) == detail::kInf), detail::kInf, r);
+  return static_cast<float>(r);
+}
+inline double hypot(double x, double y) { return libm::hypot(x, y); }
+inline float copysign(float x, float y) { return libm::copysign(x, y); }
+inline double copysign(double x, double y) { return libm::copysign(x, y); }
+// C's fmod (the sign of x): exact for floats; integers: x fmod 0 is 0 (as NumPy returns).
+inline float fmod(float x, float y) {
+  const double ax = libm::fabs(static_cast<double>(x)), ay = libm::fabs(static_cast<double>(y));
+  const bool ok = (ay > 0.0) & (ay < detail::kInf) & (ax < detail::kInf);
+  const double fm = detail::sel(ok, detail::fmod_abs_f(detail::sel(ok, ax, 1.0), detail::sel(ok, ay, 1.0)), ax);
+  const float r = detail::xor_sign(static_cast<float>(fm), x);
+  return detail::sel((ay == 0.0) | (ax == detail::kInf) | (x != x) | (y != y), detail::kNaNF, r);
+}
+inline double fmod(double x, double y) { return libm::fmod(x, y); }
+template <class T>
+  requires std::numeric_limits<T>::is_integer
+inline T fmod(T x, T y) {
+  if constexpr (std::numeric_limits<T>::is_signed) {
+    const bool special = y == T(0) || y == T(-1);
+    const T r = static_cast<T>(x % (special ? T(1) : y));
+    return special ? T(0) : r;
+  } else {
+    return y == T(0) ? T(0) : static_cast<T>(x % (y == T(0) ? T(1) : y));
+  }
+}
+inline bool signbit(float x) { return (detail::bits(x) >> 31) != 0; }
+inline bool signbit(double x) { return (detail::bits(x) >> 63) != 0; }
+template <class T>
+  requires std::numeric_limits<T>::is_integer
+inline bool signbit(T x) {
+  if constexpr (std::numeric_limits<T>::is_signed) return x < T(0);
+  else return false;
 }
 
 }  // namespace symx_kernel

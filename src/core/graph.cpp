@@ -1,6 +1,7 @@
 // The graph (core): the default graph with its name scopes and collections, the Tensor handle,
 // and variables' values. Leaves are built in ops (ops/tensor_builders.cpp), Tensor::eval in function
 // (function/eval.cpp).
+#include <algorithm>
 #include <mutex>
 #include <shared_mutex>
 
@@ -11,7 +12,7 @@
 namespace symx {
 namespace {
 
-Graph*& current_graph() {
+Graph*& current_slot() {
   static Graph root;
   static thread_local Graph* current = &root;
   return current;
@@ -34,12 +35,16 @@ std::shared_ptr<VariableState> detail::make_variable_state(Array value, bool tra
   return state;
 }
 
-Graph& default_graph() { return *current_graph(); }
+Graph& default_graph() { return *current_slot(); }
 
-void reset_default_graph() { *current_graph() = Graph(); }
+void reset_default_graph() { current_slot()->clear(); }
 
-DefaultGraph::DefaultGraph(Graph& graph) : previous_(current_graph()) { current_graph() = &graph; }
-DefaultGraph::~DefaultGraph() { current_graph() = previous_; }
+DefaultGraph::DefaultGraph(Graph& graph) : previous_(&graph) { graph.enter(); }
+DefaultGraph::~DefaultGraph() {
+  try {
+    previous_->exit();
+  } catch (const ValueError&) {}
+}
 
 Scope::Scope(const std::string& name) { default_graph().push_scope(name); }
 Scope::~Scope() {
@@ -50,6 +55,73 @@ Scope::~Scope() {
 }
 
 Graph::Graph() = default;
+Graph::Graph(std::string name) : name_(std::move(name)) {
+  if (name_.find('/') != std::string::npos)
+    throw ValueError("Graph: graph name '" + name_ + "' contains '/'. Use a plain name such as \"model1\".");
+}
+
+void Graph::enter() {
+  Graph* outer = current_slot();
+  if (entered_ || outer == this)
+    throw ValueError("Graph" + (name_.empty() ? std::string() : " '" + name_ + "'") +
+                     ": the graph is already the default graph or entered. Enter a graph once at a time "
+                     "(with g: ... in Python, DefaultGraph guard(g) in C++).");
+  parent_ = outer;
+  entered_ = true;
+  prefix_ = outer->current_scope() + (name_.empty() ? std::string() : name_ + "/");
+  next_id_ = std::max(next_id_, outer->next_id_);  // ids stay unique among the graphs a function mixes
+  current_slot() = this;
+}
+
+void Graph::exit() {
+  if (!entered_ || current_slot() != this)
+    throw ValueError("Graph" + (name_.empty() ? std::string() : " '" + name_ + "'") +
+                     ": exit without a matching enter, or graphs left out of order.");
+  parent_->next_id_ = std::max(parent_->next_id_, next_id_);
+  current_slot() = parent_;
+  parent_ = nullptr;
+  entered_ = false;  // prefix_ stays: variable(name) looks names up in the graph's scope
+}
+
+void Graph::clear() {
+  Graph fresh(name_);
+  fresh.parent_ = parent_;
+  fresh.entered_ = entered_;
+  fresh.prefix_ = prefix_;
+  if (parent_) fresh.next_id_ = std::max(next_id_, parent_->next_id_);
+  *this = std::move(fresh);
+}
+
+void Graph::reset() { reset_variables(variables()); }
+
+Tensor Graph::variable(const std::string& name) const {
+  for (const Tensor& v : variables_)
+    if (v.name() == name || v.name() == prefix_ + name) return v;
+  std::string names;
+  for (const Tensor& v : variables_) names += (names.empty() ? "" : ", ") + v.name();
+  throw ValueError("Graph" + (name_.empty() ? std::string() : " '" + name_ + "'") + ": no variable named '" + name +
+                   "'; its variables are [" + names + "]. Give a scoped name or one of these.");
+}
+
+void Graph::adopt(const std::shared_ptr<Node>& node) {
+  node->id = next_node_id();
+  node->scope = current_scope();
+  if (node->op == OpKind::Placeholder || node->op == OpKind::Variable || node->op == OpKind::Constant) return;
+  for (Graph* g = this; g; g = g->parent_) {
+    if (g->ops_.size() >= g->prune_at_) {  // drop the nodes gone since, amortized O(1) per node
+      std::erase_if(g->ops_, [](const std::weak_ptr<const Node>& w) { return w.expired(); });
+      g->prune_at_ = std::max<std::size_t>(1024, 2 * g->ops_.size());
+    }
+    g->ops_.push_back(node);
+  }
+}
+
+std::vector<Tensor> Graph::ops() const {
+  std::vector<Tensor> out;
+  for (const auto& w : ops_)
+    if (auto n = w.lock()) out.emplace_back(std::move(n));
+  return out;
+}
 
 void Graph::push_scope(const std::string& name) {
   if (name.empty() || name.find('/') != std::string::npos)
@@ -66,7 +138,7 @@ void Graph::pop_scope() {
 }
 
 std::string Graph::current_scope() const {
-  std::string s;
+  std::string s = prefix_;
   for (const auto& scope : scopes_) s += scope + "/";
   return s;
 }
@@ -74,14 +146,22 @@ std::string Graph::current_scope() const {
 std::string Graph::unique_name(const std::string& name) {
   std::string base = current_scope() + name;
   std::string candidate = base;
-  // Resume numbering where the last clash on this base stopped, so naming stays O(1) per node.
+  // Resume numbering where the last clash on this base stopped, so naming stays O(1) per node. The names
+  // of the enclosing graphs count too: their collections list this graph's leaves.
   std::int64_t& next = next_suffix_[base];
-  while (names_.count(candidate)) candidate = base + "_" + std::to_string(++next);
-  names_.insert(candidate);
+  auto taken = [&](const std::string& n) {
+    for (const Graph* g = this; g; g = g->parent_)
+      if (g->names_.count(n)) return true;
+    return false;
+  };
+  while (taken(candidate)) candidate = base + "_" + std::to_string(++next);
+  for (Graph* g = this; g; g = g->parent_) g->names_.insert(candidate);
   return candidate;
 }
 
-void Graph::add_variable(const Tensor& t) { variables_.push_back(t); }
+void Graph::add_variable(const Tensor& t) {
+  for (Graph* g = this; g; g = g->parent_) g->variables_.push_back(t);
+}
 
 void Graph::add_updates(const std::vector<std::pair<Tensor, Tensor>>& updates, Loc loc) {
   std::string at = detail::where_string(loc);
@@ -102,7 +182,9 @@ void Graph::add_updates(const std::vector<std::pair<Tensor, Tensor>>& updates, L
     updates_.emplace_back(var, value);
   }
 }
-void Graph::add_placeholder(const Tensor& t) { placeholders_.push_back(t); }
+void Graph::add_placeholder(const Tensor& t) {
+  for (Graph* g = this; g; g = g->parent_) g->placeholders_.push_back(t);
+}
 
 std::vector<Tensor> Graph::variables(const std::string& pattern, std::optional<bool> trainable) const {
   // Scoped names have no leading slash ("scope/w"); "/scope/w", an absolute path, means the same.
@@ -186,6 +268,10 @@ void Tensor::assign(const Array& value) const {
 }
 
 bool Tensor::trainable() const { return state_of(*this, "trainable").trainable; }
+
+const Initializer& Tensor::initializer() const { return state_of(*this, "initializer").initializer; }
+
+std::string Tensor::scope() const { return "/" + node().scope; }
 
 // ---- leaves ----
 

@@ -117,6 +117,118 @@ void dot_nodes(std::ostringstream& os, const std::vector<Tensor>& roots, std::un
 
 }  // namespace
 
+namespace {
+// fnmatch: * (anything, "/" included), ? (one character), [...] (a set, [!...] its complement).
+bool fnmatch(const char* p, const char* t) {
+  for (; *p; ++p, ++t) {
+    if (*p == '*') {
+      while (p[1] == '*') ++p;
+      for (const char* s = t;; ++s) {
+        if (fnmatch(p + 1, s)) return true;
+        if (!*s) return false;
+      }
+    }
+    if (!*t) return false;
+    if (*p == '[') {
+      const char* q = p + 1;
+      const bool negate = *q == '!';
+      if (negate) ++q;
+      bool hit = false;
+      const char* start = q;
+      for (; *q && (*q != ']' || q == start); ++q) {
+        if (q[1] == '-' && q[2] && q[2] != ']') {
+          hit = hit || (*t >= *q && *t <= q[2]);
+          q += 2;
+        } else {
+          hit = hit || *q == *t;
+        }
+      }
+      if (!*q) {  // no closing bracket: a literal '['
+        if (*t != '[') return false;
+        continue;
+      }
+      if (hit == negate) return false;
+      p = q;
+      continue;
+    }
+    if (*p != '?' && *p != *t) return false;
+  }
+  return *t == '\0';
+}
+
+bool fnmatch(const std::string& pattern, const std::string& text) { return fnmatch(pattern.c_str(), text.c_str()); }
+
+// The node's own name: the last part of its scoped name, or its display op for an anonymous op.
+std::string base_name(const Tensor& t) {
+  if (t.name().empty()) return t.display_op();
+  const auto slash = t.name().rfind('/');
+  return slash == std::string::npos ? t.name() : t.name().substr(slash + 1);
+}
+
+// SymJAX's match: the name pattern against the base name or the whole path, the scope a prefix.
+bool matches(const Tensor& t, const std::string& name, const std::string& scope) {
+  const std::string path = t.scope() + base_name(t);
+  const bool name_ok = fnmatch(name, base_name(t)) || fnmatch(name, path) || fnmatch(name, path.substr(1)) ||
+                       (!t.name().empty() && fnmatch(name, t.name()));
+  std::string s = scope.empty() || scope[0] != '/' ? "/" + scope : scope;
+  return name_ok && fnmatch(s + "*", t.scope());
+}
+}  // namespace
+
+Graph& current_graph() { return default_graph(); }
+
+std::vector<Tensor> ancestors(const std::vector<Tensor>& outputs) {
+  // Every node the outputs depend on; an output is one only when another output depends on it.
+  const std::vector<Tensor> order = topological_order(outputs);
+  std::unordered_set<const Node*> inputs;
+  for (const Tensor& t : order)
+    for (const Tensor& in : t.node().inputs) inputs.insert(&in.node());
+  std::unordered_set<const Node*> out_nodes;
+  for (const Tensor& t : outputs) out_nodes.insert(&t.node());
+  std::vector<Tensor> result;
+  for (const Tensor& t : order)
+    if (!out_nodes.count(&t.node()) || inputs.count(&t.node())) result.push_back(t);
+  return result;
+}
+
+std::vector<Tensor> roots(const std::vector<Tensor>& outputs) {
+  std::vector<Tensor> out;
+  for (const Tensor& t : topological_order(outputs)) {
+    if (t.op() == OpKind::Placeholder) out.push_back(t);
+    if (t.op() == OpKind::Variable && !(t.name() == "random_state" && t.node().scope.empty() && !t.trainable()))
+      out.push_back(t);
+  }
+  return out;
+}
+
+std::vector<Tensor> variables_of(const std::vector<Tensor>& outputs, std::optional<bool> trainable) {
+  std::vector<Tensor> out;
+  for (const Tensor& t : roots(outputs))
+    if (t.op() == OpKind::Variable && (!trainable || t.trainable() == *trainable)) out.push_back(t);
+  return out;
+}
+
+std::vector<Tensor> get_variables(const std::string& name, const std::string& scope, std::optional<bool> trainable) {
+  std::vector<Tensor> out;
+  for (const Tensor& v : default_graph().variables("", trainable))
+    if (matches(v, name, scope)) out.push_back(v);
+  return out;
+}
+
+std::vector<Tensor> get_placeholders(const std::string& name, const std::string& scope) {
+  std::vector<Tensor> out;
+  for (const Tensor& p : default_graph().placeholders())
+    if (matches(p, name, scope)) out.push_back(p);
+  return out;
+}
+
+std::vector<Tensor> get_ops(const std::string& name, const std::string& scope) {
+  std::vector<Tensor> out;
+  for (const Tensor& t : default_graph().ops())
+    if (matches(t, name, scope)) out.push_back(t);
+  return out;
+}
+
 std::string debugprint(const std::vector<Tensor>& outputs) {
   std::ostringstream os;
   std::unordered_set<const Node*> seen;

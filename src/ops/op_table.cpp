@@ -187,7 +187,7 @@ Tensor build_node(OpKind op, std::vector<Tensor> inputs, Attr attr, const std::s
   node->type = std::move(type);
   node->where = where;
   node->name = std::move(node_name);
-  node->id = default_graph().next_node_id();
+  default_graph().adopt(node);  // its id and scope
   return Tensor(std::move(node));
 }
 }  // namespace

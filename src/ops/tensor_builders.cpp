@@ -23,7 +23,7 @@ Tensor make_leaf(OpKind op, TensorType type, std::string name, Attr attr, Loc lo
   node->attr = std::move(attr);
   node->name = std::move(name);
   node->where = ops::where_string(loc);
-  node->id = default_graph().next_node_id();
+  default_graph().adopt(node);  // its id and scope
   return Tensor(std::move(node));
 }
 

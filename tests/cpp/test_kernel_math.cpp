@@ -690,3 +690,55 @@ TEST(KernelMath, JitCompiledLoopsAccuracy) {
 }
 
 }  // namespace
+
+// ---- numpy (issue 21) ----
+// The float overloads of symx/numpy.hpp's primitives: each widens to double and runs a double core, so each
+// is correctly rounded but for rare ties (max 1 ulp).
+KM_UNARY_TEST(
+    ArcsinFloat, [](float x) { return sk::arcsin(x); }, [](double x) { return std::asin(x); }, 1)
+KM_UNARY_TEST(
+    ArccosFloat, [](float x) { return sk::arccos(x); }, [](double x) { return std::acos(x); }, 1)
+KM_UNARY_TEST(
+    ArcsinhFloat, [](float x) { return sk::arcsinh(x); }, [](double x) { return std::asinh(x); }, 1)
+KM_UNARY_TEST(
+    ArccoshFloat, [](float x) { return sk::arccosh(x); }, [](double x) { return std::acosh(x); }, 1)
+KM_UNARY_TEST(
+    ArctanhFloat, [](float x) { return sk::arctanh(x); }, [](double x) { return std::atanh(x); }, 1)
+KM_UNARY_TEST(
+    SinhFloat, [](float x) { return sk::sinh(x); }, [](double x) { return std::sinh(x); }, 1)
+KM_UNARY_TEST(
+    CoshFloat, [](float x) { return sk::cosh(x); }, [](double x) { return std::cosh(x); }, 1)
+KM_UNARY_TEST(
+    Log2Float, [](float x) { return sk::log2(x); }, [](double x) { return std::log2(x); }, 1)
+KM_UNARY_TEST(
+    Log10Float, [](float x) { return sk::log10(x); }, [](double x) { return std::log10(x); }, 1)
+KM_UNARY_TEST(
+    Exp2Float, [](float x) { return sk::exp2(x); }, [](double x) { return std::exp2(x); }, 1)
+KM_UNARY_TEST(
+    CbrtFloat, [](float x) { return sk::cbrt(x); }, [](double x) { return std::cbrt(x); }, 1)
+
+TEST(KernelMath, NumpyBinaryFloat) {
+  // hypot (correctly rounded but for ties), fmod (exact) and copysign over pairs of the unary inputs.
+  std::int64_t worst_hypot = 0, worst_fmod = 0, worst_copysign = 0;
+  const auto& xs = inputs();
+  for (std::size_t i = 0; i < xs.size(); i += 97) {
+    for (std::size_t j = 0; j < xs.size(); j += 89) {
+      const float a = xs[i], b = xs[j];
+      worst_hypot = std::max(worst_hypot, ulp_diff(sk::hypot(a, b), static_cast<float>(std::hypot(double{a}, b))));
+      worst_fmod = std::max(worst_fmod, ulp_diff(sk::fmod(a, b), std::fmod(a, b)));
+      worst_copysign = std::max(worst_copysign, ulp_diff(sk::copysign(a, b), std::copysign(a, b)));
+      EXPECT_EQ(sk::signbit(a), std::signbit(a)) << a;
+    }
+  }
+  std::printf("[kernel_math] hypot %lld ulp, fmod %lld ulp, copysign %lld ulp\n", static_cast<long long>(worst_hypot),
+              static_cast<long long>(worst_fmod), static_cast<long long>(worst_copysign));
+  EXPECT_LE(worst_hypot, 1);
+  EXPECT_EQ(worst_fmod, 0);
+  EXPECT_EQ(worst_copysign, 0);
+  EXPECT_EQ(sk::fmod(7, 0), 0);
+  EXPECT_EQ(sk::fmod(-7, 3), -1);
+  EXPECT_EQ(sk::fmod(std::numeric_limits<std::int32_t>::min(), -1), 0);
+  EXPECT_TRUE(sk::signbit(std::int64_t{-1}));
+  EXPECT_EQ(sk::hypot(std::numeric_limits<float>::infinity(), std::numeric_limits<float>::quiet_NaN()),
+            std::numeric_limits<float>::infinity());
+}

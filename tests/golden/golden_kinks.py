@@ -279,6 +279,23 @@ CASES = {
         lambda x, k: [x * x, torch.sin(x), torch.abs(x) * 3][min(max(int(k), 0), 2)],
         np.array(7),
     ),
+    # ---- numpy primitives (issue 21): the ends of their domains, 0 and +-1, infinities
+    "arcsin": ([a(-1, -0.5, -0.0, 0, 0.5, 1)], [0], torch.asin),
+    "arccos": ([a(-1, -0.5, 0, 0.5, 1)], [0], torch.acos),
+    "arcsinh": ([a(-inf, -1e10, -1, 0, 1, 1e10, inf)], [0], torch.asinh),
+    "arccosh": ([a(1, 1.5, 2, 1e10, inf)], [0], torch.acosh),
+    "arctanh": ([a(-1, -0.5, 0, 0.5, 1)], [0], torch.atanh),
+    "sinh": ([a(-inf, -1, -0.0, 0, 1, 20, inf)], [0], torch.sinh),
+    "cosh": ([a(-inf, -1, 0, 1, 20, inf)], [0], torch.cosh),
+    "log2": ([a(0, 0.5, 1, 2, 8, inf)], [0], torch.log2),
+    "log10": ([a(0, 0.1, 1, 10, 1000, inf)], [0], torch.log10),
+    "exp2": ([a(-inf, -1, 0, 1, 10, inf)], [0], torch.exp2),
+    # torch has no cbrt; at 0 its derivative is infinite (symx and JAX: inf), not in the case.
+    "cbrt": ([a(-inf, -8, -1, 1, 8, inf)], [0], lambda x: torch.sign(x) * x.abs().pow(1 / 3)),
+    # At the origin PyTorch's gradient is 0 / 0 = NaN, symx's 0 (test_numpy_names.py checks it).
+    "hypot": ([a(3, -3, 0, 1, inf), a(4, 0, 1, -1, 1)], [0, 1], torch.hypot),
+    "copysign": ([a(1, -2, 0, -0.0, 3, -1), a(-1, 2, 1, -1, 0, -0.0)], [0, 1], torch.copysign),
+    "fmod": ([a(3, -3, 3, 4, 5.5, -5.5, 0), a(2, 2, -2, 2, 2.5, 2.5, 1)], [0, 1], torch.fmod),
 }
 
 

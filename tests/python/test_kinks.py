@@ -185,6 +185,20 @@ SYMX = {
     "scan_relu": lambda h, xs: sx.scan(lambda c, x: (sx.nn.relu(c + x),) * 2, h, sequences=[xs])[1],
     "cond": lambda xs: sx.map(lambda x: sx.cond(x > 0, sx.log, lambda v: 2 * v, x), [xs]),
     "switch": lambda x, k: sx.switch(k, [lambda v: v * v, sx.sin, lambda v: sx.abs(v) * 3], x),
+    "arcsin": sx.arcsin,
+    "arccos": sx.arccos,
+    "arcsinh": sx.arcsinh,
+    "arccosh": sx.arccosh,
+    "arctanh": sx.arctanh,
+    "sinh": sx.sinh,
+    "cosh": sx.cosh,
+    "log2": sx.log2,
+    "log10": sx.log10,
+    "exp2": sx.exp2,
+    "cbrt": sx.cbrt,
+    "hypot": sx.hypot,
+    "copysign": sx.copysign,
+    "fmod": sx.fmod,
 }
 
 
@@ -286,6 +300,7 @@ NOT_DIFFERENTIABLE = {
     "argsort",
     "argpartition",
     "searchsorted",
+    "signbit",
 }
 
 # Ops that only gradient graphs build (the transposes of other ops): each must appear in the gradient
@@ -350,6 +365,17 @@ SMOOTH = {
     "conv",
     "avg_pool",
     "softmax_cross_entropy",
+    "arcsin",
+    "arccos",
+    "arcsinh",
+    "arccosh",
+    "arctanh",
+    "sinh",
+    "cosh",
+    "log2",
+    "log10",
+    "exp2",
+    "cbrt",
 }
 
 
