@@ -39,6 +39,18 @@
   X(BitwiseNot, "bitwise_not")                                      \
   X(IsFinite, "isfinite")                                           \
   /* special functions (symx/special.hpp) */                        \
+  X(Lgamma, "lgamma")                                               \
+  X(Digamma, "digamma")                                             \
+  X(Erfc, "erfc")                                                   \
+  X(Erfinv, "erfinv")                                               \
+  X(Erfcx, "erfcx")                                                 \
+  X(Ndtri, "ndtri")                                                 \
+  X(LogNdtr, "log_ndtr")                                            \
+  X(I0e, "i0e")                                                     \
+  X(I1e, "i1e")                                                     \
+  X(Expi, "expi")                                                   \
+  X(Exp1, "exp1")                                                   \
+  X(BitwiseCount, "bitwise_count")                                  \
   X(Cast, "cast")                                                   \
   X(StopGradient, "stop_gradient")                                  \
   /* more unary elementwise (symx/numpy.hpp) */                     \
@@ -83,6 +95,12 @@
   X(LeftShift, "left_shift")                                        \
   X(RightShift, "right_shift")                                      \
   /* binary special, integer (symx/special.hpp) */                  \
+  X(Zeta, "zeta")                                                   \
+  X(Gammainc, "gammainc")                                           \
+  X(Gammaincc, "gammaincc")                                         \
+  X(Gcd, "gcd")                                                     \
+  X(Lcm, "lcm")                                                     \
+  X(Nextafter, "nextafter")                                         \
   X(Where, "where")                                                 \
   /* reductions and scans */                                        \
   X(Sum, "sum")                                                     \

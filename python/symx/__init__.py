@@ -52,13 +52,14 @@ from ._symx import (  # noqa: F401
     linalg,
     nn,
     random,
+    special,
     stats,
 )
 
 _symx._set_package_dir(_os.path.dirname(_os.path.abspath(__file__)))
 
 # `import symx.nn` / `from symx.linalg import inv` work like ordinary submodules.
-for _name in ("nn", "linalg", "random", "stats", "data", "train", "distributed"):
+for _name in ("nn", "linalg", "random", "stats", "data", "train", "distributed", "special"):
     _sys.modules[__name__ + "." + _name] = getattr(_symx, _name)
 for _name in ("init", "layers", "losses"):
     _sys.modules[__name__ + ".nn." + _name] = getattr(_symx.nn, _name)

@@ -13,6 +13,7 @@
 #include "codegen/kernel_prelude.hpp"
 
 #include "codegen/compiler.hpp"
+#include "ops/special_math.hpp"
 
 #include <gtest/gtest.h>
 
@@ -577,10 +578,18 @@ TEST(KernelMath, LoopsVectorize) {
       {"maximum", "symx_kernel::maximum(a[i], b[i])"},
       {"minimum", "symx_kernel::minimum(a[i], b[i])"},
       {"sign", "symx_kernel::sign(a[i])"},
+      {"lgamma", "symx_kernel::lgamma(a[i])"},
+      {"digamma", "symx_kernel::digamma(a[i])"},
+      {"erfinv", "symx_kernel::erfinv(a[i])"},
+      {"i0e", "symx_kernel::i0e(a[i])"},
+      {"i1e", "symx_kernel::i1e(a[i])"},
+      {"special_chain", "symx_kernel::lgamma(a[i]) + symx_kernel::digamma(a[i]) + symx_kernel::erfinv(b[i])"},
   };
   // pow is not required: GCC does not inline it (too large), so its loop keeps a call.
-  const std::vector<std::string> required = {"exp",   "tanh",  "log",  "sigmoid", "erf", "sin", "fused", "chain",
-                                             "expm1", "log1p", "sqrt", "rsqrt",   "cos", "tan", "atan",  "atan2"};
+  const std::vector<std::string> required = {"exp",    "tanh",  "log",   "sigmoid",      "erf",    "sin",
+                                             "fused",  "chain", "expm1", "log1p",        "sqrt",   "rsqrt",
+                                             "cos",    "tan",   "atan",  "atan2",        "lgamma", "digamma",
+                                             "erfinv", "i0e",   "i1e",   "special_chain"};
   std::ostringstream code;
   code << "#include \"codegen/kernel_prelude.hpp\"\n#include <cstdint>\n";
   const int first_line = 3;
@@ -661,6 +670,10 @@ TEST(KernelMath, JitCompiledLoopsAccuracy) {
       {"sigmoid", [](double x) { return 1.0 / (1.0 + std::exp(-x)); }, 2},
       {"erf", [](double x) { return std::erf(x); }, 2},
       {"sqrt", [](double x) { return std::sqrt(x); }, 0},
+      {"lgamma", [](double x) { return symx::ops::special_math::lgamma(x); }, 2},
+      {"digamma", [](double x) { return symx::ops::special_math::digamma(x); }, 2},
+      {"erfinv", [](double x) { return symx::ops::special_math::erfinv(x); }, 2},
+      {"i0e", [](double x) { return symx::ops::special_math::i0e(x); }, 2},
   };
   std::ostringstream code;
   code << "#include \"" << header.string() << "\"\n#include <cstdint>\n";
@@ -687,6 +700,107 @@ TEST(KernelMath, JitCompiledLoopsAccuracy) {
     std::printf("[kernel_math] %s\n", describe(label.c_str(), w).c_str());
     EXPECT_LE(w.ulps, f.max_ulps) << describe(label.c_str(), w);
   }
+}
+
+// ---- special functions (issue 21): lgamma, digamma, erfinv, i0e, i1e vectorized in float; the
+// references are libm (lgamma) and the reference evaluator's double algorithms
+// (src/ops/special_math.hpp). The float overloads of the scalar ones (erfc, erfcx, ndtri, log_ndtr,
+// expi, exp1) round their double result.
+namespace sm = symx::ops::special_math;
+KM_UNARY_TEST(
+    LgammaFloat, [](float x) { return sk::lgamma(x); }, [](double x) { return sm::lgamma(x); }, 2)
+KM_UNARY_TEST(
+    DigammaFloat, [](float x) { return sk::digamma(x); }, [](double x) { return sm::digamma(x); }, 2)
+KM_UNARY_TEST(
+    ErfinvFloat, [](float x) { return sk::erfinv(x); }, [](double x) { return sm::erfinv(x); }, 2)
+KM_UNARY_TEST(
+    I0eFloat, [](float x) { return sk::i0e(x); }, [](double x) { return sm::i0e(x); }, 2)
+KM_UNARY_TEST(
+    I1eFloat, [](float x) { return sk::i1e(x); }, [](double x) { return sm::i1e(x); }, 2)
+KM_UNARY_TEST(
+    NdtriFloat, [](float x) { return sk::ndtri(x); }, [](double x) { return sm::ndtri(x); }, 1)
+KM_UNARY_TEST(
+    ErfcxFloat, [](float x) { return sk::erfcx(x); }, [](double x) { return sm::erfcx(x); }, 1)
+KM_UNARY_TEST(
+    LogNdtrFloat, [](float x) { return sk::log_ndtr(x); }, [](double x) { return sm::log_ndtr(x); }, 1)
+
+// Every float near the zeros of lgamma (1, 2 and the first negative ones) and of digamma (its
+// positive root and the first negative ones), where the result is small and cancellation would
+// show: walked float by float.
+TEST(KernelMath, SpecialNearRoots) {
+  struct Range {
+    const char* name;
+    float lo, hi;
+    bool digamma;
+  };
+  const Range ranges[] = {{"lgamma near 1", 0.999f, 1.001f, false},      {"lgamma near 2", 1.999f, 2.001f, false},
+                          {"lgamma near -2.457", -2.46f, -2.45f, false}, {"lgamma near -2.747", -2.75f, -2.74f, false},
+                          {"lgamma near -3.144", -3.15f, -3.14f, false}, {"digamma near 1.4616", 1.46f, 1.4633f, true},
+                          {"digamma near -0.504", -0.51f, -0.5f, true},  {"digamma near -1.573", -1.58f, -1.57f, true}};
+  for (const Range& r : ranges) {
+    Worst w;
+    for (float x = r.lo; x <= r.hi; x = std::nextafter(x, kInfF)) {
+      const float got = r.digamma ? sk::digamma(x) : sk::lgamma(x);
+      const float want = static_cast<float>(r.digamma ? sm::digamma(x) : std::lgamma(static_cast<double>(x)));
+      const std::int64_t d = ulp_diff(got, want);
+      ++w.count;
+      if (d > w.ulps) w = Worst{d, x, 0, got, want, w.count};
+    }
+    std::printf("[kernel_math] %s\n", describe(r.name, w).c_str());
+    EXPECT_LE(w.ulps, 2) << describe(r.name, w);
+  }
+}
+
+// The double overloads against the reference evaluator's independent double algorithms (and libm);
+// digamma differs most next to its negative roots (cancellation in both).
+TEST(KernelMath, SpecialDoubleOverloads) {
+  auto rel = [](double got, double want) {
+    if (std::isnan(want)) return std::isnan(got) ? 0.0 : 1.0;
+    if (std::isinf(want) || want == 0) return got == want ? 0.0 : 1.0;
+    return std::fabs(got - want) / std::fabs(want);
+  };
+  struct Fn {
+    const char* name;
+    double (*ours)(double);
+    double (*ref)(double);
+    double lo, hi, tol;
+  };
+  const Fn fns[] = {
+      {"digamma", [](double x) { return sk::digamma(x); }, [](double x) { return sm::digamma(x); }, -20, 50, 1e-12},
+      {"erfinv", [](double x) { return sk::erfinv(x); }, [](double x) { return sm::erfinv(x); }, -1, 1, 1e-14},
+      {"ndtri", [](double x) { return sk::ndtri(x); }, [](double x) { return sm::ndtri(x); }, 0, 1, 1e-14},
+      {"erfcx", [](double x) { return sk::erfcx(x); }, [](double x) { return sm::erfcx(x); }, -26, 60, 1e-15},
+      {"log_ndtr", [](double x) { return sk::log_ndtr(x); }, [](double x) { return sm::log_ndtr(x); }, -60, 10, 1e-15},
+      {"i0e", [](double x) { return sk::i0e(x); }, [](double x) { return sm::i0e(x); }, -50, 50, 4e-15},
+      {"i1e", [](double x) { return sk::i1e(x); }, [](double x) { return sm::i1e(x); }, -50, 50, 4e-15},
+      {"expi", [](double x) { return sk::expi(x); }, [](double x) { return sm::expi(x); }, -50, 50, 1e-15},
+      {"exp1", [](double x) { return sk::exp1(x); }, [](double x) { return sm::exp1(x); }, 0, 50, 1e-15},
+  };
+  for (const Fn& f : fns) {
+    double worst = 0, at = 0;
+    for (int i = 0; i <= 20000; ++i) {
+      const double x = f.lo + (f.hi - f.lo) * i / 20000.0;
+      const double e = rel(f.ours(x), f.ref(x));
+      if (e > worst) worst = e, at = x;
+    }
+    for (double x : {0.0, -0.0, kInf, -kInf, std::nan("")}) {
+      const double e = rel(f.ours(x), f.ref(x));
+      if (e > worst) worst = e, at = x;
+    }
+    std::printf("[kernel_math] %s (double): max relative difference %.3g at %.17g\n", f.name, worst, at);
+    EXPECT_LE(worst, f.tol) << f.name << " at " << at;
+  }
+  // Integer helpers.
+  EXPECT_EQ(sk::gcd(12, -18), 6);
+  EXPECT_EQ(sk::gcd(0, 0), 0);
+  EXPECT_EQ(sk::lcm(4, -6), 12);
+  EXPECT_EQ(sk::lcm(0, 5), 0);
+  EXPECT_EQ(sk::gcd(std::int64_t{-9223372036854775807LL - 1}, std::int64_t{0}),
+            std::int64_t{-9223372036854775807LL - 1});
+  EXPECT_EQ(sk::bitwise_count(-1), 1);
+  EXPECT_EQ(sk::bitwise_count(std::int64_t{-7}), 3);  // of |x|, as NumPy
+  EXPECT_EQ(sk::bitwise_count(std::uint8_t{255}), 8);
+  EXPECT_EQ(sk::nextafter(1.0f, 2.0f), 1.0f + 0x1p-23f);
 }
 
 }  // namespace

@@ -65,6 +65,23 @@ def hinge(s, labels):
     return torch.clamp(1 - y * s, min=0).mean()
 
 
+def scipy_unary(f, df):
+    """A scipy.special function as a torch function (PyTorch lacks expi and exp1), its gradient df."""
+
+    class Fn(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return torch.from_numpy(np.asarray(f(x.detach().numpy()), dtype=np.float64))
+
+        @staticmethod
+        def backward(ctx, g):
+            (x,) = ctx.saved_tensors
+            return g * df(x)
+
+    return Fn.apply
+
+
 # name: (inputs, indices of the differentiable inputs, PyTorch function of the inputs as tensors).
 # Inputs that are not float64 (indices, labels, conditions) keep their dtype and get no gradient.
 CASES = {
@@ -92,6 +109,29 @@ CASES = {
     "round": ([a(-1.5, -1, -0.5, 0, 0.5, 1, 1.5, 2.5)], [0], torch.round),
     "cast": ([a(-1, 0, 0.5, 1, inf)], [0], lambda x: x.float().double()),
     "stop_gradient": ([a(-1, 0, 1, 2)], [0], lambda x: x * x.detach()),
+    # ---- special functions (issue 21): poles, 0, the ends of the domains, far tails
+    "lgamma": ([a(-2.5, -0.5, 0, 0.5, 1, 2, 3, 10, 1e3, inf)], [0], torch.lgamma),
+    "digamma": ([a(-2.5, -0.5, 0, 0.5, 1, 1.4616321449683622, 2, 10, 1e3)], [0], torch.digamma),
+    "erfc": ([a(-inf, -6, -1, 0, 1, 6, 30, inf)], [0], torch.special.erfc),
+    "erfinv": ([a(-1, -0.999, -0.5, 0, 0.5, 0.999, 1)], [0], torch.erfinv),
+    "erfcx": ([a(-5, -1, 0, 1, 5, 30, 1e3)], [0], torch.special.erfcx),
+    "ndtri": ([a(0, 1e-10, 0.025, 0.5, 0.975, 1)], [0], torch.special.ndtri),
+    "log_ndtr": ([a(-40, -10, -1, 0, 1, 6)], [0], torch.special.log_ndtr),
+    "i0e": ([a(-10, -1, 0, 1, 8, 10)], [0], torch.special.i0e),
+    "i1e": ([a(-10, -1, 0, 1, 8, 10)], [0], torch.special.i1e),
+    "expi": (
+        [a(-10, -1, -0.5, 0.3725074107813666, 0.5, 1, 10, 50)],
+        [0],
+        scipy_unary(__import__("scipy.special").special.expi, lambda x: torch.exp(x) / x),
+    ),
+    "exp1": (
+        [a(0, 0.5, 1, 2, 10, 50)],
+        [0],
+        scipy_unary(__import__("scipy.special").special.exp1, lambda x: -torch.exp(-x) / x),
+    ),
+    "zeta": ([a(2, 3, 2, 4.5), a(1, 0.5, 10, 1e3)], [1], torch.special.zeta),
+    "gammainc": ([a(0.5, 1, 2, 2, 30), a(0, 1, 0.5, 2, 30)], [1], torch.special.gammainc),
+    "gammaincc": ([a(0.5, 1, 2, 2, 30), a(0, 1, 0.5, 2, 30)], [1], torch.special.gammaincc),
     # ---- binary elementwise
     "add": ([PAIR_A, PAIR_B], [0, 1], torch.add),
     "subtract": ([PAIR_A, PAIR_B], [0, 1], torch.sub),

@@ -1,5 +1,150 @@
 """Conformance rows of symx/special.hpp (added to test_conformance.py's table: see its _AREAS)."""
 
+import numpy as np
+import scipy.special as ss
+
+import symx as sx
+
+
+def same_float(args, ref):
+    """scipy keeps float32 (and symx computes float math on integers in float32)."""
+    kinds = [np.dtype(a.dtype) for a in args if np.dtype(a.dtype).kind == "f"]
+    return max(kinds, key=lambda d: d.itemsize) if kinds else np.dtype("float32")
+
+
+def uniform(lo, hi, shapes=((3, 4),)):
+    """An input generator: one operand per shape, uniform in [lo, hi)."""
+
+    def gen(rng, dt):
+        return [[np.asarray(rng.uniform(lo, hi, s), dt) for s in shapes]]
+
+    return gen
+
+
+def pairs(*ranges, shapes=((3, 4), (4,))):
+    def gen(rng, dt):
+        return [[np.asarray(rng.uniform(lo, hi, s), dt) for (lo, hi), s in zip(ranges, shapes)]]
+
+    return gen
+
+
+def with_zeros(rng, dt):
+    x = rng.uniform(0.1, 2.0, (3, 4))
+    x[0, :2] = 0.0
+    return [[np.asarray(x, dt), np.asarray(rng.uniform(0.2, 2.0, (4,)), dt)]]
+
 
 def add_rows(c):
-    pass
+    I = c.I  # noqa: E741
+    row = c.row
+    sp = sx.special
+    sh = [((3, 4),), ((5,),), ((),)]
+    for name, fn, ref, kinds, api in [
+        ("gammaln", sx.gammaln, ss.gammaln, "pos", ("gammaln", "lgamma", "special.gammaln")),
+        ("loggamma", sx.loggamma, ss.loggamma, "pos", None),
+        ("gamma", sx.gamma, ss.gamma, "pos", None),
+        ("digamma", sx.digamma, ss.digamma, "pos", ("digamma", "special.psi")),
+        ("erfc", sx.erfc, ss.erfc, "normal", None),
+        ("erfinv", sx.erfinv, ss.erfinv, "unit", None),
+        ("erfcx", sx.erfcx, ss.erfcx, "normal", None),
+        ("ndtr", sx.ndtr, ss.ndtr, "normal", None),
+        ("log_ndtr", sx.log_ndtr, ss.log_ndtr, "normal", None),
+        ("i0", sx.i0, ss.i0, "normal", None),
+        ("i0e", sx.i0e, ss.i0e, "normal", None),
+        ("i1", sx.i1, ss.i1, "normal", None),
+        ("i1e", sx.i1e, ss.i1e, "away", None),
+        ("expi", sx.expi, ss.expi, "away", None),
+        ("exp1", sx.exp1, ss.exp1, "pos", None),
+        ("sinc", sx.sinc, np.sinc, "normal", None),
+        ("factorial", sx.factorial, lambda n: ss.factorial(n, exact=False), "pos", None),
+    ]:
+        row(name, fn, ref, sh, kinds=kinds, dtype=same_float, api=api, ints=("int32",) if name == "sinc" else ())
+    row("gammasgn", sx.gammasgn, ss.gammasgn, sh, kinds="normal", dtype=same_float, grad=False)
+    row("entr", sx.entr, ss.entr, gen=uniform(0.1, 2.0), dtype=same_float)
+    row("erfcinv", sp.erfcinv, ss.erfcinv, gen=uniform(0.1, 1.9), dtype=same_float, api=("special.erfcinv",))
+    row("ndtri", sx.ndtri, ss.ndtri, gen=uniform(0.05, 0.95), dtype=same_float)
+    row("logit", sx.logit, ss.logit, gen=uniform(0.05, 0.95), dtype=same_float)
+    row("expit", sp.expit, ss.expit, dtype=same_float, api=("special.expit",))
+    row(
+        "polygamma",
+        lambda x: sx.polygamma(1, x),
+        lambda x: ss.polygamma(1, x).astype(x.dtype),
+        gen=uniform(0.5, 3.0),
+        dtype=same_float,
+    )
+    row(
+        "polygamma[n]",
+        sx.polygamma,
+        lambda n, x: ss.polygamma(n.astype(int), x).astype(x.dtype),
+        gen=lambda rng, dt: [[np.asarray([[0.0], [1.0], [2.0], [3.0]], dt), np.asarray(rng.uniform(0.5, 3, (5,)), dt)]],
+        dtype=same_float,
+        grad=False,
+        api=(),
+    )
+    row(
+        "multigammaln",
+        lambda a: sx.multigammaln(a, 3),
+        lambda a: np.vectorize(lambda v: ss.multigammaln(v, 3))(a).astype(a.dtype),
+        gen=uniform(1.5, 4.0),
+        dtype=same_float,
+    )
+    for name, fn, ref in [
+        ("beta", sx.beta, ss.beta),
+        ("betaln", sx.betaln, ss.betaln),
+        ("rel_entr", sx.rel_entr, ss.rel_entr),
+        ("kl_div", sx.kl_div, ss.kl_div),
+        ("poch", sx.poch, ss.poch),
+    ]:
+        row(name, fn, ref, gen=pairs((0.3, 3.0), (0.3, 3.0)), dtype=same_float)
+    row("xlogy", sx.xlogy, ss.xlogy, gen=with_zeros, dtype=same_float)
+    row("xlog1py", sx.xlog1py, ss.xlog1py, gen=with_zeros, dtype=same_float)
+    row("boxcox", sx.boxcox, ss.boxcox, gen=pairs((0.3, 3.0), (-1.0, 1.0)), dtype=same_float)
+    row(
+        "boxcox1p",
+        sp.boxcox1p,
+        ss.boxcox1p,
+        gen=pairs((-0.5, 3.0), (-1.0, 1.0)),
+        dtype=same_float,
+        api=("boxcox1p", "special.boxcox1p"),
+    )
+    row("comb", sx.comb, lambda n, k: ss.comb(n, k), gen=pairs((4.0, 9.0), (0.2, 3.5)), dtype=same_float)
+    for name, fn, ref in [("gammainc", sx.gammainc, ss.gammainc), ("gammaincc", sx.gammaincc, ss.gammaincc)]:
+        row(name, fn, ref, gen=pairs((0.3, 30.0), (0.1, 40.0)), dtype=same_float, grad=False)
+        row(
+            f"{name}[x]",
+            lambda x, fn=fn: fn(2.5, x),
+            lambda x, ref=ref: ref(2.5, x).astype(x.dtype),
+            gen=uniform(0.2, 6.0),
+            dtype=same_float,
+            api=(),
+        )
+    row("zeta", sx.zeta, ss.zeta, gen=pairs((1.5, 6.0), (0.3, 4.0)), dtype=same_float, grad=False)
+    row(
+        "zeta[q]",
+        lambda q: sx.zeta(3.0, q),
+        lambda q: ss.zeta(3.0, q).astype(q.dtype),
+        gen=uniform(0.3, 4.0),
+        dtype=same_float,
+        api=(),
+    )
+    row(
+        "zeta[riemann]",
+        lambda x: sx.zeta(x),
+        lambda x: ss.zeta(x),
+        gen=uniform(-6.0, 6.0),
+        dtype=same_float,
+        grad=False,
+        api=(),
+    )
+    for name, fn, ref in [("gcd", sx.gcd, np.gcd), ("lcm", sx.lcm, np.lcm)]:
+        row(name, fn, ref, [((3, 4), (4,)), ((5,), ())], kinds="normal", dtypes=I + ("uint8",), grad=False)
+    row("nextafter", sx.nextafter, np.nextafter, [((3, 4), (4,)), ((5,), ())], grad=False)
+    row(
+        "bitwise_count",
+        sx.bitwise_count,
+        np.bitwise_count,
+        [((3, 4),), ((5,),)],
+        kinds="normal",
+        dtypes=I + ("uint8", "bool"),
+        grad=False,
+    )

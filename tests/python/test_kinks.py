@@ -89,6 +89,20 @@ SYMX = {
     "arctan": sx.arctan,
     "sigmoid": sx.sigmoid,
     "erf": sx.erf,
+    "lgamma": sx.lgamma,
+    "digamma": sx.digamma,
+    "erfc": sx.erfc,
+    "erfinv": sx.erfinv,
+    "erfcx": sx.erfcx,
+    "ndtri": sx.ndtri,
+    "log_ndtr": sx.log_ndtr,
+    "i0e": sx.i0e,
+    "i1e": sx.i1e,
+    "expi": sx.expi,
+    "exp1": sx.exp1,
+    "zeta": sx.zeta,
+    "gammainc": sx.gammainc,
+    "gammaincc": sx.gammaincc,
     "floor": sx.floor,
     "ceil": sx.ceil,
     "round": sx.round,
@@ -259,6 +273,10 @@ def test_every_case_has_a_symx_function():
 # still have tie cases for their values) and host_call (its gradient is whatever the host program
 # defines). A differentiable op must never be listed here.
 NOT_DIFFERENTIABLE = {
+    "gcd",  # integer and bit functions (issue 21)
+    "lcm",
+    "bitwise_count",
+    "nextafter",
     "placeholder",
     "variable",
     "constant",
@@ -321,6 +339,18 @@ GRADIENT_ONLY = {
 # considered; they still need a case at their special points (0, +-1, the ends of the domain, the
 # identity and a permutation for linear algebra, zeros and repeated indices for indexing).
 SMOOTH = {
+    "lgamma",  # special functions (issue 21); i0e and i1e have |x| inside: their gradient at 0 is torch's
+    "digamma",
+    "erfc",
+    "erfinv",
+    "erfcx",
+    "ndtri",
+    "log_ndtr",
+    "expi",
+    "exp1",
+    "zeta",
+    "gammainc",
+    "gammaincc",
     "negative",
     "exp",
     "expm1",

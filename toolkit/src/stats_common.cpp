@@ -112,38 +112,6 @@ Shape concat(const Shape& a, const Shape& b) {
   return out;
 }
 
-namespace {
-constexpr int kShift = 8;  // the Stirling series is evaluated at x + kShift >= 8
-}  // namespace
-
-Tensor lgamma(const Tensor& x, Loc at) {
-  Tensor z = add(x, kShift, at);
-  Tensor r = reciprocal(z, at), r2 = square(r, at);
-  // Coefficients B_2k / (2k (2k - 1)) of the series in 1/z, highest power first (Horner).
-  const double coef[] = {1.0 / 156, -691.0 / 360360, 1.0 / 1188, -1.0 / 1680, 1.0 / 1260, -1.0 / 360, 1.0 / 12};
-  Tensor series = constant(coef[0], x.dtype(), at);
-  for (std::size_t i = 1; i < std::size(coef); ++i) series = add(multiply(series, r2, at), coef[i], at);
-  series = multiply(series, r, at);
-  Tensor stirling = subtract(multiply(subtract(z, 0.5, at), log(z, at), at), z, at);
-  stirling = add(add(stirling, 0.5 * std::log(2 * std::numbers::pi), at), series, at);
-  Tensor shift = log(x, at);
-  for (int k = 1; k < kShift; ++k) shift = add(shift, log(add(x, k, at), at), at);
-  return subtract(stirling, shift, at);
-}
-
-Tensor digamma(const Tensor& x, Loc at) {
-  Tensor z = add(x, kShift, at);
-  Tensor r = reciprocal(z, at), r2 = square(r, at);
-  // Coefficients B_2k / (2k) of the asymptotic series in 1/z^2, highest power first.
-  const double coef[] = {-1.0 / 12, 691.0 / 32760, -1.0 / 132, 1.0 / 240, -1.0 / 252, 1.0 / 120, -1.0 / 12};
-  Tensor series = constant(coef[0], x.dtype(), at);
-  for (std::size_t i = 1; i < std::size(coef); ++i) series = add(multiply(series, r2, at), coef[i], at);
-  series = multiply(series, r2, at);
-  Tensor psi = add(subtract(log(z, at), multiply(0.5, r, at), at), series, at);
-  for (int k = 0; k < kShift; ++k) psi = subtract(psi, reciprocal(add(x, k, at), at), at);
-  return psi;
-}
-
 Tensor lbeta(const Tensor& a, const Tensor& b, Loc at) {
   return subtract(add(lgamma(a, at), lgamma(b, at), at), lgamma(add(a, b, at), at), at);
 }

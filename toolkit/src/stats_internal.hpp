@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "symx/special.hpp"
 #include "symx/stats.hpp"
 
 namespace symx::stats::detail {
@@ -35,10 +36,7 @@ void check_known(const char* cls, const char* arg, const Operand& value, const s
 // The broadcast shape of the named shapes, or a ShapeError from `what` naming them.
 Shape broadcast_shapes(const std::string& what, const std::vector<std::pair<std::string, Shape>>& shapes, Loc where);
 
-// log Gamma(x) and its derivative digamma(x) for x > 0: the Stirling series at x + 8, shifted back
-// with the recurrence Gamma(x + 1) = x Gamma(x); about 1e-14 relative error in float64.
-Tensor lgamma(const Tensor& x, Loc where);
-Tensor digamma(const Tensor& x, Loc where);
+// (log Gamma and digamma are symx::lgamma and symx::digamma, primitives of symx/special.hpp.)
 // log B(a, b) = lgamma(a) + lgamma(b) - lgamma(a + b).
 Tensor lbeta(const Tensor& a, const Tensor& b, Loc where);
 // The logarithm of draws from Gamma(alpha, 1) of `shape` (alpha broadcasts to it): Marsaglia and

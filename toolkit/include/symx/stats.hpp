@@ -227,8 +227,8 @@ class Uniform : public Distribution {
 // eight reject with probability below 3e-11 per draw; should that happen, the draw is
 // (alpha - 1/3) / beta (for alpha < 1, that value for alpha + 1 times U^(1/alpha)), a value near
 // the mean.
-// lgamma and digamma are computed in the graph (shifted Stirling series, accurate to about 1e-14
-// relative for alpha > 0), so log_prob differentiates with respect to alpha.
+// lgamma and digamma are the graph's own primitives (symx/special.hpp), so log_prob differentiates
+// with respect to alpha.
 // Example: stats.Gamma(2.0, 1.0).log_prob(1.0).eval() is scipy.stats.gamma(2).logpdf(1) = -1
 class Gamma : public Distribution {
  public:

@@ -1,0 +1,298 @@
+"""symx.special (scipy.special's names) and the integer / bit functions of issue 21, against SciPy and
+NumPy: values over wide grids (tails, poles, NaN and infinities) in float64 and float32, with the
+reference evaluator and compiled, gradients, dtypes and errors. The float32 kernels' own ulp
+measurements are in tests/cpp/test_kernel_math.cpp."""
+
+import numpy as np
+import pytest
+import scipy.special as ss
+
+import symx as sx
+
+# (name, symx function, scipy function, float64 grid, bound on the float64 relative error).
+# The bound is the issue's 1e-13 where it is met; the others say why not.
+LIN, GEO = np.linspace, np.geomspace
+
+
+def grid(*parts):
+    return np.unique(np.concatenate([np.asarray(p, np.float64).ravel() for p in parts]))
+
+
+POS = grid(GEO(1e-300, 1e-5, 60), GEO(1e-5, 1e5, 1500), GEO(1e5, 1e300, 60), LIN(0.5, 3.5, 601))
+NEG = -grid(LIN(0.01, 20, 1500), GEO(20, 1e10, 50)) + 1e-3  # off the poles
+REAL = grid(-GEO(1e-300, 40, 600), GEO(1e-300, 40, 600), LIN(-6, 6, 601), [0.0])
+UNIT = grid(LIN(-1, 1, 2001)[1:-1], 1 - GEO(1e-16, 0.5, 300), -1 + GEO(1e-16, 0.5, 300), GEO(1e-300, 1e-3, 100))
+PROB = grid(GEO(1e-300, 0.5, 800), 1 - GEO(1e-16, 0.5, 300))
+
+UNARY = [
+    # SciPy's own error: gammaln(0.999) is 6e-13 off (mpmath), symx's 1e-17 (libm's lgamma).
+    ("gammaln", sx.special.gammaln, ss.gammaln, grid(POS, NEG), 1e-12),
+    # SciPy's own error near the poles: digamma(-15.99967) is 2e-13 off, symx's 5e-17.
+    ("digamma", sx.special.digamma, ss.digamma, grid(POS, NEG), 5e-13),
+    ("erfc", sx.special.erfc, ss.erfc, grid(REAL, LIN(5, 27, 500)), 1e-13),
+    ("erfinv", sx.special.erfinv, ss.erfinv, UNIT, 1e-13),
+    ("erfcx", sx.special.erfcx, ss.erfcx, grid(REAL, GEO(40, 1e300, 200), LIN(-26, -1, 300)), 1e-13),
+    ("ndtr", sx.special.ndtr, ss.ndtr, grid(REAL, -LIN(6, 38, 500)), 1e-13),
+    ("ndtri", sx.special.ndtri, ss.ndtri, PROB, 1e-13),
+    ("log_ndtr", sx.special.log_ndtr, ss.log_ndtr, grid(REAL, -GEO(1, 1e150, 300)), 1e-13),
+    ("i0e", sx.special.i0e, ss.i0e, grid(REAL, GEO(40, 1e300, 100)), 1e-13),
+    ("i1e", sx.special.i1e, ss.i1e, grid(REAL, GEO(40, 1e300, 100)), 1e-13),
+    ("i0", sx.special.i0, ss.i0, grid(REAL, LIN(40, 700, 200)), 1e-13),
+    ("i1", sx.special.i1, ss.i1, grid(REAL, LIN(40, 700, 200)), 1e-13),
+    ("expi", sx.special.expi, ss.expi, grid(REAL, LIN(40, 700, 200)), 1e-13),
+    ("exp1", sx.special.exp1, ss.exp1, grid(POS[POS < 700], LIN(0.5, 40, 500)), 1e-13),
+    ("sinc", sx.special.sinc, np.sinc, REAL, 1e-15),
+    ("logit", sx.special.logit, ss.logit, PROB, 1e-13),
+    ("expit", sx.special.expit, ss.expit, REAL, 1e-15),
+    ("entr", sx.special.entr, ss.entr, grid(POS, [0.0]), 1e-15),
+    ("erfcinv", sx.special.erfcinv, ss.erfcinv, grid(2 * PROB, 2 - 2 * PROB), 1e-13),
+    # |x| < 2^31: SciPy's gammasgn converts floor(x) to a C int (wrong sign beyond).
+    ("gammasgn", sx.special.gammasgn, ss.gammasgn, grid(POS, NEG[NEG > -2e9]), 0.0),
+    ("loggamma", sx.special.loggamma, ss.loggamma, grid(POS, NEG), 1e-13),
+    # exp(gammaln): the error of gammaln (absolute, ~1e-16 |gammaln|) becomes relative.
+    ("gamma", sx.special.gamma, ss.gamma, grid(LIN(-30.5, 171.5, 3000), GEO(1e-300, 1, 100)), 2e-13),
+    ("factorial", sx.special.factorial, lambda n: ss.factorial(n, exact=False), LIN(0, 170, 171), 2e-13),
+]
+
+SPECIAL = {  # NaN, infinities, signed zeros, poles: scipy's values exactly
+    "gammaln": [np.nan, np.inf, -np.inf, 0.0, -0.0, -1.0, -2.0, 1.0, 2.0],
+    "digamma": [np.nan, np.inf, -np.inf, 0.0, -0.0, -1.0, -2.0, 1.0],
+    "erfc": [np.nan, np.inf, -np.inf, 0.0, 30.0],
+    "erfinv": [np.nan, 1.0, -1.0, 1.5, -1.5, 0.0, -0.0],
+    "erfcx": [np.nan, np.inf, -np.inf, 0.0, -30.0],
+    "ndtri": [np.nan, 0.0, 1.0, -0.5, 1.5, 0.5],
+    "log_ndtr": [np.nan, np.inf, -np.inf, 0.0],
+    "i0e": [np.nan, np.inf, -np.inf, 0.0],
+    "i1e": [np.nan, np.inf, -np.inf, 0.0, -0.0],
+    "expi": [np.nan, np.inf, -np.inf, 0.0],
+    "exp1": [np.nan, np.inf, 0.0, -1.0],
+    "entr": [np.nan, np.inf, 0.0, -1.0],
+    "logit": [np.nan, 0.0, 1.0, 2.0],
+    "gammasgn": [np.nan, np.inf, 0.0, -0.0, -1.0],
+}
+
+
+def run(fn, x, backend):
+    """fn over x (a numpy array) with the reference evaluator or compiled."""
+    p = sx.placeholder(x.shape, x.dtype, name="x")
+    return sx.function([p], [fn(p)], backend=backend)(x)[0]
+
+
+def rel_error(got, want):
+    got, want = np.asarray(got, np.float64), np.asarray(want, np.float64)
+    with np.errstate(all="ignore"):
+        return _rel_error(got, want)
+
+
+def _rel_error(got, want):
+    same = (got == want) | (np.isnan(got) & np.isnan(want))
+    # Subnormal and near-subnormal results (erfc beyond 26, ndtr below -37) have few digits.
+    err = np.abs(got - want) / np.maximum(np.abs(want), 1e-290)
+    return np.where(same, 0.0, err)
+
+
+@pytest.mark.parametrize("backend", ["reference", "compiled"])
+@pytest.mark.parametrize("name,fn,ref,x,bound", UNARY, ids=[u[0] for u in UNARY])
+def test_float64_against_scipy(name, fn, ref, x, bound, backend):
+    with np.errstate(all="ignore"):
+        want = ref(x)
+    err = rel_error(run(fn, x, backend), want)
+    worst = int(np.argmax(err))
+    print(f"[special] {name} float64 {backend}: max relative error {err[worst]:.3g} at x={x[worst]!r}")
+    assert err[worst] <= bound, f"{name}({x[worst]!r}): relative error {err[worst]:.3g} > {bound}"
+
+
+@pytest.mark.parametrize("name", sorted(SPECIAL))
+def test_special_values(name):
+    x = np.array(SPECIAL[name])
+    fn = getattr(sx.special, name)
+    with np.errstate(all="ignore"):
+        want = getattr(ss, name)(x)
+    for backend in ("reference", "compiled"):
+        got = run(fn, x, backend)
+        np.testing.assert_allclose(got, want, rtol=1e-15, atol=0, err_msg=f"{name} {backend} at {x}")
+
+
+def ulps(got, want):
+    """Distance in float32 ulps (NaN matches NaN, infinities must be equal)."""
+    got, want = np.asarray(got, np.float32), np.asarray(want, np.float32)
+    gi = got.view(np.int32).astype(np.int64)
+    wi = want.view(np.int32).astype(np.int64)
+    gi = np.where(gi < 0, -(gi & 0x7FFFFFFF), gi)
+    wi = np.where(wi < 0, -(wi & 0x7FFFFFFF), wi)
+    d = np.abs(gi - wi)
+    d = np.where(np.isnan(got) & np.isnan(want), 0, d)
+    return np.where(np.isinf(want) | np.isinf(got), np.where(got == want, 0, 1 << 40), d)
+
+
+F32 = [
+    ("gammaln", grid(GEO(1e-38, 1e38, 3000), LIN(0.001, 10, 5000), -LIN(0.001, 10, 5000))),
+    ("digamma", grid(GEO(1e-38, 1e38, 3000), LIN(0.001, 10, 5000), -LIN(0.001, 10, 5000))),
+    ("erfinv", grid(LIN(-1, 1, 20001), 1 - GEO(6e-8, 0.5, 500))),
+    ("erfc", grid(LIN(-10, 11, 5000))),
+    ("erfcx", grid(LIN(-9, 9, 3000), GEO(9, 1e38, 300))),
+    ("ndtri", grid(GEO(1e-38, 0.5, 2000), 1 - GEO(6e-8, 0.5, 500))),
+    ("log_ndtr", grid(LIN(-30, 10, 4000), -GEO(30, 1e19, 300))),
+    ("i0e", grid(LIN(-30, 30, 6000), GEO(30, 1e38, 300))),
+    ("i1e", grid(LIN(-30, 30, 6000), GEO(30, 1e38, 300))),
+    ("expi", grid(LIN(-80, 80, 6000))),
+    ("exp1", grid(LIN(0.001, 80, 6000))),
+]
+
+
+@pytest.mark.parametrize("backend", ["reference", "compiled"])
+def test_float32_ulps(backend):
+    """float32 within 4 ulp of SciPy's float64 result rounded to float32 (primitives)."""
+    for name, x in F32:
+        x32 = x.astype(np.float32)
+        with np.errstate(all="ignore"):
+            want = getattr(ss, name)(x32.astype(np.float64)).astype(np.float32)
+        got = run(getattr(sx.special, name), x32, backend)
+        assert got.dtype == np.float32
+        d = ulps(got, want)
+        worst = int(np.argmax(d))
+        print(f"[special] {name} float32 {backend}: max {d[worst]} ulp at x={x32[worst]!r}")
+        assert d[worst] <= 4, f"{name}({x32[worst]!r}) = {got[worst]!r}, scipy {want[worst]!r}: {d[worst]} ulp"
+
+
+ENT_X = np.array([0.0, 0.0, 1.0, -1.0, 2.0, np.nan])
+ENT_Y = np.array([0.0, 1.0, 0.0, 1.0, 3.0, 1.0])
+
+
+def test_binary_functions_against_scipy():
+    a = np.array([0.5, 1.0, 2.5, 10.0, 25.0, 100.0, 150.0, 500.0, 1e4])[:, None]
+    x = np.array([1e-3, 0.1, 1.0, 2.0, 9.5, 24.0, 30.0, 120.0, 160.0, 520.0, 1e4 + 50])[None, :]
+    ap, xp = sx.placeholder(a.shape, "float64"), sx.placeholder(x.shape, "float64")
+    outs = [sx.special.gammainc(ap, xp), sx.special.gammaincc(ap, xp), sx.special.zeta(ap + 1.5, xp)]
+    refs = [ss.gammainc(a, x), ss.gammaincc(a, x), ss.zeta(a + 1.5, x)]
+    for backend in ("reference", "compiled"):
+        got = sx.function([ap, xp], outs, backend=backend)(a, x)
+        for g, r, name in zip(got, refs, ("gammainc", "gammaincc", "zeta")):
+            err = rel_error(g, r).max()
+            print(f"[special] {name} float64 {backend}: max relative error {err:.3g}")
+            assert err <= 1e-13, name
+    for name, fn, ref, args in [
+        ("beta", sx.special.beta, ss.beta, (np.array([0.5, 2.0, 7.5]), np.array([[1.0], [3.0]]))),
+        ("betaln", sx.special.betaln, ss.betaln, (np.array([0.5, 2.0, 7.5]), np.array([[1.0], [3.0]]))),
+        ("polygamma", sx.special.polygamma, ss.polygamma, (np.array([[0.0], [1.0], [3.0]]), np.array([0.3, 2.0, 9.0]))),
+        ("xlogy", sx.special.xlogy, ss.xlogy, (np.array([0.0, 0.0, 2.0, 0.0]), np.array([0.0, np.nan, 3.0, -1.0]))),
+        ("xlog1py", sx.special.xlog1py, ss.xlog1py, (np.array([0.0, 2.0, 0.0]), np.array([-1.0, 1e-20, np.nan]))),
+        (
+            "rel_entr",
+            sx.special.rel_entr,
+            ss.rel_entr,
+            (np.array([0.0, 0.0, 1.0, -1.0, 2.0]), np.array([0.0, 1.0, 0.0, 1.0, 3.0])),
+        ),
+        (
+            "kl_div",
+            sx.special.kl_div,
+            ss.kl_div,
+            (np.array([0.0, 0.0, 1.0, -1.0, 2.0]), np.array([0.0, 1.0, 0.0, 1.0, 3.0])),
+        ),
+        ("boxcox", sx.special.boxcox, ss.boxcox, (np.array([0.5, 2.0, 10.0]), np.array([[0.0], [0.5], [-2.0]]))),
+        ("boxcox1p", sx.special.boxcox1p, ss.boxcox1p, (np.array([-0.5, 1e-10, 10.0]), np.array([[0.0], [0.5]]))),
+        ("poch", sx.special.poch, ss.poch, (np.array([0.5, 3.0, 10.0]), np.array([[0.0], [2.0], [1.5]]))),
+        ("comb", sx.special.comb, ss.comb, (np.array([10.0, 5.0, 3.0, 30.0]), np.array([3.0, 7.0, 0.0, 15.0]))),
+    ]:
+        with np.errstate(all="ignore"):
+            want = ref(*args)
+        got = fn(*[sx.constant(v) for v in args]).eval()
+        np.testing.assert_allclose(got, want, rtol=1e-12, atol=0, err_msg=name)
+
+
+def test_riemann_zeta_and_multigammaln():
+    x = np.array([-7.5, -3.0, -1.0, -0.5, 0.0, 0.3, 2.0, 4.5, 40.0])
+    np.testing.assert_allclose(sx.special.zeta(sx.constant(x)).eval(), ss.zeta(x), rtol=1e-12, atol=1e-300)
+    a = np.array([1.6, 2.0, 7.25])
+    np.testing.assert_allclose(sx.special.multigammaln(sx.constant(a), 3).eval(), [ss.multigammaln(v, 3) for v in a])
+    assert np.isnan(sx.special.multigammaln(sx.constant(np.array([0.9])), 3).eval()[0])
+
+
+def test_gradients():
+    x = sx.placeholder((5,), "float64", name="x")
+    xv = np.array([0.3, 1.0, 1.4616321449683622, 2.5, 12.0])
+    funcs = {
+        "gammaln": (sx.special.gammaln, ss.digamma),
+        "digamma": (sx.special.digamma, lambda v: ss.polygamma(1, v)),
+        "polygamma2": (lambda t: sx.special.polygamma(2, t), lambda v: ss.polygamma(3, v)),
+        "erfinv": (
+            lambda t: sx.special.erfinv(t / 13),
+            lambda v: np.sqrt(np.pi) / 2 * np.exp(ss.erfinv(v / 13) ** 2) / 13,
+        ),
+        "gammainc": (lambda t: sx.special.gammainc(2.5, t), lambda v: v**1.5 * np.exp(-v) / ss.gamma(2.5)),
+        "gammaincc": (lambda t: sx.special.gammaincc(2.5, t), lambda v: -(v**1.5) * np.exp(-v) / ss.gamma(2.5)),
+        "zeta_q": (lambda t: sx.special.zeta(3.0, t), lambda v: -3 * ss.zeta(4.0, v)),
+        "log_ndtr": (
+            lambda t: sx.special.log_ndtr(-10 * t),
+            lambda v: -10 * np.exp(-50 * v * v - ss.log_ndtr(-10 * v)) / np.sqrt(2 * np.pi),
+        ),
+        "expi": (sx.special.expi, lambda v: np.exp(v) / v),
+        "i1e": (sx.special.i1e, lambda v: ss.i0e(v) - ss.i1e(v) * (1 + 1 / v)),
+    }
+    for name, (fn, dref) in funcs.items():
+        (g,) = sx.grad(sx.sum(fn(x)), [x])
+        for backend in ("reference", "compiled"):
+            got = sx.function([x], [g], backend=backend)(xv)[0]
+            np.testing.assert_allclose(got, dref(xv), rtol=1e-12, err_msg=f"{name} {backend}")
+
+
+def test_gradient_of_a_float32_chain_is_float32():
+    x = sx.placeholder((3,), "float32")
+    y = sx.lgamma(x) + sx.digamma(x) + sx.erfinv(x / 4)
+    (g,) = sx.grad(sx.sum(y), [x])
+    assert y.dtype == np.float32 and g.dtype == np.float32
+
+
+def test_integer_functions_match_numpy():
+    rng = np.random.default_rng(1)
+    for dt in ("int32", "int64", "uint8"):
+        a = rng.integers(0 if dt == "uint8" else -60, 60, (4, 5)).astype(dt)
+        b = rng.integers(0 if dt == "uint8" else -60, 60, (5,)).astype(dt)
+        for fn, ref in ((sx.gcd, np.gcd), (sx.lcm, np.lcm)):
+            pa, pb = sx.placeholder(a.shape, dt), sx.placeholder(b.shape, dt)
+            for backend in ("reference", "compiled"):
+                got = sx.function([pa, pb], [fn(pa, pb)], backend=backend)(a, b)[0]
+                np.testing.assert_array_equal(got, ref(a, b))
+                assert got.dtype == ref(a, b).dtype
+        got = sx.bitwise_count(sx.constant(a)).eval()
+        np.testing.assert_array_equal(got, np.bitwise_count(a))
+        assert got.dtype == np.uint8
+    edge = np.array([np.iinfo(np.int64).min, -1, 0, 7], np.int64)
+    np.testing.assert_array_equal(sx.gcd(sx.constant(edge), 0).eval(), np.gcd(edge, 0))
+    np.testing.assert_array_equal(sx.bitwise_count(sx.constant(edge)).eval(), np.bitwise_count(edge))
+    assert sx.gcd(sx.constant(np.array([12], np.int32)), 18).eval().dtype == np.int32
+
+
+def test_nextafter():
+    for dt in ("float32", "float64"):
+        x = np.array([0.0, -0.0, 1.0, -1.0, np.inf, np.nan, 1e-45], dt)
+        y = np.array([1.0, -1.0, 2.0, np.inf, 0.0, 1.0, -1.0], dt)
+        for backend in ("reference", "compiled"):
+            px, py = sx.placeholder(x.shape, dt), sx.placeholder(y.shape, dt)
+            got = sx.function([px, py], [sx.nextafter(px, py)], backend=backend)(x, y)[0]
+            np.testing.assert_array_equal(got, np.nextafter(x, y))
+            assert got.dtype == np.dtype(dt)
+
+
+def test_errors_name_the_problem():
+    with pytest.raises(sx.DTypeError, match="expects integer operands, got float32"):
+        sx.gcd(sx.constant(np.ones(2, np.float32)), 2)
+    with pytest.raises(sx.DTypeError, match="expects an integer or bool operand, got float64"):
+        sx.bitwise_count(sx.constant(np.ones(2)))
+    with pytest.raises(sx.ShapeError, match="broadcast"):
+        sx.special.gammainc(sx.constant(np.ones(3)), sx.constant(np.ones(4)))
+
+
+def test_module_and_names():
+    import symx.special as sps
+
+    assert sps is sx.special
+    assert sx.special.psi is sx.special.digamma
+    assert sx.special.expit is sx.sigmoid
+    assert sx.special.erf is sx.erf
+    assert sx.lgamma is sx.special.gammaln
+    for name in ("gammaln", "digamma", "polygamma", "erfc", "erfinv", "ndtri", "xlogy", "i0", "sinc", "zeta", "comb"):
+        assert getattr(sx, name) is getattr(sx.special, name), name
+    assert "Example:" in sx.special.gammainc.__doc__
+    # integer and bool operands compute in float32
+    assert sx.gammaln(sx.constant(np.array([1, 2, 3], np.int32))).dtype == np.float32
