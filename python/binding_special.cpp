@@ -43,6 +43,7 @@ void bind_special(nb::module_& m) {
   sp.def("kl_div", LOC(S::kl_div), "x"_a, "y"_a, DOC(special_kl_div));
   sp.def("gammainc", LOC(S::gammainc), "a"_a, "x"_a, DOC(special_gammainc));
   sp.def("gammaincc", LOC(S::gammaincc), "a"_a, "x"_a, DOC(special_gammaincc));
+  sp.def("betainc", LOC(S::betainc), "a"_a, "b"_a, "x"_a, DOC(special_betainc));
   sp.def("i0", LOC(S::i0), "x"_a, DOC(special_i0));
   sp.def("i0e", LOC(S::i0e), "x"_a, DOC(special_i0e));
   sp.def("i1", LOC(S::i1), "x"_a, DOC(special_i1));
@@ -61,10 +62,11 @@ void bind_special(nb::module_& m) {
 
   // The NumPy-level names and SymJAX's top-level names: the same function objects.
   for (const char* name :
-       {"gammaln",  "loggamma", "gamma",    "gammasgn",  "digamma", "polygamma", "multigammaln", "beta",      "betaln",
-        "erfc",     "erfinv",   "erfcx",    "ndtr",      "ndtri",   "log_ndtr",  "xlogy",        "xlog1py",   "entr",
-        "rel_entr", "kl_div",   "gammainc", "gammaincc", "i0",      "i0e",       "i1",           "i1e",       "zeta",
-        "expi",     "exp1",     "sinc",     "logit",     "boxcox",  "boxcox1p",  "poch",         "factorial", "comb"})
+       {"gammaln", "loggamma", "gamma",    "gammasgn",  "digamma",  "polygamma", "multigammaln", "beta",
+        "betaln",  "erfc",     "erfinv",   "erfcx",     "ndtr",     "ndtri",     "log_ndtr",     "xlogy",
+        "xlog1py", "entr",     "rel_entr", "kl_div",    "gammainc", "gammaincc", "betainc",      "i0",
+        "i0e",     "i1",       "i1e",      "zeta",      "expi",     "exp1",      "sinc",         "logit",
+        "boxcox",  "boxcox1p", "poch",     "factorial", "comb"})
     m.attr(name) = sp.attr(name);
   m.attr("lgamma") = sp.attr("gammaln");
 

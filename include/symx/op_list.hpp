@@ -98,6 +98,7 @@
   X(Zeta, "zeta")                                                   \
   X(Gammainc, "gammainc")                                           \
   X(Gammaincc, "gammaincc")                                         \
+  X(Betainc, "betainc")                                             \
   X(Gcd, "gcd")                                                     \
   X(Lcm, "lcm")                                                     \
   X(Nextafter, "nextafter")                                         \

@@ -90,6 +90,7 @@ std::string spell(OpKind op, const std::vector<std::string>& a, DType out, DType
     case OpKind::Zeta: return call("zeta", a);
     case OpKind::Gammainc: return call("gammainc", a);
     case OpKind::Gammaincc: return call("gammaincc", a);
+    case OpKind::Betainc: return call("betainc", a);
     case OpKind::Cast: return "symx_kernel::convert<" + T + ">(" + a[0] + ")";
     case OpKind::StopGradient: return a[0];
     case OpKind::Add: return "static_cast<" + T + ">(" + a[0] + " + " + a[1] + ")";

@@ -209,6 +209,44 @@ Grads vjp_gammaincc(const Tensor& y, const Tensor& g) {
   return {Tensor(), to_input(y, -g * gammainc_density(input0(y), input1(y)), 1)};
 }
 
+// betainc(a, b, x): three operands of one float dtype, broadcast together.
+TensorType infer_betainc(const std::vector<Tensor>& in, const Attr&) {
+  check_internal(in[0].dtype() == in[1].dtype() && in[1].dtype() == in[2].dtype(),
+                 "betainc operands must be promoted before make_node");
+  if (!is_floating(in[0].dtype()))
+    fail_dtype("expects floating-point operands, got " + std::string(dtype_name(in[0].dtype())),
+               "Cast the operands with astype(float32).");
+  return {broadcast_shapes(broadcast_shapes(in[0].shape(), in[1].shape()), in[2].shape()), in[0].dtype()};
+}
+
+Array eval_betainc(const EvalArgs& args) {
+  const Shape& shape = args.node.type.shape;
+  Array out(shape, args.node.type.dtype);
+  if (out.size() == 0) return out;
+  std::vector<std::vector<std::int64_t>> strides;
+  for (const auto& in : args.inputs) strides.push_back(broadcast_strides(in.shape(), shape));
+  IndexCounter counter(shape);
+  std::int64_t flat = 0;
+  do {
+    std::int64_t offset[3] = {0, 0, 0};
+    for (std::size_t d = 0; d < shape.size(); ++d)
+      for (std::size_t k = 0; k < 3; ++k) offset[k] += counter.index[d] * strides[k][d];
+    const double v = sm::betainc(args.inputs[0].get_flat(offset[0]), args.inputs[1].get_flat(offset[1]),
+                                 args.inputs[2].get_flat(offset[2]));
+    // float operands: the double result rounded to float
+    out.set_flat(flat++, out.dtype() == DType::f32 ? static_cast<double>(static_cast<float>(v)) : v);
+  } while (counter.next());
+  return out;
+}
+
+// d/dx I_x(a, b) = x^(a-1) (1-x)^(b-1) / B(a, b), in logs; no gradient in a or b.
+Grads vjp_betainc(const Tensor& y, const Tensor& g) {
+  const auto& in = y.node().inputs;
+  const Tensor &a = in[0], &b = in[1], &x = in[2];
+  Tensor log_density = (a - 1.0) * log(x) + (b - 1.0) * log1p(-x) - special::betaln(a, b);
+  return {Tensor(), Tensor(), to_input(y, g * exp(log_density), 2)};
+}
+
 }  // namespace
 
 void register_special_ops() {
@@ -232,6 +270,7 @@ void register_special_ops() {
                           eval_float_binary<sm::igamma>, vjp_gammainc));
   define(K::Gammaincc, row(Family::elementwise, 2, Lowering::kernel, infer_special_binary<F>,
                            eval_float_binary<sm::igammac>, vjp_gammaincc));
+  define(K::Betainc, row(Family::elementwise, 3, Lowering::kernel, infer_betainc, eval_betainc, vjp_betainc));
   define(K::Nextafter,
          row(Family::elementwise, 2, Lowering::kernel, infer_special_binary<F>, eval_nextafter, no_gradient, true));
   constexpr auto I = BinaryKind::integer;
@@ -420,6 +459,14 @@ Tensor kl_div(const Operand& x, const Operand& y, Loc loc) { return relative_ent
 
 Tensor gammainc(const Operand& a, const Operand& x, Loc loc) { return float_binary(OpKind::Gammainc, a, x, loc); }
 Tensor gammaincc(const Operand& a, const Operand& x, Loc loc) { return float_binary(OpKind::Gammaincc, a, x, loc); }
+
+Tensor betainc(const Operand& a, const Operand& b, const Operand& x, Loc loc) {
+  DType d = ops::float_dtype(a, b);
+  if (x.is_tensor()) d = promote_types(d, ops::float_dtype(x, x));
+  return ops::make_node(OpKind::Betainc,
+                        {ops::as_tensor(a, d, loc), ops::as_tensor(b, d, loc), ops::as_tensor(x, d, loc)}, NoAttr{},
+                        loc);
+}
 
 Tensor i0e(const Tensor& x, Loc loc) { return float_unary(OpKind::I0e, x, loc); }
 Tensor i1e(const Tensor& x, Loc loc) { return float_unary(OpKind::I1e, x, loc); }

@@ -132,6 +132,18 @@ CASES = {
     "zeta": ([a(2, 3, 2, 4.5), a(1, 0.5, 10, 1e3)], [1], torch.special.zeta),
     "gammainc": ([a(0.5, 1, 2, 2, 30), a(0, 1, 0.5, 2, 30)], [1], torch.special.gammainc),
     "gammaincc": ([a(0.5, 1, 2, 2, 30), a(0, 1, 0.5, 2, 30)], [1], torch.special.gammaincc),
+    "betainc": (
+        [a(2, 2, 0.5, 1, 3), a(3, 3, 0.5, 1, 0.5), a(0, 1, 0.5, 0.25, 0.75)],
+        [2],
+        lambda a_, b_, x: scipy_unary(
+            lambda v: __import__("scipy.special").special.betainc(a_.numpy(), b_.numpy(), v),
+            lambda v: torch.exp(
+                (a_ - 1) * torch.log(v)
+                + (b_ - 1) * torch.log1p(-v)
+                - (torch.lgamma(a_) + torch.lgamma(b_) - torch.lgamma(a_ + b_))
+            ),
+        )(x),
+    ),
     # ---- binary elementwise
     "add": ([PAIR_A, PAIR_B], [0, 1], torch.add),
     "subtract": ([PAIR_A, PAIR_B], [0, 1], torch.sub),

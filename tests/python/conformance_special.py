@@ -118,6 +118,28 @@ def add_rows(c):
             dtype=same_float,
             api=(),
         )
+    row(
+        "betainc",
+        sx.betainc,
+        ss.betainc,
+        gen=lambda rng, dt: [
+            [
+                np.asarray(rng.uniform(0.5, 5, (3, 1)), dt),
+                np.asarray(rng.uniform(0.5, 5, (4,)), dt),
+                np.asarray(rng.uniform(0.05, 0.95, (3, 4)), dt),
+            ]
+        ],
+        dtype=same_float,
+        grad=False,
+    )
+    row(
+        "betainc[x]",
+        lambda x: sx.betainc(2.5, 1.5, x),
+        lambda x: ss.betainc(2.5, 1.5, x).astype(x.dtype),
+        gen=uniform(0.05, 0.95),
+        dtype=same_float,
+        api=(),
+    )
     row("zeta", sx.zeta, ss.zeta, gen=pairs((1.5, 6.0), (0.3, 4.0)), dtype=same_float, grad=False)
     row(
         "zeta[q]",
