@@ -82,6 +82,7 @@
   X(Argsort, "argsort")                                             \
   X(Partition, "partition")                                         \
   X(Argpartition, "argpartition")                                   \
+  X(KthValues, "kth_values")                                        \
   X(Searchsorted, "searchsorted")                                   \
   X(Cumprod, "cumprod")                                             \
   X(Cummax, "cummax")                                               \
