@@ -1,10 +1,11 @@
 // src/ops/sorting.cpp: the rows and functions of symx/sorting.hpp.
 //
 // Primitives (rows here, compiled as library calls of src/runtime/library_sorting.cpp, parallel over
-// rows): sort, argsort, partition, argpartition, cumprod, cummax, cummin, logcumsumexp and
+// rows): sort, argsort, partition, argpartition, kth_values (the order statistics at given sorted
+// positions, no public name: the median's selection), cumprod, cummax, cummin, logcumsumexp and
 // linear_recurrence (h[k] = a[k] * h[k-1] + b[k], the cumprod gradient's scan); searchsorted is
 // evaluated by the reference evaluator. Composites (built from primitives, no row): top_k, msort,
-// median and the quantiles (on partition and sort), unique and the set functions (on argsort,
+// median (on kth_values), the quantiles (on sort), unique and the set functions (on argsort,
 // cumsum and scatter-add), lexsort, isin, interp, and the aliases.
 #include "symx/sorting.hpp"
 

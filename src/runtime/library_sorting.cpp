@@ -9,6 +9,10 @@
 //   values use std::stable_sort with the reference's comparator.
 // - partition, argpartition: the reference's own row algorithm (ops/sorting_rows.hpp), so that both
 //   pick the same partition; 32-bit values as packed 64-bit (key, index) integers.
+// - kth_values (the median's order statistics): 32-bit values as keys, each kth from a branchless
+//   three-way quickselect (ninther pivot) between two scratch buffers, or, right after the previous
+//   kth or at the end, from one vectorized scan; only the kth values are written. 64-bit values take
+//   the reference's row partition.
 // - scans: rows that run along memory are scanned eight at a time (independent chains hide the
 //   latency of each step); rows strided by `inner` are scanned as blocks of columns, vectorized.
 #include <omp.h>
