@@ -116,6 +116,7 @@
   X(Argsort, "argsort")                                             \
   X(Partition, "partition")                                         \
   X(Argpartition, "argpartition")                                   \
+  X(KthValues, "kth_values")                                        \
   X(Searchsorted, "searchsorted")                                   \
   X(Cumprod, "cumprod")                                             \
   X(Cummax, "cummax")                                               \

@@ -149,6 +149,7 @@ std::string spell(OpKind op, const std::vector<std::string>& a, DType out, DType
     case OpKind::Argsort:
     case OpKind::Partition:
     case OpKind::Argpartition:
+    case OpKind::KthValues:
     case OpKind::Searchsorted:
     case OpKind::Cumprod:
     case OpKind::Cummax:

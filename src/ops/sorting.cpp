@@ -1,10 +1,11 @@
 // src/ops/sorting.cpp: the rows and functions of symx/sorting.hpp.
 //
 // Primitives (rows here, compiled as library calls of src/runtime/library_sorting.cpp, parallel over
-// rows): sort, argsort, partition, argpartition, cumprod, cummax, cummin, logcumsumexp and
+// rows): sort, argsort, partition, argpartition, kth_values (the order statistics at given sorted
+// positions, no public name: the median's selection), cumprod, cummax, cummin, logcumsumexp and
 // linear_recurrence (h[k] = a[k] * h[k-1] + b[k], the cumprod gradient's scan); searchsorted is
 // evaluated by the reference evaluator. Composites (built from primitives, no row): top_k, msort,
-// median and the quantiles (on partition and sort), unique and the set functions (on argsort,
+// median (on kth_values), the quantiles (on sort), unique and the set functions (on argsort,
 // cumsum and scatter-add), lexsort, isin, interp, and the aliases.
 #include "symx/sorting.hpp"
 
@@ -90,6 +91,55 @@ template <bool values> Array evaluate_partition(const EvalArgs& args) {
     });
   });
   return out;
+}
+
+// kth_values: the order statistics at the sorted positions `kth` (increasing, distinct) along the
+// axis, whose size becomes kth.size(): the values partition(x, kth) holds at those positions, without
+// the rest of the rows (the median's selection).
+TensorType infer_kth_values(const std::vector<Tensor>& in, const Attr& attr) {
+  TensorType t = infer_sort(in, attr);
+  const auto& a = std::get<SortAttr>(attr);
+  for (std::size_t i = 1; i < a.kth.size(); ++i)
+    if (a.kth[i] == a.kth[i - 1]) fail_value("kth " + std::to_string(a.kth[i]) + " is repeated", "List each kth once.");
+  if (a.kth.empty()) fail_value("no kth", "Pass at least one position.");
+  t.shape[static_cast<std::size_t>(a.axis)] = static_cast<std::int64_t>(a.kth.size());
+  return t;
+}
+Array evaluate_kth_values(const EvalArgs& args) {
+  const Array& x = args.inputs[0];
+  const auto& a = std::get<SortAttr>(args.node.attr);
+  Shape shape = x.shape();
+  const auto m = static_cast<std::int64_t>(a.kth.size());
+  shape[static_cast<std::size_t>(a.axis)] = m;
+  Array out(shape, x.dtype());
+  visit_dtype(x.dtype(), [&]<class T>() {
+    const T* px = x.data<T>();
+    std::vector<sorting::Keyed<T>> row;
+    for_each_row(x.shape(), a.axis, [&](std::int64_t base, std::int64_t stride, std::int64_t n) {
+      if (n == 0) return;
+      row.resize(static_cast<std::size_t>(n));
+      for (std::int64_t k = 0; k < n; ++k) row[static_cast<std::size_t>(k)] = {px[base + k * stride], k};
+      sorting::partition_keyed(row.data(), n, a.kth);
+      const std::int64_t at = (base / (n * stride)) * m * stride + base % stride;
+      for (std::int64_t i = 0; i < m; ++i)
+        out.data<T>()[at + i * stride] = row[static_cast<std::size_t>(a.kth[static_cast<std::size_t>(i)])].value;
+    });
+  });
+  return out;
+}
+// The cotangent of each order statistic goes to the element argpartition puts at its position.
+std::vector<Tensor> vjp_kth_values(const Tensor& y, const Tensor& g) {
+  const Tensor& x = y.node().inputs[0];
+  const auto& a = std::get<SortAttr>(y.node().attr);
+  Tensor idx = make_node(K::Argpartition, {x}, a);
+  std::vector<Tensor> picked;
+  for (std::int64_t k : a.kth) {
+    std::vector<Index> index(static_cast<std::size_t>(x.ndim()), Index::all());
+    index[static_cast<std::size_t>(a.axis)] = Index::range(k, k + 1);
+    picked.push_back(slice(idx, index));
+  }
+  Tensor source = picked.size() == 1 ? picked[0] : concatenate(picked, a.axis);
+  return {make_node(K::ScatterAddAlongAxis, {g, source}, ShapeAttr{x.shape(), a.axis})};
 }
 
 // The cotangent of each sorted (or partitioned) element goes back to the element it came from.
@@ -263,6 +313,7 @@ void register_sorting_ops() {
   define(K::Argsort, row(Fam::shape, 1, L::library, infer_argsort, evaluate_sort<false>, no_gradient));
   define(K::Partition, row(Fam::shape, 1, L::library, infer_sort, evaluate_partition<true>, vjp_permuted));
   define(K::Argpartition, row(Fam::shape, 1, L::library, infer_argsort, evaluate_partition<false>, no_gradient));
+  define(K::KthValues, row(Fam::shape, 1, L::library, infer_kth_values, evaluate_kth_values, vjp_kth_values));
   define(K::Searchsorted, row(Fam::shape, 2, L::reference, infer_searchsorted, evaluate_searchsorted, no_gradient));
   define(K::Cumprod, row(Fam::reduction, 1, L::library, infer_scan, evaluate_scan<K::Cumprod>, vjp_cumprod));
   define(K::Cummax, row(Fam::reduction, 1, L::library, infer_scan, evaluate_scan<K::Cummax>, vjp_cumextremum));
@@ -639,12 +690,15 @@ Tensor median(const Tensor& a, Axes axis, bool keepdims, Loc loc) {
     r = n == 0 ? nan_like(kept, fdt, loc)
                : quantile_impl("median", a, ops::scalar(0.5, fdt), axis, "linear", false, false, loc);
   } else {
-    // A selection, not a sort: positions (n-1)/2 and n/2, and the last one (the largest: NaN if any).
-    Tensor p = partition(z, {(n - 1) / 2, n / 2, n - 1}, -1, loc);
-    Tensor lo = last_index(p, (n - 1) / 2, loc), hi = last_index(p, n / 2, loc);
+    // A selection of three order statistics, not a sort: positions (n-1)/2 and n/2, and the last one
+    // (the largest: NaN if any), as NumPy's median.
+    std::vector<std::int64_t> kth{(n - 1) / 2, n / 2, n - 1};
+    kth.erase(std::unique(kth.begin(), kth.end()), kth.end());
+    Tensor p = ops::make_node(OpKind::KthValues, {z}, SortAttr{z.ndim() - 1, false, kth, false}, loc, "median");
+    auto at = [&](std::int64_t k) { return last_index(p, std::find(kth.begin(), kth.end(), k) - kth.begin(), loc); };
+    Tensor lo = at((n - 1) / 2), hi = at(n / 2);
     r = (n % 2 == 1) ? lo : (lo + hi) * 0.5;
-    r = where(isnan(last_index(p, n - 1, loc), loc), ops::scalar(std::numeric_limits<double>::quiet_NaN(), fdt), r,
-              loc);
+    r = where(isnan(at(n - 1), loc), ops::scalar(std::numeric_limits<double>::quiet_NaN(), fdt), r, loc);
   }
   return named_composite("median", reshape(r, keepdims ? keep : kept, loc));
 }

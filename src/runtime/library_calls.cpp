@@ -66,8 +66,8 @@ Route route_of(OpKind op) {
     set(OpKind::Scan, Route::loop);
     set(OpKind::WhileLoop, Route::loop);
     set(OpKind::Switch, Route::loop);
-    for (OpKind k : {OpKind::Sort, OpKind::Argsort, OpKind::Partition, OpKind::Argpartition, OpKind::Cumprod,
-                     OpKind::Cummax, OpKind::Cummin, OpKind::Logcumsumexp, OpKind::LinearRecurrence})
+    for (OpKind k : {OpKind::Sort, OpKind::Argsort, OpKind::Partition, OpKind::Argpartition, OpKind::KthValues,
+                     OpKind::Cumprod, OpKind::Cummax, OpKind::Cummin, OpKind::Logcumsumexp, OpKind::LinearRecurrence})
       set(k, Route::sorting);
     return r;
   }();

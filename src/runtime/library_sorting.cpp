@@ -9,6 +9,10 @@
 //   values use std::stable_sort with the reference's comparator.
 // - partition, argpartition: the reference's own row algorithm (ops/sorting_rows.hpp), so that both
 //   pick the same partition; 32-bit values as packed 64-bit (key, index) integers.
+// - kth_values (the median's order statistics): 32-bit values as keys, each kth from a branchless
+//   three-way quickselect (ninther pivot) between two scratch buffers, or, right after the previous
+//   kth or at the end, from one vectorized scan; only the kth values are written. 64-bit values take
+//   the reference's row partition.
 // - scans: rows that run along memory are scanned eight at a time (independent chains hide the
 //   latency of each step); rows strided by `inner` are scanned as blocks of columns, vectorized.
 #include <omp.h>
@@ -266,6 +270,134 @@ template <class T> class PartitionCall final : public LibraryCall {
   ops::AxisSplit s_;
 };
 
+// ---- kth_values: order statistics only ----
+
+inline std::uint32_t median3(std::uint32_t a, std::uint32_t b, std::uint32_t c) {
+  return std::max(std::min(a, b), std::min(std::max(a, b), c));
+}
+
+// The k-th smallest of keys[0, n), keys unchanged: a quickselect on a pivot (the ninther), each step
+// a branchless three-way split (smaller to the front, larger to the back of the other scratch
+// buffer; equal ones end it when they hold k). a and b hold n keys each. A range that does not
+// shrink (40 steps) or is small ends in std::nth_element.
+std::uint32_t select_key(const std::uint32_t* keys, std::int64_t n, std::int64_t k, std::uint32_t* a,
+                         std::uint32_t* b) {
+  const std::uint32_t* src = keys;
+  std::uint32_t *dst = a, *other = b;
+  for (int step = 0;; ++step) {
+    if (n <= 32 || step == 40) {
+      std::copy(src, src + n, dst);
+      std::nth_element(dst, dst + k, dst + n);
+      return dst[k];
+    }
+    const std::uint32_t* s = src;
+    const std::uint32_t p = median3(median3(s[0], s[n / 8], s[n / 4]), median3(s[3 * n / 8], s[n / 2], s[5 * n / 8]),
+                                    median3(s[3 * n / 4], s[7 * n / 8], s[n - 1]));
+    std::int64_t lo = 0, hi = 0;
+    for (std::int64_t j = 0; j < n; ++j) {
+      const std::uint32_t t = s[j];
+      dst[lo] = t;
+      dst[n - 1 - hi] = t;
+      lo += t < p;
+      hi += t > p;
+    }
+    if (k < lo) {
+      src = dst;
+      n = lo;
+    } else if (k < n - hi) {
+      return p;
+    } else {
+      src = dst + (n - hi);
+      k -= n - hi;
+      n = hi;
+    }
+    std::swap(dst, other);
+  }
+}
+std::uint32_t max_key(const std::uint32_t* keys, std::int64_t n) {
+  std::uint32_t m = 0;
+#pragma omp simd reduction(max : m)
+  for (std::int64_t i = 0; i < n; ++i) m = std::max(m, keys[i]);
+  return m;
+}
+
+// The order statistics of each row: 32-bit values as unsigned keys in NumPy's order (NaN last; the
+// value of a key is the element's, up to the sign of a zero and a NaN's payload), selected without
+// indices, so 4 bytes move per element, and only the kth values are written. 64-bit values take the
+// reference's row partition.
+template <class T> class KthValuesCall final : public LibraryCall {
+ public:
+  KthValuesCall(const Tensor& node, bool)
+      : attr_(std::get<SortAttr>(node.node().attr)), s_(ops::split_at(node.node().inputs[0].shape(), attr_.axis)) {}
+
+  void run(char* const* p) override {
+    const T* x = reinterpret_cast<const T*>(p[0]);
+    T* out = reinterpret_cast<T*>(p[1]);
+    const std::int64_t rows = s_.outer * s_.inner, n = s_.n, inner = s_.inner;
+    const auto m = static_cast<std::int64_t>(attr_.kth.size());
+    if (n == 0) return;
+#pragma omp parallel if (rows * n >= 32768)
+    {
+      std::vector<std::uint32_t> keys, a, b;
+      std::vector<so::Keyed<T>> row;
+#pragma omp for schedule(dynamic, 16)
+      for (std::int64_t r = 0; r < rows; ++r) {
+        const std::int64_t o = r / inner, i = r % inner;
+        const T* xr = x + o * n * inner + i;
+        T* yr = out + o * m * inner + i;
+        if constexpr (sizeof(T) == 4) {
+          for (auto* v : {&keys, &a, &b}) v->resize(static_cast<std::size_t>(n));
+          std::uint32_t* kr = keys.data();
+          if (inner == 1) {
+#pragma omp simd
+            for (std::int64_t k = 0; k < n; ++k) kr[k] = key_of<T>(xr[k], false);
+          } else {
+            for (std::int64_t k = 0; k < n; ++k) kr[k] = key_of<T>(xr[k * inner], false);
+          }
+          select_row(kr, n, yr, inner, a.data(), b.data());
+        } else {
+          row.resize(static_cast<std::size_t>(n));
+          for (std::int64_t k = 0; k < n; ++k) row[static_cast<std::size_t>(k)] = {xr[k * inner], k};
+          so::partition_keyed(row.data(), n, attr_.kth);
+          for (std::int64_t j = 0; j < m; ++j)
+            yr[j * inner] = row[static_cast<std::size_t>(attr_.kth[static_cast<std::size_t>(j)])].value;
+        }
+      }
+    }
+  }
+  std::string describe() const override { return "kth_values, selection over rows"; }
+
+ private:
+  // Each kth's value: the largest for the last position, the next one up for a kth right after the
+  // previous one (one scan: the previous value if more than k keys are at most it, else the least key
+  // above it), a selection otherwise.
+  void select_row(const std::uint32_t* keys, std::int64_t n, T* y, std::int64_t stride, std::uint32_t* a,
+                  std::uint32_t* b) const {
+    std::uint32_t v = 0;
+    for (std::size_t j = 0; j < attr_.kth.size(); ++j) {
+      const std::int64_t k = attr_.kth[j];
+      if (k == n - 1) {
+        v = max_key(keys, n);
+      } else if (j > 0 && k == attr_.kth[j - 1] + 1) {
+        std::int64_t at_most = 0;
+        std::uint32_t above = 0xFFFFFFFFu;
+#pragma omp simd reduction(+ : at_most) reduction(min : above)
+        for (std::int64_t i = 0; i < n; ++i) {
+          at_most += keys[i] <= v;
+          above = std::min(above, keys[i] > v ? keys[i] : 0xFFFFFFFFu);
+        }
+        if (at_most <= k) v = above;
+      } else {
+        v = select_key(keys, n, k, a, b);
+      }
+      y[static_cast<std::int64_t>(j) * stride] = value_of<T>(v);
+    }
+  }
+
+  SortAttr attr_;
+  ops::AxisSplit s_;
+};
+
 // ---- scans ----
 
 template <OpKind op, class T> struct Step {
@@ -400,6 +532,7 @@ std::unique_ptr<LibraryCall> make_sorting_call(const Tensor& node) {
       return typed<SortCall>(node, dt, false);
     case OpKind::Partition: return typed<PartitionCall>(node, dt, true);
     case OpKind::Argpartition: return typed<PartitionCall>(node, dt, false);
+    case OpKind::KthValues: return typed<KthValuesCall>(node, dt, true);
     case OpKind::Cumprod: return scan_call<OpKind::Cumprod>(node, dt);
     case OpKind::Cummax: return scan_call<OpKind::Cummax>(node, dt);
     case OpKind::Cummin: return scan_call<OpKind::Cummin>(node, dt);

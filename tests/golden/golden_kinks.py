@@ -180,6 +180,13 @@ CASES = {
     # a leading run of -inf, as PyTorch's and JAX's).
     "sort": ([TIES], [0], lambda x: torch.sort(x, dim=-1, stable=True).values),
     "partition": ([TIES], [0], lambda x: torch.sort(x, dim=-1, stable=True).values),
+    # median (kth_values): the middle of the stable sort, and the mean of the two middles of an even row
+    "median": ([TIES], [0], lambda x: torch.sort(x, dim=-1, stable=True).values[..., 1]),
+    "median_even": (
+        [m([1, 1, 0, 1], [2, 2, 2, 2], [-1, 0, 0, 3], [3, -inf, 5, 0])],
+        [0],
+        lambda x: torch.sort(x, dim=-1, stable=True).values[..., 1:3].mean(-1),
+    ),
     "cumprod": ([m([0, 0, 2, 3], [1, 0, 0, 0], [2, 0, 3, 0], [-1, 2, 0, 1])], [0], lambda x: torch.cumprod(x, -1)),
     "cummax": (
         [m([1, 1, 0, 1], [2, 3, 3, 1], [0, -inf, 0, 0], [-1, -1, -1, -1])],

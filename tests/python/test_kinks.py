@@ -135,6 +135,8 @@ SYMX = {
     "cumsum": lambda x: sx.cumsum(x, axis=0),
     "sort": sx.sort,
     "partition": lambda x: sx.partition(x, [0, 1, 2]),
+    "median": lambda x: sx.median(x, axis=-1),
+    "median_even": lambda x: sx.median(x, axis=-1),
     "cumprod": lambda x: sx.cumprod(x, axis=-1),
     "cummax": lambda x: sx.cummax(x, axis=-1),
     "cummin": lambda x: sx.cummin(x, axis=-1),

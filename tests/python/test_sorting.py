@@ -61,6 +61,29 @@ def test_compiled_scans_and_median_of_large_arrays():
     np.testing.assert_allclose(got[4], np.median(a, axis=1), rtol=1e-6)
 
 
+def test_compiled_median_selection_matches_numpy_on_hard_rows():
+    """The kth_values library call (a quickselect on 32-bit keys): rows of ties, constant, sorted and
+    reversed rows, zeros of both signs, infinities, NaN (the row's median is NaN), even and odd
+    lengths, rows along memory and strided (axis 0), float32 and float64, with its gradient."""
+    rng = np.random.default_rng(3)
+    a = rng.standard_normal((40, 301)).astype(np.float32)
+    a[0] = 1.5
+    a[1] = np.arange(301)
+    a[2] = -np.arange(301)
+    a[3] = rng.integers(0, 3, 301)
+    a[4, ::2], a[4, 1::2] = -0.0, 0.0
+    a[5, :150], a[6, 17] = -np.inf, np.nan
+    a[7, :200] = np.inf
+    for b in (a, a[:, :300], a.T.copy(), a.astype(np.float64)):
+        for axis in (1, 0):
+            x = sx.placeholder(b.shape, str(b.dtype))
+            m = sx.median(x, axis=axis)
+            ref, got = both([x], [m, *sx.grad(sx.sum(m * np.arange(m.shape[0])), [x])], [b])
+            np.testing.assert_array_equal(got[0], np.median(b, axis=axis))
+            np.testing.assert_array_equal(got[0], ref[0])
+            np.testing.assert_array_equal(got[1], ref[1])
+
+
 def test_cumprod_gradient_with_zeros_matches_the_products_of_the_others():
     a = np.array([2.0, 0.0, 0.0, 3.0, 0.5])
     x = sx.placeholder(a.shape, "float64")
