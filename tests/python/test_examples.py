@@ -4,6 +4,7 @@ process imports (its directory goes first on the child's PYTHONPATH)."""
 import os
 import subprocess
 
+import numpy as np
 import pytest
 
 from helpers import MNIST, ROOT, run_python, symx_tool
@@ -49,6 +50,8 @@ def readme_block(title, language):
         ("Quick start, data", "python", "examples/data_pipeline.py"),
         ("Quick start, loops", "python", "examples/loops.py"),
         ("Quick start, loops", "cpp", "examples/loops.cpp"),
+        ("Quick start, NumPy", "python", "examples/numpy_tour.py"),
+        ("Quick start, NumPy", "cpp", "examples/numpy_tour.cpp"),
     ],
 )
 def test_readme_quick_starts_are_the_example_files(title, language, path):
@@ -93,6 +96,31 @@ def test_loops_quick_start_prints_the_worked_values():
             "-2.",
             "1.",
         ], cpp.stdout
+
+
+def parse(line):
+    return [float(v) for v in line.strip("[] ").split()]
+
+
+def test_numpy_quick_start_prints_the_worked_values():
+    # sort, median, cumprod and its gradient at a zero (worked by hand: d/dx1 of sum(cumprod) at
+    # (3, 0, 2, 1) is x0 + x0 x2 + x0 x2 x3 = 15), counts of repeated indices, log(4!) and nonzero
+    # padded with -1; the same lines from the C++ example.
+    expected = ["[0. 1. 2. 3.]", "1.5", "[3. 0. 0. 0.]", "[ 1. 15.  0.  0.]", "[0. 2. 0. 1.]", "[ 0  2 -1]"]
+    result = run_example("numpy_tour.py")
+    assert result.returncode == 0, result.stdout + result.stderr
+    lines = result.stdout.splitlines()
+    assert [lines[i] for i in (0, 1, 2, 3, 4, 7)] == expected, result.stdout
+    assert lines[5].startswith("(2, 3, 3) 3.17805"), result.stdout
+    program = os.path.join(os.path.dirname(symx_tool()), "numpy_tour")
+    if os.path.exists(program):
+        cpp = subprocess.run([program], capture_output=True, text=True, timeout=300)
+        assert cpp.returncode == 0, cpp.stdout + cpp.stderr
+        out = cpp.stdout.splitlines()
+        assert [out[i] for i in (0, 1, 2, 3, 4, 7)] == expected, cpp.stdout
+        assert out[5].startswith("3 axes, 3.17805"), cpp.stdout
+        # The seeded gamma draws are the same numbers in both languages.
+        assert np.allclose(parse(out[6]), parse(lines[6]), rtol=1e-6), (out[6], lines[6])
 
 
 def test_data_quick_start_runs_an_epoch():
