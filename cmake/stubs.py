@@ -15,6 +15,7 @@ Run after stubgen, with PACKAGE_DIR's parent importable. Two things stubgen cann
   and docstrings of their Python definitions.
 """
 
+import ast
 import inspect
 import os
 import re
@@ -161,6 +162,42 @@ def package_stub(package, core):
     return "\n".join(lines) + "\n"
 
 
+SKIPPED = "# Names stubgen skips (added by cmake/stubs.py, to the end of the file)"
+
+
+def add_skipped_names(stub_text, core):
+    """stub_text with the public names stubgen leaves out: functions whose name ends with an
+    underscore (stubgen takes them for private: ix_) and module attributes that are instances of the
+    extension's classes (index, an IndexMaker)."""
+    if SKIPPED in stub_text:  # an earlier run's: the block runs to the end of the file
+        stub_text = stub_text[: stub_text.index(SKIPPED)]
+    lines = stub_text.rstrip("\n").split("\n") + ["", SKIPPED]
+    defined = set()
+    for node in ast.parse(stub_text).body:  # top-level names only (a method may be called index)
+        if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+            defined.add(node.name)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            defined |= {a.asname or a.name for a in node.names}
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+            defined.add(node.target.id)
+        elif isinstance(node, ast.Assign):
+            defined |= {t.id for t in node.targets if isinstance(t, ast.Name)}
+    for name in sorted(dir(core)):
+        if name.startswith("_") or name in defined:
+            continue
+        value = getattr(core, name)
+        if callable(value) and not isinstance(value, type):
+            doc = (value.__doc__ or "").strip().split("\n")
+            lines += ["", "def %s(*args, **kwargs) -> Any:" % name, '    """%s"""' % doc[-1].replace('"', "'")]
+        elif type(value).__module__.startswith("symx"):
+            lines += ["", "%s: %s = ..." % (name, type(value).__name__)]
+    if "from typing import Any" not in stub_text:
+        lines.insert(
+            next(i for i, line in enumerate(lines) if line.startswith(("import ", "from "))), "from typing import Any"
+        )
+    return "\n".join(lines) + "\n"
+
+
 def main():
     package_dir = os.path.abspath(sys.argv[1])
     sys.path.insert(0, os.path.dirname(package_dir))
@@ -179,6 +216,7 @@ def main():
                     text = replace_package_imports(f.read(), sys.modules)
                 if path == os.path.join(package_dir, "_symx", "__init__.pyi"):
                     text = add_tensor_methods(text, python_tensor_methods(symx.Tensor))
+                    text = add_skipped_names(text, symx._symx)
                 with open(path, "w", encoding="utf-8") as f:
                     f.write(text)
     with open(os.path.join(package_dir, "__init__.pyi"), "w", encoding="utf-8") as f:

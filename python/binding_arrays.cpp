@@ -248,7 +248,6 @@ void bind_arrays(nb::module_& m) {
       "n"_a, "mask_func"_a, "k"_a = 0, DOC(mask_indices));
 
   // ---- index helpers ----
-  m.attr("index") = numpy().attr("index_exp");  // jax.ops.index / numpy.index_exp: builds index tuples
   m.def(
       "indices",
       [](IntList dimensions, sx::DType dtype, bool sparse) -> nb::object {
@@ -264,7 +263,8 @@ void bind_arrays(nb::module_& m) {
         PyLocation here;
         return as_tuple(sx::ix_(xs));
       },
-      "args"_a, DOC(ix_));
+      // An explicit signature: stubgen skips names that end with an underscore unless they have one.
+      nb::sig("def ix_(*args: Tensor | numpy.typing.ArrayLike) -> tuple[Tensor, ...]"), "args"_a, DOC(ix_));
   m.def(
       "unravel_index",
       [](TensorArg indices, IntList shape) {

@@ -155,12 +155,15 @@ void bind_indexing(nb::module_& m) {
 
   // sx.index[...] (jax.ops.index): returns the index it is given, for index_update(x, sx.index[1:, 0], y).
   struct IndexMaker {};
-  nb::class_<IndexMaker>(m, "_IndexMaker")
+  nb::class_<IndexMaker>(m, "IndexMaker",
+                         "The type of sx.index (jax.ops.index): it returns the index it is given.\n\nExample: "
+                         "sx.index[1:, 0] is (slice(1, None, None), 0)")
       .def(
           "__getitem__", [](const IndexMaker&, nb::handle key) { return nb::borrow(key); }, nb::arg("key").none());
   m.attr("index") = IndexMaker{};
 
-  nb::class_<sx::IndexedRef>(m, "_IndexedRef", "x.at[index]: JAX's indexed updates (set, add, ...) and get.")
+  nb::class_<sx::IndexedRef>(m, "IndexedRef",
+                             "x.at[index]: JAX's indexed updates (set, add, ...) and get.\n\nExample: x.at[0].add(1.0)")
       .def(
           "get",
           [](const sx::IndexedRef& r, bool, bool, nb::handle mode, nb::handle fill_value) {
@@ -189,15 +192,16 @@ void bind_indexing(nb::module_& m) {
       .SYMX_AT(min, "x with x[index] = minimum(x[index], values).")
       .SYMX_AT(max, "x with x[index] = maximum(x[index], values).");
 #undef SYMX_AT
-  nb::class_<AtHelper>(m, "_AtHelper", "x.at: index it (x.at[1:, 0]) for JAX's indexed updates.")
+  nb::class_<AtHelper>(m, "IndexUpdateHelper",
+                       "x.at: index it (x.at[1:, 0]) for JAX's indexed updates.\n\nExample: x.at[1:, 0].set(0.0)")
       .def(
           "__getitem__", [](const AtHelper& h, nb::handle key) { return sx::at(h.x, index_list(key)); },
           nb::arg("key").none());
-  nb::object property = nb::module_::import_("builtins").attr("property");
-  m.attr("Tensor").attr("at") =
-      property(nb::cpp_function([](const Tensor& t) { return AtHelper{t}; }), nb::none(), nb::none(),
-               "JAX's x.at[index]: .set(v), .add(v), .multiply(v), .divide(v), .min(v), .max(v), .get() return new "
-               "tensors (see index_update).\n\nExample: x.at[1:, 0].set(0.0)");
+  nb::borrow<nb::class_<Tensor>>(nb::type<Tensor>())
+      .def_prop_ro(
+          "at", [](const Tensor& t) { return AtHelper{t}; }, nb::sig("def at(self) -> IndexUpdateHelper"),
+          "JAX's x.at[index]: .set(v), .add(v), .multiply(v), .divide(v), .min(v), .max(v), .get() return new "
+          "tensors (see index_update).\n\nExample: x.at[1:, 0].set(0.0)");
 
   m.def(
       "put_along_axis",

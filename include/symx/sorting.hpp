@@ -212,11 +212,13 @@ Tensor nancumprod(const Tensor& a, std::optional<int> axis = std::nullopt, Loc l
 // Running sum, as numpy.cumulative_sum (NumPy 2): axis may be omitted only for 1-D x;
 // include_initial puts a 0 first.
 // Example: cumulative_sum([1, 2], include_initial=true).eval() is [0, 1, 3]
+// Python: sx.cumulative_sum([1, 2], include_initial=True).eval() is [0, 1, 3]
 Tensor cumulative_sum(const Tensor& x, std::optional<int> axis = std::nullopt, bool include_initial = false,
                       Loc loc = Loc::current());
 
 // Running product, as numpy.cumulative_prod (NumPy 2): include_initial puts a 1 first.
 // Example: cumulative_prod([2, 3], include_initial=true).eval() is [1, 2, 6]
+// Python: sx.cumulative_prod([2, 3], include_initial=True).eval() is [1, 2, 6]
 Tensor cumulative_prod(const Tensor& x, std::optional<int> axis = std::nullopt, bool include_initial = false,
                        Loc loc = Loc::current());
 

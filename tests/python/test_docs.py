@@ -189,6 +189,8 @@ def documented_objects():
             obj = getattr(module, name)
             if name.startswith("_") or inspect.ismodule(obj):
                 continue
+            if type(obj).__module__.split(".")[0] == "numpy":  # sx.index is numpy.index_exp, NumPy's docs
+                continue
             yield "%s.%s" % (module_name, name), obj
             if inspect.isclass(obj):
                 for member, value in vars(obj).items():

@@ -223,6 +223,11 @@ def test_the_package_ships_type_stubs_for_every_public_name():
             for t in node.targets
             if isinstance(t, ast.Name)
         }
+        defined |= {  # `index: IndexMaker = ...`
+            node.target.id
+            for node in ast.walk(tree)
+            if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name)
+        }
         defined |= {
             a.asname or a.name for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) for a in node.names
         }
