@@ -29,15 +29,15 @@ std::vector<Tensor> topological_order(const std::vector<Tensor>& outputs);
 // Example: current_graph().variables()
 Graph& current_graph();
 // The nodes `outputs` depend on, without `outputs` themselves (SymJAX's Graph.ancestors), inputs first.
-// Example: ancestors({loss}) holds every variable and placeholder of the loss
+// Example: ancestors(loss) holds every variable and placeholder of the loss
 std::vector<Tensor> ancestors(const std::vector<Tensor>& outputs);
 // The placeholders and variables `outputs` depend on (SymJAX's Graph.roots), in topological order; the
 // graph's internal random-state variable is left out.
-// Example: roots({loss}) is {x, w, b}
+// Example: roots(loss) is [x, w, b]
 std::vector<Tensor> roots(const std::vector<Tensor>& outputs);
 // The variables `outputs` depend on, only the trainable (true) or non-trainable (false) ones when
 // `trainable` is given (SymJAX's Tensor.variables; Python: t.variables(trainable=True)).
-// Example: variables_of({loss}, true)
+// Example: variables_of(loss) is [w, b]
 std::vector<Tensor> variables_of(const std::vector<Tensor>& outputs, std::optional<bool> trainable = true);
 // Variables of the default graph matching SymJAX's patterns: `name` (fnmatch's * ? [...]) matched against
 // the variable's own name ("w") or its whole scoped name with or without the leading "/"

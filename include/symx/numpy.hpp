@@ -348,6 +348,7 @@ using Piece = std::variant<std::function<Tensor(const Tensor&)>, double>;
 // funclist[len(condlist)] there when funclist has one more entry, as numpy.piecewise. Each function
 // gets the whole x and is evaluated everywhere. Returns x's dtype.
 // Example: piecewise(x, {x < 0, x >= 0}, {[](auto& t) { return -t; }, [](auto& t) { return t; }}) is |x|
+// Python: piecewise(x, [x < 0, x >= 0], [lambda t: -t, lambda t: t]) is abs(x)
 Tensor piecewise(const Tensor& x, const std::vector<Tensor>& condlist, const std::vector<Piece>& funclist,
                  Loc loc = Loc::current());
 // choices[a] elementwise, as numpy.choose: a integer indices broadcast with the choices. mode "raise"
@@ -364,28 +365,28 @@ Tensor placeholder_like(const Tensor& x, const std::string& name = "", Loc loc =
 // ---- dtypes and shapes (host side: no graph op) ----
 // Whether a value of dtype `from` converts to `to` under NumPy's casting rule: "no", "equiv", "safe"
 // (the default), "same_kind" or "unsafe", as numpy.can_cast.
-// Example: can_cast(int32, float64) is true; can_cast(float64, float32) is false
+// Example: can_cast("int32", "float64") is True; can_cast("float64", "float32") is False
 bool can_cast(DType from, DType to, const std::string& casting = "safe");
 // The dtype of a result computed from tensors of `dtypes` and the (weak, NEP 50) numbers among
 // `operands`, as numpy.result_type with symx's weak-number rule (a float with integers is float32).
 // Python: result_type(*arrays_and_dtypes).
-// Example: result_type({int32}, {2.5}) is float32
+// Example: result_type("int32", 2.5) is float32
 DType result_type(const std::vector<DType>& dtypes, const std::vector<Operand>& operands = {});
 // Whether `dtype` is `kind`: a dtype's name ("float32") or one of NumPy's abstract kinds: "generic",
 // "number", "integer", "signedinteger", "unsignedinteger", "inexact", "floating", "bool", as
 // numpy.issubdtype (Python also takes numpy.floating and the other classes).
-// Example: issubdtype(float32, "floating") is true
+// Example: issubdtype("float32", "floating") is True
 bool issubdtype(DType dtype, const std::string& kind);
 // Whether `dtype` is of the array API's `kind`: "bool", "signed integer", "unsigned integer", "integral",
 // "real floating", "complex floating", "numeric", or a dtype's name, as numpy.isdtype.
-// Example: isdtype(int32, "integral") is true
+// Example: isdtype("int32", "integral") is True
 bool isdtype(DType dtype, const std::string& kind);
 // The shape that `shapes` broadcast to (NumPy's rule), as numpy.broadcast_shapes; ShapeError when they
 // do not broadcast.
-// Example: broadcast_shapes({{3, 1}, {4}}) is (3, 4)
+// Example: broadcast_shapes((3, 1), (4,)) is (3, 4)
 Shape broadcast_shapes(const std::vector<Shape>& shapes);
 // Always false: symx has no complex dtypes (numpy.iscomplexobj).
-// Example: iscomplexobj(x) is false
+// Example: iscomplexobj(x) is False
 bool iscomplexobj(const Tensor& x);
 
 }  // namespace symx

@@ -302,7 +302,7 @@ using Updates = std::vector<std::pair<Tensor, Tensor>>;
 class Graph {
  public:
   Graph();
-  // A graph named `name`, as SymJAX's Graph(name): while it is the default graph (DefaultGraph, Python's
+  // A graph named `name`, as SymJAX's Graph(name): while it is the default graph (WithGraph, Python's
   // `with graph:`), its nodes are scoped under the enclosing scope and the name ("model1/layer1/w").
   // Example: Graph g("model1");
   explicit Graph(std::string name);
@@ -350,7 +350,7 @@ class Graph {
   // keeping its name and its place among the entered graphs.
   void clear();
   // Makes this graph the default one, inside the current default graph (which then also lists what
-  // this graph makes), and back (DefaultGraph does both). Entering a graph already entered is a
+  // this graph makes), and back (WithGraph does both; Python: `with graph:`). Entering a graph already entered is a
   // ValueError.
   void enter();
   void exit();
@@ -381,9 +381,9 @@ Graph& default_graph();
 // Example: reset_default_graph() between independent experiments
 void reset_default_graph();
 
-// Makes `graph` the default for its lifetime (Graph::enter and Graph::exit): a named graph scopes its nodes
-// under its name, and the enclosing graph's collections also list its variables and placeholders.
-// Example: Graph g("model1"); { DefaultGraph guard(g); auto w = variable(...); }  // "model1/variable"
+// Makes `graph` the default for its lifetime, apart from the graph it replaces (which lists nothing
+// made meanwhile). For SymJAX's nesting (Python's `with graph:`) use WithGraph.
+// Example: Graph g; { DefaultGraph guard(g); auto w = variable(...); }
 class DefaultGraph {
  public:
   explicit DefaultGraph(Graph& graph);
@@ -393,6 +393,21 @@ class DefaultGraph {
 
  private:
   Graph* previous_;
+};
+
+// Python's `with graph:` in C++: Graph::enter for its lifetime and Graph::exit after. The graph is the
+// default inside the current one: a named graph scopes its nodes under its name, and the enclosing graph's
+// collections also list its variables and placeholders.
+// Example: Graph g("model1"); { WithGraph with(g); auto w = variable(...); }  // named "model1/variable"
+class WithGraph {
+ public:
+  explicit WithGraph(Graph& graph);
+  ~WithGraph();
+  WithGraph(const WithGraph&) = delete;
+  WithGraph& operator=(const WithGraph&) = delete;
+
+ private:
+  Graph& graph_;
 };
 
 // A name scope on the default graph: variables made while it is active are named "layer1/w". In C++ an

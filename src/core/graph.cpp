@@ -39,11 +39,14 @@ Graph& default_graph() { return *current_slot(); }
 
 void reset_default_graph() { current_slot()->clear(); }
 
-DefaultGraph::DefaultGraph(Graph& graph) : previous_(&graph) { graph.enter(); }
-DefaultGraph::~DefaultGraph() {
+DefaultGraph::DefaultGraph(Graph& graph) : previous_(current_slot()) { current_slot() = &graph; }
+DefaultGraph::~DefaultGraph() { current_slot() = previous_; }
+
+WithGraph::WithGraph(Graph& graph) : graph_(graph) { graph.enter(); }
+WithGraph::~WithGraph() {
   try {
-    previous_->exit();
-  } catch (const ValueError&) {}
+    graph_.exit();
+  } catch (const ValueError&) {}  // a destructor must not throw
 }
 
 Scope::Scope(const std::string& name) { default_graph().push_scope(name); }
