@@ -202,6 +202,18 @@ for _fn, _signature, _doc in (
     (choose, "(choices, mode='raise')", ""),  # noqa: F405
     (expand_dims, "(axis)", ""),  # noqa: F405
     (cast, "(dtype)", ", SymJAX's method; NumPy's is astype"),  # noqa: F405
+    (sort, "(axis=-1, stable=True, descending=False)", ""),  # noqa: F405
+    (argsort, "(axis=-1, stable=True, descending=False)", ""),  # noqa: F405
+    (partition, "(kth, axis=-1)", ""),  # noqa: F405
+    (argpartition, "(kth, axis=-1)", ""),  # noqa: F405
+    (searchsorted, "(v, side='left', sorter=None)", ""),  # noqa: F405
+    (cumprod, "(axis=None)", ""),  # noqa: F405
+    (nonzero, "(size=None, fill_value=0)", ", with JAX's static size="),  # noqa: F405
+    (compress, "(condition, axis=None)", ""),  # noqa: F405
+    (diagonal, "(offset=0, axis1=0, axis2=1)", ""),  # noqa: F405
+    (trace, "(offset=0, axis1=0, axis2=1)", ""),  # noqa: F405
+    (swapaxes, "(axis1, axis2)", ""),  # noqa: F405
+    (flatten2d, "()", ", SymJAX's method"),  # noqa: F405
 ):
     setattr(Tensor, _fn.__name__, _method(_fn, _signature, _doc))
 
