@@ -202,6 +202,13 @@ void* operator new(std::size_t n) {
 }
 void operator delete(void* p) noexcept { std::free(p); }
 void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+// The nothrow form too (std::stable_sort's temporary buffer uses it and frees it with the sized
+// delete above): otherwise libstdc++'s operator new pairs with this free, which ASan reports.
+void* operator new(std::size_t n, const std::nothrow_t&) noexcept {
+  if (g_counting) ++g_news;
+  return std::malloc(n ? n : 1);
+}
+void operator delete(void* p, const std::nothrow_t&) noexcept { std::free(p); }
 
 TEST(Compiled, SteadyStateCallDoesNotAllocate) {
   sx::reset_default_graph();
