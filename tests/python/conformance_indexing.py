@@ -57,6 +57,10 @@ def _i64(a):
     return np.asarray(a, np.int64)
 
 
+# The classes behind x.at[...] and sx.index: not ops (test_indexing.py tests them).
+NOT_OPS = {"IndexMaker", "IndexUpdateHelper", "IndexedRef"}
+
+
 def add_rows(c):
     row, make = c.row, c.make
     gen = _update_gen((4, 3), 4, (4, 3))
