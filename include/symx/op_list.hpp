@@ -50,6 +50,12 @@
   X(I1e, "i1e")                                                     \
   X(Expi, "expi")                                                   \
   X(Exp1, "exp1")                                                   \
+  X(Spence, "spence")                                               \
+  X(Dawsn, "dawsn")                                                 \
+  X(FresnelS, "fresnel_s")                                          \
+  X(FresnelC, "fresnel_c")                                          \
+  X(Sinint, "sinint")                                               \
+  X(Cosint, "cosint")                                               \
   X(BitwiseCount, "bitwise_count")                                  \
   X(Cast, "cast")                                                   \
   X(StopGradient, "stop_gradient")                                  \
@@ -99,6 +105,11 @@
   X(Gammainc, "gammainc")                                           \
   X(Gammaincc, "gammaincc")                                         \
   X(Betainc, "betainc")                                             \
+  X(Expn, "expn")                                                   \
+  X(Jn, "jn")                                                       \
+  X(Hyp1f1, "hyp1f1")                                               \
+  X(Hyp2f1, "hyp2f1")                                               \
+  X(OwensT, "owens_t")                                              \
   X(Gcd, "gcd")                                                     \
   X(Lcm, "lcm")                                                     \
   X(Nextafter, "nextafter")                                         \

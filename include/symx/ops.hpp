@@ -475,6 +475,24 @@ Tensor solve(const Tensor& a, const Tensor& b, Loc loc = Loc::current());
 // Example: linalg.triangular_solve(L, b, lower=True)
 Tensor triangular_solve(const Tensor& a, const Tensor& b, bool lower = true, bool transpose_a = false,
                         bool unit_diagonal = false, Loc loc = Loc::current());
+// Vector norms over `axis` (all axes by default, as one flat vector), as numpy.linalg.vector_norm:
+// ord 2 (default), any p > 0 or p < 0 (sum(|x|^p)^(1/p)), inf (max |x|), -inf (min |x|), 0 (the
+// count of nonzeros). Gradient as NumPy's formula (0 at x = 0 for ord 2, as JAX).
+// Example: linalg.vector_norm(constant(std::vector<float>{3, 4})).eval() is 5
+Tensor vector_norm(const Tensor& x, double ord = 2, Axes axis = {}, bool keepdims = false, Loc loc = Loc::current());
+// Matrix norms over the last two axes (or `axis`, two axes), as numpy.linalg.matrix_norm: ord "fro"
+// (default), "1", "-1", "inf", "-inf" (max or min column or row sums of |x|). "2", "-2" and "nuc" need
+// singular values: an error that says so until linalg.svd exists.
+// Example: linalg.matrix_norm(constant(Array::from({{1.0f, 2.0f}, {3.0f, 4.0f}})), "1").eval() is 6
+Tensor matrix_norm(const Tensor& x, const std::string& ord = "fro", std::vector<std::int64_t> axis = {-2, -1},
+                   bool keepdims = false, Loc loc = Loc::current());
+// numpy.linalg.norm(x, ord, axis, keepdims): ord "" is the 2-norm of a vector (1 axis, or a 1-D x
+// with no axis) and the Frobenius norm of a matrix (2 axes, or a 2-D x); with no axis and x of
+// another rank, ord must be "" (the 2-norm of x flattened). ord is a number ("1", "3", "inf",
+// "-inf", "0") or "fro"/"nuc" as NumPy's.
+// Example: linalg.norm(x) is sqrt(sum(x * x)); linalg.norm(m, "inf") the largest row sum of |m|
+Tensor norm(const Tensor& x, const std::string& ord = "", std::optional<std::vector<std::int64_t>> axis = std::nullopt,
+            bool keepdims = false, Loc loc = Loc::current());
 }  // namespace linalg
 
 // ---- neural-network ops ----

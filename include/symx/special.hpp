@@ -2,7 +2,8 @@
 // (lgamma, digamma, erfc, erfinv, gcd, lcm, nextafter, bitwise_count, ...).
 //
 // Primitives (rows of the op table, fused into kernels): lgamma (gammaln), digamma, erfc, erfinv,
-// erfcx, ndtri, log_ndtr, i0e, i1e, expi, exp1, zeta(x, q), gammainc, gammaincc, betainc, gcd, lcm,
+// erfcx, ndtri, log_ndtr, i0e, i1e, expi, exp1, spence, dawsn, the Fresnel integrals, the sine and
+// cosine integrals, zeta(x, q), gammainc, gammaincc, betainc, expn, jn, hyp1f1, hyp2f1, owens_t, gcd, lcm,
 // nextafter, bitwise_count (float32 kernels vectorized for lgamma, digamma, erfinv, i0e, i1e). Everything else here is
 // a composite of primitives: loggamma, gamma, gammasgn, polygamma (zeta and lgamma), multigammaln, beta, betaln
 // (lgamma), erfcinv (ndtri), ndtr (erf / erfc as Cephes), xlogy, xlog1py, entr, rel_entr, kl_div, i0, i1 (i0e e^|x|),
@@ -240,6 +241,85 @@ Tensor expi(const Tensor& x, Loc loc = Loc::current());
 // Python: sx.special.exp1(sx.constant(1.0)).eval() is 0.2193839344
 Tensor exp1(const Tensor& x, Loc loc = Loc::current());
 
+// The generalized exponential integral E_n(x) = int_1^inf e^(-x t) t^-n dt, as scipy.special.expn:
+// n an integer (integer-valued float operands are accepted; others give NaN, as SciPy), x >= 0
+// (NaN for x < 0; inf at x = 0 for n <= 1). Gradient in x: -E_(n-1)(x); none in n.
+//
+// Example: special::expn(2, constant(1.0)).eval() is 0.1484955068
+// Python: sx.special.expn(2, sx.constant(1.0)).eval() is 0.1484955068
+Tensor expn(const Operand& n, const Operand& x, Loc loc = Loc::current());
+
+// Spence's function (the dilogarithm as SciPy defines it), int_1^z log(t) / (1 - t) dt, as
+// scipy.special.spence on reals: z >= 0, NaN for z < 0. Gradient: log(z) / (1 - z) (-1 at z = 1).
+//
+// Example: special::spence(constant(2.0)).eval() is -0.8224670334 (-pi^2 / 12)
+// Python: sx.special.spence(sx.constant(2.0)).eval() is -0.8224670334
+Tensor spence(const Tensor& z, Loc loc = Loc::current());
+
+// Dawson's integral exp(-x^2) int_0^x exp(t^2) dt, as scipy.special.dawsn. Gradient: 1 - 2 x dawsn(x).
+//
+// Example: special::dawsn(constant(1.0)).eval() is 0.5380795069
+// Python: sx.special.dawsn(sx.constant(1.0)).eval() is 0.5380795069
+Tensor dawsn(const Tensor& x, Loc loc = Loc::current());
+
+// The Fresnel integrals (S(z), C(z)) = (int_0^z sin(pi t^2 / 2) dt, int_0^z cos(pi t^2 / 2) dt), as
+// scipy.special.fresnel (S first). Gradients: sin(pi z^2 / 2) and cos(pi z^2 / 2).
+//
+// Example: auto [s, c] = special::fresnel(constant(1.0)); s.eval() is 0.4382591474, c.eval() 0.7798934004
+// Python: s, c = sx.special.fresnel(sx.constant(1.0))
+std::pair<Tensor, Tensor> fresnel(const Tensor& z, Loc loc = Loc::current());
+
+// The sine and cosine integrals (Si(x), Ci(x)) = (int_0^x sin(t)/t dt, gamma + log|x| + int_0^x
+// (cos(t) - 1)/t dt), as scipy.special.sici on reals (Ci(-x) = Ci(x) as SciPy; Ci(0) = -inf).
+// Gradients: sin(x)/x (1 at 0) and cos(x)/x.
+//
+// Example: auto [si, ci] = special::sici(constant(1.0)); si.eval() is 0.9460830704, ci.eval() 0.3374039229
+// Python: si, ci = sx.special.sici(sx.constant(1.0))
+std::pair<Tensor, Tensor> sici(const Tensor& x, Loc loc = Loc::current());
+
+// The Bessel function of the first kind of integer order n, J_n(x), as scipy.special.jv (and jn)
+// for integer n (integer-valued float operands accepted; others give NaN). Gradient in x:
+// (J_(n-1)(x) - J_(n+1)(x)) / 2; none in n.
+//
+// Example: special::jn(1, constant(2.0)).eval() is 0.5767248078
+// Python: sx.special.jn(1, sx.constant(2.0)).eval() is 0.5767248078
+Tensor jn(const Operand& n, const Operand& x, Loc loc = Loc::current());
+// J_0(x) and J_1(x), as scipy.special.j0 and j1 (jn(0, x), jn(1, x)).
+//
+// Example: special::j0(constant(1.0)).eval() is 0.7651976866
+// Python: sx.special.j1(sx.constant(1.0)).eval() is 0.4400505857
+Tensor j0(const Tensor& x, Loc loc = Loc::current());
+Tensor j1(const Tensor& x, Loc loc = Loc::current());
+// J_0(z), ..., J_v(z) stacked on a new leading axis (shape (v + 1,) + z.shape), as
+// jax.scipy.special.bessel_jn(z, v=, n_iter=). n_iter is accepted for JAX's signature; symx
+// evaluates each order to full precision whatever its value (it must be positive).
+//
+// Example: special::bessel_jn(constant(1.0), 2).eval() is [0.7651976866, 0.4400505857, 0.1149034849]
+// Python: sx.special.bessel_jn(sx.constant(1.0), v=2).eval()
+Tensor bessel_jn(const Tensor& z, int v = 0, int n_iter = 50, Loc loc = Loc::current());
+
+// Kummer's confluent hypergeometric function 1F1(a; b; x), as scipy.special.hyp1f1 (real a, b, x;
+// inf at b a non-positive integer, as SciPy). Gradient in x: (a / b) 1F1(a + 1; b + 1; x); none in a, b.
+//
+// Example: special::hyp1f1(1.0, 2.0, constant(1.0)).eval() is 1.7182818285 (e - 1)
+// Python: sx.special.hyp1f1(1.0, 2.0, sx.constant(1.0)).eval() is 1.7182818285
+Tensor hyp1f1(const Operand& a, const Operand& b, const Operand& x, Loc loc = Loc::current());
+
+// The Gauss hypergeometric function 2F1(a, b; c; x), as scipy.special.hyp2f1 on reals (x <= 1;
+// NaN for x > 1). Gradient in x: (a b / c) 2F1(a + 1, b + 1; c + 1; x); none in a, b, c.
+//
+// Example: special::hyp2f1(1.0, 1.0, 2.0, constant(0.5)).eval() is 1.3862943611 (2 log 2)
+// Python: sx.special.hyp2f1(1.0, 1.0, 2.0, sx.constant(0.5)).eval() is 1.3862943611
+Tensor hyp2f1(const Operand& a, const Operand& b, const Operand& c, const Operand& x, Loc loc = Loc::current());
+
+// Owen's T function T(h, a) = (1 / 2 pi) int_0^a exp(-h^2 (1 + x^2) / 2) / (1 + x^2) dx, as
+// scipy.special.owens_t. Gradients: dT/dh = -phi(h) erf(a h / sqrt 2) / 2 and
+// dT/da = exp(-h^2 (1 + a^2) / 2) / (2 pi (1 + a^2)).
+//
+// Example: special::owens_t(0.5, constant(1.0)).eval() is 0.1066710630
+// Python: sx.special.owens_t(0.5, sx.constant(1.0)).eval() is 0.1066710630
+Tensor owens_t(const Operand& h, const Operand& a, Loc loc = Loc::current());
+
 // The normalized sinc function sin(pi x) / (pi x), 1 at 0, as numpy.sinc.
 //
 // Example: special::sinc(constant(0.5)).eval() is 0.6366197724
@@ -344,6 +424,21 @@ inline Tensor i1(const Tensor& x, Loc loc = Loc::current()) { return special::i1
 inline Tensor i1e(const Tensor& x, Loc loc = Loc::current()) { return special::i1e(x, loc); }
 inline Tensor expi(const Tensor& x, Loc loc = Loc::current()) { return special::expi(x, loc); }
 inline Tensor exp1(const Tensor& x, Loc loc = Loc::current()) { return special::exp1(x, loc); }
+inline Tensor expn(const Operand& n, const Operand& x, Loc loc = Loc::current()) { return special::expn(n, x, loc); }
+inline Tensor spence(const Tensor& z, Loc loc = Loc::current()) { return special::spence(z, loc); }
+inline Tensor dawsn(const Tensor& x, Loc loc = Loc::current()) { return special::dawsn(x, loc); }
+inline std::pair<Tensor, Tensor> fresnel(const Tensor& z, Loc loc = Loc::current()) { return special::fresnel(z, loc); }
+inline std::pair<Tensor, Tensor> sici(const Tensor& x, Loc loc = Loc::current()) { return special::sici(x, loc); }
+inline Tensor bessel_jn(const Tensor& z, int v = 0, int n_iter = 50, Loc loc = Loc::current()) {
+  return special::bessel_jn(z, v, n_iter, loc);
+}
+inline Tensor hyp1f1(const Operand& a, const Operand& b, const Operand& x, Loc loc = Loc::current()) {
+  return special::hyp1f1(a, b, x, loc);
+}
+inline Tensor hyp2f1(const Operand& a, const Operand& b, const Operand& c, const Operand& x, Loc loc = Loc::current()) {
+  return special::hyp2f1(a, b, c, x, loc);
+}
+inline Tensor owens_t(const Operand& h, const Operand& a, Loc loc = Loc::current()) { return special::owens_t(h, a, loc); }
 inline Tensor sinc(const Tensor& x, Loc loc = Loc::current()) { return special::sinc(x, loc); }
 inline Tensor logit(const Tensor& p, Loc loc = Loc::current()) { return special::logit(p, loc); }
 inline Tensor gamma(const Tensor& x, Loc loc = Loc::current()) { return special::gamma(x, loc); }
