@@ -2,6 +2,7 @@
 // reductions, shape and indexing, matrix products; and the symx.linalg and symx.random submodules.
 // Most are one line: LOC binds the C++ function with the Python conversions of its parameters.
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <string>
 
@@ -160,6 +161,53 @@ void bind_linalg(nb::module_& linalg) {
   linalg.def("solve", LOC(lin::solve), "a"_a, "b"_a, DOC(linalg_solve));
   linalg.def("triangular_solve", LOC(lin::triangular_solve), "a"_a, "b"_a, "lower"_a = true, "transpose_a"_a = false,
              "unit_diagonal"_a = false, DOC(linalg_triangular_solve));
+  // NumPy's ord: None, a number (inf included) or "fro"/"nuc"; C++ spells it as a string.
+  auto ord_text = [](nb::handle ord, const char* none) -> std::string {
+    if (ord.is_none()) return none;
+    if (nb::isinstance<nb::str>(ord)) return nb::cast<std::string>(ord);
+    if (PyBool_Check(ord.ptr()) || !PyNumber_Check(ord.ptr()))
+      throw nb::type_error("ord must be None, a number (inf included) or 'fro'/'nuc'");
+    return nb::cast<std::string>(nb::str(nb::float_(nb::borrow(ord))));
+  };
+  linalg.def(
+      "norm",
+      [ord_text](TensorArg x, nb::handle ord, nb::handle axis, bool keepdims) {
+        std::optional<std::vector<std::int64_t>> axes;
+        if (!axis.is_none()) axes = PyLong_Check(axis.ptr()) ? std::vector<std::int64_t>{nb::cast<std::int64_t>(axis)}
+                                                              : int_list(axis);
+        const std::string o = ord_text(ord, "");
+        PyLocation here;
+        return lin::norm(x.t, o, axes, keepdims);
+      },
+      "x"_a, "ord"_a.none() = nb::none(), "axis"_a.none() = nb::none(), "keepdims"_a = false, DOC(linalg_norm));
+  linalg.def(
+      "vector_norm",
+      [ord_text](TensorArg x, symx::Axes axis, bool keepdims, nb::handle ord) {
+        const std::string o = ord_text(ord, "2");
+        double p = 2;
+        if (o == "inf") p = std::numeric_limits<double>::infinity();
+        else if (o == "-inf") p = -std::numeric_limits<double>::infinity();
+        else {
+          try {
+            p = std::stod(o);
+          } catch (const std::exception&) {
+            throw nb::value_error(("vector_norm: invalid norm order '" + o +
+                                   "' (vector norms take a number p, inf or -inf; 'fro' and 'nuc' are matrix norms)")
+                                      .c_str());
+          }
+        }
+        PyLocation here;
+        return lin::vector_norm(x.t, p, axis, keepdims);
+      },
+      "x"_a, nb::kw_only(), "axis"_a = nb::none(), "keepdims"_a = false, "ord"_a = 2, DOC(linalg_vector_norm));
+  linalg.def(
+      "matrix_norm",
+      [ord_text](TensorArg x, bool keepdims, nb::handle ord) {
+        const std::string o = ord_text(ord, "fro");
+        PyLocation here;
+        return lin::matrix_norm(x.t, o, {-2, -1}, keepdims);
+      },
+      "x"_a, nb::kw_only(), "keepdims"_a = false, "ord"_a = "fro", DOC(linalg_matrix_norm));
 }
 
 void bind_random(nb::module_& random) {

@@ -308,6 +308,16 @@ def _reset(self) -> None:
     reset_variables([self])  # noqa: F405
 
 
+def _norm(
+    self, ord: "float | str | None" = None, axis: "int | Sequence[int] | None" = None, keepdims: bool = False
+) -> "Tensor":  # noqa: A002 - numpy.linalg.norm's argument name
+    """SymJAX's ``x.norm(ord=None, axis=None, keepdims=False)``: ``symx.linalg.norm(x, ord, axis, keepdims)``.
+
+    Example: sx.constant([3.0, 4.0]).norm().eval() is 5.0
+    """
+    return linalg.norm(self, ord, axis, keepdims)  # noqa: F405
+
+
 def _variables(self, trainable: "bool | None" = True) -> "list[Tensor]":
     """SymJAX's ``t.variables(trainable=True)``: the variables this tensor depends on (only the
     trainable ones by default; None: all), as ``symx.variables_of(t, trainable)``.
@@ -323,6 +333,7 @@ Tensor.copy = _copy
 Tensor.clone = _clone
 Tensor.reset = _reset
 Tensor.variables = _variables
+Tensor.norm = _norm
 Tensor.flatten = _flatten
 Tensor.squeeze = _squeeze
 Tensor.clip = _clip
