@@ -260,6 +260,23 @@ void bind_other_layers(nb::module_& m) {
           "scale"_a = 2, "method"_a = "nearest", "name"_a = "upsample2d");
   nb::class_<ly::Identity, ly::Layer>(m, "Identity", DOC(nn_layers_Identity))
       .def(nb::init<std::string>(), "name"_a = "identity");
+  m.def(
+      "create_variable",
+      [](std::string name, nb::handle value, IntList shape, bool trainable, bool inplace, symx::DType dtype,
+         nb::handle preprocessor) -> nb::object {
+        if (value.is_none()) return nb::none();  // SymJAX: no value, no variable
+        ly::VariableValue v;
+        if (nb::isinstance<Tensor>(value)) v = nb::cast<Tensor>(value);
+        else if (nb::isinstance<PyInitializer>(value) || PyCallable_Check(value.ptr()))
+          v = initializer_from_python(value, {});
+        else v = array_from_python_values(value);
+        std::function<Tensor(const Tensor&)> pre;
+        if (!preprocessor.is_none()) pre = tensor_function(preprocessor);
+        PyLocation here;
+        return nb::cast(ly::create_variable(name, v, shape.v, trainable, inplace, dtype, pre));
+      },
+      "name"_a, "tensor_or_func"_a.none(), "shape"_a, "trainable"_a, "inplace"_a = false,
+      "dtype"_a = symx::DType::f32, "preprocessor"_a = nb::none(), DOC(nn_layers_create_variable));
 }
 
 void bind_layer_classes(nb::module_& m) {

@@ -214,7 +214,14 @@ void bind_random(nb::module_& random) {
   namespace rnd = symx::random;
   using symx::DType;
   using symx::Shape;
-  using Seed = rnd::Seed;
+  using Seed = SeedArg;
+  nb::class_<rnd::Seed>(random, "Seed", DOC(random_Seed))
+      .def(nb::init<std::uint64_t>(), "seed"_a)
+      .def("__bool__", [](const rnd::Seed& s) { return static_cast<bool>(s); })
+      .def_prop_ro("seed", [](const rnd::Seed& s) { return *s; }, "The seed's number.")
+      .def_prop_ro("state", &rnd::Seed::state, DOC(random_Seed_state))
+      .def("update", &rnd::Seed::update, "other_seed"_a = nb::none(), DOC(random_Seed_update))
+      .def("__repr__", [](const rnd::Seed& s) { return "Seed(" + std::to_string(*s) + ")"; });
   auto opt_shape = [](nb::handle h) -> std::optional<Shape> {
     if (h.is_none()) return std::nullopt;
     return int_list(h);
@@ -226,14 +233,14 @@ void bind_random(nb::module_& random) {
         PyLocation here;
         return rnd::uniform(shape.v, low, high, dtype, seed);
       },
-      "shape"_a, "low"_a = 0.0, "high"_a = 1.0, "dtype"_a = DType::f32, "seed"_a = nb::none(), DOC(random_uniform));
+      "shape"_a, "low"_a = 0.0, "high"_a = 1.0, "dtype"_a = DType::f32, "seed"_a.none() = nb::none(), DOC(random_uniform));
   random.def(
       "normal",
       [](IntList shape, double mean, double stddev, DType dtype, Seed seed) {
         PyLocation here;
         return rnd::normal(shape.v, mean, stddev, dtype, seed);
       },
-      "shape"_a, "mean"_a = 0.0, "stddev"_a = 1.0, "dtype"_a = DType::f32, "seed"_a = nb::none(), DOC(random_normal));
+      "shape"_a, "mean"_a = 0.0, "stddev"_a = 1.0, "dtype"_a = DType::f32, "seed"_a.none() = nb::none(), DOC(random_normal));
   random.def(
       "truncated_normal",
       [](IntList shape, double mean, double stddev, double lower, double upper, DType dtype, Seed seed) {
@@ -241,28 +248,28 @@ void bind_random(nb::module_& random) {
         return rnd::truncated_normal(shape.v, mean, stddev, lower, upper, dtype, seed);
       },
       "shape"_a, "mean"_a = 0.0, "stddev"_a = 1.0, "lower"_a = -2.0, "upper"_a = 2.0, "dtype"_a = DType::f32,
-      "seed"_a = nb::none(), DOC(random_truncated_normal));
+      "seed"_a.none() = nb::none(), DOC(random_truncated_normal));
   random.def(
       "bernoulli",
       [](IntList shape, double p, DType dtype, Seed seed) {
         PyLocation here;
         return rnd::bernoulli(shape.v, p, dtype, seed);
       },
-      "shape"_a, "p"_a = 0.5, "dtype"_a = DType::b8, "seed"_a = nb::none(), DOC(random_bernoulli));
+      "shape"_a, "p"_a = 0.5, "dtype"_a = DType::b8, "seed"_a.none() = nb::none(), DOC(random_bernoulli));
   random.def(
       "randint",
       [](IntList shape, std::int64_t low, std::int64_t high, DType dtype, Seed seed) {
         PyLocation here;
         return rnd::randint(shape.v, low, high, dtype, seed);
       },
-      "shape"_a, "low"_a, "high"_a, "dtype"_a = DType::i64, "seed"_a = nb::none(), DOC(random_randint));
+      "shape"_a, "low"_a, "high"_a, "dtype"_a = DType::i64, "seed"_a.none() = nb::none(), DOC(random_randint));
   random.def(
       "permutation",
       [](std::int64_t n, Seed seed) {
         PyLocation here;
         return rnd::permutation(n, seed);
       },
-      "n"_a, "seed"_a = nb::none(), DOC(random_permutation));
+      "n"_a, "seed"_a.none() = nb::none(), DOC(random_permutation));
 #define SYMX_STANDARD(name, doc)                  \
   random.def(                                     \
       #name,                                      \
@@ -270,7 +277,7 @@ void bind_random(nb::module_& random) {
         PyLocation here;                          \
         return rnd::name(shape.v, dtype, seed);   \
       },                                          \
-      "shape"_a = nb::tuple(), "dtype"_a = DType::f32, "seed"_a = nb::none(), doc)
+      "shape"_a = nb::tuple(), "dtype"_a = DType::f32, "seed"_a.none() = nb::none(), doc)
   SYMX_STANDARD(cauchy, DOC(random_cauchy));
   SYMX_STANDARD(exponential, DOC(random_exponential));
   SYMX_STANDARD(gumbel, DOC(random_gumbel));
@@ -285,7 +292,7 @@ void bind_random(nb::module_& random) {
         PyLocation here;                                                              \
         return rnd::name(p, s, dtype, seed);                                          \
       },                                                                              \
-      param##_a, "shape"_a = nb::none(), "dtype"_a = dflt, "seed"_a = nb::none(), doc)
+      param##_a, "shape"_a = nb::none(), "dtype"_a = dflt, "seed"_a.none() = nb::none(), doc)
   SYMX_ONE_PARAM(pareto, "b", DType::f32, DOC(random_pareto));
   SYMX_ONE_PARAM(gamma, "a", DType::f32, DOC(random_gamma));
   SYMX_ONE_PARAM(poisson, "lam", DType::i64, DOC(random_poisson));
@@ -298,7 +305,7 @@ void bind_random(nb::module_& random) {
         PyLocation here;
         return rnd::beta(a, b, s, dtype, seed);
       },
-      "a"_a, "b"_a, "shape"_a = nb::none(), "dtype"_a = DType::f32, "seed"_a = nb::none(), DOC(random_beta));
+      "a"_a, "b"_a, "shape"_a = nb::none(), "dtype"_a = DType::f32, "seed"_a.none() = nb::none(), DOC(random_beta));
   random.def(
       "dirichlet",
       [opt_shape](const TensorArg& alpha, nb::handle shape, DType dtype, Seed seed) {
@@ -306,7 +313,7 @@ void bind_random(nb::module_& random) {
         PyLocation here;
         return rnd::dirichlet(alpha.t, s, dtype, seed);
       },
-      "alpha"_a, "shape"_a = nb::none(), "dtype"_a = DType::f32, "seed"_a = nb::none(), DOC(random_dirichlet));
+      "alpha"_a, "shape"_a = nb::none(), "dtype"_a = DType::f32, "seed"_a.none() = nb::none(), DOC(random_dirichlet));
   random.def(
       "categorical",
       [opt_shape](const TensorArg& logits, AxisInt axis, nb::handle shape, Seed seed) {
@@ -314,7 +321,7 @@ void bind_random(nb::module_& random) {
         PyLocation here;
         return rnd::categorical(logits.t, axis.v, s, seed);
       },
-      "logits"_a, "axis"_a = -1, "shape"_a = nb::none(), "seed"_a = nb::none(), DOC(random_categorical));
+      "logits"_a, "axis"_a = -1, "shape"_a = nb::none(), "seed"_a.none() = nb::none(), DOC(random_categorical));
   random.def(
       "multivariate_normal",
       [opt_shape](const TensorArg& mean, const TensorArg& cov, nb::handle shape, DType dtype, const std::string& method,
@@ -323,7 +330,7 @@ void bind_random(nb::module_& random) {
         PyLocation here;
         return rnd::multivariate_normal(mean.t, cov.t, s, dtype, method, seed);
       },
-      "mean"_a, "cov"_a, "shape"_a = nb::none(), "dtype"_a = DType::f32, "method"_a = "cholesky", "seed"_a = nb::none(),
+      "mean"_a, "cov"_a, "shape"_a = nb::none(), "dtype"_a = DType::f32, "method"_a = "cholesky", "seed"_a.none() = nb::none(),
       DOC(random_multivariate_normal));
   random.def(
       "choice",
@@ -336,7 +343,7 @@ void bind_random(nb::module_& random) {
         PyLocation here;
         return rnd::choice(at, shape.v, replace, pt, axis.v, seed);
       },
-      "a"_a, "shape"_a = nb::tuple(), "replace"_a = true, "p"_a = nb::none(), "axis"_a = 0, "seed"_a = nb::none(),
+      "a"_a, "shape"_a = nb::tuple(), "replace"_a = true, "p"_a = nb::none(), "axis"_a = 0, "seed"_a.none() = nb::none(),
       DOC(random_choice));
   random.def(
       "shuffle",
@@ -344,5 +351,5 @@ void bind_random(nb::module_& random) {
         PyLocation here;
         return rnd::shuffle(x.t, axis.v, seed);
       },
-      "x"_a, "axis"_a = 0, "seed"_a = nb::none(), DOC(random_shuffle));
+      "x"_a, "axis"_a = 0, "seed"_a.none() = nb::none(), DOC(random_shuffle));
 }

@@ -96,6 +96,13 @@ struct TensorPairs {
 struct IntList {
   std::vector<std::int64_t> v;
 };
+// A draw's seed=: None (the graph's generator), an int (a stream of its own) or a symx.Seed (a shared
+// stream).
+struct SeedArg {
+  symx::random::Seed v;
+  operator const symx::random::Seed&() const { return v; }  // NOLINT: passed on as the C++ Seed
+};
+symx::random::Seed seed_from_python(nb::handle src);
 // An int, a sequence of ints, or None (empty): axes of transpose, squeeze, flip.
 struct AxisList {
   std::vector<int> v;
@@ -293,6 +300,25 @@ template <> struct type_caster<symx::Array> : deferred_error_value<symx::Array> 
   };
 
 SYMX_WRAPPER_CASTER(TensorArg, "symx._symx.Tensor | numpy.typing.ArrayLike", tensor_from_python(src))
+// seed=: a wrong value is the user's error (kept for the call to raise), not "try another overload".
+template <> struct type_caster<SeedArg> : deferred_error_value<SeedArg> {
+  using Value = SeedArg;
+  static constexpr auto Name = const_name("int | symx._symx.random.Seed | None");
+  template <typename T_> using Cast = movable_cast_t<T_>;
+  template <typename T_> static constexpr bool can_cast() { return true; }
+  bool from_python(handle src, uint32_t, cleanup_list*) noexcept {
+    try {
+      value.emplace(SeedArg{seed_from_python(src)});
+    } catch (const symx::Error&) {
+      error = std::current_exception();
+    } catch (...) {
+      PyErr_Clear();
+      return false;
+    }
+    return true;
+  }
+  static handle from_cpp(const SeedArg&, rv_policy, cleanup_list*) noexcept { return none().release(); }
+};
 SYMX_WRAPPER_CASTER(TensorList, "collections.abc.Sequence[symx._symx.Tensor | numpy.typing.ArrayLike]",
                     tensor_list(src))
 SYMX_WRAPPER_CASTER(TensorPairs, "dict[symx._symx.Tensor, symx._symx.Tensor | numpy.typing.ArrayLike]",

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <type_traits>
 #include <variant>
@@ -477,7 +478,7 @@ Tensor triangular_solve(const Tensor& a, const Tensor& b, bool lower = true, boo
                         bool unit_diagonal = false, Loc loc = Loc::current());
 // Vector norms over `axis` (all axes by default, as one flat vector), as numpy.linalg.vector_norm:
 // ord 2 (default), any p > 0 or p < 0 (sum(|x|^p)^(1/p)), inf (max |x|), -inf (min |x|), 0 (the
-// count of nonzeros). Gradient as NumPy's formula (0 at x = 0 for ord 2, as JAX).
+// count of nonzeros). Gradient 0 where the norm is 0 for every p > 0 (PyTorch's rule; JAX's formula gives NaN).
 // Example: linalg.vector_norm(constant(std::vector<float>{3, 4})).eval() is 5
 Tensor vector_norm(const Tensor& x, double ord = 2, Axes axis = {}, bool keepdims = false, Loc loc = Loc::current());
 // Matrix norms over the last two axes (or `axis`, two axes), as numpy.linalg.matrix_norm: ord "fro"
@@ -610,10 +611,42 @@ Tensor randint(Shape shape, std::int64_t low, std::int64_t high, DType dtype = D
 Tensor permutation(std::int64_t n, Loc loc = Loc::current());
 
 // ---- per-op seeds and more distributions (issue 21) ----
-// A per-op seed (SymJAX's seed=): a draw made with a seed has a random state of its own, so that it
-// gives the same stream of numbers (fresh on each evaluation, reproducible from the seed) whatever the
-// global seed and the other draws; without one (nullopt) it draws from the graph's generator.
-using Seed = std::optional<std::uint64_t>;
+struct SeedStream;  // the shared state behind a Seed (src/ops/random.cpp)
+// A per-op seed (SymJAX's seed=, and SymJAX's Seed object, T.Seed). A draw made with a seed has a random
+// state of its own, so that it gives the same stream of numbers (fresh on each evaluation, reproducible
+// from the seed) whatever the global seed and the other draws; without one (Seed(), std::nullopt,
+// Python None) it draws from the graph's generator. Seed(n) is a stream that several draws can share:
+// they take consecutive keys from it and one random state (a non-trainable int64 variable,
+// Seed::state), so they differ from each other and are reproducible from n. An integer given as
+// seed= makes a new Seed for that one draw (two draws given the same integer draw the same numbers,
+// as two uses of one JAX key).
+// Example: random::Seed s(7); auto a = random::normal({3}, 0, 1, f32, s), b = random::uniform({3}, 0, 1, f32, s);
+// Python: s = sx.Seed(7); a = sx.random.normal((3,), seed=s); b = sx.random.uniform((3,), seed=s)
+class Seed {
+ public:
+  Seed() = default;
+  Seed(std::nullopt_t) {}  // NOLINT: seed = std::nullopt reads as "no seed"
+  template <class I>
+    requires std::is_integral_v<I>
+  Seed(I seed) : Seed(static_cast<std::uint64_t>(seed), 0) {}  // NOLINT: seed=5 as SymJAX writes it
+  Seed(std::optional<std::uint64_t> seed) : Seed(seed ? Seed(*seed) : Seed()) {}  // NOLINT
+  // Whether a seed was given, and its value.
+  explicit operator bool() const { return stream_ != nullptr; }
+  std::uint64_t operator*() const;
+  // The stream's random state (SymJAX's Seed is this variable), made at the first draw; an undefined
+  // Tensor before it, or for no seed.
+  Tensor state() const;
+  // SymJAX's Seed.update(other_seed=None): the draws of this seed move on to fresh numbers (as a split
+  // of the key) or, given other_seed, to the numbers of a state derived from other_seed (reproducible
+  // from it). Takes effect at the next evaluation. Example: s.update(); s.update(42)
+  void update(std::optional<std::uint64_t> other_seed = std::nullopt) const;
+  // The shared stream (keys and state), for the draws' implementation.
+  const std::shared_ptr<SeedStream>& stream() const { return stream_; }
+
+ private:
+  Seed(std::uint64_t seed, int);
+  std::shared_ptr<SeedStream> stream_;
+};
 // The draws above with a per-op seed (Python: their seed= argument).
 Tensor uniform(Shape shape, double low, double high, DType dtype, Seed seed, Loc loc = Loc::current());
 Tensor normal(Shape shape, double mean, double stddev, DType dtype, Seed seed, Loc loc = Loc::current());

@@ -97,6 +97,29 @@ float32 = _np.dtype("float32")
 float64 = _np.dtype("float64")
 newaxis = None
 
+# SymJAX's T.Seed and T.bernoulli at the top level: the objects of symx.random (aliases, not copies).
+Seed = random.Seed  # noqa: F405
+bernoulli = random.bernoulli  # noqa: F405
+# jax.numpy.set_printoptions is NumPy's: symx's evaluations are NumPy arrays, printed by NumPy.
+set_printoptions = _np.set_printoptions
+
+
+def from_dlpack(x: object, /, *, device: object = None, copy: "bool | None" = None) -> "Tensor":
+    """A constant tensor holding the values of ``x``, any object with NumPy's DLPack protocol on the CPU
+    (``__dlpack__``: a PyTorch CPU tensor, a JAX array, a NumPy array), as jax.numpy.from_dlpack. The
+    values are read through numpy.from_dlpack (no copy there) and kept by the constant.
+
+    Example: sx.from_dlpack(torch.arange(3.0)).eval() is [0.0, 1.0, 2.0]
+    """
+    if device is not None and str(device) != "cpu":
+        raise ValueError("from_dlpack: symx holds arrays on the CPU; device=%r is not supported" % (device,))
+    if not hasattr(x, "__dlpack__"):
+        raise TypeError(
+            "from_dlpack: %s has no __dlpack__ method; pass an object of a DLPack library (PyTorch, JAX, NumPy), "
+            "or use sx.asarray for lists and arrays" % type(x).__name__
+        )
+    return asarray(_np.from_dlpack(x, copy=copy))  # noqa: F405
+
 
 def _iter(self) -> "collections.abc.Iterator[Tensor]":
     """Iterates over the first axis: ``x[0]``, ``x[1]``, ... (a known size is needed).

@@ -475,33 +475,85 @@ template <OpKind... ops> void define_all() {
 
 }  // namespace
 
-// Where a draw's numbers come from: the graph's generator, or a per-op seed with a random state of its
-// own (shared by the draws of one composite, each with its own key).
-struct Source {
-  explicit Source(random::Seed s = std::nullopt) : seed(s) {}
-  random::Seed seed;
+}  // namespace ops
+
+namespace random {
+
+// A Seed's stream: its number, its random state (made at the first draw, in that draw's graph) and the
+// count of keys handed out.
+struct SeedStream {
+  std::uint64_t seed = 0;
   Tensor state;
   std::uint64_t count = 0;
+  std::int64_t pending_state = 0;  // the state's first value (moved by update before the first draw)
+};
+
+namespace {
+std::uint64_t splitmix64(std::uint64_t z) {
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+}  // namespace
+
+Seed::Seed(std::uint64_t seed, int) : stream_(std::make_shared<SeedStream>()) { stream_->seed = seed; }
+
+std::uint64_t Seed::operator*() const {
+  if (!stream_) throw ValueError("Seed: no seed was given (Seed() or None) so it has no value; check it with bool(seed).");
+  return stream_->seed;
+}
+
+Tensor Seed::state() const { return stream_ ? stream_->state : Tensor(); }
+
+void Seed::update(std::optional<std::uint64_t> other_seed) const {
+  if (!stream_)
+    throw ValueError("Seed.update: this is no seed (Seed() or None): its draws use the graph's generator. Reseed "
+                     "that with random.seed(n), or give the draws a Seed(n).");
+  SeedStream& s = *stream_;
+  // Given other_seed: a state that is a function of other_seed only. Otherwise a jump of 2^40
+  // evaluations, a fresh part of the stream (as a split of the key).
+  std::int64_t next = 0;
+  if (other_seed) next = static_cast<std::int64_t>(splitmix64(*other_seed * 0x9E3779B97F4A7C15ull + 1) >> 2);
+  else next = (s.state.defined() ? s.state.value().item<std::int64_t>() : s.pending_state) + (std::int64_t{1} << 40);
+  if (!s.state.defined()) {  // no draw yet: the first one starts there
+    s.pending_state = next;
+    return;
+  }
+  Array v = Array::zeros({}, DType::i64);
+  v.data<std::int64_t>()[0] = next;
+  s.state.assign(v);
+}
+
+}  // namespace random
+
+namespace ops {
+
+// Where a draw's numbers come from: the graph's generator, or a Seed's stream (its own, or one that
+// several draws share; the draws of one composite share the stream of the composite's seed).
+struct Source {
+  explicit Source(random::Seed s = std::nullopt) : seed(std::move(s)) {}
+  random::Seed seed;
   Tensor state_tensor() {
     if (!seed) return default_graph().random_state();
-    if (!state.defined()) {
+    random::SeedStream& s = *seed.stream();
+    if (!s.state.defined()) {
       auto node = std::make_shared<Node>();
       node->op = OpKind::Variable;
       node->type = {Shape{}, DType::i64};
-      node->name = "random_state_seed_" + std::to_string(*seed);
+      node->name = "random_state_seed_" + std::to_string(s.seed);
       node->id = default_graph().next_node_id();
-      node->variable = detail::make_variable_state(Array::zeros({}, DType::i64), false);
-      state = Tensor(std::move(node));
+      Array start = Array::zeros({}, DType::i64);
+      start.data<std::int64_t>()[0] = s.pending_state;
+      node->variable = detail::make_variable_state(start, false);
+      s.state = Tensor(std::move(node));
     }
-    return state;
+    return s.state;
   }
   std::uint64_t key() {
     if (!seed) return default_graph().next_random_key();
+    random::SeedStream& s = *seed.stream();
     // splitmix64 of (seed, draw number)
-    std::uint64_t z = *seed * 0x9E3779B97F4A7C15ull + (++count) * 0xD1B54A32D192ED03ull;
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
+    return random::splitmix64(s.seed * 0x9E3779B97F4A7C15ull + (++s.count) * 0xD1B54A32D192ED03ull);
   }
 };
 

@@ -20,7 +20,7 @@ void register_pending_special_ops() {
                                             {K::Hyp1f1, 3}, {K::Hyp2f1, 4}, {K::OwensT, 2}};
   for (auto [op, arity] : pending) {
     try {  // (op_def would wait for this registration to end)
-      define(op, row(Family::elementwise, arity, Lowering::reference, infer_pending, eval_pending, no_gradient));
+      define(op, row(Family::elementwise, arity, Lowering::kernel, infer_pending, eval_pending, no_gradient));
     } catch (const InternalError&) {  // defined already: the real row
     }
   }

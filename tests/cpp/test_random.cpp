@@ -360,5 +360,38 @@ TEST(RandomErrors, BadArguments) {
   EXPECT_TRUE(random::uniform({8}).eval().equals(a));
 }
 
+// SymJAX's Seed: draws given one Seed share its stream (their own keys, one state), reproducibly from its
+// number; an integer seed is a stream for one draw; update moves the stream on or to another seed's state.
+TEST(RandomSeedObject, SharedStreamUpdateAndErrors) {
+  reset_default_graph();
+  random::seed(1);
+  random::Seed s(7);
+  EXPECT_FALSE(s.state().defined());  // made at the first draw
+  Tensor a = random::normal({4}, 0, 1, DType::f32, s), b = random::normal({4}, 0, 1, DType::f32, s);
+  ASSERT_TRUE(s.state().defined());
+  EXPECT_FALSE(s.state().trainable());
+  const Array va = a.eval(), vb = b.eval();
+  EXPECT_FALSE(va.equals(vb));
+  EXPECT_TRUE(random::normal({4}, 0, 1, DType::f32, 7).eval().equals(
+      random::normal({4}, 0, 1, DType::f32, 7).eval()));  // one integer, one key: the same numbers
+  Graph g;
+  {
+    DefaultGraph guard(g);
+    random::seed(99);  // another global seed: the Seed's numbers do not change
+    random::Seed t(7);
+    EXPECT_TRUE(random::normal({4}, 0, 1, DType::f32, t).eval().equals(va));
+  }
+  Function f = function({}, {a});
+  s.update(5);
+  const Array after5 = f({})[0];
+  s.update(5);
+  EXPECT_TRUE(f({})[0].equals(after5));
+  s.update();
+  EXPECT_FALSE(f({})[0].equals(after5));
+  expect_error<ValueError>([] { random::Seed().update(); }, {"this is no seed"});
+  EXPECT_FALSE(static_cast<bool>(random::Seed(std::nullopt)));
+  EXPECT_EQ(*random::Seed(3), 3u);
+}
+
 }  // namespace
 }  // namespace symx

@@ -549,3 +549,26 @@ def test_placeholder_takes_none_and_refuses_negative_sizes():
     assert sx.placeholder((None, 3), name="ok").shape == (None, 3)
     with pytest.raises(sx.ShapeError, match="negative size"):
         sx.placeholder((4, -1), name="bad")
+
+
+def test_create_variable_as_symjax():
+    # SymJAX's nn.layers.create_variable(name, tensor_or_func, shape, trainable, inplace, dtype, preprocessor)
+    sx.reset_default_graph()
+    cv = sx.nn.layers.create_variable
+    assert cv("none", None, (3,), True) is None
+    w = cv("w", sx.nn.init.constant(0.5), (2, 3), True)
+    assert w.shape == (2, 3) and w.trainable and w.name.endswith("w")
+    np.testing.assert_array_equal(w.value, np.full((2, 3), 0.5, np.float32))
+    b = cv("b", 0.0, (4,), False, dtype="float64")
+    assert b.value.dtype == np.float64 and b.value.shape == (4,) and not b.trainable
+    c = cv("c", np.arange(3.0), (3,), True)
+    np.testing.assert_array_equal(c.value, np.arange(3, dtype=np.float32))
+    t = sx.constant(np.ones((2,), np.float32))
+    assert cv("t", t, (2,), True, inplace=True) == t  # the same node (Python wrappers differ)
+    s = cv("s", lambda shape, dtype: np.full(shape, -1.0, dtype), (3,), True, preprocessor=sx.nn.softplus)
+    np.testing.assert_allclose(s.eval(), np.log1p(np.exp(-1.0)) * np.ones(3), rtol=1e-6)
+    assert [v.name.split("/")[-1] for v in sx.get_variables()][-1] == "s"
+    with pytest.raises(sx.ShapeError, match="create_variable 'bad'.*\\(2,\\).*shape=\\(3,\\)"):
+        cv("bad", np.zeros(2), (3,), True)
+    with pytest.raises(ValueError, match="inplace=True"):
+        cv("bad2", sx.nn.init.constant(0.0), (3,), True, inplace=True)

@@ -294,3 +294,20 @@ def test_tensor_methods():
     i = sx.placeholder((3,), "int64")
     np.testing.assert_array_equal(i.choose([[1, 2, 3], [4, 5, 6]]).eval({i: np.array([0, 1, 0])}), [1, 5, 3])
     assert x.all.__doc__ and "symx.all" in x.all.__doc__
+
+
+def test_top_level_seed_bernoulli_printoptions_are_aliases():
+    assert sx.Seed is sx.random.Seed
+    assert sx.bernoulli is sx.random.bernoulli
+    assert sx.set_printoptions is np.set_printoptions  # as jax.numpy's: evaluations are NumPy arrays
+
+
+def test_from_dlpack():
+    a = np.arange(6.0, dtype=np.float32).reshape(2, 3)
+    t = sx.from_dlpack(a)
+    assert isinstance(t, sx.Tensor) and t.dtype == np.float32
+    np.testing.assert_array_equal((t * 2).eval(), a * 2)
+    with pytest.raises(TypeError, match="no __dlpack__"):
+        sx.from_dlpack([1, 2])
+    with pytest.raises(ValueError, match="CPU"):
+        sx.from_dlpack(a, device="cuda")

@@ -392,3 +392,53 @@ def test_errors():
     np.testing.assert_array_equal(np.sort(x), np.arange(8.0))
     y = sx.random.choice(8, (3,), replace=False, p=np.full(8, 1 / 8), seed=2).eval()
     assert len(set(y.tolist())) == 3
+
+
+def test_seed_object_is_a_shared_stream():
+    # SymJAX's T.Seed: draws given one Seed share its stream (different numbers, one random state),
+    # reproducible from its number whatever the global seed; an int seed= is a stream per draw.
+    def draws(global_seed):
+        sx.reset_default_graph()
+        sx.random.seed(global_seed)
+        s = sx.Seed(7)
+        a, b = sx.random.normal((4,), seed=s), sx.random.normal((4,), seed=s)
+        return s, a, b
+
+    s, a, b = draws(1)
+    va, vb = a.eval(), b.eval()
+    assert not np.array_equal(va, vb)
+    assert s.state is not None and s.state.trainable is False
+    s2, a2, b2 = draws(2)
+    f = sx.function([], [a2, b2])
+    np.testing.assert_array_equal(f()[0], va)  # the first evaluation of the same stream
+    # two draws given the same int draw the same numbers, as two uses of one JAX key
+    sx.reset_default_graph()
+    np.testing.assert_array_equal(sx.random.normal((4,), seed=7).eval(), sx.random.normal((4,), seed=7).eval())
+    assert sx.Seed is sx.random.Seed and repr(sx.Seed(3)) == "Seed(3)" and sx.Seed(3).seed == 3
+
+
+def test_seed_update():
+    sx.reset_default_graph()
+    s = sx.Seed(11)
+    x = sx.random.uniform((6,), seed=s)
+    f = sx.function([], [x])
+    first = f()[0]
+    s.update(5)  # a state derived from 5 only: the same numbers each time it is set
+    after_5 = f()[0]
+    s.update(5)
+    np.testing.assert_array_equal(f()[0], after_5)
+    assert not np.array_equal(after_5, first)
+    s.update()  # a fresh part of the stream
+    assert not np.array_equal(f()[0], after_5)
+    # update before the first draw moves where that draw starts
+    sx.reset_default_graph()
+    t = sx.Seed(11)
+    t.update(5)
+    np.testing.assert_array_equal(sx.function([], [sx.random.uniform((6,), seed=t)])()[0], after_5)
+
+
+def test_seed_errors():
+    with pytest.raises(TypeError, match="seed must be None, an int or a symx.Seed"):
+        sx.random.normal((2,), seed="a")
+    with pytest.raises(ValueError, match="non-negative"):
+        sx.random.normal((2,), seed=-1)

@@ -65,3 +65,36 @@ void check_initializers(const char* layer, const Initializer& w_init, const Init
 DType param_dtype(const Tensor& x) { return is_floating(x.dtype()) ? x.dtype() : DType::f32; }
 
 }  // namespace symx::nn::layers::detail
+
+namespace symx::nn::layers {
+
+Tensor create_variable(const std::string& name, const VariableValue& value, Shape shape, bool trainable, bool inplace,
+                       DType dtype, const std::function<Tensor(const Tensor&)>& preprocessor, Loc loc) {
+  const std::string what = "create_variable '" + name + "'";
+  auto check_shape = [&](const Shape& got) {
+    if (got != shape)
+      throw ShapeError(what + ": the value is " + shape_string(got) + " but shape=" + shape_string(shape) +
+                       ". Pass a value of that shape, a number to fill it, or an initializer.");
+  };
+  if (inplace) {
+    if (!std::holds_alternative<Tensor>(value))
+      throw ValueError(what + ": inplace=True returns the given tensor as it is, but the value is " +
+                       (std::holds_alternative<Array>(value) ? "an array" : "an initializer") +
+                       ". Pass the tensor itself, or inplace=False to make a variable.");
+    return std::get<Tensor>(value);
+  }
+  Tensor v;
+  if (const auto* t = std::get_if<Tensor>(&value)) {
+    check_shape(t->shape());
+    v = variable(t->dtype() == dtype ? *t : astype(*t, dtype, loc), name, trainable, loc);
+  } else if (const auto* a = std::get_if<Array>(&value)) {
+    Array arr = a->ndim() == 0 && !shape.empty() ? Array::full(shape, a->get_flat(0), dtype) : a->astype(dtype);
+    check_shape(arr.shape());
+    v = variable(arr, name, trainable, loc);
+  } else {
+    v = variable(std::get<Initializer>(value), shape, dtype, name, trainable, loc);
+  }
+  return preprocessor ? preprocessor(v) : v;
+}
+
+}  // namespace symx::nn::layers

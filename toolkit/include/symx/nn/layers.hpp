@@ -18,6 +18,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "symx/nn/init.hpp"
@@ -569,6 +570,22 @@ class Upsample2D : public Layer {
   std::vector<std::int64_t> scale_;
   std::string method_;
 };
+
+// What create_variable makes a variable from: an array (a 0-d one fills the shape), a tensor (its value
+// now is the first value) or an initializer (drawn for the shape and dtype, again by reset_variables).
+using VariableValue = std::variant<Array, Tensor, Initializer>;
+
+// SymJAX's nn.layers.create_variable(name, tensor_or_func, shape, trainable, inplace, dtype, preprocessor):
+// a variable `name` of `shape` and `dtype` made from `value`, returned through `preprocessor` when one
+// is given (a function of the variable: a reparametrization such as a softplus for a positive scale).
+// With inplace, `value` must be a tensor and is returned as it is (no variable is made, as SymJAX's). A
+// value whose shape is not `shape` is a ShapeError naming the variable. Python: tensor_or_func=None
+// returns None, as SymJAX's.
+// Example: w = nn::layers::create_variable("w", nn::init::glorot_uniform(), {784, 10}, true)
+// Python: w = sx.nn.layers.create_variable("w", sx.nn.init.glorot_uniform(), (784, 10), True)
+Tensor create_variable(const std::string& name, const VariableValue& value, Shape shape, bool trainable,
+                       bool inplace = false, DType dtype = DType::f32,
+                       const std::function<Tensor(const Tensor&)>& preprocessor = {}, Loc loc = Loc::current());
 
 // Returns its input: a placeholder in a list of layers.
 // Example: Identity()(x) is x
