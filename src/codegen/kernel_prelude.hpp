@@ -124,9 +124,9 @@
 
 // The double algorithms of owens_t, hyp1f1, hyp2f1 and betainc (symx::ops::special_math): in a
 // generated kernel their text precedes this file in the embedded prelude (CMakeLists.txt's
-// SYMX_PRELUDE); a symx source that includes this header directly finds the file itself.
-#if __has_include("ops/special_math_hyper.hpp")
-#include "ops/special_math_hyper.hpp"
+// SYMX_PRELUDE); a source that includes this header directly finds the file beside its folder.
+#if !defined(SYMX_SPECIAL_MATH_HYPER_HPP) && __has_include("../ops/special_math_hyper.hpp")
+#include "../ops/special_math_hyper.hpp"
 #endif
 
 namespace symx_kernel {

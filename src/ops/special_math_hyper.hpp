@@ -21,6 +21,7 @@
 // References: M. Patefield, D. Tandy, Fast and accurate calculation of Owen's T-function, J. Stat.
 // Software 5 (5), 2000; Abramowitz and Stegun (AMS55) chapter 15.
 #pragma once
+#define SYMX_SPECIAL_MATH_HYPER_HPP
 
 #include <cmath>
 #include <cstdint>
