@@ -256,7 +256,6 @@ Grads vjp_betainc(const Tensor& y, const Tensor& g) {
   return {Tensor(), Tensor(), to_input(y, g * exp(log_density), 2)};
 }
 
-
 // d/dx 1F1(a; b; x) = (a / b) 1F1(a + 1; b + 1; x); no gradient in a or b.
 Grads vjp_hyp1f1(const Tensor& y, const Tensor& g) {
   const auto& in = y.node().inputs;
@@ -306,12 +305,12 @@ void register_special_ops() {
                           eval_float_binary<sm::igamma>, vjp_gammainc));
   define(K::Gammaincc, row(Family::elementwise, 2, Lowering::kernel, infer_special_binary<F>,
                            eval_float_binary<sm::igammac>, vjp_gammaincc));
-  define(K::Betainc, row(Family::elementwise, 3, Lowering::kernel, infer_float_nary, eval_float_nary<3, sm::betainc>,
-                         vjp_betainc));
-  define(K::Hyp1f1, row(Family::elementwise, 3, Lowering::kernel, infer_float_nary, eval_float_nary<3, sm::hyp1f1>,
-                        vjp_hyp1f1));
-  define(K::Hyp2f1, row(Family::elementwise, 4, Lowering::kernel, infer_float_nary, eval_float_nary<4, sm::hyp2f1>,
-                        vjp_hyp2f1));
+  define(K::Betainc,
+         row(Family::elementwise, 3, Lowering::kernel, infer_float_nary, eval_float_nary<3, sm::betainc>, vjp_betainc));
+  define(K::Hyp1f1,
+         row(Family::elementwise, 3, Lowering::kernel, infer_float_nary, eval_float_nary<3, sm::hyp1f1>, vjp_hyp1f1));
+  define(K::Hyp2f1,
+         row(Family::elementwise, 4, Lowering::kernel, infer_float_nary, eval_float_nary<4, sm::hyp2f1>, vjp_hyp2f1));
   define(K::OwensT, row(Family::elementwise, 2, Lowering::kernel, infer_special_binary<F>,
                         eval_float_binary<sm::owens_t>, vjp_owens_t));
   define(K::Nextafter,

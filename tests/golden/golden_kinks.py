@@ -183,8 +183,11 @@ CASES = {
         [2],
         lambda a_, b_, x: scipy_unary(
             lambda v: __import__("scipy.special").special.hyp1f1(a_.numpy(), b_.numpy(), v),
-            lambda v: (a_ / b_) * torch.from_numpy(
-                __import__("scipy.special").special.hyp1f1(a_.numpy() + 1, b_.numpy() + 1, v.numpy())
+            lambda v: (
+                (a_ / b_)
+                * torch.from_numpy(
+                    __import__("scipy.special").special.hyp1f1(a_.numpy() + 1, b_.numpy() + 1, v.numpy())
+                )
             ),
         )(x),
     ),
@@ -193,8 +196,13 @@ CASES = {
         [3],
         lambda a_, b_, c_, x: scipy_unary(
             lambda v: __import__("scipy.special").special.hyp2f1(a_.numpy(), b_.numpy(), c_.numpy(), v),
-            lambda v: (a_ * b_ / c_) * torch.from_numpy(
-                __import__("scipy.special").special.hyp2f1(a_.numpy() + 1, b_.numpy() + 1, c_.numpy() + 1, v.numpy())
+            lambda v: (
+                (a_ * b_ / c_)
+                * torch.from_numpy(
+                    __import__("scipy.special").special.hyp2f1(
+                        a_.numpy() + 1, b_.numpy() + 1, c_.numpy() + 1, v.numpy()
+                    )
+                )
             ),
         )(x),
     ),
