@@ -44,6 +44,9 @@ void bind_special(nb::module_& m) {
   sp.def("gammainc", LOC(S::gammainc), "a"_a, "x"_a, DOC(special_gammainc));
   sp.def("gammaincc", LOC(S::gammaincc), "a"_a, "x"_a, DOC(special_gammaincc));
   sp.def("betainc", LOC(S::betainc), "a"_a, "b"_a, "x"_a, DOC(special_betainc));
+  sp.def("hyp1f1", LOC(S::hyp1f1), "a"_a, "b"_a, "x"_a, DOC(special_hyp1f1));
+  sp.def("hyp2f1", LOC(S::hyp2f1), "a"_a, "b"_a, "c"_a, "x"_a, DOC(special_hyp2f1));
+  sp.def("owens_t", LOC(S::owens_t), "h"_a, "a"_a, DOC(special_owens_t));
   sp.def("i0", LOC(S::i0), "x"_a, DOC(special_i0));
   sp.def("i0e", LOC(S::i0e), "x"_a, DOC(special_i0e));
   sp.def("i1", LOC(S::i1), "x"_a, DOC(special_i1));
@@ -66,7 +69,7 @@ void bind_special(nb::module_& m) {
         "betaln",  "erfc",     "erfinv",   "erfcx",     "ndtr",     "ndtri",     "log_ndtr",     "xlogy",
         "xlog1py", "entr",     "rel_entr", "kl_div",    "gammainc", "gammaincc", "betainc",      "i0",
         "i0e",     "i1",       "i1e",      "zeta",      "expi",     "exp1",      "sinc",         "logit",
-        "boxcox",  "boxcox1p", "poch",     "factorial", "comb"})
+        "boxcox",  "boxcox1p", "poch",     "factorial", "comb",     "hyp1f1",    "hyp2f1",       "owens_t"})
     m.attr(name) = sp.attr(name);
   m.attr("lgamma") = sp.attr("gammaln");
 

@@ -122,6 +122,13 @@
 #include <limits>
 #include <type_traits>
 
+// The double algorithms of owens_t, hyp1f1, hyp2f1 and betainc (symx::ops::special_math): in a
+// generated kernel their text precedes this file in the embedded prelude (CMakeLists.txt's
+// SYMX_PRELUDE); a source that includes this header directly finds the file beside its folder.
+#if !defined(SYMX_SPECIAL_MATH_HYPER_HPP) && __has_include("../ops/special_math_hyper.hpp")
+#include "../ops/special_math_hyper.hpp"
+#endif
+
 namespace symx_kernel {
 
 // libm through GCC's builtins: the functions <cmath> declares, overloaded for float and double as
@@ -2220,66 +2227,26 @@ inline float gammainc(float a, float x) { return static_cast<float>(igam::igamma
 inline double gammaincc(double a, double x) { return igam::igammac(a, x); }
 inline float gammaincc(float a, float x) { return static_cast<float>(igam::igammac(a, x)); }
 
-// The regularized incomplete beta function I_x(a, b): the continued fraction (modified Lentz) on
-// the side of the mean where it converges fast, its prefactor x^a (1-x)^b / (a B(a, b)) in logs.
-namespace detail {
-inline double betacf(double a, double b, double x, bool* converged = nullptr) {
-  constexpr double kTiny = 1e-300;
-  const double qab = a + b, qap = a + 1.0, qam = a - 1.0;
-  double c = 1.0, d = 1.0 - qab * x / qap;
-  if (libm::fabs(d) < kTiny) d = kTiny;
-  d = 1.0 / d;
-  double h = d;
-  for (int m = 1; m < 10000; ++m) {
-    const double m2 = 2.0 * m;
-    double aa = m * (b - m) * x / ((qam + m2) * (a + m2));
-    d = 1.0 + aa * d;
-    if (libm::fabs(d) < kTiny) d = kTiny;
-    c = 1.0 + aa / c;
-    if (libm::fabs(c) < kTiny) c = kTiny;
-    d = 1.0 / d;
-    h *= d * c;
-    aa = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2));
-    d = 1.0 + aa * d;
-    if (libm::fabs(d) < kTiny) d = kTiny;
-    c = 1.0 + aa / c;
-    if (libm::fabs(c) < kTiny) c = kTiny;
-    d = 1.0 / d;
-    const double del = d * c;
-    h *= del;
-    if (libm::fabs(del - 1.0) < 1e-16) {
-      if (converged) *converged = true;
-      return h;
-    }
-  }
-  if (converged) *converged = false;
-  return h;
-}
-}  // namespace detail
-
-inline double betainc(double a, double b, double x) {
-  if (a != a || b != b || x != x) return detail::kNaN;
-  if (a < 0 || b < 0 || x < 0 || x > 1) return detail::kNaN;
-  if (a == 0 && b == 0) return detail::kNaN;
-  if (a == 0) return x > 0 ? 1.0 : 0.0;  // SciPy's limits
-  if (b == 0) return x < 1 ? 0.0 : 1.0;
-  if (x == 0 || x == 1) return x;
-  if (detail::is_inf(a) || detail::is_inf(b)) return detail::kNaN;
-  // x^a (1-x)^b / B(a, b): directly where it neither overflows nor underflows (a few ulp), else
-  // in logs.
-  double front = libm::pow(x, a) * libm::pow(1.0 - x, b) * (libm::tgamma(a + b) / (libm::tgamma(a) * libm::tgamma(b)));
-  if (!(a + b < 170.0 && front > 1e-290 && front < 1e290))
-    front = libm::exp(libm::lgamma(a + b) - libm::lgamma(a) - libm::lgamma(b) + a * libm::log(x) + b * libm::log1p(-x));
-  if (x < (a + 1.0) / (a + b + 2.0)) return front * detail::betacf(a, b, x) / a;
-  const double r = 1.0 - front * detail::betacf(b, a, 1.0 - x) / b;
-  // A small result lost digits to the cancellation: the direct fraction converges here too (slower).
-  if (r >= 0.5) return r;
-  bool converged = false;
-  const double direct = front * detail::betacf(a, b, x, &converged) / a;
-  return converged ? direct : r;
-}
+// Owen's T, 1F1, 2F1 and I_x(a, b): the reference evaluator's algorithms
+// (src/ops/special_math_hyper.hpp), scalar code; float operands computed in double and rounded once.
+inline double betainc(double a, double b, double x) { return symx::ops::special_math::betainc(a, b, x); }
 inline float betainc(float a, float b, float x) {
-  return static_cast<float>(betainc(static_cast<double>(a), static_cast<double>(b), static_cast<double>(x)));
+  return static_cast<float>(
+      symx::ops::special_math::betainc(static_cast<double>(a), static_cast<double>(b), static_cast<double>(x)));
+}
+inline double owens_t(double h, double a) { return symx::ops::special_math::owens_t(h, a); }
+inline float owens_t(float h, float a) {
+  return static_cast<float>(symx::ops::special_math::owens_t(static_cast<double>(h), static_cast<double>(a)));
+}
+inline double hyp1f1(double a, double b, double x) { return symx::ops::special_math::hyp1f1(a, b, x); }
+inline float hyp1f1(float a, float b, float x) {
+  return static_cast<float>(
+      symx::ops::special_math::hyp1f1(static_cast<double>(a), static_cast<double>(b), static_cast<double>(x)));
+}
+inline double hyp2f1(double a, double b, double c, double x) { return symx::ops::special_math::hyp2f1(a, b, c, x); }
+inline float hyp2f1(float a, float b, float c, float x) {
+  return static_cast<float>(symx::ops::special_math::hyp2f1(static_cast<double>(a), static_cast<double>(b),
+                                                            static_cast<double>(c), static_cast<double>(x)));
 }
 
 }  // namespace symx_kernel

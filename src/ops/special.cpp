@@ -10,15 +10,18 @@
 // The other names of symx/special.hpp are composites of primitives.
 #include "symx/special.hpp"
 
+#include <array>
 #include <bit>
 #include <cmath>
 #include <numbers>
 #include <numeric>
+#include <tuple>
 #include <type_traits>
 
 #include "ops/elementwise.hpp"
 #include "ops/op_table.hpp"
 #include "ops/special_math.hpp"
+#include "ops/special_math_hyper.hpp"
 
 namespace symx::ops {
 namespace {
@@ -209,17 +212,22 @@ Grads vjp_gammaincc(const Tensor& y, const Tensor& g) {
   return {Tensor(), to_input(y, -g * gammainc_density(input0(y), input1(y)), 1)};
 }
 
-// betainc(a, b, x): three operands of one float dtype, broadcast together.
-TensorType infer_betainc(const std::vector<Tensor>& in, const Attr&) {
-  check_internal(in[0].dtype() == in[1].dtype() && in[1].dtype() == in[2].dtype(),
-                 "betainc operands must be promoted before make_node");
+// betainc(a, b, x), hyp1f1(a, b, x), hyp2f1(a, b, c, x): operands of one float dtype, broadcast
+// together.
+TensorType infer_float_nary(const std::vector<Tensor>& in, const Attr&) {
+  Shape shape = in[0].shape();
+  for (const auto& t : in) {
+    check_internal(t.dtype() == in[0].dtype(), "float operands must be promoted before make_node");
+    shape = broadcast_shapes(shape, t.shape());
+  }
   if (!is_floating(in[0].dtype()))
     fail_dtype("expects floating-point operands, got " + std::string(dtype_name(in[0].dtype())),
                "Cast the operands with astype(float32).");
-  return {broadcast_shapes(broadcast_shapes(in[0].shape(), in[1].shape()), in[2].shape()), in[0].dtype()};
+  return {shape, in[0].dtype()};
 }
 
-Array eval_betainc(const EvalArgs& args) {
+// F(double...) on N broadcast operands; float operands: the double result rounded to float.
+template <std::size_t N, auto F> Array eval_float_nary(const EvalArgs& args) {
   const Shape& shape = args.node.type.shape;
   Array out(shape, args.node.type.dtype);
   if (out.size() == 0) return out;
@@ -228,13 +236,14 @@ Array eval_betainc(const EvalArgs& args) {
   IndexCounter counter(shape);
   std::int64_t flat = 0;
   do {
-    std::int64_t offset[3] = {0, 0, 0};
-    for (std::size_t d = 0; d < shape.size(); ++d)
-      for (std::size_t k = 0; k < 3; ++k) offset[k] += counter.index[d] * strides[k][d];
-    const double v = sm::betainc(args.inputs[0].get_flat(offset[0]), args.inputs[1].get_flat(offset[1]),
-                                 args.inputs[2].get_flat(offset[2]));
-    // float operands: the double result rounded to float
-    out.set_flat(flat++, out.dtype() == DType::f32 ? static_cast<double>(static_cast<float>(v)) : v);
+    std::array<double, N> v{};
+    for (std::size_t k = 0; k < N; ++k) {
+      std::int64_t offset = 0;
+      for (std::size_t d = 0; d < shape.size(); ++d) offset += counter.index[d] * strides[k][d];
+      v[k] = args.inputs[k].get_flat(offset);
+    }
+    const double r = std::apply(F, v);
+    out.set_flat(flat++, out.dtype() == DType::f32 ? static_cast<double>(static_cast<float>(r)) : r);
   } while (counter.next());
   return out;
 }
@@ -247,6 +256,32 @@ Grads vjp_betainc(const Tensor& y, const Tensor& g) {
   return {Tensor(), Tensor(), to_input(y, g * exp(log_density), 2)};
 }
 
+// d/dx 1F1(a; b; x) = (a / b) 1F1(a + 1; b + 1; x); no gradient in a or b.
+Grads vjp_hyp1f1(const Tensor& y, const Tensor& g) {
+  const auto& in = y.node().inputs;
+  const Tensor &a = in[0], &b = in[1], &x = in[2];
+  return {Tensor(), Tensor(), to_input(y, g * (a / b) * special::hyp1f1(a + 1.0, b + 1.0, x), 2)};
+}
+// d/dx 2F1(a, b; c; x) = (a b / c) 2F1(a + 1, b + 1; c + 1; x); no gradient in a, b or c.
+Grads vjp_hyp2f1(const Tensor& y, const Tensor& g) {
+  const auto& in = y.node().inputs;
+  const Tensor &a = in[0], &b = in[1], &c = in[2], &x = in[3];
+  return {Tensor(), Tensor(), Tensor(),
+          to_input(y, g * (a * b / c) * special::hyp2f1(a + 1.0, b + 1.0, c + 1.0, x), 3)};
+}
+// dT/dh = -phi(h) erf(a h / sqrt 2) / 2, dT/da = exp(-h^2 (1 + a^2) / 2) / (2 pi (1 + a^2)); a h
+// is 0 at h = 0 (a = +-inf included: T(h, +-inf) = +-erfc(|h| / sqrt 2) / 4 has a kink there, the
+// mean of its one-sided slopes is 0).
+Grads vjp_owens_t(const Tensor& y, const Tensor& g) {
+  const Tensor& h = input0(y);
+  const Tensor& a = input1(y);
+  constexpr double kInvSqrt2Pi = 0.3989422804014327, kInvSqrt2 = 0.7071067811865476;
+  const Tensor ah = where(equal(h, 0.0), 0.0, a * h);
+  const Tensor gauss = exp(-0.5 * h * h);
+  const Tensor dh = -0.5 * kInvSqrt2Pi * gauss * erf(ah * kInvSqrt2);
+  const Tensor da = gauss * exp(-0.5 * ah * ah) / (2.0 * std::numbers::pi * (1.0 + a * a));
+  return {to_input(y, g * dh, 0), to_input(y, g * da, 1)};
+}
 }  // namespace
 
 void register_special_ops() {
@@ -270,7 +305,14 @@ void register_special_ops() {
                           eval_float_binary<sm::igamma>, vjp_gammainc));
   define(K::Gammaincc, row(Family::elementwise, 2, Lowering::kernel, infer_special_binary<F>,
                            eval_float_binary<sm::igammac>, vjp_gammaincc));
-  define(K::Betainc, row(Family::elementwise, 3, Lowering::kernel, infer_betainc, eval_betainc, vjp_betainc));
+  define(K::Betainc,
+         row(Family::elementwise, 3, Lowering::kernel, infer_float_nary, eval_float_nary<3, sm::betainc>, vjp_betainc));
+  define(K::Hyp1f1,
+         row(Family::elementwise, 3, Lowering::kernel, infer_float_nary, eval_float_nary<3, sm::hyp1f1>, vjp_hyp1f1));
+  define(K::Hyp2f1,
+         row(Family::elementwise, 4, Lowering::kernel, infer_float_nary, eval_float_nary<4, sm::hyp2f1>, vjp_hyp2f1));
+  define(K::OwensT, row(Family::elementwise, 2, Lowering::kernel, infer_special_binary<F>,
+                        eval_float_binary<sm::owens_t>, vjp_owens_t));
   define(K::Nextafter,
          row(Family::elementwise, 2, Lowering::kernel, infer_special_binary<F>, eval_nextafter, no_gradient, true));
   constexpr auto I = BinaryKind::integer;
@@ -460,13 +502,30 @@ Tensor kl_div(const Operand& x, const Operand& y, Loc loc) { return relative_ent
 Tensor gammainc(const Operand& a, const Operand& x, Loc loc) { return float_binary(OpKind::Gammainc, a, x, loc); }
 Tensor gammaincc(const Operand& a, const Operand& x, Loc loc) { return float_binary(OpKind::Gammaincc, a, x, loc); }
 
-Tensor betainc(const Operand& a, const Operand& b, const Operand& x, Loc loc) {
-  DType d = ops::float_dtype(a, b);
-  if (x.is_tensor()) d = promote_types(d, ops::float_dtype(x, x));
-  return ops::make_node(OpKind::Betainc,
-                        {ops::as_tensor(a, d, loc), ops::as_tensor(b, d, loc), ops::as_tensor(x, d, loc)}, NoAttr{},
-                        loc);
+namespace {
+// The operands of betainc, hyp1f1, hyp2f1 as tensors of one float dtype: the first two promoted as
+// a binary op's, then with the dtype of each further tensor operand (a scalar one is weak).
+Tensor float_nary(OpKind op, std::initializer_list<const Operand*> operands, Loc loc) {
+  auto it = operands.begin();
+  DType d = ops::float_dtype(**it, **(it + 1));
+  for (auto jt = it + 2; jt != operands.end(); ++jt)
+    if ((*jt)->is_tensor()) d = promote_types(d, ops::float_dtype(**jt, **jt));
+  std::vector<Tensor> in;
+  for (const Operand* o : operands) in.push_back(ops::as_tensor(*o, d, loc));
+  return ops::make_node(op, std::move(in), NoAttr{}, loc);
 }
+}  // namespace
+
+Tensor betainc(const Operand& a, const Operand& b, const Operand& x, Loc loc) {
+  return float_nary(OpKind::Betainc, {&a, &b, &x}, loc);
+}
+Tensor hyp1f1(const Operand& a, const Operand& b, const Operand& x, Loc loc) {
+  return float_nary(OpKind::Hyp1f1, {&a, &b, &x}, loc);
+}
+Tensor hyp2f1(const Operand& a, const Operand& b, const Operand& c, const Operand& x, Loc loc) {
+  return float_nary(OpKind::Hyp2f1, {&a, &b, &c, &x}, loc);
+}
+Tensor owens_t(const Operand& h, const Operand& a, Loc loc) { return float_binary(OpKind::OwensT, h, a, loc); }
 
 Tensor i0e(const Tensor& x, Loc loc) { return float_unary(OpKind::I0e, x, loc); }
 Tensor i1e(const Tensor& x, Loc loc) { return float_unary(OpKind::I1e, x, loc); }

@@ -15,6 +15,7 @@
 //    E1 beyond 1, the asymptotic series of Ei beyond 40.
 //  * gammainc / gammaincc: SciPy's algorithm (from Boost and Cephes, via PyTorch's port): power
 //    series, continued fraction and Temme's uniform asymptotic expansion for large a near x.
+// betainc, hyp1f1, hyp2f1 and owens_t are in special_math_hyper.hpp.
 // Cephes: Copyright 1984-2000 Stephen L. Moshier, BSD 3-clause. Boost: Boost Software License.
 #pragma once
 
@@ -927,62 +928,6 @@ inline double igamma(double a, double x) {
   }
 
   return _igam_helper_series(a, x);
-}
-// The regularized incomplete beta function I_x(a, b): the continued fraction (modified Lentz) on
-// the side of the mean where it converges fast, its prefactor x^a (1-x)^b / (a B(a, b)) in logs.
-inline double betacf(double a, double b, double x, bool* converged = nullptr) {
-  constexpr double kTiny = 1e-300;
-  const double qab = a + b, qap = a + 1.0, qam = a - 1.0;
-  double c = 1.0, d = 1.0 - qab * x / qap;
-  if (std::fabs(d) < kTiny) d = kTiny;
-  d = 1.0 / d;
-  double h = d;
-  for (int m = 1; m < 10000; ++m) {
-    const double m2 = 2.0 * m;
-    double aa = m * (b - m) * x / ((qam + m2) * (a + m2));
-    d = 1.0 + aa * d;
-    if (std::fabs(d) < kTiny) d = kTiny;
-    c = 1.0 + aa / c;
-    if (std::fabs(c) < kTiny) c = kTiny;
-    d = 1.0 / d;
-    h *= d * c;
-    aa = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2));
-    d = 1.0 + aa * d;
-    if (std::fabs(d) < kTiny) d = kTiny;
-    c = 1.0 + aa / c;
-    if (std::fabs(c) < kTiny) c = kTiny;
-    d = 1.0 / d;
-    const double del = d * c;
-    h *= del;
-    if (std::fabs(del - 1.0) < 1e-16) {
-      if (converged) *converged = true;
-      return h;
-    }
-  }
-  if (converged) *converged = false;
-  return h;
-}
-
-inline double betainc(double a, double b, double x) {
-  if (std::isnan(a) || std::isnan(b) || std::isnan(x)) return kNaN;
-  if (a < 0 || b < 0 || x < 0 || x > 1) return kNaN;
-  if (a == 0 && b == 0) return kNaN;
-  if (a == 0) return x > 0 ? 1.0 : 0.0;  // SciPy's limits
-  if (b == 0) return x < 1 ? 0.0 : 1.0;
-  if (x == 0 || x == 1) return x;
-  if (std::isinf(a) || std::isinf(b)) return kNaN;
-  // x^a (1-x)^b / B(a, b): directly where it neither overflows nor underflows (a few ulp), else
-  // in logs.
-  double front = std::pow(x, a) * std::pow(1.0 - x, b) * (std::tgamma(a + b) / (std::tgamma(a) * std::tgamma(b)));
-  if (!(a + b < 170.0 && front > 1e-290 && front < 1e290))
-    front = std::exp(std::lgamma(a + b) - std::lgamma(a) - std::lgamma(b) + a * std::log(x) + b * std::log1p(-x));
-  if (x < (a + 1.0) / (a + b + 2.0)) return front * betacf(a, b, x) / a;
-  const double r = 1.0 - front * betacf(b, a, 1.0 - x) / b;
-  // A small result lost digits to the cancellation: the direct fraction converges here too (slower).
-  if (r >= 0.5) return r;
-  bool converged = false;
-  const double direct = front * betacf(a, b, x, &converged) / a;
-  return converged ? direct : r;
 }
 
 }  // namespace symx::ops::special_math

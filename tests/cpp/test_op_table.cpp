@@ -189,8 +189,9 @@ TEST(OpTable, EveryElementwiseOpCompilesToAKernelThatAgreesWithItsReference) {
     if (def.family != ops::Family::elementwise) continue;
     int dtypes_accepted = 0;
     for (DType dtype : {DType::f32, DType::f64, DType::i32, DType::i64, DType::u8, DType::b8}) {
-      // (3, 19) operands; the second of a binary op and the last of where broadcast along axis 0.
-      std::vector<sx::Shape> shapes = {{3, 19}, {19}, {1, 19}};
+      // (3, 19) operands; the second of a binary op, the last of where and the fourth of hyp2f1
+      // broadcast along axis 0.
+      std::vector<sx::Shape> shapes = {{3, 19}, {19}, {1, 19}, {19}};
       std::vector<sx::Tensor> inputs;
       std::vector<sx::Array> arrays;
       for (int i = 0; i < def.arity; ++i) {

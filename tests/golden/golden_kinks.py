@@ -82,6 +82,38 @@ def scipy_unary(f, df):
     return Fn.apply
 
 
+def scipy_binary(f, dfx, dfy):
+    """A two-operand scipy.special function as a torch function (PyTorch lacks owens_t), its partial
+    derivatives dfx and dfy (numpy functions of both operands)."""
+
+    class Fn(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x, y):
+            ctx.save_for_backward(x, y)
+            return torch.from_numpy(np.asarray(f(x.detach().numpy(), y.detach().numpy()), dtype=np.float64))
+
+        @staticmethod
+        def backward(ctx, g):
+            x, y = (t.detach().numpy() for t in ctx.saved_tensors)
+            return g * torch.from_numpy(dfx(x, y)), g * torch.from_numpy(dfy(x, y))
+
+    return Fn.apply
+
+
+def owens_t_dh(h, a):
+    """dT/dh = -phi(h) erf(a h / sqrt 2) / 2, with a h = 0 at h = 0 (also for a = +-inf)."""
+    ah = np.where(h == 0, 0.0, a * np.where(h == 0, 1.0, h))
+    erf = __import__("scipy.special").special.erf
+    return -np.exp(-h * h / 2) / np.sqrt(2 * pi) * erf(ah / np.sqrt(2)) / 2
+
+
+def owens_t_da(h, a):
+    """dT/da = exp(-h^2 (1 + a^2) / 2) / (2 pi (1 + a^2)): 0 at a = +-inf."""
+    ah = np.where(h == 0, 0.0, a * np.where(h == 0, 1.0, h))
+    with np.errstate(over="ignore"):
+        return np.exp(-h * h / 2) * np.exp(-ah * ah / 2) / (2 * pi * (1 + a * a))
+
+
 # name: (inputs, indices of the differentiable inputs, PyTorch function of the inputs as tensors).
 # Inputs that are not float64 (indices, labels, conditions) keep their dtype and get no gradient.
 CASES = {
@@ -143,6 +175,43 @@ CASES = {
                 - (torch.lgamma(a_) + torch.lgamma(b_) - torch.lgamma(a_ + b_))
             ),
         )(x),
+    ),
+    # hyp1f1, hyp2f1: gradient in x only, (a / b) 1F1(a+1; b+1; x) and (a b / c) 2F1(a+1, b+1; c+1; x)
+    # (SciPy's values); x = 0 and, for 2F1, x = 1 (c - a - b > 1: the derivative is finite there).
+    "hyp1f1": (
+        [a(1, 2, -0.5, 1.5, 0.5, 3), a(2, 1, 1.5, 2.5, 0.5, 3), a(0, 0, 1, -2, 5, -10)],
+        [2],
+        lambda a_, b_, x: scipy_unary(
+            lambda v: __import__("scipy.special").special.hyp1f1(a_.numpy(), b_.numpy(), v),
+            lambda v: (
+                (a_ / b_)
+                * torch.from_numpy(
+                    __import__("scipy.special").special.hyp1f1(a_.numpy() + 1, b_.numpy() + 1, v.numpy())
+                )
+            ),
+        )(x),
+    ),
+    "hyp2f1": (
+        [a(1, 0.5, 0.5, -1.5, 2, 0.5), a(1, 1.5, 0.5, 2.5, 1, 0.5), a(2, 2.5, 3, 1.5, 4.5, 3), a(0, 0, 1, -1, 0.5, -5)],
+        [3],
+        lambda a_, b_, c_, x: scipy_unary(
+            lambda v: __import__("scipy.special").special.hyp2f1(a_.numpy(), b_.numpy(), c_.numpy(), v),
+            lambda v: (
+                (a_ * b_ / c_)
+                * torch.from_numpy(
+                    __import__("scipy.special").special.hyp2f1(
+                        a_.numpy() + 1, b_.numpy() + 1, c_.numpy() + 1, v.numpy()
+                    )
+                )
+            ),
+        )(x),
+    ),
+    # owens_t: h = 0, a = 0, a = +-inf (T(h, +-inf) = +-erfc(|h| / sqrt 2) / 4 has a kink at h = 0:
+    # symx takes the mean of its one-sided slopes, 0); hand derivatives (PyTorch has no owens_t).
+    "owens_t": (
+        [a(0, 0, 0, 1.5, -1.5, 1.5, -1.5, 0.7, 0), a(0, 2, inf, 0, 0, inf, -inf, -0.5, -inf)],
+        [0, 1],
+        scipy_binary(__import__("scipy.special").special.owens_t, owens_t_dh, owens_t_da),
     ),
     # ---- binary elementwise
     "add": ([PAIR_A, PAIR_B], [0, 1], torch.add),

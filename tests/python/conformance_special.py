@@ -140,6 +140,52 @@ def add_rows(c):
         dtype=same_float,
         api=(),
     )
+    row("owens_t", sx.owens_t, ss.owens_t, gen=pairs((-3.0, 3.0), (-4.0, 4.0)), dtype=same_float)
+    row(
+        "hyp1f1",
+        sx.hyp1f1,
+        ss.hyp1f1,
+        gen=lambda rng, dt: [
+            [
+                np.asarray(rng.uniform(-2, 3, (3, 1)), dt),
+                np.asarray(rng.uniform(0.5, 4, (4,)), dt),
+                np.asarray(rng.uniform(-5, 5, (3, 4)), dt),
+            ]
+        ],
+        dtype=same_float,
+        grad=False,
+    )
+    row(
+        "hyp1f1[x]",
+        lambda x: sx.hyp1f1(1.5, 2.5, x),
+        lambda x: ss.hyp1f1(1.5, 2.5, x).astype(x.dtype),
+        gen=uniform(-3.0, 3.0),
+        dtype=same_float,
+        api=(),
+    )
+    row(
+        "hyp2f1",
+        sx.hyp2f1,
+        ss.hyp2f1,
+        gen=lambda rng, dt: [
+            [
+                np.asarray(rng.uniform(-2, 3, (2, 1, 1)), dt),
+                np.asarray(rng.uniform(-2, 3, (3, 1)), dt),
+                np.asarray(rng.uniform(0.5, 5, (4,)), dt),
+                np.asarray(rng.uniform(-3, 0.9, (2, 3, 4)), dt),
+            ]
+        ],
+        dtype=same_float,
+        grad=False,
+    )
+    row(
+        "hyp2f1[x]",
+        lambda x: sx.hyp2f1(0.5, 1.5, 2.5, x),
+        lambda x: ss.hyp2f1(0.5, 1.5, 2.5, x).astype(x.dtype),
+        gen=uniform(-2.0, 0.9),
+        dtype=same_float,
+        api=(),
+    )
     row("zeta", sx.zeta, ss.zeta, gen=pairs((1.5, 6.0), (0.3, 4.0)), dtype=same_float, grad=False)
     row(
         "zeta[q]",

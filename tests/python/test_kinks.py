@@ -104,6 +104,9 @@ SYMX = {
     "gammainc": sx.gammainc,
     "gammaincc": sx.gammaincc,
     "betainc": sx.betainc,
+    "hyp1f1": sx.hyp1f1,
+    "hyp2f1": sx.hyp2f1,
+    "owens_t": sx.owens_t,
     "floor": sx.floor,
     "ceil": sx.ceil,
     "round": sx.round,
@@ -355,6 +358,8 @@ SMOOTH = {
     "gammainc",
     "gammaincc",
     "betainc",
+    "hyp1f1",  # (issue 21) gradient in x only
+    "hyp2f1",
     "negative",
     "exp",
     "expm1",
