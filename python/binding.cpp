@@ -695,6 +695,9 @@ NB_MODULE(_symx, m) {
   bind_arrays(m);
   nb::module_ linalg = m.def_submodule("linalg", "Linear algebra (numpy.linalg-like).");
   bind_linalg(linalg);
+  nb::module_ normalization = m.def_submodule("normalization", "SymJAX's tensor.normalization: spectral_normalize.");
+  normalization.def("spectral_normalize", LOC(symx::normalization::spectral_normalize), "weight"_a, "axis"_a = 0,
+                    "n_iters"_a = 1, DOC(normalization_spectral_normalize));
   nb::module_ nn = m.def_submodule("nn", "Neural-network ops.");
   bind_nn(nn);
   bind_layers(nn);

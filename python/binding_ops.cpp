@@ -169,6 +169,8 @@ void bind_linalg(nb::module_& linalg) {
       throw nb::type_error("ord must be None, a number (inf included) or 'fro'/'nuc'");
     return nb::cast<std::string>(nb::str(nb::float_(nb::borrow(ord))));
   };
+  linalg.def("singular_vectors_power_iteration", LOC(lin::singular_vectors_power_iteration), "weight"_a, "axis"_a = 0,
+             "n_iters"_a = 1, DOC(linalg_singular_vectors_power_iteration));
   linalg.def(
       "norm",
       [ord_text](TensorArg x, nb::handle ord, nb::handle axis, bool keepdims) {

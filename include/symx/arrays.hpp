@@ -401,4 +401,24 @@ Tensor vecmat(const Tensor& x1, const Tensor& x2, Loc loc = Loc::current());
 // Example: vecdot(a, b) of shapes (5, 3) and (3,) has shape (5,)
 Tensor vecdot(const Tensor& x1, const Tensor& x2, int axis = -1, Loc loc = Loc::current());
 
+namespace linalg {
+// SymJAX's linalg.singular_vectors_power_iteration: approximations (u, v) of the leading left and
+// right singular vectors of the matrix `weight` (2-D), by n_iters steps of the power iteration from
+// normal draws (fresh on each evaluation, as SymJAX's): v = normalize(W^T u), u = normalize(W v). More
+// steps give closer vectors. (axis is accepted for SymJAX's signature and unused, as in SymJAX.)
+// Example: auto [u, v] = linalg::singular_vectors_power_iteration(w, 0, 20); dot(u, matmul(w, v)) ~ sigma_max
+// Python: u, v = sx.linalg.singular_vectors_power_iteration(w, n_iters=20)
+std::pair<Tensor, Tensor> singular_vectors_power_iteration(const Tensor& weight, int axis = 0, int n_iters = 1,
+                                                           Loc loc = Loc::current());
+}  // namespace linalg
+
+namespace normalization {
+// SymJAX's normalization.spectral_normalize: weight / sigma, sigma the estimate u^T W v of the largest
+// singular value of W = reshape_weight_to_matrix(weight, axis) from singular_vectors_power_iteration
+// (u and v held constant for the gradient, as SymJAX and PyTorch's spectral_norm do).
+// Example: normalization::spectral_normalize(w, 0, 20) has the shape of w and spectral norm ~1
+// Python: sx.normalization.spectral_normalize(w, axis=0, n_iters=20)
+Tensor spectral_normalize(const Tensor& weight, int axis = 0, int n_iters = 1, Loc loc = Loc::current());
+}  // namespace normalization
+
 }  // namespace symx

@@ -51,6 +51,7 @@ from ._symx import (  # noqa: F401
     Tensor,
     linalg,
     nn,
+    normalization,
     random,
     special,
     stats,
@@ -59,7 +60,7 @@ from ._symx import (  # noqa: F401
 _symx._set_package_dir(_os.path.dirname(_os.path.abspath(__file__)))
 
 # `import symx.nn` / `from symx.linalg import inv` work like ordinary submodules.
-for _name in ("nn", "linalg", "random", "stats", "data", "train", "distributed", "special"):
+for _name in ("nn", "linalg", "random", "stats", "data", "train", "distributed", "special", "normalization"):
     _sys.modules[__name__ + "." + _name] = getattr(_symx, _name)
 for _name in ("init", "layers", "losses"):
     _sys.modules[__name__ + ".nn." + _name] = getattr(_symx.nn, _name)
@@ -102,6 +103,8 @@ Seed = random.Seed  # noqa: F405
 bernoulli = random.bernoulli  # noqa: F405
 # jax.numpy.set_printoptions is NumPy's: symx's evaluations are NumPy arrays, printed by NumPy.
 set_printoptions = _np.set_printoptions
+# SymJAX's tensor.normalization.normalize is symx.nn.normalize (the same function).
+normalization.normalize = nn.normalize  # noqa: F405
 
 
 def from_dlpack(x: object, /, *, device: object = None, copy: "bool | None" = None) -> "Tensor":

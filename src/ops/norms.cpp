@@ -11,6 +11,7 @@
 #include <string>
 
 #include "ops/op_table.hpp"
+#include "symx/arrays.hpp"
 #include "symx/ops.hpp"
 
 namespace symx::linalg {
@@ -149,3 +150,43 @@ Tensor norm(const Tensor& x, const std::string& ord, std::optional<std::vector<s
 }
 
 }  // namespace symx::linalg
+
+namespace symx {
+namespace {
+// x / max(|x|_2, 1e-12), as SymJAX's normalize of a vector.
+Tensor unit(const Tensor& x, Loc loc) { return x / maximum(linalg::vector_norm(x, 2, Axes(), false, loc), 1e-12, loc); }
+}  // namespace
+
+namespace linalg {
+std::pair<Tensor, Tensor> singular_vectors_power_iteration(const Tensor& weight_in, int, int n_iters, Loc loc) {
+  if (weight_in.ndim() != 2)
+    ops::raise("singular_vectors_power_iteration", {weight_in},
+               {ops::TypeProblem::Kind::shape, "expects a matrix, got " + std::to_string(weight_in.ndim()) + " dimensions",
+                "Reshape the weight first: reshape_weight_to_matrix(w, axis)."},
+               loc);
+  if (n_iters < 1)
+    ops::raise("singular_vectors_power_iteration", {weight_in},
+               {ops::TypeProblem::Kind::value, "n_iters must be at least 1, got " + std::to_string(n_iters),
+                "Pass n_iters=1 or more (more steps give closer vectors)."},
+               loc);
+  Tensor w = is_floating(weight_in.dtype()) ? weight_in : cast(weight_in, DType::f32, loc);
+  Tensor u = unit(random::normal({w.shape()[0]}, 0, 1, w.dtype(), loc), loc);
+  Tensor v;
+  for (int k = 0; k < n_iters; ++k) {
+    v = unit(matmul(u, w, loc), loc);  // W^T u
+    u = unit(matmul(w, v, loc), loc);
+  }
+  return {named_composite("singular_vectors_power_iteration", u), named_composite("singular_vectors_power_iteration", v)};
+}
+}  // namespace linalg
+
+namespace normalization {
+Tensor spectral_normalize(const Tensor& weight, int axis, int n_iters, Loc loc) {
+  Tensor m = reshape_weight_to_matrix(weight, axis, loc);
+  auto [u, v] = linalg::singular_vectors_power_iteration(m, axis, n_iters, loc);
+  Tensor sigma = dot(stop_gradient(u, loc), matmul(m, stop_gradient(v, loc), loc), loc);
+  Tensor w = is_floating(weight.dtype()) ? weight : cast(weight, DType::f32, loc);
+  return named_composite("spectral_normalize", w / sigma);
+}
+}  // namespace normalization
+}  // namespace symx

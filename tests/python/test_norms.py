@@ -64,3 +64,24 @@ def test_errors_say_what_to_do(call, message):
     v = sx.placeholder((4,), "float32", name="v")
     with pytest.raises(ValueError, match=message):
         call(m, v)
+
+
+def test_power_iteration_and_spectral_normalize_against_numpy_svd():
+    rng = np.random.default_rng(1)
+    w = rng.standard_normal((6, 4))
+    sigma = np.linalg.svd(w, compute_uv=False)[0]
+    u, v = sx.linalg.singular_vectors_power_iteration(sx.constant(w), n_iters=60)
+    np.testing.assert_allclose(float(sx.dot(u, sx.matmul(sx.constant(w), v)).eval()), sigma, rtol=1e-8)
+    conv = rng.standard_normal((5, 3, 2, 2))  # (out, in, h, w): the matrix is (5, 12)
+    wn = sx.normalization.spectral_normalize(sx.constant(conv), axis=0, n_iters=60).eval()
+    assert wn.shape == conv.shape
+    np.testing.assert_allclose(np.linalg.svd(wn.reshape(5, -1), compute_uv=False)[0], 1.0, rtol=1e-8)
+    assert sx.normalization.normalize is sx.nn.normalize
+    # the gradient holds u and v constant: d(w / sigma) with sigma = u^T W v as a function of W only
+    x = sx.placeholder((3, 2), "float64", name="x")
+    (g,) = sx.grad(sx.sum(sx.normalization.spectral_normalize(x, n_iters=50)), [x])
+    assert np.all(np.isfinite(g.eval({x: rng.standard_normal((3, 2))})))
+    with pytest.raises(ValueError, match="n_iters must be at least 1"):
+        sx.linalg.singular_vectors_power_iteration(sx.constant(w), n_iters=0)
+    with pytest.raises(sx.ShapeError, match="expects a matrix"):
+        sx.linalg.singular_vectors_power_iteration(sx.constant(conv))
