@@ -514,8 +514,7 @@ Tensor update(const char* name, Update kind, const Tensor& x, const IndexList& i
     }
     return named_composite(name, where(m, target, x, loc));
   }
-  Tensor positions = positions_of(name, x, loc);
-  Tensor pos = get_impl(name, positions, positions, index, loc);
+  Tensor pos = get_impl(name, x, positions_of(name, x, loc), index, loc);
   Tensor u = broadcast_to(v, pos.shape(), loc);
   switch (kind) {
     case Update::set:

@@ -278,3 +278,26 @@ def test_getitem_errors():
     with pytest.raises(sx.ShapeError, match="counts from the end"):
         d[-1, [0]]
 
+
+def test_at_errors_name_the_indexed_tensor():
+    """x.at[i] with a position out of range names x (not the positions the update is built on), the
+    axis, the bad position and the valid range."""
+    x = sx.placeholder((3, 4), name="w")
+    for do in (
+        lambda: x.at[5].set(1.0),
+        lambda: x.at[5].get(),
+        lambda: sx.index_add(x, (5, slice(None)), 1.0),
+        lambda: x.at[[0, 5]].multiply(2.0),
+        lambda: x.at[np.array([5]), 0].max(2.0),
+    ):
+        with pytest.raises(
+            sx.ShapeError,
+            match=r"index 5 is out of bounds for axis 0 of 'w' of shape \(3, 4\), "
+            r"whose size is 3.*\(operands: 'w'.*test_indexing.py.*\[-3, 3\)",
+        ) as info:
+            do()
+        assert "int64" not in str(info.value).split("(operands:")[1].split(")")[0]  # not the positions
+    with pytest.raises(sx.ShapeError, match=r"index -5 is out of bounds for axis 1 of 'w'.*\[-4, 4\)"):
+        x.at[:, -5].add(1.0)
+    with pytest.raises(sx.ShapeError, match=r"axis 1 of 'e'.*That axis is empty"):
+        sx.placeholder((2, 0), name="e").at[0, 0].get()
