@@ -237,13 +237,32 @@ std::vector<std::pair<std::int64_t, std::int64_t>> widths_at(int ndim, int axis,
   w[static_cast<std::size_t>(axis)] = {low, high};
   return w;
 }
-// x[k + 1] at k (the last is `fill`), and x[k - 1] at k (the first is `fill`).
+// 0, 1, ..., n - 1 along `axis`, in x's shape (int64), for an axis whose size n is unknown until the
+// call (a running count of ones: no static size in the graph), and n itself (keepdims).
+std::pair<Tensor, Tensor> counted_iota(const Tensor& x, int axis) {
+  Tensor ones = broadcast_to(scalar(1, DType::i64), x.shape());
+  return {cumsum(ones, axis) - 1, sum(ones, static_cast<std::int64_t>(axis), true)};
+}
+// x[k + 1] at k (the last is `fill`), and x[k - 1] at k (the first is `fill`). Over an axis of unknown
+// size, a gather at the neighbouring position (a static slice needs the size).
 Tensor shift_left(const Tensor& x, int axis, double fill) {
-  if (x.shape()[static_cast<std::size_t>(axis)] == 0) return x;
+  std::int64_t n = x.shape()[static_cast<std::size_t>(axis)];
+  if (is_symbol(n)) {
+    auto [i, count] = counted_iota(x, axis);
+    Tensor last = count - 1;
+    Tensor next = take_along_axis(x, minimum(i + 1, maximum(last, 0)), axis);
+    return where(symx::equal(i, last), scalar(fill, x.dtype()), next);
+  }
+  if (n == 0) return x;
   return pad(range_along(x, axis, 1, std::nullopt), widths_at(x.ndim(), axis, 0, 1), fill);
 }
 Tensor shift_right(const Tensor& x, int axis, double fill) {
   std::int64_t n = x.shape()[static_cast<std::size_t>(axis)];
+  if (is_symbol(n)) {
+    Tensor i = counted_iota(x, axis).first;
+    Tensor previous = take_along_axis(x, maximum(i - 1, 0), axis);
+    return where(symx::equal(i, 0), scalar(fill, x.dtype()), previous);
+  }
   if (n == 0) return x;
   return pad(range_along(x, axis, 0, n - 1), widths_at(x.ndim(), axis, 1, 0), fill);
 }
@@ -254,6 +273,7 @@ Tensor reversed_scan(OpKind op, const std::vector<Tensor>& in, int axis) {
 }
 // 0, 1, ..., n - 1 along `axis`, broadcast to x's shape (int64).
 Tensor iota_along(const Tensor& x, int axis) {
+  if (is_symbol(x.shape()[static_cast<std::size_t>(axis)])) return counted_iota(x, axis).first;
   Shape s(static_cast<std::size_t>(x.ndim()), 1);
   s[static_cast<std::size_t>(axis)] = x.shape()[static_cast<std::size_t>(axis)];
   return broadcast_to(reshape(arange(0, static_cast<double>(s[static_cast<std::size_t>(axis)]), 1, DType::i64), s),

@@ -136,3 +136,65 @@ def test_error_messages():
 
 def test_aliases_are_the_same_function():
     assert sx.cumproduct is sx.cumprod
+
+
+def _fd_grad(fn, a, r, eps=1e-6):
+    """The gradient of sum(fn(x) * r) at a (float64) by central finite differences."""
+    g = np.zeros_like(a)
+    for i in np.ndindex(a.shape):
+        up, down = a.copy(), a.copy()
+        up[i] += eps
+        down[i] -= eps
+        g[i] = (np.sum(fn(up) * r) - np.sum(fn(down) * r)) / (2 * eps)
+    return g
+
+
+def test_scan_gradients_over_an_axis_of_unknown_length():
+    """cumprod's gradient (and those of the scans whose gradients reverse or shift the axis: logcumsumexp,
+    cummax, cummin) over a dynamic (None) axis, in one function called with two lengths, against float64
+    finite differences and the gradient over the same axis at a fixed size."""
+    x = sx.placeholder((None, 5), "float64")
+    r = sx.placeholder((None, 5), "float64")
+    scans = [
+        (lambda t: sx.cumprod(t, axis=0), lambda a: np.cumprod(a, axis=0)),
+        (lambda t: sx.logcumsumexp(t, axis=0), lambda a: np.logaddexp.accumulate(a, axis=0)),
+        (lambda t: sx.cummax(t, axis=0), lambda a: np.maximum.accumulate(a, axis=0)),
+        (lambda t: sx.cummin(t, axis=0), lambda a: np.minimum.accumulate(a, axis=0)),
+        (lambda t: sx.cumprod(t, axis=1), lambda a: np.cumprod(a, axis=1)),
+    ]
+    grads = [sx.grad(sx.sum(fn(x) * r), [x])[0] for fn, _ in scans]
+    rng = np.random.default_rng(5)
+    for backend in ("reference", "compiled"):
+        f = sx.function([x, r], grads, backend=backend)
+        for n in (3, 7):
+            a = rng.uniform(0.5, 1.5, (n, 5)) * np.where(rng.random((n, 5)) > 0.5, 1, -1)
+            rv = rng.standard_normal((n, 5))
+            # cumprod's exact gradient at a zero and at two zeros in a row (cummax and cummin at distinct
+            # values: a tie has no derivative for finite differences to check).
+            z = a.copy()
+            z[1, 2] = 0.0
+            if n > 3:
+                z[2:4, 4] = 0.0
+            outs = f(a, rv)
+            outs_z = f(z, rv)
+            for k, (fn, ref) in enumerate(scans):
+                zeros = k in (0, 4)
+                got, at = (outs_z[k], z) if zeros else (outs[k], a)
+                np.testing.assert_allclose(got, _fd_grad(ref, at, rv), rtol=1e-6, atol=1e-7)
+                xs = sx.placeholder((n, 5), "float64")
+                (fixed,) = sx.grad(sx.sum(fn(xs) * rv), [xs])
+                np.testing.assert_allclose(got, fixed.eval({xs: at}), rtol=1e-12, atol=1e-14)
+
+
+def test_flip_of_an_axis_of_unknown_length():
+    x = sx.placeholder((None, 3), "float32")
+    y = sx.flip(x, 0)
+    (g,) = sx.grad(sx.sum(y * np.arange(3.0)), [x])
+    f = sx.function([x], [y, sx.flip(x), g])
+    for n in (1, 4):
+        a = np.arange(n * 3, dtype=np.float32).reshape(n, 3)
+        got = f(a)
+        np.testing.assert_array_equal(got[0], a[::-1])
+        np.testing.assert_array_equal(got[1], a[::-1, ::-1])
+        np.testing.assert_array_equal(got[2], np.broadcast_to(np.arange(3.0), (n, 3)))
+
