@@ -616,6 +616,82 @@ UniqueResult unique_impl(const char* name, const Tensor& x, std::optional<std::i
   return r;
 }
 
+// numpy.unique(ar, axis=): the unique slices of ar along `axis`, in lexicographic order of their
+// elements (row-major within a slice), each compared as NumPy's sort (NaN last). Slices are equal
+// when all their elements are (NaN differs from NaN, as NumPy's, which never merges slices holding
+// NaN); the first occurrence of each is the one returned (a stable sort).
+std::vector<Tensor> unique_along(const Tensor& ar, int axis_arg, bool return_index, bool return_inverse,
+                                 bool return_counts, std::optional<std::int64_t> size_arg,
+                                 std::optional<double> fill_value, Loc loc) {
+  const char* name = "unique";
+  int axis = guarded(name, {ar}, loc, [&] { return ops::checked_axis(axis_arg, ar.ndim()); });
+  if (has_symbols(ar.shape()))
+    ops::raise(name, {ar},
+               TypeProblem{TypeProblem::Kind::shape,
+                           "unique along an axis needs the tensor's sizes, and its shape " + shape_string(ar.shape()) +
+                               " has sizes unknown until the call",
+                           "Give the placeholder fixed sizes, or take unique of the flattened tensor (axis=None)."},
+               loc);
+  std::vector<int> perm_axes{axis};
+  for (int d = 0; d < ar.ndim(); ++d)
+    if (d != axis) perm_axes.push_back(d);
+  Tensor moved = transpose(ar, perm_axes, loc);  // (n, rest...)
+  Shape rest(moved.shape().begin() + 1, moved.shape().end());
+  const std::int64_t n = moved.shape()[0], m = num_elements(rest);
+  Tensor rows = reshape(moved, {n, m}, loc);
+  // The lexicographic order of the rows: stable sorts by the last column first, the first last.
+  Tensor order;
+  if (m == 0 || n == 0) {
+    order = arange(0, static_cast<double>(n), 1, DType::i64, loc);
+  } else {
+    std::vector<Tensor> keys;
+    for (std::int64_t j = m - 1; j >= 0; --j) keys.push_back(slice(rows, {Index::all(), Index(j)}, loc));
+    order = lexsort(keys, 0, loc);
+  }
+  Tensor sorted = take(rows, order, 0, loc);  // (n, m)
+  Tensor keep;
+  if (n == 0) {
+    keep = zeros({0}, DType::b8, loc);
+  } else {
+    Tensor head = slice(sorted, {Index::range(1, std::nullopt)}, loc);
+    Tensor tail = slice(sorted, {Index::range(0, n - 1)}, loc);
+    Tensor differs = m == 0 ? zeros({n - 1}, DType::b8, loc)
+                            : greater(sum(cast(not_equal(head, tail, loc), DType::i64, loc), 1, false, loc), 0, loc);
+    keep = concatenate({ones({1}, DType::b8, loc), differs}, 0, loc);
+  }
+  Compacted c = compact(keep, 0, loc);
+  const std::int64_t size = static_size(name, ar, size_arg, c.count, loc);
+  c = compact(keep, size, loc);
+  Tensor slots = arange(0, static_cast<double>(size), 1, DType::i64, loc);
+  Tensor valid = less(slots, c.count, loc);  // (size,)
+  Tensor iota_n = arange(0, static_cast<double>(n), 1, DType::i64, loc);
+  // The sorted position of each slot's slice (0, the first unique slice, for the padding).
+  Tensor which = scatter_slots(where(keep, iota_n, 0, loc), c.slot, size, loc);
+  Tensor values;
+  if (n == 0) {
+    values = broadcast_to(ops::scalar(fill_value.value_or(0), ar.dtype()), {size, m}, loc);
+  } else {
+    values = take(sorted, which, 0, loc);
+    if (fill_value) values = where(reshape(valid, {size, 1}, loc), values, ops::scalar(*fill_value, ar.dtype()), loc);
+  }
+  Shape values_shape{size};
+  values_shape.insert(values_shape.end(), rest.begin(), rest.end());
+  std::vector<int> back;  // moves the slice axis from the front back to `axis`
+  for (int d = 1; d <= axis; ++d) back.push_back(d);
+  back.push_back(0);
+  for (int d = axis + 1; d < ar.ndim(); ++d) back.push_back(d);
+  std::vector<Tensor> out{transpose(reshape(values, values_shape, loc), back, loc)};
+  Tensor zero_slots = zeros({size}, DType::i64, loc);
+  if (return_index) out.push_back(n == 0 ? zero_slots : where(valid, take(order, which, 0, loc), 0, loc));
+  Tensor group = cumsum(cast(keep, DType::i64, loc), 0, loc) - 1;  // each sorted slice's unique index
+  if (return_inverse) out.push_back(ops::make_node(OpKind::ScatterAdd, {group, order}, ShapeAttr{{n}, 0}, loc, name));
+  if (return_counts)
+    out.push_back(
+        scatter_slots(ones({n}, DType::i64, loc), where(less(group, size, loc), group, size, loc), size, loc));
+  for (auto& t : out) t = named_composite(name, t);
+  return out;
+}
+
 // Compacts the sorted, flattened s where `keep` holds.
 Tensor compact_values(const char* name, const Tensor& operand, const Tensor& s, const Tensor& keep,
                       std::optional<std::int64_t> size_arg, std::optional<double> fill_value, Loc loc) {
@@ -740,7 +816,9 @@ Tensor nanpercentile(const Tensor& a, const Tensor& q, Axes axis, const std::str
 }
 
 std::vector<Tensor> unique(const Tensor& ar, bool return_index, bool return_inverse, bool return_counts, bool equal_nan,
-                           std::optional<std::int64_t> size, std::optional<double> fill_value, Loc loc) {
+                           std::optional<std::int64_t> size, std::optional<double> fill_value, std::optional<int> axis,
+                           Loc loc) {
+  if (axis) return unique_along(ar, *axis, return_index, return_inverse, return_counts, size, fill_value, loc);
   UniqueResult r = unique_impl("unique", ar, size, fill_value, loc, equal_nan);
   std::vector<Tensor> out{r.values};
   if (return_index) out.push_back(r.indices);

@@ -198,3 +198,60 @@ def test_flip_of_an_axis_of_unknown_length():
         np.testing.assert_array_equal(got[1], a[::-1, ::-1])
         np.testing.assert_array_equal(got[2], np.broadcast_to(np.arange(3.0), (n, 3)))
 
+
+# ---- unique along an axis ----
+
+
+def _unique_axis_cases():
+    rng = np.random.default_rng(6)
+    a = rng.integers(0, 2, (7, 3)).astype(np.float64)
+    b = rng.integers(0, 3, (2, 6, 2))
+    c = np.array([[np.nan, 1], [0, 2], [np.nan, 1], [-0.0, 2], [np.nan, 0], [0.0, 2]])
+    return [(a, 0), (a, 1), (a, -1), (b, 1), (b, 0), (b, 2), (c, 0), (rng.random((4, 3)) > 0.5, 0)]
+
+
+@pytest.mark.parametrize("case", range(8))
+def test_unique_along_an_axis_matches_numpy(case):
+    a, axis = _unique_axis_cases()[case]
+    want = np.unique(a, return_index=True, return_inverse=True, return_counts=True, axis=axis)
+    got = sx.unique(a, True, True, True, axis=axis)
+    for g, w in zip(got, want):
+        assert g.shape == w.shape
+        np.testing.assert_array_equal(g.eval(), w)
+    np.testing.assert_array_equal(sx.unique(a, axis=axis).eval(), np.unique(a, axis=axis))
+    # size= inside a function: padded with the first unique slice (or fill_value), index and counts with 0.
+    k = want[0].shape[axis]
+    for size, fill in ((k + 2, None), (k + 1, 7), (max(k - 1, 1), None)):
+        x = sx.placeholder(a.shape, str(a.dtype))
+        outs = sx.unique(x, True, True, True, axis=axis, size=size, fill_value=fill)
+        got = sx.function([x], list(outs))(a)
+        values = np.moveaxis(want[0], axis, 0)[:size]
+        pad = np.moveaxis(want[0], axis, 0)[:1] if fill is None else np.full((1,) + values.shape[1:], fill)
+        values = np.concatenate([values] + [pad.astype(a.dtype)] * (size - values.shape[0]))
+        np.testing.assert_array_equal(got[0], np.moveaxis(values, 0, axis))
+        np.testing.assert_array_equal(got[1], np.pad(want[1][:size], (0, size - min(size, k))))
+        np.testing.assert_array_equal(got[2], want[2])
+        np.testing.assert_array_equal(got[3], np.pad(want[3][:size], (0, size - min(size, k))))
+
+
+def test_unique_along_an_axis_edges_and_errors():
+    for shape, axis in (((3, 0), 0), ((0, 3), 0), ((0, 3), 1), ((2, 3, 0), 1)):
+        a = np.zeros(shape)
+        want = np.unique(a, return_index=True, return_inverse=True, return_counts=True, axis=axis)
+        got = sx.unique(a, True, True, True, axis=axis)
+        for g, w in zip(got, want):
+            assert g.shape == w.shape
+            np.testing.assert_array_equal(g.eval(), w)
+    x = sx.placeholder((4, 3), name="rows")
+    with pytest.raises(ValueError, match=r"unique: the size of the result depends on the values.*size="):
+        sx.unique(x, axis=0)
+    with pytest.raises(ValueError, match=r"unique: .*axis 2"):
+        sx.unique(np.zeros((2, 2)), axis=2)
+    with pytest.raises(sx.ShapeError, match=r"unique along an axis needs the tensor's sizes.*\(None, 3\)"):
+        sx.unique(sx.placeholder((None, 3)), axis=0, size=2)
+    # The gradient flows to the slices returned (from their first occurrences).
+    a = np.array([[1.0, 2.0], [0.5, 3.0], [1.0, 2.0]])
+    x = sx.placeholder(a.shape, "float64")
+    (g,) = sx.grad(sx.sum(sx.unique(x, axis=0, size=2) * np.array([[1.0, 2.0], [3.0, 4.0]])), [x])
+    np.testing.assert_array_equal(g.eval({x: a}), [[3.0, 4.0], [1.0, 2.0], [0.0, 0.0]])
+
