@@ -255,3 +255,67 @@ def test_unique_along_an_axis_edges_and_errors():
     (g,) = sx.grad(sx.sum(sx.unique(x, axis=0, size=2) * np.array([[1.0, 2.0], [3.0, 4.0]])), [x])
     np.testing.assert_array_equal(g.eval({x: a}), [[3.0, 4.0], [1.0, 2.0], [0.0, 0.0]])
 
+
+# ---- quantiles on a selection ----
+
+QUANTILE_METHODS = ["linear", "lower", "higher", "midpoint", "nearest", "hazen", "weibull", "median_unbiased"]
+QUANTILE_METHODS += ["normal_unbiased", "interpolated_inverted_cdf", "inverted_cdf"]
+
+
+@pytest.mark.parametrize("method", QUANTILE_METHODS)
+def test_quantile_selection_is_bit_identical_to_the_sort(method):
+    """A constant q selects its order statistics (kth_values); a q given at the call sorts the rows. Both
+    give the same bits, as NumPy's quantile for float64 (float32: NumPy's with q cast to float32), on
+    rows with ties, NaN, infinities and signed zeros, and the same gradient."""
+    rng = np.random.default_rng(7)
+    a = rng.standard_normal((9, 37))
+    a[0] = 1.0
+    a[1, :5] = np.nan
+    a[2, ::3] = np.inf
+    a[3, ::2], a[3, 1::2] = -0.0, 0.0
+    a[4] = np.round(a[4])
+    a[:, -1] = np.where(np.arange(9) == 5, np.nan, a[:, -1])
+    qs = [0.0, 0.3, 0.5, 0.999, 1.0]
+    for dt in ("float64", "float32", "int64"):
+        b = np.nan_to_num(a, nan=3, posinf=4).astype(dt) if dt == "int64" else a.astype(dt)
+        x = sx.placeholder(b.shape, dt)
+        q = sx.placeholder((len(qs),), "float64" if dt != "float32" else "float32")
+        for axis in (1, 0):
+            fast = [sx.quantile(x, qs, axis=axis, method=method), sx.quantile(x, 0.3, axis=axis, method=method)]
+            fast += [sx.percentile(x, [30.0, 75.0], axis=axis, method=method)]
+            if dt == "int64":
+                fast += [sx.nanquantile(x, qs, axis=axis, method=method)]
+            sorted_ = sx.quantile(x, q, axis=axis, method=method)
+            qv = np.asarray(qs, "float32" if dt == "float32" else "float64")
+            for backend in ("reference", "compiled"):
+                got = sx.function([x, q], fast + [sorted_], backend=backend)(b, qv)
+                if backend == "reference":
+                    same = np.testing.assert_array_equal
+                else:  # a q given at the call is arithmetic in the kernel, a constant one is folded
+                    tol = 1e-15 if dt == "float64" else 1e-6
+                    same = lambda g, w, tol=tol: np.testing.assert_allclose(g, w, rtol=tol, atol=tol)  # noqa: E731
+                same(got[0], got[-1])
+                same(got[1], got[-1][1])
+                with np.errstate(invalid="ignore"):
+                    want = [np.quantile(b, qv, axis=axis, method=method)]
+                    want += [np.percentile(b, [30.0, 75.0], axis=axis, method=method)]
+                for g, w in zip(got[::2], want):
+                    # symx computes in the data's float type: NumPy's bits for float64 on the reference
+                    # evaluator (compiled kernels may contract a * b + c into one rounding, -march=native).
+                    if dt == "float64" and backend == "reference":
+                        np.testing.assert_array_equal(g, w)
+                    elif dt == "float64":
+                        np.testing.assert_allclose(g, w, rtol=1e-15, atol=1e-15)
+                    else:
+                        np.testing.assert_allclose(g, w, rtol=2e-6, atol=1e-6)
+                if dt == "int64":
+                    same(got[3], got[-1])
+    # The gradient: the same through the selection as through the sort (distinct values: no ties).
+    c = rng.permutation(37 * 4).reshape(4, 37) / 7.0
+    x = sx.placeholder(c.shape, "float64")
+    q = sx.placeholder((2,), "float64")
+    w = np.arange(8.0).reshape(2, 4)
+    (g_fast,) = sx.grad(sx.sum(sx.quantile(x, [0.3, 0.8], axis=1, method=method) * w), [x])
+    (g_sort,) = sx.grad(sx.sum(sx.quantile(x, q, axis=1, method=method) * w), [x])
+    got = sx.function([x, q], [g_fast, g_sort])(c, np.array([0.3, 0.8]))
+    np.testing.assert_array_equal(got[0], got[1])
