@@ -142,14 +142,7 @@ void bind_tensor(nb::module_& m) {
             return t.T();
           },
           DOC(Tensor_T))
-      .def(
-          "__getitem__",
-          [](const Tensor& t, nb::handle key) {
-            auto index = index_from_python(key);
-            PyLocation here;
-            return symx::slice(t, index);
-          },
-          nb::arg("key").none())  // x[None] adds an axis, as in NumPy
+      // __getitem__ (NumPy's basic and advanced indexing) is bound with the indexing in binding_indexing.cpp.
       .def("__len__",
            [](const Tensor& t) -> std::int64_t {
              if (t.ndim() == 0) throw nb::type_error("len() of a 0-d tensor");

@@ -24,6 +24,30 @@ IndexList index_list(nb::handle key) {
       out.emplace_back(nb::cast<Tensor>(k));
       return;
     }
+    if (PySlice_Check(k.ptr())) {
+      for (const char* part : {"start", "stop", "step"}) {
+        nb::object bound = k.attr(part);
+        if (bound.is_none() ||
+            (!PyBool_Check(bound.ptr()) && PyIndex_Check(bound.ptr()) && !nb::isinstance<Tensor>(bound)))
+          continue;
+        std::string type = Py_TYPE(bound.ptr())->tp_name;
+        throw nb::type_error(("slice bounds must be integers or None, but the slice's " + std::string(part) + " is a " +
+                              type +
+                              ": a bound known only when the graph runs would make the result's shape depend on "
+                              "values. Use sx.dynamic_slice(x, starts, sizes) (a static size at a symbolic start), "
+                              "or index with an integer tensor (x[sx.arange(n) + i]).")
+                                 .c_str());
+      }
+    }
+    if (PyFloat_Check(k.ptr()) || PyUnicode_Check(k.ptr()) || PyBytes_Check(k.ptr()) || PyComplex_Check(k.ptr())) {
+      std::string type = Py_TYPE(k.ptr())->tp_name;
+      throw nb::index_error(("only integers, slices (`:`), ellipsis (`...`), None (newaxis) and integer or boolean "
+                             "arrays or tensors are valid indices, got a " +
+                             type +
+                             ", as in NumPy. Convert a float index with int(...), or a float tensor with "
+                             "astype(int64).")
+                                .c_str());
+    }
     bool basic = k.is_none() || k.ptr() == Py_Ellipsis || PySlice_Check(k.ptr());
     if (!basic && !PyBool_Check(k.ptr()) && PyIndex_Check(k.ptr())) {
       // An integer (a NumPy integer scalar too); an integer array has __index__ but refuses it.
@@ -198,6 +222,19 @@ void bind_indexing(nb::module_& m) {
           "__getitem__", [](const AtHelper& h, nb::handle key) { return sx::at(h.x, index_list(key)); },
           nb::arg("key").none());
   nb::borrow<nb::class_<Tensor>>(nb::type<Tensor>())
+      .def(
+          "__getitem__",
+          [](const Tensor& t, nb::handle key) {
+            IndexList index = index_list(key);
+            PyLocation here;
+            return t[index];
+          },
+          nb::arg("key").none(),
+          "x[key], NumPy's indexing: ints, slices, None (newaxis) and Ellipsis slice x (sx.slice); integer "
+          "arrays, lists or tensors and constant boolean masks among them are advanced indices (as x.at[key].get(): "
+          "their broadcast dimensions go where NumPy puts them, and gradients flow to x). A boolean mask that "
+          "depends on a placeholder is refused (its result's shape would depend on values): use sx.where or "
+          "sx.nonzero(mask, size=).\n\nExample: x[[2, 0], 1:] of x with shape (3, 4) has shape (2, 3)")
       .def_prop_ro(
           "at", [](const Tensor& t) { return AtHelper{t}; }, nb::sig("def at(self) -> IndexUpdateHelper"),
           "JAX's x.at[index]: .set(v), .add(v), .multiply(v), .divide(v), .min(v), .max(v), .get() return new "

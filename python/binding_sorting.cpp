@@ -102,9 +102,10 @@ void bind_sorting(nb::module_& m) {
       "unique",
       [](TensorArg ar, bool return_index, bool return_inverse, bool return_counts, nb::handle axis, bool equal_nan,
          std::optional<std::int64_t> size, std::optional<double> fill_value) -> nb::object {
-        if (!axis.is_none()) throw nb::value_error("unique: axis= is not supported yet; pass axis=None (flattened).");
+        std::optional<int> ax;
+        if (!axis.is_none()) ax = axis_from_python(axis);
         PyLocation here;
-        auto r = symx::unique(ar.t, return_index, return_inverse, return_counts, equal_nan, size, fill_value);
+        auto r = symx::unique(ar.t, return_index, return_inverse, return_counts, equal_nan, size, fill_value, ax);
         if (r.size() == 1) return nb::cast(r[0]);
         return as_tuple(r);
       },

@@ -337,8 +337,9 @@ std::vector<symx::Index> index_from_python(nb::handle key) {
       PyErr_Clear();
     }
     throw nb::type_error(
-        "Tensor indices must be integers, slices, None or Ellipsis (basic indexing). For integer-array "
-        "indexing use sx.take or sx.take_along_axis; for boolean masks use sx.where.");
+        "sx.slice takes basic indices only: integers, slices, None or Ellipsis. For integer arrays and "
+        "boolean masks (NumPy's advanced indexing) index the tensor itself, x[idx], or use sx.take, "
+        "sx.take_along_axis or sx.where.");
   };
   std::vector<symx::Index> out;
   if (PyTuple_Check(key.ptr())) {

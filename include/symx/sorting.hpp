@@ -107,11 +107,16 @@ struct UniqueResult {
 // return_index / return_inverse / return_counts, also the first indices, the inverse (ar's shape) and the
 // counts, in that order. size: a static length (padded with fill_value, default the smallest value;
 // indices and counts with 0); without it a is evaluated now, which needs an input without placeholders.
-// Example: unique([3, 1, 3]) is [[1, 3]]
+// axis: the unique slices along that axis instead (numpy.unique(axis=)): rows for axis 0 of a matrix, in
+// lexicographic order (NaN last); slices holding NaN never merge, as NumPy's (equal_nan is ignored). The
+// inverse is then 1-D (one entry per slice), size counts slices and their padding is fill_value
+// everywhere (default: the first unique slice).
+// Example: unique([3, 1, 3]) is [[1, 3]]; the values of unique([[1, 2], [0, 5], [1, 2]], axis=0) are [[0, 5], [1, 2]]
 std::vector<Tensor> unique(const Tensor& ar, bool return_index = false, bool return_inverse = false,
                            bool return_counts = false, bool equal_nan = true,
                            std::optional<std::int64_t> size = std::nullopt,
-                           std::optional<double> fill_value = std::nullopt, Loc loc = Loc::current());
+                           std::optional<double> fill_value = std::nullopt, std::optional<int> axis = std::nullopt,
+                           Loc loc = Loc::current());
 
 // The sorted unique values, as numpy.unique_values (see unique for size and fill_value).
 // Example: unique_values([3, 1, 3]).eval() is [1, 3]

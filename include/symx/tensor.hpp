@@ -176,6 +176,7 @@ struct VariableState {
 
 class Tensor;
 class Graph;
+class IndexItem;  // one entry of a NumPy index: Tensor::operator[] (symx/indexing.hpp)
 
 // A node of the graph. Built only by make_node (src/ops), which infers and checks its type.
 struct Node {
@@ -282,6 +283,13 @@ class Tensor {
   Tensor T(Loc loc = Loc::current()) const;
   // x[i]: basic integer indexing of the first axis.
   Tensor operator[](std::int64_t index) const;
+  // x[index] with NumPy's full indexing, as Python's x[...] (include symx/indexing.hpp, which defines
+  // IndexItem): ints, slices, newaxis and an ellipsis slice x (slice); an integer or boolean tensor
+  // among them is an advanced index (index_get: its dimensions go where NumPy puts them).
+  // Example: x[{Index::all(), indices}] is x[:, indices]; x[mask] of a constant boolean mask
+  Tensor operator[](const std::vector<IndexItem>& index) const;
+  // x[entry] of one entry (an Index or an integer or boolean tensor), as x[{entry}].
+  Tensor operator[](const IndexItem& index) const;
 
   bool operator==(const Tensor& other) const = default;
 

@@ -228,13 +228,36 @@ std::vector<Array> nonzero_of(const Array& a) {
   return out;
 }
 
-// One entry of an expanded index: a basic one (int, slice, newaxis) or an integer tensor.
+// One entry of an expanded index: a basic one (int, slice, newaxis) or an integer tensor. A tensor
+// entry with new_axis indexes a size-1 axis of its own (a 0-d boolean mask: [0] for true, [] for
+// false, as NumPy's x[True] and x[False]); an ellipsis entry marks an ellipsis that stands for no
+// axis, which still keeps the advanced indices on either side apart (NumPy's placement rule).
 struct Entry {
   std::optional<Index> basic;
   Tensor tensor;
+  bool new_axis = false;
+  bool checked = false;  // a tensor whose values are known to lie in their axis's range
+  int axis = 0;          // the axis of x a tensor indexes
 };
 
-// The index with its ellipsis expanded and its constant boolean masks turned into integer tensors.
+std::string described(const Tensor& x) { return "'" + x.label() + "' of shape " + shape_string(x.shape()); }
+
+// The error of an index out of its axis's range, naming the indexed tensor `x`.
+[[noreturn]] void out_of_range(const char* name, const Tensor& x, const std::vector<Tensor>& operands, int axis,
+                               std::int64_t index, const std::string& what, Loc loc) {
+  std::int64_t n = x.shape()[static_cast<std::size_t>(axis)];
+  fail(name, operands, kShape,
+       what + std::to_string(index) + " is out of bounds for axis " + std::to_string(axis) + " of " + described(x) +
+           ", whose size is " + std::to_string(n),
+       n == 0 ? "That axis is empty: no index is valid on it."
+              : "Use indices in [" + std::to_string(-n) + ", " + std::to_string(n) + ") (" + std::to_string(-n) +
+                    " to " + std::to_string(n - 1) + ", negative ones counting from the end).",
+       loc);
+}
+
+// The index with its ellipsis expanded and its constant boolean masks turned into integer tensors;
+// integers and constant integer tensors are checked against the axes they index. `x` is the tensor
+// the user indexes (named by the errors); the index may be applied to another of its shape.
 std::vector<Entry> expand(const char* name, const Tensor& x, const IndexList& index, Loc loc) {
   int consumed = 0, ellipses = 0;
   for (const auto& it : index) {
@@ -254,101 +277,176 @@ std::vector<Entry> expand(const char* name, const Tensor& x, const IndexList& in
   if (ellipses > 1) fail(name, {x}, kShape, "the index has more than one ellipsis (...)", "Use at most one.", loc);
   if (consumed > x.ndim())
     fail(name, {x}, kShape,
-         "too many indices: the index addresses " + std::to_string(consumed) + " dimensions but the tensor has " +
-             std::to_string(x.ndim()),
+         "too many indices: the index addresses " + std::to_string(consumed) + " dimensions but " + described(x) +
+             " has " + std::to_string(x.ndim()),
          "Index at most as many dimensions as the tensor has.", loc);
   std::vector<Entry> out;
+  int dim = 0;  // the axis of x the next entry indexes
   for (const auto& it : index) {
     if (!it.is_tensor()) {
-      if (it.index().kind == Index::Kind::ellipsis) {
+      const Index& ix = it.index();
+      if (ix.kind == Index::Kind::ellipsis) {
         for (int k = 0; k < x.ndim() - consumed; ++k) out.push_back({Index::all(), Tensor()});
-      } else {
-        out.push_back({it.index(), Tensor()});
+        if (x.ndim() == consumed) out.push_back({Index::ellipsis(), Tensor()});
+        dim += x.ndim() - consumed;
+        continue;
       }
+      if (ix.kind == Index::Kind::integer) {
+        std::int64_t n = x.shape()[static_cast<std::size_t>(dim)];
+        if (is_symbol(n) && ix.value < 0)
+          fail(name, {x}, kShape,
+               "index " + std::to_string(ix.value) + " counts from the end of axis " + std::to_string(dim) + " of " +
+                   described(x) + ", whose size is unknown (None) until the function is called",
+               "Index from the start, or give the placeholder a fixed size on that axis.", loc);
+        if (!is_symbol(n) && (ix.value < -n || ix.value >= n)) out_of_range(name, x, {x}, dim, ix.value, "index ", loc);
+      }
+      if (ix.kind != Index::Kind::newaxis) ++dim;
+      out.push_back({ix, Tensor()});
       continue;
     }
     const Tensor& t = it.tensor();
     if (t.dtype() != DType::b8) {
-      out.push_back({std::nullopt, t});
+      std::int64_t n = x.shape()[static_cast<std::size_t>(dim)];
+      bool checked = false;
+      if (!is_symbol(n))
+        if (auto value = concrete(t)) {
+          for (std::int64_t k = 0; k < value->size(); ++k) {
+            auto v = static_cast<std::int64_t>(value->get_flat(k));
+            if (v < -n || v >= n) out_of_range(name, x, {x, t}, dim, v, "index ", loc);
+          }
+          checked = true;
+        }
+      out.push_back({std::nullopt, t, false, checked, dim});
+      ++dim;
       continue;
     }
     auto value = concrete(t);
-    if (!value)
+    if (!value) {
+      Tensor src = symbolic_source(t);
       fail(name, {x, t}, kValue,
-           "the boolean mask '" + t.label() +
-               "' is symbolic, so the number of elements it selects is known only when the graph runs",
-           "Use it as the whole index of an update (x.at[mask].set(v) is where(mask, v, x)), or use where / a "
-           "static size (nonzero(mask, size=...)).",
+           "the boolean mask '" + t.label() + "' is symbolic (it depends on " +
+               (src.op() == OpKind::Placeholder ? std::string("placeholder") : std::string(op_name(src.op()))) + " '" +
+               src.label() +
+               "'), so the number of elements it selects (the result's shape) is known only when the graph runs",
+           "Use sx.where(mask, x, 0) (or x.at[mask].set(v) = where(mask, v, x) as the whole index of an update), "
+           "or the indices of a static number of true elements: x[sx.nonzero(mask, size=k)] (padded with "
+           "fill_value).",
            loc);
+    }
+    if (t.ndim() == 0) {  // x[True] adds an axis of size 1, x[False] one of size 0
+      Array pick = value->get_flat(0) != 0 ? Array::from_vector<std::int64_t>({0}, {1})
+                                           : Array::from_vector<std::int64_t>({}, {0});
+      out.push_back({std::nullopt, constant(pick, loc), true, true, dim});
+      continue;
+    }
     // The mask's shape must match the dimensions it covers.
-    int first = 0;
-    for (const auto& e : out) first += e.basic && e.basic->kind == Index::Kind::newaxis ? 0 : 1;
-    for (int d = 0; d < t.ndim(); ++d)
-      if (t.shape()[static_cast<std::size_t>(d)] != x.shape()[static_cast<std::size_t>(first + d)])
+    for (int d = 0; d < t.ndim(); ++d) {
+      std::int64_t want = x.shape()[static_cast<std::size_t>(dim + d)], got = t.shape()[static_cast<std::size_t>(d)];
+      if (got != want)
         fail(name, {x, t}, kShape,
-             "the boolean mask of shape " + shape_string(t.shape()) + " does not match the indexed dimensions " +
-                 "of the tensor of shape " + shape_string(x.shape()),
+             "the boolean mask of shape " + shape_string(t.shape()) + " does not match axis " +
+                 std::to_string(dim + d) + " of " + described(x) + ": the mask's axis " + std::to_string(d) +
+                 " has size " + std::to_string(got) + " where the tensor's has " +
+                 (is_symbol(want) ? std::string("an unknown size (None)") : std::to_string(want)),
              "Give the mask the shape of the dimensions it selects from.", loc);
-    for (auto& a : nonzero_of(*value)) out.push_back({std::nullopt, constant(a, loc)});
+    }
+    int d = dim;
+    for (auto& a : nonzero_of(*value)) out.push_back({std::nullopt, constant(a, loc), false, true, d++});
+    dim += t.ndim();
   }
   return out;
 }
 
-Tensor get_impl(const char* name, const Tensor& x, const IndexList& index, Loc loc) {
+// x[index]: `src` indexed by `index` (NumPy's basic and advanced indexing); src is the user's tensor x
+// or a tensor of its shape (the positions of the indexed updates), and the errors name x.
+Tensor get_impl(const char* name, const Tensor& x, const Tensor& src, const IndexList& index, Loc loc) {
   std::vector<Entry> entries = expand(name, x, index, loc);
   bool advanced = std::any_of(entries.begin(), entries.end(), [](const Entry& e) { return !e.basic; });
   if (!advanced) {
     std::vector<Index> basic;
     for (const auto& e : entries) basic.push_back(*e.basic);
-    return slice(x, basic, loc);
+    return slice(src, basic, loc);
   }
   // Basic indexing first, keeping the advanced axes whole; integers join the advanced indices.
   std::vector<Index> basic;
   std::vector<Tensor> adv;
   std::vector<int> adv_axes;
+  std::vector<std::size_t> adv_entries;  // where each advanced index sits in `entries`
+  std::vector<bool> adv_checked;         // whether its values are known to be in range
+  std::vector<int> adv_x_axes;           // the axis of x it indexes
   int axis = 0;
-  for (const auto& e : entries) {
+  for (std::size_t k = 0; k < entries.size(); ++k) {
+    const Entry& e = entries[k];
+    if (e.basic && e.basic->kind == Index::Kind::ellipsis) {
+      basic.push_back(*e.basic);  // stands for no axis
+      continue;
+    }
     if (e.basic && e.basic->kind != Index::Kind::integer) {
       basic.push_back(*e.basic);
       ++axis;
       continue;
     }
-    basic.push_back(Index::all());
+    basic.push_back(e.new_axis ? Index::newaxis() : Index::all());
     adv.push_back(e.basic ? constant(static_cast<double>(e.basic->value), DType::i64, loc) : e.tensor);
+    adv_checked.push_back(e.basic || e.checked);
+    adv_x_axes.push_back(e.axis);
     adv_axes.push_back(axis++);
+    adv_entries.push_back(k);
   }
-  Tensor y = slice(x, basic, loc);
-  bool adjacent = adv_axes.back() - adv_axes.front() + 1 == static_cast<int>(adv_axes.size());
+  Tensor y = slice(src, basic, loc);
+  // NumPy: the broadcast dimensions replace the advanced indices when nothing else stands between
+  // them (a slice, a newaxis or an ellipsis); otherwise they go first.
+  bool adjacent = adv_entries.back() - adv_entries.front() + 1 == adv_entries.size();
   // One flat index over the advanced axes.
   Shape bshape;
   for (const auto& t : adv) {
     try {
       bshape = ops::broadcast_shapes(bshape, t.shape());
     } catch (const TypeProblem&) {
-      fail(name, adv, kShape, "the index tensors' shapes do not broadcast together",
+      std::string shapes;
+      for (const auto& u : adv) shapes += (shapes.empty() ? "" : ", ") + shape_string(u.shape());
+      fail(name, adv, kShape, "the index tensors' shapes " + shapes + " do not broadcast together",
            "Give the integer index tensors shapes that broadcast (as NumPy's advanced indexing).", loc);
     }
   }
+  if (adv.size() > 1)
+    for (int a : adv_axes)
+      if (is_symbol(y.shape()[static_cast<std::size_t>(a)]))
+        fail(name, {x}, kShape,
+             "advanced indices on several axes need the sizes of those axes, and an indexed axis of " + described(x) +
+                 " is unknown (None) until the function is called",
+             "Index that axis with one integer tensor only (take), or give the placeholder a fixed size on it.", loc);
   std::int64_t total = 1;
   for (int a : adv_axes) total *= y.shape()[static_cast<std::size_t>(a)];
+  // An index known only when the graph runs is checked then, against its own axis of x: a gather
+  // from 0, 1, ..., n - 1 laid along that axis, so that the error names the index, the axis and its
+  // size (and the gather wraps a negative index).
+  auto checked_index = [&](std::size_t k) {
+    int ax = adv_x_axes[k];
+    std::int64_t n = y.shape()[static_cast<std::size_t>(adv_axes[k])];
+    Shape along(static_cast<std::size_t>(ax), 1);
+    along.push_back(n);
+    Tensor i = take(reshape(iota(n, loc), along, loc), adv[k], ax, loc);
+    if (ax == 0) return i;
+    std::vector<int> lead(static_cast<std::size_t>(ax));
+    std::iota(lead.begin(), lead.end(), 0);
+    return squeeze(i, lead, loc);
+  };
   Tensor flat;
   if (adv.size() == 1) {
-    flat = adv[0];  // take checks the range and wraps negative indices
+    // take wraps negative indices (the constant ones are in range)
+    flat = adv_checked[0] || is_symbol(y.shape()[static_cast<std::size_t>(adv_axes[0])]) ? adv[0] : checked_index(0);
   } else {
-    Tensor out_of_range;
     std::int64_t stride = total;
     for (std::size_t k = 0; k < adv.size(); ++k) {
       std::int64_t n = y.shape()[static_cast<std::size_t>(adv_axes[k])];
       stride /= std::max<std::int64_t>(n, 1);
       Tensor i = cast(adv[k], DType::i64, loc);
-      Tensor bad = logical_or(less(i, -n, loc), greater_equal(i, n, loc), loc);
-      i = where(less(i, 0, loc), add(i, n, loc), i, loc);
+      i = adv_checked[k] ? where(less(i, 0, loc), add(i, n, loc), i, loc) : checked_index(k);
       Tensor term = multiply(i, stride, loc);
       flat = flat.defined() ? add(flat, term, loc) : term;
-      out_of_range = out_of_range.defined() ? logical_or(out_of_range, bad, loc) : bad;
     }
-    // An index out of its axis's range is reported by take (as position `total`).
-    flat = broadcast_to(where(out_of_range, total, flat, loc), bshape, loc);
+    flat = broadcast_to(flat, bshape, loc);
   }
   std::vector<int> perm(adv_axes.begin(), adv_axes.end());
   Shape merged{total};
@@ -372,6 +470,10 @@ Tensor get_impl(const char* name, const Tensor& x, const IndexList& index, Loc l
     r = transpose(r, back, loc);
   }
   return r;
+}
+
+bool has_tensor(const IndexList& index) {
+  return std::any_of(index.begin(), index.end(), [](const IndexItem& it) { return it.is_tensor(); });
 }
 
 enum class Update { set, add, mul, div, min, max };
@@ -412,7 +514,7 @@ Tensor update(const char* name, Update kind, const Tensor& x, const IndexList& i
     }
     return named_composite(name, where(m, target, x, loc));
   }
-  Tensor pos = get_impl(name, positions_of(name, x, loc), index, loc);
+  Tensor pos = get_impl(name, x, positions_of(name, x, loc), index, loc);
   Tensor u = broadcast_to(v, pos.shape(), loc);
   switch (kind) {
     case Update::set:
@@ -480,8 +582,19 @@ std::pair<Tensor, Tensor> bin_of(const Tensor& v, const Tensor& edges, Loc loc) 
 }  // namespace
 
 Tensor index_get(const Tensor& x, const IndexList& index, Loc loc) {
-  return named_composite("index_get", get_impl("index_get", x, index, loc));
+  return named_composite("index_get", get_impl("index_get", x, x, index, loc));
 }
+
+// x[index]: basic indexing (no tensor in the index) is slice's, an advanced one index_get's.
+Tensor Tensor::operator[](const IndexList& index) const {
+  if (!has_tensor(index)) {
+    std::vector<Index> basic;
+    for (const auto& it : index) basic.push_back(it.index());
+    return slice(*this, basic);
+  }
+  return index_get(*this, index);
+}
+Tensor Tensor::operator[](const IndexItem& index) const { return (*this)[IndexList{index}]; }
 Tensor index_update(const Tensor& x, const IndexList& index, const Operand& values, Loc loc) {
   return update("index_update", Update::set, x, index, values, loc);
 }

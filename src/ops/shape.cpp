@@ -939,6 +939,17 @@ Tensor flip(const Tensor& x, std::vector<int> axes, Loc loc) {
       raise_shape("flip", {x}, "axis " + std::to_string(d) + " is listed twice", "List each axis at most once.", loc);
     flipped[static_cast<std::size_t>(d)] = true;
   }
+  // An axis whose size is unknown until the call cannot be a static reversed slice (its start is n - 1):
+  // it is a gather at n - 1 - i, with i a running count along the axis.
+  Tensor src = x;
+  for (std::size_t d = 0; d < flipped.size(); ++d) {
+    if (!flipped[d] || !is_symbol(x.shape()[d])) continue;
+    flipped[d] = false;
+    auto axis = static_cast<int>(d);
+    Tensor ones = broadcast_to(ops::scalar(1, DType::i64), x.shape(), loc);
+    Tensor reversed = subtract(sum(ones, static_cast<std::int64_t>(axis), true, loc), cumsum(ones, axis, loc), loc);
+    src = take_along_axis(src, reversed, axis, loc);
+  }
   SliceAttr s;
   s.input_shape = x.shape();
   bool any = false;
@@ -950,7 +961,8 @@ Tensor flip(const Tensor& x, std::vector<int> axes, Loc loc) {
     s.count.push_back(n);
     s.step.push_back(f ? -1 : 1);
   }
-  return any ? named_composite("flip", ops::make_node(OpKind::Slice, {x}, s, loc, "flip")) : x;
+  if (any) return named_composite("flip", ops::make_node(OpKind::Slice, {src}, s, loc, "flip"));
+  return src.node_ptr() == x.node_ptr() ? x : named_composite("flip", src);
 }
 
 Tensor tile(const Tensor& x, const std::vector<std::int64_t>& reps, Loc loc) {

@@ -2,15 +2,17 @@
 //
 // Primitives (rows here, compiled as library calls of src/runtime/library_sorting.cpp, parallel over
 // rows): sort, argsort, partition, argpartition, kth_values (the order statistics at given sorted
-// positions, no public name: the median's selection), cumprod, cummax, cummin, logcumsumexp and
-// linear_recurrence (h[k] = a[k] * h[k-1] + b[k], the cumprod gradient's scan); searchsorted is
-// evaluated by the reference evaluator. Composites (built from primitives, no row): top_k, msort,
-// median (on kth_values), the quantiles (on sort), unique and the set functions (on argsort,
-// cumsum and scatter-add), lexsort, isin, interp, and the aliases.
+// positions, no public name: the median's and the quantiles' selection), cumprod, cummax, cummin,
+// logcumsumexp and linear_recurrence (h[k] = a[k] * h[k-1] + b[k], the cumprod gradient's scan);
+// searchsorted is evaluated by the reference evaluator. Composites (built from primitives, no row):
+// top_k, msort, median (on kth_values), the quantiles (on kth_values when q is a constant and the
+// rows' valid counts are fixed, else on sort), unique and the set functions (on argsort, cumsum and
+// scatter-add; unique along an axis on lexsort), lexsort, isin, interp, and the aliases.
 #include "symx/sorting.hpp"
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <numeric>
 #include <string>
@@ -237,13 +239,32 @@ std::vector<std::pair<std::int64_t, std::int64_t>> widths_at(int ndim, int axis,
   w[static_cast<std::size_t>(axis)] = {low, high};
   return w;
 }
-// x[k + 1] at k (the last is `fill`), and x[k - 1] at k (the first is `fill`).
+// 0, 1, ..., n - 1 along `axis`, in x's shape (int64), for an axis whose size n is unknown until the
+// call (a running count of ones: no static size in the graph), and n itself (keepdims).
+std::pair<Tensor, Tensor> counted_iota(const Tensor& x, int axis) {
+  Tensor ones = broadcast_to(scalar(1, DType::i64), x.shape());
+  return {cumsum(ones, axis) - 1, sum(ones, static_cast<std::int64_t>(axis), true)};
+}
+// x[k + 1] at k (the last is `fill`), and x[k - 1] at k (the first is `fill`). Over an axis of unknown
+// size, a gather at the neighbouring position (a static slice needs the size).
 Tensor shift_left(const Tensor& x, int axis, double fill) {
-  if (x.shape()[static_cast<std::size_t>(axis)] == 0) return x;
+  std::int64_t n = x.shape()[static_cast<std::size_t>(axis)];
+  if (is_symbol(n)) {
+    auto [i, count] = counted_iota(x, axis);
+    Tensor last = count - 1;
+    Tensor next = take_along_axis(x, minimum(i + 1, maximum(last, 0)), axis);
+    return where(symx::equal(i, last), scalar(fill, x.dtype()), next);
+  }
+  if (n == 0) return x;
   return pad(range_along(x, axis, 1, std::nullopt), widths_at(x.ndim(), axis, 0, 1), fill);
 }
 Tensor shift_right(const Tensor& x, int axis, double fill) {
   std::int64_t n = x.shape()[static_cast<std::size_t>(axis)];
+  if (is_symbol(n)) {
+    Tensor i = counted_iota(x, axis).first;
+    Tensor previous = take_along_axis(x, maximum(i - 1, 0), axis);
+    return where(symx::equal(i, 0), scalar(fill, x.dtype()), previous);
+  }
   if (n == 0) return x;
   return pad(range_along(x, axis, 0, n - 1), widths_at(x.ndim(), axis, 1, 0), fill);
 }
@@ -254,6 +275,7 @@ Tensor reversed_scan(OpKind op, const std::vector<Tensor>& in, int axis) {
 }
 // 0, 1, ..., n - 1 along `axis`, broadcast to x's shape (int64).
 Tensor iota_along(const Tensor& x, int axis) {
+  if (is_symbol(x.shape()[static_cast<std::size_t>(axis)])) return counted_iota(x, axis).first;
   Shape s(static_cast<std::size_t>(x.ndim()), 1);
   s[static_cast<std::size_t>(axis)] = x.shape()[static_cast<std::size_t>(axis)];
   return broadcast_to(reshape(arange(0, static_cast<double>(s[static_cast<std::size_t>(axis)]), 1, DType::i64), s),
@@ -434,36 +456,44 @@ Method quantile_method(const std::string& method, const Tensor& a, Loc loc) {
               loc);
 }
 
-// Quantiles of the sorted rows s (..., n) (NaN last) with `count` valid elements per row ((..., 1),
-// float): the q axis (if any) last.
-Tensor quantile_of_sorted(const Tensor& s, const Tensor& count, const Tensor& q, const Method& m, DType fdt, Loc loc) {
+// The order statistics of rows (..., n) at float positions `pos` (clipped to the row), the q axis
+// last: a gather from the sorted rows, or from the kth_values selection of the positions needed.
+using OrderStatistics = std::function<Tensor(const Tensor& pos)>;
+
+// Quantiles of rows with `count` valid elements per row ((..., 1) or a scalar, float; NaN sorted after
+// them), whose order statistics `at` gives: the q axis (if any) last.
+Tensor quantile_of(const OrderStatistics& at, const Tensor& count, const Tensor& q, const Method& m, DType fdt,
+                   Loc loc) {
   Tensor qf = q.ndim() == 0 ? reshape(q, {1}, loc) : q;  // (Q,)
   Tensor last = count - 1;                               // (..., 1)
-  auto at = [&](const Tensor& pos) {
-    Tensor clipped = clip(pos, 0, maximum(last, 0, loc), loc);
-    Shape rank(static_cast<std::size_t>(s.ndim() - clipped.ndim()), 1);
-    rank.insert(rank.end(), clipped.shape().begin(), clipped.shape().end());
-    return take_along_axis(s, cast(reshape(clipped, rank, loc), DType::i64, loc), -1, loc);
-  };
-  Tensor v = qf * last;  // the linear virtual index
+  Tensor v = qf * last;                                  // the linear virtual index
   switch (m.kind) {
     case Method::lower: return at(floor(v, loc));
     case Method::higher: return at(ceil(v, loc));
     case Method::nearest: return at(round(v, loc));
     case Method::inverted_cdf: return at(ceil(qf * count, loc) - 1);
-    case Method::midpoint: {
-      Tensor lo = cast(at(floor(v, loc)), fdt, loc), hi = cast(at(ceil(v, loc)), fdt, loc);
-      return lo + (hi - lo) * 0.5;
-    }
+    case Method::midpoint: break;
     case Method::continuous: break;
   }
-  if (m.alpha != 1 || m.beta != 1) v = qf * count + (m.alpha + qf * (1 - m.alpha - m.beta)) - 1;
+  if (m.kind == Method::midpoint) v = (floor(v, loc) + ceil(v, loc)) * 0.5;  // NumPy's virtual index
+  else if (m.alpha != 1 || m.beta != 1) v = qf * count + (m.alpha + qf * (1 - m.alpha - m.beta)) - 1;
   v = clip(v, 0, maximum(last, 0, loc), loc);
   Tensor lo_index = floor(v, loc);
-  Tensor gamma = v - lo_index;
+  // midpoint: NumPy's lerp at 1/2 between floor(v) and the next, or at 0 at a whole v.
+  Tensor gamma = m.kind == Method::midpoint
+                     ? where(symx::equal(v, lo_index, loc), ops::scalar(0, fdt), ops::scalar(0.5, fdt), loc)
+                     : v - lo_index;
   Tensor lo = cast(at(lo_index), fdt, loc), hi = cast(at(lo_index + 1), fdt, loc);
   // NumPy's _lerp: exact at both ends.
   return where(greater_equal(gamma, 0.5, loc), hi - (hi - lo) * (1 - gamma), lo + (hi - lo) * gamma, loc);
+}
+
+// The row positions `pos` asks for (a function of constants), clipped to [0, n - 1].
+std::vector<std::int64_t> positions_of(const Tensor& pos, std::int64_t n, Loc loc) {
+  Array a = cast(clip(pos, 0, n - 1, loc), DType::i64, loc).eval();
+  std::vector<std::int64_t> out(static_cast<std::size_t>(a.size()));
+  for (std::int64_t i = 0; i < a.size(); ++i) out[static_cast<std::size_t>(i)] = a.data<std::int64_t>()[i];
+  return out;
 }
 
 // Moves the q axis (last) first, drops it for a scalar q, and applies keepdims.
@@ -478,6 +508,15 @@ Tensor finish_quantile(Tensor r, const Tensor& q, const Shape& keep, bool keepdi
   return reshape(r, out, loc);
 }
 
+// Whether t is a function of constants only (its value is known when the graph is built).
+bool is_concrete(const Tensor& t) {
+  for (const Tensor& n : topological_order({t})) {
+    const auto& def = ops::op_def(n.op());
+    if (n.op() == OpKind::Placeholder || n.op() == OpKind::Variable || def.random() || !def.foldable()) return false;
+  }
+  return true;
+}
+
 Tensor quantile_impl(const char* name, const Tensor& a, const Tensor& q, const Axes& axis, const std::string& method,
                      bool keepdims, bool skip_nan, Loc loc) {
   if (q.ndim() > 1)
@@ -489,15 +528,49 @@ Tensor quantile_impl(const char* name, const Tensor& a, const Tensor& q, const A
   Shape keep, kept;
   Tensor z = reduced_last(name, exact ? a : cast(a, fdt, loc), axis, keep, kept, loc);
   std::int64_t n = z.shape().back();
-  Tensor s = sort(z, -1, true, false, loc);
   Tensor qf = cast(q, fdt, loc);
   Tensor count = ops::scalar(static_cast<double>(n), fdt);
-  if (skip_nan && is_floating(a.dtype())) count = sum(cast(logical_not(isnan(z, loc), loc), fdt, loc), -1, true, loc);
-  Tensor r = quantile_of_sorted(s, count, qf, m, exact ? a.dtype() : fdt, loc);
+  bool counted = skip_nan && is_floating(a.dtype());  // the valid elements of each row depend on the data
+  if (counted) count = sum(cast(logical_not(isnan(z, loc), loc), fdt, loc), -1, true, loc);
+  Tensor r, largest;
+  if (n > 0 && !is_symbol(n) && !counted && is_concrete(qf)) {
+    // The positions are known now: a selection of those order statistics (and the largest, NaN if any),
+    // as median's, instead of a sort of the rows; the same positions and arithmetic as the sort's.
+    std::vector<std::int64_t> kth{n - 1};
+    OrderStatistics record = [&](const Tensor& pos) {
+      auto p = positions_of(pos, n, loc);
+      kth.insert(kth.end(), p.begin(), p.end());
+      return pos;
+    };
+    quantile_of(record, count, qf, m, fdt, loc);
+    std::sort(kth.begin(), kth.end());
+    kth.erase(std::unique(kth.begin(), kth.end()), kth.end());
+    Tensor selected = ops::make_node(OpKind::KthValues, {z}, SortAttr{z.ndim() - 1, false, kth, false}, loc, name);
+    OrderStatistics at = [&](const Tensor& pos) {
+      std::vector<std::int64_t> slot;
+      for (std::int64_t k : positions_of(pos, n, loc))
+        slot.push_back(std::lower_bound(kth.begin(), kth.end(), k) - kth.begin());
+      Shape rank(static_cast<std::size_t>(z.ndim() - 1), 1);
+      rank.push_back(static_cast<std::int64_t>(slot.size()));
+      return take_along_axis(selected, constant(Array::from_vector<std::int64_t>(slot, rank), loc), -1, loc);
+    };
+    r = quantile_of(at, count, qf, m, exact ? a.dtype() : fdt, loc);
+    largest = last_index(selected, static_cast<std::int64_t>(kth.size()) - 1, loc);
+  } else {
+    Tensor s = sort(z, -1, true, false, loc);
+    Tensor last = count - 1;
+    OrderStatistics at = [&](const Tensor& pos) {
+      Tensor clipped = clip(pos, 0, maximum(last, 0, loc), loc);
+      Shape rank(static_cast<std::size_t>(s.ndim() - clipped.ndim()), 1);
+      rank.insert(rank.end(), clipped.shape().begin(), clipped.shape().end());
+      return take_along_axis(s, cast(reshape(clipped, rank, loc), DType::i64, loc), -1, loc);
+    };
+    r = quantile_of(at, count, qf, m, exact ? a.dtype() : fdt, loc);
+    if (n > 0) largest = last_index(s, n - 1, loc);
+  }
   if (is_floating(a.dtype()) && n > 0) {
     // NaN: a NaN in the row (sorted last) or, skipping NaN, a row of NaN only.
-    Tensor bad = skip_nan ? symx::equal(count, 0, loc) : isnan(last_index(s, n - 1, loc), loc);
-    if (!skip_nan) bad = expand_dims(bad, -1, loc);
+    Tensor bad = skip_nan ? symx::equal(count, 0, loc) : expand_dims(isnan(largest, loc), -1, loc);
     r = where(bad, ops::scalar(std::numeric_limits<double>::quiet_NaN(), r.dtype()), r, loc);
   }
   if (n == 0) r = nan_like(r.shape(), fdt, loc);
@@ -594,6 +667,82 @@ UniqueResult unique_impl(const char* name, const Tensor& x, std::optional<std::i
   Tensor slot_all = where(less(group, size, loc), group, size, loc);
   r.counts = scatter_slots(ones({n}, DType::i64, loc), slot_all, size, loc);
   return r;
+}
+
+// numpy.unique(ar, axis=): the unique slices of ar along `axis`, in lexicographic order of their
+// elements (row-major within a slice), each compared as NumPy's sort (NaN last). Slices are equal
+// when all their elements are (NaN differs from NaN, as NumPy's, which never merges slices holding
+// NaN); the first occurrence of each is the one returned (a stable sort).
+std::vector<Tensor> unique_along(const Tensor& ar, int axis_arg, bool return_index, bool return_inverse,
+                                 bool return_counts, std::optional<std::int64_t> size_arg,
+                                 std::optional<double> fill_value, Loc loc) {
+  const char* name = "unique";
+  int axis = guarded(name, {ar}, loc, [&] { return ops::checked_axis(axis_arg, ar.ndim()); });
+  if (has_symbols(ar.shape()))
+    ops::raise(name, {ar},
+               TypeProblem{TypeProblem::Kind::shape,
+                           "unique along an axis needs the tensor's sizes, and its shape " + shape_string(ar.shape()) +
+                               " has sizes unknown until the call",
+                           "Give the placeholder fixed sizes, or take unique of the flattened tensor (axis=None)."},
+               loc);
+  std::vector<int> perm_axes{axis};
+  for (int d = 0; d < ar.ndim(); ++d)
+    if (d != axis) perm_axes.push_back(d);
+  Tensor moved = transpose(ar, perm_axes, loc);  // (n, rest...)
+  Shape rest(moved.shape().begin() + 1, moved.shape().end());
+  const std::int64_t n = moved.shape()[0], m = num_elements(rest);
+  Tensor rows = reshape(moved, {n, m}, loc);
+  // The lexicographic order of the rows: stable sorts by the last column first, the first last.
+  Tensor order;
+  if (m == 0 || n == 0) {
+    order = arange(0, static_cast<double>(n), 1, DType::i64, loc);
+  } else {
+    std::vector<Tensor> keys;
+    for (std::int64_t j = m - 1; j >= 0; --j) keys.push_back(slice(rows, {Index::all(), Index(j)}, loc));
+    order = lexsort(keys, 0, loc);
+  }
+  Tensor sorted = take(rows, order, 0, loc);  // (n, m)
+  Tensor keep;
+  if (n == 0) {
+    keep = zeros({0}, DType::b8, loc);
+  } else {
+    Tensor head = slice(sorted, {Index::range(1, std::nullopt)}, loc);
+    Tensor tail = slice(sorted, {Index::range(0, n - 1)}, loc);
+    Tensor differs = m == 0 ? zeros({n - 1}, DType::b8, loc)
+                            : greater(sum(cast(not_equal(head, tail, loc), DType::i64, loc), 1, false, loc), 0, loc);
+    keep = concatenate({ones({1}, DType::b8, loc), differs}, 0, loc);
+  }
+  Compacted c = compact(keep, 0, loc);
+  const std::int64_t size = static_size(name, ar, size_arg, c.count, loc);
+  c = compact(keep, size, loc);
+  Tensor slots = arange(0, static_cast<double>(size), 1, DType::i64, loc);
+  Tensor valid = less(slots, c.count, loc);  // (size,)
+  Tensor iota_n = arange(0, static_cast<double>(n), 1, DType::i64, loc);
+  // The sorted position of each slot's slice (0, the first unique slice, for the padding).
+  Tensor which = scatter_slots(where(keep, iota_n, 0, loc), c.slot, size, loc);
+  Tensor values;
+  if (n == 0) {
+    values = broadcast_to(ops::scalar(fill_value.value_or(0), ar.dtype()), {size, m}, loc);
+  } else {
+    values = take(sorted, which, 0, loc);
+    if (fill_value) values = where(reshape(valid, {size, 1}, loc), values, ops::scalar(*fill_value, ar.dtype()), loc);
+  }
+  Shape values_shape{size};
+  values_shape.insert(values_shape.end(), rest.begin(), rest.end());
+  std::vector<int> back;  // moves the slice axis from the front back to `axis`
+  for (int d = 1; d <= axis; ++d) back.push_back(d);
+  back.push_back(0);
+  for (int d = axis + 1; d < ar.ndim(); ++d) back.push_back(d);
+  std::vector<Tensor> out{transpose(reshape(values, values_shape, loc), back, loc)};
+  Tensor zero_slots = zeros({size}, DType::i64, loc);
+  if (return_index) out.push_back(n == 0 ? zero_slots : where(valid, take(order, which, 0, loc), 0, loc));
+  Tensor group = cumsum(cast(keep, DType::i64, loc), 0, loc) - 1;  // each sorted slice's unique index
+  if (return_inverse) out.push_back(ops::make_node(OpKind::ScatterAdd, {group, order}, ShapeAttr{{n}, 0}, loc, name));
+  if (return_counts)
+    out.push_back(
+        scatter_slots(ones({n}, DType::i64, loc), where(less(group, size, loc), group, size, loc), size, loc));
+  for (auto& t : out) t = named_composite(name, t);
+  return out;
 }
 
 // Compacts the sorted, flattened s where `keep` holds.
@@ -720,7 +869,9 @@ Tensor nanpercentile(const Tensor& a, const Tensor& q, Axes axis, const std::str
 }
 
 std::vector<Tensor> unique(const Tensor& ar, bool return_index, bool return_inverse, bool return_counts, bool equal_nan,
-                           std::optional<std::int64_t> size, std::optional<double> fill_value, Loc loc) {
+                           std::optional<std::int64_t> size, std::optional<double> fill_value, std::optional<int> axis,
+                           Loc loc) {
+  if (axis) return unique_along(ar, *axis, return_index, return_inverse, return_counts, size, fill_value, loc);
   UniqueResult r = unique_impl("unique", ar, size, fill_value, loc, equal_nan);
   std::vector<Tensor> out{r.values};
   if (return_index) out.push_back(r.indices);

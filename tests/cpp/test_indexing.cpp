@@ -59,6 +59,57 @@ TEST(Indexing, SizeArguments) {
   EXPECT_EQ(v.get_flat(2), -1);
 }
 
+// Tensor::operator[] of an index list: basic entries slice, tensors index as NumPy's x[...] (the same as
+// index_get), with gradients to x; a position out of range is an error naming x.
+TEST(Indexing, SubscriptOperatorTakesNumpyIndices) {
+  sx::reset_default_graph();
+  sx::Tensor x = sx::reshape(sx::arange(0, 60, 1, sx::f64), {3, 4, 5});
+  // x[1, 2:4] (basic: a slice node), x[:, [3, 0]], x[[0, 2], :, [4, 1]] (apart: the broadcast axis first)
+  auto basic = x[{1, sx::Index::range(2, 4)}];
+  EXPECT_EQ(basic.shape(), (sx::Shape{2, 5}));
+  EXPECT_EQ(basic.eval().get_flat(0), 30.0);
+  auto b = x[{sx::Index::all(), ints({3, 0})}].eval();
+  EXPECT_EQ(b.shape(), (sx::Shape{3, 2, 5}));
+  EXPECT_EQ(b.at<double>({1, 0, 2}), 20 + 15 + 2);
+  EXPECT_EQ(b.at<double>({2, 1, 4}), 40 + 0 + 4);
+  auto c = x[{ints({0, 2}), sx::Index::all(), ints({4, 1})}].eval();
+  EXPECT_EQ(c.shape(), (sx::Shape{2, 4}));
+  EXPECT_EQ(c.at<double>({1, 3}), 40 + 15 + 1);
+  // One entry: x[t] and x[mask] of a constant mask.
+  auto d = x[ints({2, -3})].eval();
+  EXPECT_EQ(d.shape(), (sx::Shape{2, 4, 5}));
+  EXPECT_EQ(d.at<double>({1, 0, 0}), 0.0);
+  sx::Tensor mask = sx::constant(sx::Array::from_vector<bool>({true, false, true}, {3}));
+  EXPECT_EQ(x[mask].shape(), (sx::Shape{2, 4, 5}));
+  EXPECT_EQ(x[mask].eval().at<double>({1, 0, 0}), 40.0);
+  // The gradient accumulates over duplicate indices.
+  sx::Tensor p = sx::placeholder({4}, sx::f64);
+  auto g = sx::grad(sx::sum(p[ints({1, 1, 3})]), {p})[0];
+  auto gv = g.eval({{p, sx::Array::from_vector<double>({1, 2, 3, 4}, {4})}});
+  EXPECT_EQ(gv.get_flat(0), 0.0);
+  EXPECT_EQ(gv.get_flat(1), 2.0);
+  EXPECT_EQ(gv.get_flat(3), 1.0);
+  // Errors name the indexed tensor and the valid range.
+  sx::Tensor w = sx::placeholder({3, 4}, sx::f32, "w");
+  try {
+    (void)w[{sx::Index::all(), ints({0, 4})}];
+    ADD_FAILURE() << "no error";
+  } catch (const sx::ShapeError& e) {
+    std::string m = e.what();
+    EXPECT_NE(m.find("index 4 is out of bounds for axis 1 of 'w' of shape (3, 4), whose size is 4"), std::string::npos)
+        << m;
+    EXPECT_NE(m.find("[-4, 4)"), std::string::npos) << m;
+  }
+  try {
+    (void)sx::at(w, {5}).set(1.0);
+    ADD_FAILURE() << "no error";
+  } catch (const sx::ShapeError& e) {
+    std::string m = e.what();
+    EXPECT_NE(m.find("index 5 is out of bounds for axis 0 of 'w'"), std::string::npos) << m;
+  }
+  EXPECT_THROW((void)w[sx::placeholder({3}, sx::bool_)], sx::ValueError);  // a symbolic mask
+}
+
 TEST(Random, PerOpSeedsAndDistributions) {
   sx::reset_default_graph();
   auto a = sx::random::gamma(2.0, sx::Shape{4}, sx::f32, 7).eval();

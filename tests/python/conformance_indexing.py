@@ -117,6 +117,27 @@ def add_rows(c):
         ],
         diff=[0],
     )
+    # x[key] with advanced entries (Tensor.__getitem__ routes to index_get): apart (the broadcast axes
+    # first), adjacent after a slice, with newaxis and an ellipsis, and a constant boolean mask.
+    row(
+        "operator[advanced]",
+        lambda x, i, j: [x[i, 1:, j], x[:, i[0], j], x[None, ..., j], x[2, i, :2]],
+        lambda x, i, j: [x[i, 1:, j], x[:, i[0], j], x[None, ..., j], x[2, i, :2]],
+        gen=lambda rng, dt: [
+            [make("normal", (3, 4, 5), dt, rng), _i64([[0, -1], [2, 1]]), _i64([4, -5])],
+            [make("normal", (3, 4, 5), dt, rng), _i64([[1, 1]]), _i64([[0], [3], [0]])],
+        ],
+        diff=[0],
+        api=(),
+    )
+    row(
+        "operator[mask]",
+        lambda x: [x[np.array([True, False, True])], x[:, np.array([[1, 0, 1, 1]] * 2, bool)], x[..., True]],
+        lambda x: [x[np.array([True, False, True])], x[:, np.array([[1, 0, 1, 1]] * 2, bool)], x[..., True]],
+        gen=lambda rng, dt: [[make("normal", (3, 2, 4), dt, rng)]],
+        ints=("int32",),
+        api=(),
+    )
     row(
         "at[adjacent].set",
         lambda x, i, j, v: x.at[None, :, i, j].set(v),

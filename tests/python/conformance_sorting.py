@@ -260,6 +260,29 @@ def add_rows(c):
         grad=False,
     )
 
+    def unique_axis_ref(x, axis, size, fill):
+        v, i, inv, cnt = np.unique(x, return_index=True, return_inverse=True, return_counts=True, axis=axis)
+        v = np.moveaxis(v, axis, 0)
+        v = np.concatenate([v, np.full((size - v.shape[0],) + v.shape[1:], fill, x.dtype)])
+        return [np.moveaxis(v, 0, axis), padded(i, size, 0), inv, padded(cnt, size, 0)]
+
+    def duplicate_slices(rng, dtype):
+        rows = rng.integers(-1, 2, (3, 4)).astype(dtype)
+        return [[rows[rng.integers(0, 3, 6)]], [np.moveaxis(rows[rng.integers(0, 3, 5)], 0, 1)]]
+
+    row(
+        "unique[axis]",
+        lambda x: [
+            *sx.unique(x, True, True, True, axis=0, size=7, fill_value=9),
+            *sx.unique(x, True, True, True, axis=-1, size=6, fill_value=-3),
+        ],
+        lambda x: unique_axis_ref(x, 0, 7, 9) + unique_axis_ref(x, 1, 6, -3),
+        gen=duplicate_slices,
+        ints=I,
+        grad=False,  # a finite difference splits the duplicate slices (test_sorting.py checks the gradient)
+        api=("unique",),
+    )
+
     def array_api_unique_ref(x, size, fill):
         # NumPy 2.3+'s unique_values may come unsorted; its unique with equal_nan=False is the sorted reference.
         v, i, inv, cnt = np.unique(x, True, True, True, equal_nan=False)

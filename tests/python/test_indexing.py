@@ -135,3 +135,169 @@ def test_put_place_errors():
     with pytest.raises(sx.ShapeError, match="mask"):
         sx.place(x, np.ones(4, bool), [1.0])
     np.testing.assert_array_equal(sx.put(x, [1, 9], [7.0], mode="clip").eval(), [0, 7, 0, 0, 7])
+
+
+# ---- x[key]: NumPy's advanced indexing through Tensor.__getitem__ ----
+
+GETITEM_KEYS = INDICES + [
+    (slice(None), [0, 1], Ellipsis, [0, 1]),  # an ellipsis of no axis still keeps them apart
+    ([0, 1], slice(None), 2),  # an integer is advanced too: apart, the broadcast axis goes first
+    (2, slice(None), [0, 3]),
+    (slice(None), [[0], [2]], [1, 3, 4]),  # broadcast together, adjacent: in place
+    (slice(1, None), [0, 3], [4, 0]),
+    (None, [0, 2], None, [1, 1]),
+    ([0, 1], None, [0, 1]),
+    ([[0, 1], [1, 2]], [[0], [3]], 4),
+    ([0, 1], [1, 2], [2, 3]),
+    ([-1],),
+    ([0, 2], Ellipsis),
+    (np.array([], np.int64),),
+    (slice(None), np.array([], np.int64), 0),
+    (np.array([2, -3], np.int32), slice(None, None, -1)),
+    (np.int64(1), [0, 3]),
+    (np.array(1), [0]),  # a 0-d integer array is an integer
+    ([True, False, True],),  # a list of bools is a mask
+    (np.ones((3, 4), bool),),
+    (slice(None), A[0] > 30),
+    (Ellipsis, np.array([True, False, True, True, False])),
+    (np.array([True, False, True]), slice(None), [0, 4]),
+    (np.array([False, False, False]),),
+    True,  # a 0-d mask: a new axis of size 1, or of size 0
+    False,
+    (1, True),
+    ([0, 1], slice(None), True),
+    (slice(None), True, [0, 1]),
+    (Ellipsis, False),
+    (),
+    Ellipsis,
+]
+
+
+def _grad_fd(fn, a, seed=0):
+    """The gradient of sum(fn(x) * r) at a (float64) by central finite differences."""
+    r = np.random.default_rng(seed).standard_normal(np.shape(fn(a)))
+    g = np.zeros_like(a)
+    eps = 1e-6
+    for i in np.ndindex(a.shape):
+        up, down = a.copy(), a.copy()
+        up[i] += eps
+        down[i] -= eps
+        g[i] = (np.sum(fn(up) * r) - np.sum(fn(down) * r)) / (2 * eps)
+    return g, r
+
+
+@pytest.mark.parametrize("key", GETITEM_KEYS, ids=[str(i) for i in range(len(GETITEM_KEYS))])
+def test_getitem_follows_numpy(key):
+    """x[key] against NumPy's a[key] on constants, on a placeholder through both backends, and its
+    gradient (duplicate indices accumulate) against float64 finite differences."""
+    want = A[key]
+    got = sx.constant(A)[key].eval()
+    assert got.shape == want.shape
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(sx.constant(A).at[key].get().eval(), want)
+    x = sx.placeholder(A.shape, "float64")
+    y = x[key]
+    assert tuple(y.shape) == want.shape
+    g_fd, r = _grad_fd(lambda a: a[key], A)
+    (g,) = sx.grad(sx.sum(y * r), [x])
+    for backend in ("reference", "compiled"):
+        value, grad = sx.function([x], [y, g], backend=backend)(A)
+        np.testing.assert_array_equal(value, want)
+        np.testing.assert_allclose(grad, g_fd, atol=1e-6)
+
+
+def test_getitem_with_tensor_indices():
+    x = sx.placeholder((3, 4, 5), "float64")
+    i = sx.placeholder((2,), "int64")
+    j = sx.placeholder((None,), "int32")
+    k = sx.constant(np.array([[1], [0]]))
+    outs = [x[i], x[:, i, 1:], x[i[:1], :, j], x[k, i], x[1, j], x[..., j]]
+    f = sx.function([x, i, j], outs)
+    iv = np.array([2, -1])
+    for jv in (np.array([3, 0, -2], np.int32), np.array([1, 2], np.int32)):
+        got = f(A, iv, jv)
+        want = [A[iv], A[:, iv, 1:], A[iv[:1], :, jv], A[np.array([[1], [0]]), iv], A[1, jv], A[..., jv]]
+        for g, w in zip(got, want):
+            np.testing.assert_array_equal(g, w)
+    # Gradients through a symbolic index: duplicates accumulate.
+    (g,) = sx.grad(sx.sum(x[i, 1:, 2]), [x])
+    want = np.zeros(A.shape)
+    np.add.at(want, (np.array([0, 0]), slice(1, None), 2), 1.0)
+    np.testing.assert_array_equal(sx.function([x, i], [g])(A, np.array([0, 0]))[0], want)
+    # Out of range at the call, when the index is known only then: the index, its axis and its size.
+    with pytest.raises(ValueError, match=r"index 3 is out of bounds for axis 0 with size 3"):
+        f(A, np.array([3, 0]), np.array([0], np.int32))
+    with pytest.raises(ValueError, match=r"index 4 is out of bounds for axis 1 with size 4"):
+        sx.function([x, i], [x[k, i]])(A, np.array([1, 4]))  # two advanced indices
+    with pytest.raises(ValueError, match=r"index -6 is out of bounds for axis 2 with size 5"):
+        sx.function([x, j], [x[..., j]])(A, np.array([0, -6], np.int32))
+
+
+def test_getitem_errors():
+    x = sx.placeholder((3, 4, 5), name="w")
+    with pytest.raises(
+        sx.ShapeError,
+        match=r"index 5 is out of bounds for axis 0 of 'w' of shape \(3, 4, 5\), "
+        r"whose size is 3.*test_indexing.py.*\[-3, 3\) \(-3 to 2",
+    ):
+        x[[0, 5]]
+    with pytest.raises(sx.ShapeError, match=r"index -5 is out of bounds for axis 1 of 'w'.*size is 4.*\[-4, 4\)"):
+        x[:, np.array([0, -5])]
+    with pytest.raises(sx.ShapeError, match=r"index 7 is out of bounds for axis 2 of 'w'"):
+        x[[0], ..., 7]
+    with pytest.raises(sx.ShapeError, match=r"axis 1 with size 4"):  # basic indexing: slice's message
+        x[0, 4]
+    m = sx.placeholder((3,), "bool", name="keep")
+    with pytest.raises(ValueError, match=r"mask 'keep' is symbolic.*placeholder 'keep'.*sx.where.*nonzero.*size="):
+        x[m]
+    with pytest.raises(ValueError, match=r"mask 'slice#\d+' is symbolic \(it depends on placeholder 'keep'\)"):
+        x[1:, m[1:]]
+    with pytest.raises(
+        sx.ShapeError,
+        match=r"mask of shape \(4,\) does not match axis 0 of 'w'.*size 4 where the "
+        r"tensor's has 3",
+    ):
+        x[np.ones(4, bool)]
+    with pytest.raises(sx.ShapeError, match=r"index tensors' shapes \(2,\), \(3,\) do not broadcast"):
+        x[[0, 1], [0, 1, 2]]
+    with pytest.raises(sx.ShapeError, match="too many indices"):
+        x[[0], 1, 2, 3]
+    with pytest.raises(sx.DTypeError, match="index tensor of dtype float64"):
+        x[np.array([0.5])]
+    with pytest.raises(IndexError, match=r"only integers, slices.*got a float"):
+        x[1.5]
+    with pytest.raises(
+        TypeError,
+        match=r"slice bounds must be integers or None.*start is a Tensor.*"
+        r"dynamic_slice",
+    ):
+        x[sx.constant(1) :]
+    d = sx.placeholder((None, 4), name="d")
+    with pytest.raises(sx.ShapeError, match=r"advanced indices on several axes.*unknown \(None\)"):
+        d[[0, 1], [1, 2]]
+    with pytest.raises(sx.ShapeError, match="counts from the end"):
+        d[-1, [0]]
+
+
+def test_at_errors_name_the_indexed_tensor():
+    """x.at[i] with a position out of range names x (not the positions the update is built on), the
+    axis, the bad position and the valid range."""
+    x = sx.placeholder((3, 4), name="w")
+    for do in (
+        lambda: x.at[5].set(1.0),
+        lambda: x.at[5].get(),
+        lambda: sx.index_add(x, (5, slice(None)), 1.0),
+        lambda: x.at[[0, 5]].multiply(2.0),
+        lambda: x.at[np.array([5]), 0].max(2.0),
+    ):
+        with pytest.raises(
+            sx.ShapeError,
+            match=r"index 5 is out of bounds for axis 0 of 'w' of shape \(3, 4\), "
+            r"whose size is 3.*\(operands: 'w'.*test_indexing.py.*\[-3, 3\)",
+        ) as info:
+            do()
+        assert "int64" not in str(info.value).split("(operands:")[1].split(")")[0]  # not the positions
+    with pytest.raises(sx.ShapeError, match=r"index -5 is out of bounds for axis 1 of 'w'.*\[-4, 4\)"):
+        x.at[:, -5].add(1.0)
+    with pytest.raises(sx.ShapeError, match=r"axis 1 of 'e'.*That axis is empty"):
+        sx.placeholder((2, 0), name="e").at[0, 0].get()

@@ -136,3 +136,186 @@ def test_error_messages():
 
 def test_aliases_are_the_same_function():
     assert sx.cumproduct is sx.cumprod
+
+
+def _fd_grad(fn, a, r, eps=1e-6):
+    """The gradient of sum(fn(x) * r) at a (float64) by central finite differences."""
+    g = np.zeros_like(a)
+    for i in np.ndindex(a.shape):
+        up, down = a.copy(), a.copy()
+        up[i] += eps
+        down[i] -= eps
+        g[i] = (np.sum(fn(up) * r) - np.sum(fn(down) * r)) / (2 * eps)
+    return g
+
+
+def test_scan_gradients_over_an_axis_of_unknown_length():
+    """cumprod's gradient (and those of the scans whose gradients reverse or shift the axis: logcumsumexp,
+    cummax, cummin) over a dynamic (None) axis, in one function called with two lengths, against float64
+    finite differences and the gradient over the same axis at a fixed size."""
+    x = sx.placeholder((None, 5), "float64")
+    r = sx.placeholder((None, 5), "float64")
+    scans = [
+        (lambda t: sx.cumprod(t, axis=0), lambda a: np.cumprod(a, axis=0)),
+        (lambda t: sx.logcumsumexp(t, axis=0), lambda a: np.logaddexp.accumulate(a, axis=0)),
+        (lambda t: sx.cummax(t, axis=0), lambda a: np.maximum.accumulate(a, axis=0)),
+        (lambda t: sx.cummin(t, axis=0), lambda a: np.minimum.accumulate(a, axis=0)),
+        (lambda t: sx.cumprod(t, axis=1), lambda a: np.cumprod(a, axis=1)),
+    ]
+    grads = [sx.grad(sx.sum(fn(x) * r), [x])[0] for fn, _ in scans]
+    rng = np.random.default_rng(5)
+    for backend in ("reference", "compiled"):
+        f = sx.function([x, r], grads, backend=backend)
+        for n in (3, 7):
+            a = rng.uniform(0.5, 1.5, (n, 5)) * np.where(rng.random((n, 5)) > 0.5, 1, -1)
+            rv = rng.standard_normal((n, 5))
+            # cumprod's exact gradient at a zero and at two zeros in a row (cummax and cummin at distinct
+            # values: a tie has no derivative for finite differences to check).
+            z = a.copy()
+            z[1, 2] = 0.0
+            if n > 3:
+                z[2:4, 4] = 0.0
+            outs = f(a, rv)
+            outs_z = f(z, rv)
+            for k, (fn, ref) in enumerate(scans):
+                zeros = k in (0, 4)
+                got, at = (outs_z[k], z) if zeros else (outs[k], a)
+                np.testing.assert_allclose(got, _fd_grad(ref, at, rv), rtol=1e-6, atol=1e-7)
+                xs = sx.placeholder((n, 5), "float64")
+                (fixed,) = sx.grad(sx.sum(fn(xs) * rv), [xs])
+                np.testing.assert_allclose(got, fixed.eval({xs: at}), rtol=1e-12, atol=1e-14)
+
+
+def test_flip_of_an_axis_of_unknown_length():
+    x = sx.placeholder((None, 3), "float32")
+    y = sx.flip(x, 0)
+    (g,) = sx.grad(sx.sum(y * np.arange(3.0)), [x])
+    f = sx.function([x], [y, sx.flip(x), g])
+    for n in (1, 4):
+        a = np.arange(n * 3, dtype=np.float32).reshape(n, 3)
+        got = f(a)
+        np.testing.assert_array_equal(got[0], a[::-1])
+        np.testing.assert_array_equal(got[1], a[::-1, ::-1])
+        np.testing.assert_array_equal(got[2], np.broadcast_to(np.arange(3.0), (n, 3)))
+
+
+# ---- unique along an axis ----
+
+
+def _unique_axis_cases():
+    rng = np.random.default_rng(6)
+    a = rng.integers(0, 2, (7, 3)).astype(np.float64)
+    b = rng.integers(0, 3, (2, 6, 2))
+    c = np.array([[np.nan, 1], [0, 2], [np.nan, 1], [-0.0, 2], [np.nan, 0], [0.0, 2]])
+    return [(a, 0), (a, 1), (a, -1), (b, 1), (b, 0), (b, 2), (c, 0), (rng.random((4, 3)) > 0.5, 0)]
+
+
+@pytest.mark.parametrize("case", range(8))
+def test_unique_along_an_axis_matches_numpy(case):
+    a, axis = _unique_axis_cases()[case]
+    want = np.unique(a, return_index=True, return_inverse=True, return_counts=True, axis=axis)
+    got = sx.unique(a, True, True, True, axis=axis)
+    for g, w in zip(got, want):
+        assert g.shape == w.shape
+        np.testing.assert_array_equal(g.eval(), w)
+    np.testing.assert_array_equal(sx.unique(a, axis=axis).eval(), np.unique(a, axis=axis))
+    # size= inside a function: padded with the first unique slice (or fill_value), index and counts with 0.
+    k = want[0].shape[axis]
+    for size, fill in ((k + 2, None), (k + 1, 7), (max(k - 1, 1), None)):
+        x = sx.placeholder(a.shape, str(a.dtype))
+        outs = sx.unique(x, True, True, True, axis=axis, size=size, fill_value=fill)
+        got = sx.function([x], list(outs))(a)
+        values = np.moveaxis(want[0], axis, 0)[:size]
+        pad = np.moveaxis(want[0], axis, 0)[:1] if fill is None else np.full((1,) + values.shape[1:], fill)
+        values = np.concatenate([values] + [pad.astype(a.dtype)] * (size - values.shape[0]))
+        np.testing.assert_array_equal(got[0], np.moveaxis(values, 0, axis))
+        np.testing.assert_array_equal(got[1], np.pad(want[1][:size], (0, size - min(size, k))))
+        np.testing.assert_array_equal(got[2], want[2])
+        np.testing.assert_array_equal(got[3], np.pad(want[3][:size], (0, size - min(size, k))))
+
+
+def test_unique_along_an_axis_edges_and_errors():
+    for shape, axis in (((3, 0), 0), ((0, 3), 0), ((0, 3), 1), ((2, 3, 0), 1)):
+        a = np.zeros(shape)
+        want = np.unique(a, return_index=True, return_inverse=True, return_counts=True, axis=axis)
+        got = sx.unique(a, True, True, True, axis=axis)
+        for g, w in zip(got, want):
+            assert g.shape == w.shape
+            np.testing.assert_array_equal(g.eval(), w)
+    x = sx.placeholder((4, 3), name="rows")
+    with pytest.raises(ValueError, match=r"unique: the size of the result depends on the values.*size="):
+        sx.unique(x, axis=0)
+    with pytest.raises(ValueError, match=r"unique: .*axis 2"):
+        sx.unique(np.zeros((2, 2)), axis=2)
+    with pytest.raises(sx.ShapeError, match=r"unique along an axis needs the tensor's sizes.*\(None, 3\)"):
+        sx.unique(sx.placeholder((None, 3)), axis=0, size=2)
+    # The gradient flows to the slices returned (from their first occurrences).
+    a = np.array([[1.0, 2.0], [0.5, 3.0], [1.0, 2.0]])
+    x = sx.placeholder(a.shape, "float64")
+    (g,) = sx.grad(sx.sum(sx.unique(x, axis=0, size=2) * np.array([[1.0, 2.0], [3.0, 4.0]])), [x])
+    np.testing.assert_array_equal(g.eval({x: a}), [[3.0, 4.0], [1.0, 2.0], [0.0, 0.0]])
+
+
+# ---- quantiles on a selection ----
+
+QUANTILE_METHODS = ["linear", "lower", "higher", "midpoint", "nearest", "hazen", "weibull", "median_unbiased"]
+QUANTILE_METHODS += ["normal_unbiased", "interpolated_inverted_cdf", "inverted_cdf"]
+
+
+@pytest.mark.parametrize("method", QUANTILE_METHODS)
+def test_quantile_selection_is_bit_identical_to_the_sort(method):
+    """A constant q selects its order statistics (kth_values); a q given at the call sorts the rows. Both
+    give the same bits, as NumPy's quantile for float64 (float32: NumPy's with q cast to float32), on
+    rows with ties, NaN, infinities and signed zeros, and the same gradient."""
+    rng = np.random.default_rng(7)
+    a = rng.standard_normal((9, 37))
+    a[0] = 1.0
+    a[1, :5] = np.nan
+    a[2, ::3] = np.inf
+    a[3, ::2], a[3, 1::2] = -0.0, 0.0
+    a[4] = np.round(a[4])
+    a[:, -1] = np.where(np.arange(9) == 5, np.nan, a[:, -1])
+    qs = [0.0, 0.3, 0.5, 0.999, 1.0]
+    for dt in ("float64", "float32", "int64"):
+        b = np.nan_to_num(a, nan=3, posinf=4).astype(dt) if dt == "int64" else a.astype(dt)
+        x = sx.placeholder(b.shape, dt)
+        q = sx.placeholder((len(qs),), "float64" if dt != "float32" else "float32")
+        for axis in (1, 0):
+            fast = [sx.quantile(x, qs, axis=axis, method=method), sx.quantile(x, 0.3, axis=axis, method=method)]
+            fast += [sx.percentile(x, [30.0, 75.0], axis=axis, method=method)]
+            if dt == "int64":
+                fast += [sx.nanquantile(x, qs, axis=axis, method=method)]
+            sorted_ = sx.quantile(x, q, axis=axis, method=method)
+            qv = np.asarray(qs, "float32" if dt == "float32" else "float64")
+            for backend in ("reference", "compiled"):
+                got = sx.function([x, q], fast + [sorted_], backend=backend)(b, qv)
+                if backend == "reference":
+                    same = np.testing.assert_array_equal
+                else:  # a q given at the call is arithmetic in the kernel, a constant one is folded
+                    tol = 1e-15 if dt == "float64" else 1e-6
+                    same = lambda g, w, tol=tol: np.testing.assert_allclose(g, w, rtol=tol, atol=tol)  # noqa: E731
+                same(got[0], got[-1])
+                same(got[1], got[-1][1])
+                with np.errstate(invalid="ignore"):
+                    want = [np.quantile(b, qv, axis=axis, method=method)]
+                    want += [np.percentile(b, [30.0, 75.0], axis=axis, method=method)]
+                for g, w in zip(got[::2], want):
+                    # symx computes in the data's float type: NumPy's bits for float64 on the reference
+                    # evaluator (compiled kernels may contract a * b + c into one rounding, -march=native).
+                    if dt == "float64" and backend == "reference":
+                        np.testing.assert_array_equal(g, w)
+                    elif dt == "float64":
+                        np.testing.assert_allclose(g, w, rtol=1e-15, atol=1e-15)
+                    else:
+                        np.testing.assert_allclose(g, w, rtol=2e-6, atol=1e-6)
+                if dt == "int64":
+                    same(got[3], got[-1])
+    # The gradient: the same through the selection as through the sort (distinct values: no ties).
+    c = rng.permutation(37 * 4).reshape(4, 37) / 7.0
+    x = sx.placeholder(c.shape, "float64")
+    q = sx.placeholder((2,), "float64")
+    w = np.arange(8.0).reshape(2, 4)
+    (g_fast,) = sx.grad(sx.sum(sx.quantile(x, [0.3, 0.8], axis=1, method=method) * w), [x])
+    (g_sort,) = sx.grad(sx.sum(sx.quantile(x, q, axis=1, method=method) * w), [x])
+    got = sx.function([x, q], [g_fast, g_sort])(c, np.array([0.3, 0.8]))
+    np.testing.assert_array_equal(got[0], got[1])
