@@ -91,6 +91,17 @@ std::string spell(OpKind op, const std::vector<std::string>& a, DType out, DType
     case OpKind::Gammainc: return call("gammainc", a);
     case OpKind::Gammaincc: return call("gammaincc", a);
     case OpKind::Betainc: return call("betainc", a);
+    case OpKind::Spence: return call("spence", a);
+    case OpKind::Dawsn: return call("dawsn", a);
+    case OpKind::FresnelS: return call("fresnel_s", a);
+    case OpKind::FresnelC: return call("fresnel_c", a);
+    case OpKind::Sinint: return call("sinint", a);
+    case OpKind::Cosint: return call("cosint", a);
+    case OpKind::Expn: return call("expn", a);
+    case OpKind::Jn: return call("jn", a);
+    case OpKind::Hyp1f1: return call("hyp1f1", a);
+    case OpKind::Hyp2f1: return call("hyp2f1", a);
+    case OpKind::OwensT: return call("owens_t", a);
     case OpKind::Cast: return "symx_kernel::convert<" + T + ">(" + a[0] + ")";
     case OpKind::StopGradient: return a[0];
     case OpKind::Add: return "static_cast<" + T + ">(" + a[0] + " + " + a[1] + ")";
