@@ -13,6 +13,21 @@ symx::Tensor zeta_py(TensorArg x, std::optional<symx::Operand> q) {
   if (!q) return symx::special::zeta(x.t, symx::Loc::current());
   return symx::special::zeta(x.t, *q, symx::Loc::current());
 }
+// fresnel(z) -> (S, C) and sici(x) -> (Si, Ci), as scipy.special's tuples.
+nb::tuple fresnel_py(TensorArg z) {
+  PyLocation here;
+  auto [s, c] = symx::special::fresnel(z.t, symx::Loc::current());
+  return nb::make_tuple(s, c);
+}
+nb::tuple sici_py(TensorArg x) {
+  PyLocation here;
+  auto [si, ci] = symx::special::sici(x.t, symx::Loc::current());
+  return nb::make_tuple(si, ci);
+}
+symx::Tensor bessel_jn_py(TensorArg z, int v, int n_iter) {
+  PyLocation here;
+  return symx::special::bessel_jn(z.t, v, n_iter, symx::Loc::current());
+}
 }  // namespace
 
 void bind_special(nb::module_& m) {
@@ -54,6 +69,15 @@ void bind_special(nb::module_& m) {
   sp.def("zeta", &zeta_py, "x"_a, "q"_a = nb::none(), DOC(special_zeta));
   sp.def("expi", LOC(S::expi), "x"_a, DOC(special_expi));
   sp.def("exp1", LOC(S::exp1), "x"_a, DOC(special_exp1));
+  sp.def("expn", LOC(S::expn), "n"_a, "x"_a, DOC(special_expn));
+  sp.def("spence", LOC(S::spence), "z"_a, DOC(special_spence));
+  sp.def("dawsn", LOC(S::dawsn), "x"_a, DOC(special_dawsn));
+  sp.def("fresnel", &fresnel_py, "z"_a, DOC(special_fresnel));
+  sp.def("sici", &sici_py, "x"_a, DOC(special_sici));
+  sp.def("jn", LOC(S::jn), "n"_a, "x"_a, DOC(special_jn));
+  sp.def("j0", LOC(S::j0), "x"_a, DOC(special_j0));
+  sp.def("j1", LOC(S::j1), "x"_a, DOC(special_j0));
+  sp.def("bessel_jn", &bessel_jn_py, "z"_a, nb::kw_only(), "v"_a = 0, "n_iter"_a = 50, DOC(special_bessel_jn));
   sp.def("sinc", LOC(S::sinc), "x"_a, DOC(special_sinc));
   sp.def("logit", LOC(S::logit), "x"_a, DOC(special_logit));
   sp.attr("expit") = m.attr("sigmoid");
@@ -69,7 +93,7 @@ void bind_special(nb::module_& m) {
         "betaln",  "erfc",     "erfinv",   "erfcx",     "ndtr",     "ndtri",     "log_ndtr",     "xlogy",
         "xlog1py", "entr",     "rel_entr", "kl_div",    "gammainc", "gammaincc", "betainc",      "i0",
         "i0e",     "i1",       "i1e",      "zeta",      "expi",     "exp1",      "sinc",         "logit",
-        "boxcox",  "boxcox1p", "poch",     "factorial", "comb",     "hyp1f1",    "hyp2f1",       "owens_t"})
+        "boxcox",  "boxcox1p", "poch",     "factorial", "comb",     "hyp1f1",    "hyp2f1",       "owens_t", "expn", "spence", "dawsn", "fresnel", "sici", "jn", "j0", "j1"})
     m.attr(name) = sp.attr(name);
   m.attr("lgamma") = sp.attr("gammaln");
 

@@ -128,6 +128,12 @@
 #if !defined(SYMX_SPECIAL_MATH_HYPER_HPP) && __has_include("../ops/special_math_hyper.hpp")
 #include "../ops/special_math_hyper.hpp"
 #endif
+// src/ops/special_math.hpp comes first in the embedded prelude text (CMakeLists.txt, SYMX_PRELUDE);
+// a translation unit that includes this header directly (tests/cpp/test_kernel_math.cpp, or a kernel
+// compiled against the source tree) gets it here, by its path relative to this file.
+#if !defined(SYMX_OPS_SPECIAL_MATH_HPP) && __has_include("../ops/special_math.hpp")
+#include "../ops/special_math.hpp"
+#endif
 
 namespace symx_kernel {
 
@@ -1452,6 +1458,26 @@ inline double expi(double x) {
   return libm::exp(x) / x * sum;
 }
 inline float expi(float x) { return static_cast<float>(expi(static_cast<double>(x))); }
+
+// spence, dawsn, the Fresnel and sine / cosine integrals, expn, jn: src/ops/special_math.hpp's
+// double algorithms (one source: that header is embedded ahead of this one in the kernel prelude);
+// the float overloads round their double result.
+inline double spence(double x) { return symx::ops::special_math::spence(x); }
+inline float spence(float x) { return static_cast<float>(symx::ops::special_math::spence(x)); }
+inline double dawsn(double x) { return symx::ops::special_math::dawsn(x); }
+inline float dawsn(float x) { return static_cast<float>(symx::ops::special_math::dawsn(x)); }
+inline double fresnel_s(double x) { return symx::ops::special_math::fresnel_s(x); }
+inline float fresnel_s(float x) { return static_cast<float>(symx::ops::special_math::fresnel_s(x)); }
+inline double fresnel_c(double x) { return symx::ops::special_math::fresnel_c(x); }
+inline float fresnel_c(float x) { return static_cast<float>(symx::ops::special_math::fresnel_c(x)); }
+inline double sinint(double x) { return symx::ops::special_math::sinint(x); }
+inline float sinint(float x) { return static_cast<float>(symx::ops::special_math::sinint(x)); }
+inline double cosint(double x) { return symx::ops::special_math::cosint(x); }
+inline float cosint(float x) { return static_cast<float>(symx::ops::special_math::cosint(x)); }
+inline double expn(double n, double x) { return symx::ops::special_math::expn(n, x); }
+inline float expn(float n, float x) { return static_cast<float>(symx::ops::special_math::expn(n, x)); }
+inline double jn(double n, double x) { return symx::ops::special_math::jn(n, x); }
+inline float jn(float n, float x) { return static_cast<float>(symx::ops::special_math::jn(n, x)); }
 
 // gcd / lcm of |a| and |b| (numpy.gcd / numpy.lcm; lcm wraps as NumPy's does), bools as or / and.
 template <class T> inline T gcd(T a, T b) {

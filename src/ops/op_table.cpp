@@ -16,7 +16,6 @@ const char* op_name(OpKind op) {
 int op_arity(OpKind op) { return ops::op_def(op).arity; }
 
 namespace ops {
-void register_pending_special_ops();  // special_pending.cpp: TEMPORARY
 namespace {
 
 std::array<OpDef, kNumOps>& table() {
@@ -43,7 +42,6 @@ struct Registration {
     register_indexing_ops();
     register_numpy_ops();
     register_arrays_ops();
-    register_pending_special_ops();
     std::string problems;
     for (int k = 0; k < kNumOps; ++k) {
       auto op = static_cast<OpKind>(k);

@@ -1,13 +1,12 @@
 // src/ops/special.cpp: the rows and functions of symx/special.hpp.
 //
 // Primitives: the unary float functions (lgamma, digamma, erfc, erfinv, erfcx, ndtri, log_ndtr,
-// i0e, i1e, expi, exp1: Lowering::kernel, spelled in codegen/emit_cpp.cpp, vectorized float32
-// versions of lgamma, digamma, erfinv, i0e, i1e in codegen/kernel_prelude.hpp, scalar code for the
-// others), the binary float functions zeta, gammainc, gammaincc (iterative series and continued
-// fractions: scalar code in the kernels), the integer functions gcd, lcm, bitwise_count and the
-// float function nextafter. Their reference values come from
-// ops/special_math.hpp (double precision; float operands are computed in double and rounded).
-// The other names of symx/special.hpp are composites of primitives.
+// i0e, i1e, expi, exp1, spence, dawsn, fresnel_s, fresnel_c, sinint, cosint: Lowering::kernel, spelled in
+// codegen/emit_cpp.cpp, vectorized float32 versions of lgamma, digamma, erfinv, i0e, i1e in codegen/kernel_prelude.hpp,
+// scalar code for the others), the binary float functions zeta, gammainc, gammaincc, expn, jn (iterative series and
+// continued fractions: scalar code in the kernels), the integer functions gcd, lcm, bitwise_count and the float
+// function nextafter. Their reference values come from ops/special_math.hpp (double precision; float operands are
+// computed in double and rounded). The other names of symx/special.hpp are composites of primitives.
 #include "symx/special.hpp"
 
 #include <array>
@@ -16,6 +15,7 @@
 #include <numbers>
 #include <numeric>
 #include <tuple>
+#include <string>
 #include <type_traits>
 
 #include "ops/elementwise.hpp"
@@ -87,6 +87,33 @@ Grads vjp_expi(const Tensor& y, const Tensor& g) {
 Grads vjp_exp1(const Tensor& y, const Tensor& g) {
   const Tensor& x = input0(y);
   return {-g * exp(-x) / x};
+}
+
+Grads vjp_spence(const Tensor& y, const Tensor& g) {
+  const Tensor& z = input0(y);
+  Tensor one = symx::equal(z, 1.0);
+  Tensor zs = where(one, 2.0, z);
+  return {g * where(one, -1.0, log(zs) / (1.0 - zs))};
+}
+Grads vjp_dawsn(const Tensor& y, const Tensor& g) { return {g * (1.0 - 2.0 * input0(y) * y)}; }
+Grads vjp_fresnel_s(const Tensor& y, const Tensor& g) {
+  const Tensor& x = input0(y);
+  return {g * sin(x * x * (std::numbers::pi / 2))};
+}
+Grads vjp_fresnel_c(const Tensor& y, const Tensor& g) {
+  const Tensor& x = input0(y);
+  return {g * cos(x * x * (std::numbers::pi / 2))};
+}
+// Si' = sin(x)/x (1 at 0); Ci' = cos(x)/x.
+Grads vjp_sinint(const Tensor& y, const Tensor& g) {
+  const Tensor& x = input0(y);
+  Tensor zero = symx::equal(x, 0.0);
+  Tensor xs = where(zero, 1.0, x);
+  return {g * where(zero, 1.0, sin(xs) / xs)};
+}
+Grads vjp_cosint(const Tensor& y, const Tensor& g) {
+  const Tensor& x = input0(y);
+  return {g * cos(x) / x};
 }
 
 void define_float_unary(OpKind op, EvaluateRule eval, VjpRule vjp) {
@@ -212,6 +239,22 @@ Grads vjp_gammaincc(const Tensor& y, const Tensor& g) {
   return {Tensor(), to_input(y, -g * gammainc_density(input0(y), input1(y)), 1)};
 }
 
+// d/dx E_n(x) = -E_(n-1)(x); for n = 0 (n truncated as expn does), d/dx e^-x / x = -e^-x (x + 1) / x^2.
+Grads vjp_expn(const Tensor& y, const Tensor& g) {
+  const Tensor& n = input0(y);
+  const Tensor& x = input1(y);
+  Tensor zero = less(n, 1.0);
+  Tensor d0 = -exp(-x) * (x + 1.0) / (x * x);
+  Tensor dn = -special::expn(where(zero, 1.0, n) - 1.0, x);
+  return {Tensor(), to_input(y, g * where(zero, d0, dn), 1)};
+}
+// d/dx J_n(x) = (J_(n-1)(x) - J_(n+1)(x)) / 2.
+Grads vjp_jn(const Tensor& y, const Tensor& g) {
+  const Tensor& n = input0(y);
+  const Tensor& x = input1(y);
+  return {Tensor(), to_input(y, g * 0.5 * (special::jn(n - 1.0, x) - special::jn(n + 1.0, x)), 1)};
+}
+
 // betainc(a, b, x), hyp1f1(a, b, x), hyp2f1(a, b, c, x): operands of one float dtype, broadcast
 // together.
 TensorType infer_float_nary(const std::vector<Tensor>& in, const Attr&) {
@@ -296,6 +339,12 @@ void register_special_ops() {
   define_float_unary(K::I1e, eval_float_unary<sm::i1e>, vjp_i1e);
   define_float_unary(K::Expi, eval_float_unary<sm::expi>, vjp_expi);
   define_float_unary(K::Exp1, eval_float_unary<sm::exp1>, vjp_exp1);
+  define_float_unary(K::Spence, eval_float_unary<sm::spence>, vjp_spence);
+  define_float_unary(K::Dawsn, eval_float_unary<sm::dawsn>, vjp_dawsn);
+  define_float_unary(K::FresnelS, eval_float_unary<sm::fresnel_s>, vjp_fresnel_s);
+  define_float_unary(K::FresnelC, eval_float_unary<sm::fresnel_c>, vjp_fresnel_c);
+  define_float_unary(K::Sinint, eval_float_unary<sm::sinint>, vjp_sinint);
+  define_float_unary(K::Cosint, eval_float_unary<sm::cosint>, vjp_cosint);
   define(K::BitwiseCount,
          row(Family::elementwise, 1, Lowering::kernel, infer_bitwise_count, eval_bitwise_count, no_gradient, true));
   constexpr auto F = BinaryKind::floating;
@@ -313,6 +362,10 @@ void register_special_ops() {
          row(Family::elementwise, 4, Lowering::kernel, infer_float_nary, eval_float_nary<4, sm::hyp2f1>, vjp_hyp2f1));
   define(K::OwensT, row(Family::elementwise, 2, Lowering::kernel, infer_special_binary<F>,
                         eval_float_binary<sm::owens_t>, vjp_owens_t));
+  define(K::Expn,
+         row(Family::elementwise, 2, Lowering::kernel, infer_special_binary<F>, eval_float_binary<sm::expn>, vjp_expn));
+  define(K::Jn,
+         row(Family::elementwise, 2, Lowering::kernel, infer_special_binary<F>, eval_float_binary<sm::jn>, vjp_jn));
   define(K::Nextafter,
          row(Family::elementwise, 2, Lowering::kernel, infer_special_binary<F>, eval_nextafter, no_gradient, true));
   constexpr auto I = BinaryKind::integer;
@@ -573,6 +626,35 @@ Tensor zeta(const Tensor& x, Loc loc) {
 
 Tensor expi(const Tensor& x, Loc loc) { return float_unary(OpKind::Expi, x, loc); }
 Tensor exp1(const Tensor& x, Loc loc) { return float_unary(OpKind::Exp1, x, loc); }
+
+Tensor expn(const Operand& n, const Operand& x, Loc loc) { return float_binary(OpKind::Expn, n, x, loc); }
+Tensor spence(const Tensor& z, Loc loc) { return float_unary(OpKind::Spence, z, loc); }
+Tensor dawsn(const Tensor& x, Loc loc) { return float_unary(OpKind::Dawsn, x, loc); }
+std::pair<Tensor, Tensor> fresnel(const Tensor& z, Loc loc) {
+  return {float_unary(OpKind::FresnelS, z, loc), float_unary(OpKind::FresnelC, z, loc)};
+}
+std::pair<Tensor, Tensor> sici(const Tensor& x, Loc loc) {
+  return {float_unary(OpKind::Sinint, x, loc), float_unary(OpKind::Cosint, x, loc)};
+}
+Tensor jn(const Operand& n, const Operand& x, Loc loc) { return float_binary(OpKind::Jn, n, x, loc); }
+Tensor j0(const Tensor& x, Loc loc) { return named_composite("j0", special::jn(0, ops::as_float(x, loc), loc)); }
+Tensor j1(const Tensor& x, Loc loc) { return named_composite("j1", special::jn(1, ops::as_float(x, loc), loc)); }
+Tensor bessel_jn(const Tensor& z, int v, int n_iter, Loc loc) {
+  if (v < 0)
+    ops::raise("bessel_jn", {z},
+               {ops::TypeProblem::Kind::value, "v must be non-negative, got " + std::to_string(v),
+                "Pass the highest order wanted, v >= 0 (orders 0..v are returned)."},
+               loc);
+  if (n_iter <= 0)
+    ops::raise("bessel_jn", {z},
+               {ops::TypeProblem::Kind::value, "n_iter must be positive, got " + std::to_string(n_iter),
+                "Omit n_iter (symx evaluates every order to full precision) or pass a positive count."},
+               loc);
+  Tensor zf = ops::as_float(z, loc);
+  std::vector<Tensor> orders;
+  for (int k = 0; k <= v; ++k) orders.push_back(special::jn(k, zf, loc));
+  return named_composite("bessel_jn", stack(orders, 0, loc));
+}
 
 // numpy.sinc's own formula: y = pi * where(x == 0, 1e-20, x), sin(y) / y.
 Tensor sinc(const Tensor& x, Loc loc) {

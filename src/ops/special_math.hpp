@@ -18,6 +18,8 @@
 // betainc, hyp1f1, hyp2f1 and owens_t are in special_math_hyper.hpp.
 // Cephes: Copyright 1984-2000 Stephen L. Moshier, BSD 3-clause. Boost: Boost Software License.
 #pragma once
+// (the kernel prelude, src/codegen/kernel_prelude.hpp, tests this macro: this text comes first there)
+#define SYMX_OPS_SPECIAL_MATH_HPP 1
 
 #include <cmath>
 #include <cstdint>
@@ -354,6 +356,350 @@ inline double expi(double x) {
     if (term < 1e-18 * sum) break;
   }
   return std::exp(x) / x * sum;
+}
+
+// ---- spence, dawsn, fresnel, sici, expn, jn (issue 21) ----
+// Written from the defining series, continued fractions and functional equations (DLMF), with
+// the splits that Cephes uses (spence, fresnl, sici, expn, jn) as the model; j0 and j1 are libm's
+// (glibc's, from fdlibm: accurate to about 3e-16 relative away from their zeros).
+
+// Li2(y) = sum_n B_n u^(n+1) / (n+1)!, u = -log(1 - y) (given), for |u| <= log 2 (the Bernoulli
+// series of the dilogarithm; 14 even terms after u - u^2/4: below 1e-17 relative there).
+inline double dilog_bernoulli(double u) {
+  static constexpr double B[] = {0.027777777777777776,    -0.0002777777777777778,  4.72411186696901e-06,
+                                 -9.185773074661964e-08,  1.8978869988971e-09,     -4.0647616451442256e-11,
+                                 8.921691020456452e-13,   -1.9939295860721074e-14, 4.518980029619918e-16,
+                                 -1.0356517612181247e-17, 2.395218621026187e-19,   -5.581785874325009e-21,
+                                 1.3091507554183213e-22,  -3.0874198024267403e-24};
+  const double u2 = u * u;
+  double p = 0.0;
+  for (int i = 13; i >= 0; --i) p = p * u2 + B[i];
+  return u - 0.25 * u2 + u * u2 * p;
+}
+
+// Spence's function as SciPy's: int_1^z log(t) / (1 - t) dt = Li2(1 - z), z >= 0 (NaN below).
+// With y = 1 - z: Li2(y) by its Bernoulli series for y in [-1, 1/2] (u = -log(z)); y in (1/2, 1]
+// (z < 1/2) by Li2(y) = pi^2/6 - log(y) log(1 - y) - Li2(1 - y); y < -1 (z > 2) by Li2(y) =
+// -pi^2/6 - log(-y)^2 / 2 - Li2(1 / y).
+inline double spence(double z) {
+  constexpr double kPi2_6 = kPi * kPi / 6;
+  if (std::isnan(z) || z < 0) return kNaN;
+  if (z == 0) return kPi2_6;
+  if (z == kInf) return -kInf;
+  if (z < 0.5) return kPi2_6 - std::log(z) * std::log1p(-z) - dilog_bernoulli(-std::log1p(-z));
+  if (z <= 2.0) return dilog_bernoulli(-std::log(z));
+  // -y = z - 1; 1/y = -1/(z - 1); 1 - 1/y = z / (z - 1).
+  const double l1 = std::log1p(-1 / z);
+  const double lmy = std::log(z) + l1;  // log(z - 1), no rounding of z - 1
+  return -kPi2_6 - 0.5 * lmy * lmy - dilog_bernoulli(l1);
+}
+
+// Dawson's integral e^(-x^2) int_0^x e^(t^2) dt: e^(-x^2) sum_k x^(2k+1) / (k! (2k+1)) (positive
+// terms, no cancellation) for |x| < 6, with x^2 split exactly for the exponential; the asymptotic
+// series 1/(2x) sum_k (2k-1)!! / (2x^2)^k beyond (its smallest term there is below e^-36).
+inline double dawsn(double x) {
+  if (std::isnan(x)) return x;
+  const double a = std::fabs(x);
+  double r;
+  if (a == kInf) {
+    r = 0.0;
+  } else if (a < 6.0) {
+    const double x2 = a * a;
+    double term = a, sum = a;
+    for (int k = 1; k < 400; ++k) {
+      term *= x2 / k;
+      const double t = term / (2 * k + 1);
+      sum += t;
+      if (t < 1e-17 * sum) break;
+    }
+    const double lo = std::fma(a, a, -x2);  // a^2 = x2 + lo exactly
+    r = sum * std::exp(-x2) * (1.0 - lo);
+  } else {
+    const double inv = 1 / (2 * a * a);
+    double term = 1.0, sum = 1.0;
+    for (int k = 1; k < 100; ++k) {
+      const double next = term * (2 * k - 1) * inv;
+      if (next > term) break;
+      term = next;
+      sum += term;
+      if (term < 1e-17 * sum) break;
+    }
+    r = sum / (2 * a);
+  }
+  return x < 0 ? -r : r;
+}
+
+// A minimal complex double for the continued fractions below (no <complex> in the kernel prelude).
+struct Cx {
+  double re, im;
+};
+inline Cx operator+(Cx a, Cx b) { return {a.re + b.re, a.im + b.im}; }
+inline Cx operator+(Cx a, double b) { return {a.re + b, a.im}; }
+inline Cx operator*(Cx a, Cx b) { return {a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re}; }
+inline Cx operator*(double a, Cx b) { return {a * b.re, a * b.im}; }
+// a / b by Smith's algorithm (no overflow of |b|^2).
+inline Cx operator/(Cx a, Cx b) {
+  if (std::fabs(b.re) >= std::fabs(b.im)) {
+    const double r = b.im / b.re, den = b.re + b.im * r;
+    return {(a.re + a.im * r) / den, (a.im - a.re * r) / den};
+  }
+  const double r = b.re / b.im, den = b.re * r + b.im;
+  return {(a.re * r + a.im) / den, (a.im * r - a.re) / den};
+}
+inline Cx operator/(double a, Cx b) { return Cx{a, 0.0} / b; }
+
+// cos and sin of pi x^2 / 2, with x^2 split exactly (fma) and each part reduced modulo 4 exactly,
+// so that the phase is accurate for large x (Cephes' pi/2 * x * x loses it).
+inline void cos_sin_half_pi_sq(double x, double& c, double& s) {
+  const double hi = x * x;
+  const double lo = std::fma(x, x, -hi);
+  double r = std::fmod(hi, 4.0) + std::fmod(lo, 4.0);  // in (-4, 8)
+  r -= 4.0 * std::floor(r / 4.0 + 0.5);                // in [-2, 2]
+  const double t = kPi / 2 * r;
+  c = std::cos(t);
+  s = std::sin(t);
+}
+
+// The Fresnel integrals S(x), C(x) (scipy.special.fresnel): their power series for |x| < 1.5,
+// else the continued fraction of erfc at (1 - i) sqrt(pi) x / 2 by the modified Lentz method.
+inline void fresnel(double x, double& s_out, double& c_out) {
+  if (std::isnan(x)) {
+    s_out = c_out = x;
+    return;
+  }
+  const double a = std::fabs(x);
+  double s = 0.0, c = 0.0;
+  if (a == kInf) {
+    s = c = 0.5;
+  } else if (a < 1.5) {
+    // S = sum_k (-1)^k (pi/2)^(2k+1) x^(4k+3) / ((2k+1)! (4k+3)); C = sum_k (-1)^k (pi/2)^(2k)
+    // x^(4k+1) / ((2k)! (4k+1)).
+    const double t = kPi / 2 * a * a;
+    double term = a;  // t^n a / n!
+    for (int n = 0; n < 100; ++n) {
+      const double v = term / (2 * n + 1);
+      if (n % 2 == 0) c += (n % 4 == 0 ? v : -v);
+      else s += (n % 4 == 1 ? v : -v);
+      term *= t / (n + 1);
+      if (term < 1e-18 * (c + s) && n > 2) break;
+    }
+  } else if (a > 1e150) {
+    // pi x^2 overflows the fraction: S, C = 1/2 - cos, 1/2 + sin (pi x^2/2) / (pi x), to rounding.
+    s = c = 0.5;
+  } else {
+    const double pix2 = kPi * a * a;
+    constexpr double kTiny = 1e-300;
+    Cx b{1.0, -pix2};
+    Cx cc{1.0 / kTiny, 0.0};
+    Cx d = 1.0 / b;
+    Cx h = d;
+    for (int k = 2, n = -1; k < 10000; ++k) {
+      n += 2;
+      const double an = -static_cast<double>(n) * (n + 1);
+      b = b + 4.0;
+      d = 1.0 / (an * d + b);
+      cc = b + an / cc;
+      const Cx del = cc * d;
+      h = h * del;
+      if (std::fabs(del.re - 1.0) + std::fabs(del.im) < 3e-16) break;
+    }
+    h = Cx{a, -a} * h;
+    double cs, sn;
+    cos_sin_half_pi_sq(a, cs, sn);
+    const Cx p = Cx{cs, sn} * h;
+    const Cx r = Cx{0.5, 0.5} * Cx{1.0 - p.re, -p.im};
+    c = r.re;
+    s = r.im;
+  }
+  s_out = x < 0 ? -s : s;
+  c_out = x < 0 ? -c : c;
+}
+inline double fresnel_s(double x) {
+  double s, c;
+  fresnel(x, s, c);
+  return s;
+}
+inline double fresnel_c(double x) {
+  double s, c;
+  fresnel(x, s, c);
+  return c;
+}
+
+// The sine and cosine integrals Si(x), Ci(x) (scipy.special.sici on reals; Ci(-x) = Ci(x), Ci(0) =
+// -inf): their power series for |x| <= 4, else the continued fraction of E1(i x) by the modified
+// Lentz method (Ci + i (Si - pi/2) = -E1(i x)).
+inline void sici(double x, double& si_out, double& ci_out) {
+  if (std::isnan(x)) {
+    si_out = ci_out = x;
+    return;
+  }
+  const double a = std::fabs(x);
+  double si = 0.0, ci = 0.0;
+  if (a == 0) {
+    si = 0.0;
+    ci = -kInf;
+  } else if (a == kInf) {
+    si = kPi / 2;
+    ci = 0.0;
+  } else if (a <= 4.0) {
+    // Si = sum_k (-1)^k x^(2k+1) / ((2k+1) (2k+1)!); Ci = gamma + log x + sum_k>=1 (-1)^k x^(2k) / (2k (2k)!)
+    double term = a;  // x^n / n!
+    double cs = 0.0;
+    for (int n = 1; n < 100; ++n) {
+      if (n % 2 == 1) si += ((n / 2) % 2 == 0 ? term : -term) / n;
+      else cs += ((n / 2) % 2 == 0 ? term : -term) / n;
+      term *= a / (n + 1);
+      if (term < 1e-18 && n > 4) break;
+    }
+    ci = kEuler + std::log(a) + cs;
+  } else if (a > 1e300) {
+    si = kPi / 2 - std::cos(a) / a;
+    ci = std::sin(a) / a;
+  } else {
+    constexpr double kTiny = 1e-300;
+    Cx b{1.0, a};
+    Cx cc{1.0 / kTiny, 0.0};
+    Cx d = 1.0 / b;
+    Cx h = d;
+    for (int i = 2; i < 10000; ++i) {
+      const double an = -static_cast<double>(i - 1) * (i - 1);
+      b = b + 2.0;
+      d = 1.0 / (an * d + b);
+      cc = b + an / cc;
+      const Cx del = cc * d;
+      h = h * del;
+      if (std::fabs(del.re - 1.0) + std::fabs(del.im) < 3e-16) break;
+    }
+    h = Cx{std::cos(a), -std::sin(a)} * h;
+    ci = -h.re;
+    si = kPi / 2 + h.im;
+  }
+  si_out = x < 0 ? -si : si;
+  ci_out = ci;
+}
+inline double sinint(double x) {
+  double s, c;
+  sici(x, s, c);
+  return s;
+}
+inline double cosint(double x) {
+  double s, c;
+  sici(x, s, c);
+  return c;
+}
+
+// E_n(x) = int_1^inf e^(-x t) t^-n dt (scipy.special.expn: n truncated to an integer as SciPy's
+// casts it; NaN for n < 0 or x < 0). x <= 1: the series (-x)^(n-1)/(n-1)! (psi(n) - log x) -
+// sum_(k != n-1) (-x)^k / (k! (k - n + 1)) (DLMF 8.19.8); x > 1: the continued fraction (DLMF
+// 8.19.17) by the modified Lentz method; 0 beyond x = log(DBL_MAX) (as SciPy).
+inline double expn(double nd, double x) {
+  if (std::isnan(nd) || std::isnan(x) || std::isinf(nd)) return kNaN;
+  const double n = std::trunc(nd);
+  if (n < 0 || x < 0) return kNaN;
+  if (x == 0) return n < 2 ? kInf : 1 / (n - 1);
+  if (x > 7.09782712893383996843e2) return 0.0;
+  if (n == 0) return std::exp(-x) / x;
+  if (x <= 1.0) {
+    // (-x)^(n-1) / (n-1)!, and psi(n) while it matters
+    double front = 1.0, psi = -kEuler;
+    for (double k = 1; k < n; ++k) {
+      front *= -x / k;
+      psi += 1 / k;
+      if (std::fabs(front) < 1e-300) {
+        front = 0.0;
+        break;
+      }
+    }
+    double sum = n == 1 ? 0.0 : 1 / (1 - n), term = 1.0;
+    for (int k = 1; k < 200; ++k) {
+      term *= -x / k;
+      const double den = k - n + 1;
+      if (den == 0) continue;
+      const double t = term / den;
+      sum += t;
+      if (std::fabs(t) < 1e-18 * std::fabs(sum)) break;
+    }
+    return front * (psi - std::log(x)) - sum;
+  }
+  constexpr double kTiny = 1e-300;
+  double b = x + n, c = 1 / kTiny, d = 1 / b, h = d;
+  for (int i = 1; i < 100000; ++i) {
+    const double an = -i * (n - 1 + i);
+    b += 2;
+    d = 1 / (an * d + b);
+    c = b + an / c;
+    const double del = c * d;
+    h *= del;
+    if (std::fabs(del - 1) < 3e-16) break;
+  }
+  return h * std::exp(-x);
+}
+
+// J_n(x) for integer n (non-integer n: NaN; x = +-inf: NaN, as SciPy's jv). J_-n = (-1)^n J_n,
+// J_n(-x) = (-1)^n J_n(x). J0, J1: libm's. n >= 2: x >= n: forward recurrence from J0, J1 (stable
+// there); x <= 2: the power series; 2 < x < n: the continued fraction of J_n / J_(n-1), backward
+// recurrence to order 0 and 1, normalized by the larger of libm's J0 and J1 (Cephes jn's scheme),
+// rescaled against overflow.
+inline double jn(double nd, double x) {
+  if (std::isnan(nd) || std::isnan(x) || std::isinf(nd) || std::isinf(x)) return kNaN;
+  if (nd != std::floor(nd)) return kNaN;
+  double sign = 1.0;
+  double n = std::fabs(nd);
+  const bool odd = std::fmod(n, 2.0) == 1.0;
+  if (nd < 0 && odd) sign = -sign;
+  if (x < 0) {
+    x = -x;
+    if (odd) sign = -sign;
+  }
+  if (n == 0) return sign * ::j0(x);
+  if (n == 1) return sign * ::j1(x);
+  if (x == 0) return 0.0 * sign;
+  if (n > 1e6 && x > 2.0) return kNaN;  // orders beyond 10^6: not computed (the loops below are O(n))
+  if (x >= n) {
+    double jm = ::j0(x), j = ::j1(x);
+    for (double k = 1; k < n; ++k) {
+      const double next = 2 * k / x * j - jm;
+      jm = j;
+      j = next;
+    }
+    return sign * j;
+  }
+  if (x <= 2.0) {
+    // (x/2)^n / n! sum_k (-x^2/4)^k / (k! (n+1)_k)
+    const double h = x / 2;
+    double front = 1.0;
+    for (double k = 1; k <= n; ++k) {
+      front *= h / k;
+      if (front == 0.0) return 0.0 * sign;
+    }
+    const double q = -h * h;
+    double term = 1.0, sum = 1.0;
+    for (int k = 1; k < 100; ++k) {
+      term *= q / (k * (n + k));
+      sum += term;
+      if (std::fabs(term) < 1e-18 * std::fabs(sum)) break;
+    }
+    return sign * front * sum;
+  }
+  // J_n / J_(n-1) = x / (2n - x^2 / (2(n+1) - x^2 / ...)), converged (x < n) within 80 levels.
+  const double x2 = x * x;
+  double den = 2 * (n + 80);
+  for (int k = 79; k >= 0; --k) den = 2 * (n + k) - x2 / den;
+  double fn = x / den;        // f_n, with f_(n-1) = 1: f proportional to J
+  double fk1 = fn, fk = 1.0;  // f_(k+1), f_k for k = n - 1
+  for (double k = n - 1; k >= 1; --k) {
+    const double prev = 2 * k / x * fk - fk1;  // f_(k-1)
+    fk1 = fk;
+    fk = prev;
+    if (std::fabs(fk) > 1e250) {  // rescale: f_n underflows as J_n does
+      fk *= 1e-250;
+      fk1 *= 1e-250;
+      fn *= 1e-250;
+    }
+  }
+  // fk = f_0, fk1 = f_1
+  const double r = std::fabs(fk) > std::fabs(fk1) ? ::j0(x) / fk : ::j1(x) / fk1;
+  return sign * fn * r;
 }
 
 // Regularized incomplete gamma functions (SciPy's algorithm, via PyTorch's port of it).

@@ -213,6 +213,70 @@ CASES = {
         [0, 1],
         scipy_binary(__import__("scipy.special").special.owens_t, owens_t_dh, owens_t_da),
     ),
+    "spence": (
+        [a(0, 0.5, 1, 2, 10, 1e10)],
+        [0],
+        scipy_unary(
+            __import__("scipy.special").special.spence,
+            lambda x: torch.where(x == 1, -1.0, torch.log(x) / (1 - torch.where(x == 1, 2.0, x))).double(),
+        ),
+    ),
+    "dawsn": (
+        [a(-30, -3, 0, 0.9241388730, 1, 6, 30)],
+        [0],
+        scipy_unary(
+            __import__("scipy.special").special.dawsn,
+            lambda x: 1 - 2 * x * torch.from_numpy(__import__("scipy.special").special.dawsn(x.numpy())),
+        ),
+    ),
+    "fresnel_s": (
+        [a(-2, -1, 0, 1, 1.5, 10)],
+        [0],
+        scipy_unary(lambda v: __import__("scipy.special").special.fresnel(v)[0], lambda x: torch.sin(pi / 2 * x * x)),
+    ),
+    "fresnel_c": (
+        [a(-2, -1, 0, 1, 1.5, 10)],
+        [0],
+        scipy_unary(lambda v: __import__("scipy.special").special.fresnel(v)[1], lambda x: torch.cos(pi / 2 * x * x)),
+    ),
+    "sinint": (
+        [a(-10, -1, 0, 1, 4, 10, 1e10)],
+        [0],
+        scipy_unary(lambda v: __import__("scipy.special").special.sici(v)[0], lambda x: torch.special.sinc(x / pi)),
+    ),
+    "cosint": (
+        [a(-10, -1, 0, 0.6165054856207162, 4, 10)],
+        [0],
+        scipy_unary(lambda v: __import__("scipy.special").special.sici(v)[1], lambda x: torch.cos(x) / x),
+    ),
+    "expn": (
+        [a(0, 1, 2, 3, 2, 5), a(1, 0.5, 0, 1, 50, 2)],
+        [1],
+        lambda n, x: scipy_unary(
+            lambda v: __import__("scipy.special").special.expn(n.numpy(), v),
+            lambda v: torch.where(
+                n < 1,
+                -torch.exp(-v) * (v + 1) / (v * v),
+                -torch.from_numpy(
+                    __import__("scipy.special").special.expn(torch.clamp(n - 1, min=0).numpy(), v.numpy())
+                ),
+            ),
+        )(x),
+    ),
+    "jn": (
+        [a(0, 1, 2, -3, 5, 1), a(0, 0, 0, 2, 30, -1)],
+        [1],
+        lambda n, x: scipy_unary(
+            lambda v: __import__("scipy.special").special.jv(n.numpy(), v),
+            lambda v: torch.from_numpy(
+                0.5
+                * (
+                    __import__("scipy.special").special.jv(n.numpy() - 1, v.numpy())
+                    - __import__("scipy.special").special.jv(n.numpy() + 1, v.numpy())
+                )
+            ),
+        )(x),
+    ),
     # ---- binary elementwise
     "add": ([PAIR_A, PAIR_B], [0, 1], torch.add),
     "subtract": ([PAIR_A, PAIR_B], [0, 1], torch.sub),

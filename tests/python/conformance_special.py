@@ -204,6 +204,60 @@ def add_rows(c):
         grad=False,
         api=(),
     )
+    row("spence", sx.spence, ss.spence, gen=uniform(0.1, 3.0), dtype=same_float)
+    row("dawsn", sx.dawsn, ss.dawsn, gen=uniform(-4.0, 4.0), dtype=same_float)
+    for name, fn, ref in [
+        ("fresnel[s]", lambda z: sx.fresnel(z)[0], lambda z: ss.fresnel(z)[0]),
+        ("fresnel[c]", lambda z: sx.fresnel(z)[1], lambda z: ss.fresnel(z)[1]),
+        ("sici[si]", lambda x: sx.sici(x)[0], lambda x: ss.sici(x)[0]),
+        ("sici[ci]", lambda x: sx.sici(x)[1], lambda x: ss.sici(x)[1]),
+    ]:
+        base = name.split("[")[0]
+        row(name, fn, ref, gen=uniform(0.2, 5.0), dtype=same_float, api=(base, "special." + base))
+    row(
+        "expn",
+        lambda x: sx.expn(3, x),
+        lambda x: ss.expn(3, x).astype(x.dtype),
+        gen=uniform(0.2, 6.0),
+        dtype=same_float,
+        api=("expn", "special.expn"),
+    )
+    row(
+        "expn[n]",
+        sx.expn,
+        lambda n, x: ss.expn(n.astype(int), x).astype(x.dtype),
+        gen=lambda rng, dt: [[np.asarray([[0.0], [1.0], [2.0], [5.0]], dt), np.asarray(rng.uniform(0.2, 4, (5,)), dt)]],
+        dtype=same_float,
+        grad=False,
+        api=(),
+    )
+    row(
+        "jn",
+        lambda x: sx.jn(2, x),
+        lambda x: ss.jv(2, x).astype(x.dtype),
+        gen=uniform(-8.0, 8.0),
+        dtype=same_float,
+        api=("jn", "special.jn"),
+    )
+    row(
+        "jn[n]",
+        sx.jn,
+        lambda n, x: ss.jv(n, x).astype(x.dtype),
+        gen=lambda rng, dt: [[np.asarray([[0.0], [1.0], [-3.0], [6.0]], dt), np.asarray(rng.uniform(-9, 9, (5,)), dt)]],
+        dtype=same_float,
+        grad=False,
+        api=(),
+    )
+    row("j0", sx.j0, ss.j0, gen=uniform(-8.0, 8.0), dtype=same_float, api=("j0", "special.j0"))
+    row("j1", sx.j1, ss.j1, gen=uniform(-8.0, 8.0), dtype=same_float, api=("j1", "special.j1"))
+    row(
+        "bessel_jn",
+        lambda z: sp.bessel_jn(z, v=3),
+        lambda z: np.stack([ss.jv(k, z) for k in range(4)]).astype(z.dtype),
+        gen=uniform(-6.0, 6.0),
+        dtype=same_float,
+        api=("special.bessel_jn",),
+    )
     for name, fn, ref in [("gcd", sx.gcd, np.gcd), ("lcm", sx.lcm, np.lcm)]:
         row(name, fn, ref, [((3, 4), (4,)), ((5,), ())], kinds="normal", dtypes=I + ("uint8",), grad=False)
     row("nextafter", sx.nextafter, np.nextafter, [((3, 4), (4,)), ((5,), ())], grad=False)

@@ -569,3 +569,198 @@ def test_hypergeometric_gradients():
     for name in ("hyp1f1", "hyp2f1", "owens_t"):
         assert getattr(sx, name) is getattr(sx.special, name)
         assert "Example:" in getattr(sx.special, name).__doc__
+# ---- spence, dawsn, fresnel, sici, expn, jn / j0 / j1 / bessel_jn (issue 21) ----
+# Where SciPy itself is off (measured against mpmath at 40-80 digits), the grids stop short of it:
+# fresnel beyond |x| = 300 (the phase pi x^2 / 2 rounded: 4e-9 off at 5e7, NaN beyond ~1e154;
+# symx reduces x^2 exactly: 1e-15 from mpmath up to 1e12), jv beyond |x| = 100 (AMOS: 2.6e-13
+# off at jv(100, 200), 6e-13 at jv(30, 359), 8e-13 at jv(100, 1467), 1e-9 at jv(0, 1e8); symx uses
+# libm's j0 / j1, with exact argument reduction) and expn for n > 50 (SciPy's large-n expansion:
+# 1e-7 off at expn(100, 50); symx's continued fraction agrees with mpmath). Those ranges are
+# checked against mpmath in test_issue21_large_arguments_against_mpmath.
+FRESNEL_X = grid(-GEO(1e-150, 300, 700), GEO(1e-150, 300, 700), LIN(-12, 12, 1201), [0.0])
+SICI_X = grid(-GEO(1e-300, 1e300, 700), GEO(1e-300, 1e300, 700), LIN(-40, 40, 2001))
+NEW_UNARY = [
+    (
+        "spence",
+        sx.special.spence,
+        ss.spence,
+        grid(GEO(1e-300, 1e300, 2000), LIN(0, 6, 3001), 1 + LIN(-1e-3, 1e-3, 201)),
+    ),
+    (
+        "dawsn",
+        sx.special.dawsn,
+        ss.dawsn,
+        grid(REAL, GEO(1e-300, 1e300, 1000), -GEO(1e-300, 1e300, 300), LIN(5, 7, 400)),
+    ),
+    ("fresnel_s", lambda t: sx.special.fresnel(t)[0], lambda v: ss.fresnel(v)[0], FRESNEL_X),
+    ("fresnel_c", lambda t: sx.special.fresnel(t)[1], lambda v: ss.fresnel(v)[1], FRESNEL_X),
+    ("si", lambda t: sx.special.sici(t)[0], lambda v: ss.sici(v)[0], SICI_X),
+    ("ci", lambda t: sx.special.sici(t)[1], lambda v: ss.sici(v)[1], SICI_X),
+]
+
+
+def near_zero_error(got, want, scale):
+    """Relative error, absolute (against `scale`) where the function is near one of its zeros."""
+    got, want = np.asarray(got, np.float64), np.asarray(want, np.float64)
+    with np.errstate(all="ignore"):
+        same = (got == want) | (np.isnan(got) & np.isnan(want))
+        err = np.abs(got - want) / np.maximum(np.abs(want), np.maximum(scale, 1e-290))
+    return np.where(same, 0.0, err)
+
+
+@pytest.mark.parametrize("backend", ["reference", "compiled"])
+@pytest.mark.parametrize("name,fn,ref,x", NEW_UNARY, ids=[u[0] for u in NEW_UNARY])
+def test_issue21_unary_float64(name, fn, ref, x, backend):
+    with np.errstate(all="ignore"):
+        want = ref(x)
+    got = run(fn, x, backend)
+    # Ci has zeros (0.6165, 3.3841, ... and near every k pi for large x): absolute error there,
+    # against a tenth of the amplitude 1 / max(1, |x|).
+    scale = 0.1 / np.maximum(1.0, np.abs(x)) if name == "ci" else 0.0
+    err = near_zero_error(got, want, scale)
+    worst = int(np.argmax(err))
+    print(f"[special] {name} float64 {backend}: max error {err[worst]:.3g} at x={x[worst]!r}")
+    assert err[worst] <= 1e-13, f"{name}({x[worst]!r}) = {got[worst]!r}, scipy {want[worst]!r}"
+
+
+def test_issue21_large_arguments_against_mpmath():
+    mpmath = pytest.importorskip("mpmath")
+    mpmath.mp.dps = 40
+    x = np.geomspace(100, 1e12, 60)
+    s, c = sx.special.fresnel(sx.constant(x))
+    want_s = np.array([float(mpmath.fresnels(mpmath.mpf(v))) for v in x])
+    want_c = np.array([float(mpmath.fresnelc(mpmath.mpf(v))) for v in x])
+    assert rel_error(s.eval(), want_s).max() <= 1e-14 and rel_error(c.eval(), want_c).max() <= 1e-14
+    x = np.geomspace(1e5, 1e200, 25)
+    for n in (0, 1, 7):
+        want = []
+        for v in x:
+            mpmath.mp.dps = 40 + int(np.log10(v))
+            want.append(float(mpmath.besselj(n, mpmath.mpf(v))))
+        got = sx.special.jn(n, sx.constant(x)).eval()
+        assert near_zero_error(got, np.array(want), 0.1 * np.sqrt(2 / np.pi / x)).max() <= 1e-13, n
+    mpmath.mp.dps = 50
+    for n, v in [(30, -359.01303770067085), (100, -1466.6708663438576), (100, -200.0), (50, -200.0), (40, 1e4)]:
+        got = sx.special.jn(float(n), sx.constant(np.float64(v))).eval()
+        assert rel_error(got, float(mpmath.besselj(n, mpmath.mpf(v)))) <= 1e-13, (n, v)
+    mpmath.mp.dps = 80
+    for n, v in [(51, 25.5), (51, 100.0), (100, 50.0), (100, 97.98), (500, 22.3)]:
+        got = sx.special.expn(float(n), sx.constant(np.float64(v))).eval()
+        assert rel_error(got, float(mpmath.expint(n, v))) <= 1e-13, (n, v)
+
+
+@pytest.mark.parametrize("backend", ["reference", "compiled"])
+def test_issue21_expn_jn_float64(backend):
+    x = grid(GEO(1e-300, 700, 800), LIN(0, 60, 601))
+    n = np.array([0.0, 1.0, 2.0, 3.0, 5.0, 10.0, 20.0, 50.0])[:, None]
+    pn, px = sx.placeholder(n.shape, "float64"), sx.placeholder(x.shape, "float64")
+    got = sx.function([pn, px], [sx.special.expn(pn, px)], backend=backend)(n, x)[0]
+    with np.errstate(all="ignore"):
+        want = ss.expn(n, x)
+    err = np.where(np.abs(want) > 2.3e-308, rel_error(got, want), 0).max()  # subnormal results aside
+    print(f"[special] expn float64 {backend}: max relative error {err:.3g}")
+    assert err <= 1e-13
+    xj = grid(-GEO(1e-300, 100, 500), GEO(1e-300, 100, 500), LIN(-80, 80, 1601), [0.0])
+    nj = np.array([0.0, 1.0, 2.0, 3.0, 5.0, 10.0, 30.0, 50.0, 100.0, -1.0, -4.0, -7.0])[:, None]
+    pn, px = sx.placeholder(nj.shape, "float64"), sx.placeholder(xj.shape, "float64")
+    got = sx.function([pn, px], [sx.special.jn(pn, px)], backend=backend)(nj, xj)[0]
+    want = ss.jv(nj, xj)
+    # near the zeros of J_n: absolute error against a tenth of the amplitude min(1, sqrt(2 / (pi |x|)))
+    amp = np.minimum(1.0, np.sqrt(2 / np.pi / np.maximum(np.abs(xj), 1e-300)))
+    err = near_zero_error(got, want, 0.1 * amp)
+    print(f"[special] jn float64 {backend}: max error {err.max():.3g}")
+    assert err.max() <= 1e-13
+    # special values as SciPy's
+    sv = np.array([np.nan, np.inf, -np.inf, 0.0, -1.0])
+    for nv in (0.0, 1.0, 2.0, 2.5):
+        np.testing.assert_array_equal(
+            sx.special.expn(nv, sx.constant(sv)).eval(), np.where(np.isinf(sv) & (sv < 0), np.nan, ss.expn(int(nv), sv))
+        )
+    np.testing.assert_allclose(sx.special.jn(3.0, sx.constant(sv)).eval(), ss.jv(3, sv), rtol=1e-15)
+    assert np.isnan(sx.special.jn(2.5, sx.constant(1.0)).eval())  # integer orders only
+
+
+NEW_F32 = [
+    ("spence", sx.special.spence, ss.spence, grid(GEO(1e-38, 1e38, 3000), LIN(0, 6, 3000))),
+    ("dawsn", sx.special.dawsn, ss.dawsn, grid(LIN(-10, 10, 4000), GEO(1e-38, 1e38, 1000))),
+    ("fresnel_s", lambda t: sx.special.fresnel(t)[0], lambda v: ss.fresnel(v)[0], grid(LIN(-10, 10, 4000))),
+    ("fresnel_c", lambda t: sx.special.fresnel(t)[1], lambda v: ss.fresnel(v)[1], grid(LIN(-10, 10, 4000))),
+    ("si", lambda t: sx.special.sici(t)[0], lambda v: ss.sici(v)[0], grid(LIN(-30, 30, 4000), GEO(1e-38, 1e38, 500))),
+    ("ci", lambda t: sx.special.sici(t)[1], lambda v: ss.sici(v)[1], grid(LIN(0.01, 30, 4000), GEO(1e-38, 1e38, 500))),
+    ("expn3", lambda t: sx.special.expn(3, t), lambda v: ss.expn(3, v), grid(LIN(0, 80, 4000))),
+    ("jn4", lambda t: sx.special.jn(4, t), lambda v: ss.jv(4, v), grid(LIN(-40, 40, 4000))),
+]
+
+
+@pytest.mark.parametrize("backend", ["reference", "compiled"])
+def test_issue21_float32_ulps(backend):
+    """float32 within 4 ulp of the float64 result (of the float32 input) rounded to float32."""
+    for name, fn, ref, x in NEW_F32:
+        x32 = x.astype(np.float32)
+        with np.errstate(all="ignore"):
+            want = ref(x32.astype(np.float64)).astype(np.float32)
+        got = run(fn, x32, backend)
+        assert got.dtype == np.float32
+        d = ulps(got, want)
+        if name in ("ci", "jn4"):  # near their zeros SciPy's float64 value itself has an absolute error
+            d = np.where(np.abs(want) < 1e-6, 0, d)
+        worst = int(np.argmax(d))
+        print(f"[special] {name} float32 {backend}: max {d[worst]} ulp at x={x32[worst]!r}")
+        assert d[worst] <= 4, f"{name}({x32[worst]!r}) = {got[worst]!r}, scipy {want[worst]!r}: {d[worst]} ulp"
+
+
+def test_issue21_gradients():
+    """Gradients against float64 central differences, and at the hard points."""
+    cases = {
+        "spence": (sx.special.spence, np.array([0.05, 0.5, 0.999, 1.0, 1.001, 3.0, 50.0])),
+        "dawsn": (sx.special.dawsn, np.array([-3.0, 0.0, 0.7, 5.9, 6.1, 30.0])),
+        "fresnel_s": (lambda t: sx.special.fresnel(t)[0], np.array([-2.0, 0.0, 1.4, 1.6, 7.0])),
+        "fresnel_c": (lambda t: sx.special.fresnel(t)[1], np.array([-2.0, 0.0, 1.4, 1.6, 7.0])),
+        "si": (lambda t: sx.special.sici(t)[0], np.array([-5.0, 0.0, 1e-8, 3.9, 4.1, 30.0])),
+        "ci": (lambda t: sx.special.sici(t)[1], np.array([-5.0, 1e-3, 3.9, 4.1, 30.0])),
+        "expn0": (lambda t: sx.special.expn(0, t), np.array([0.5, 1.0, 3.0])),
+        "expn2": (lambda t: sx.special.expn(2, t), np.array([0.5, 1.0, 3.0, 40.0])),
+        "jn0": (lambda t: sx.special.jn(0, t), np.array([-3.0, 0.0, 2.0, 30.0])),
+        "jn3": (lambda t: sx.special.jn(3, t), np.array([-3.0, 0.0, 2.0, 30.0])),
+        "jn-2": (lambda t: sx.special.jn(-2, t), np.array([-3.0, 0.0, 2.0, 30.0])),
+    }
+    for name, (fn, xv) in cases.items():
+        x = sx.placeholder(xv.shape, "float64", name="x")
+        (g,) = sx.grad(sx.sum(fn(x)), [x])
+        h = 1e-6 * np.maximum(1e-2, np.abs(xv))
+        f = sx.function([x], [fn(x)])
+        fd = (f(xv + h)[0] - f(xv - h)[0]) / (2 * h)
+        for backend in ("reference", "compiled"):
+            got = sx.function([x], [g], backend=backend)(xv)[0]
+            np.testing.assert_allclose(got, fd, rtol=1e-7, atol=1e-9, err_msg=f"{name} {backend}")
+    # exact values at the hard points
+    x = sx.placeholder((1,), "float64")
+    for fn, at, want in [
+        (sx.special.spence, 1.0, -1.0),
+        (lambda t: sx.special.sici(t)[0], 0.0, 1.0),
+        (sx.special.dawsn, 0.0, 1.0),
+        (lambda t: sx.special.jn(1, t), 0.0, 0.5),
+        (lambda t: sx.special.fresnel(t)[1], 0.0, 1.0),
+    ]:
+        (g,) = sx.grad(sx.sum(fn(x)), [x])
+        assert sx.function([x], [g])(np.array([at]))[0][0] == want
+
+
+def test_issue21_composites_and_errors():
+    z = np.array([[0.0, 0.5], [3.0, -7.25]])
+    out = sx.special.bessel_jn(sx.constant(z), v=4).eval()
+    assert out.shape == (5, 2, 2)
+    for k in range(5):
+        np.testing.assert_allclose(out[k], ss.jv(k, z), rtol=1e-14, atol=1e-16)
+    np.testing.assert_allclose(sx.special.j0(sx.constant(z)).eval(), ss.j0(z), rtol=1e-14)
+    np.testing.assert_allclose(sx.special.j1(sx.constant(z)).eval(), ss.j1(z), rtol=1e-14)
+    np.testing.assert_allclose(sx.j0(sx.constant(z)).eval(), ss.j0(z), rtol=1e-14)
+    s, c = sx.fresnel(sx.constant(1.0))
+    assert abs(s.eval() - 0.4382591473903548) < 1e-15 and abs(c.eval() - 0.7798934003768228) < 1e-15
+    si, ci = sx.sici(sx.constant(np.float32(1.0)))
+    assert si.dtype == np.float32 and ci.dtype == np.float32
+    assert sx.expn(2, sx.constant(np.arange(3, dtype=np.int32))).dtype == np.float32
+    with pytest.raises(Exception, match="n_iter must be positive"):
+        sx.special.bessel_jn(sx.constant(1.0), v=2, n_iter=0)
+    with pytest.raises(Exception, match="v must be non-negative"):
+        sx.special.bessel_jn(sx.constant(1.0), v=-1)
