@@ -275,8 +275,8 @@ void bind_other_layers(nb::module_& m) {
         PyLocation here;
         return nb::cast(ly::create_variable(name, v, shape.v, trainable, inplace, dtype, pre));
       },
-      "name"_a, "tensor_or_func"_a.none(), "shape"_a, "trainable"_a, "inplace"_a = false,
-      "dtype"_a = symx::DType::f32, "preprocessor"_a = nb::none(), DOC(nn_layers_create_variable));
+      "name"_a, "tensor_or_func"_a.none(), "shape"_a, "trainable"_a, "inplace"_a = false, "dtype"_a = symx::DType::f32,
+      "preprocessor"_a = nb::none(), DOC(nn_layers_create_variable));
 }
 
 void bind_layer_classes(nb::module_& m) {

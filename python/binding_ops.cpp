@@ -175,8 +175,8 @@ void bind_linalg(nb::module_& linalg) {
       "norm",
       [ord_text](TensorArg x, nb::handle ord, nb::handle axis, bool keepdims) {
         std::optional<std::vector<std::int64_t>> axes;
-        if (!axis.is_none()) axes = PyLong_Check(axis.ptr()) ? std::vector<std::int64_t>{nb::cast<std::int64_t>(axis)}
-                                                              : int_list(axis);
+        if (!axis.is_none())
+          axes = PyLong_Check(axis.ptr()) ? std::vector<std::int64_t>{nb::cast<std::int64_t>(axis)} : int_list(axis);
         const std::string o = ord_text(ord, "");
         PyLocation here;
         return lin::norm(x.t, o, axes, keepdims);
@@ -220,7 +220,8 @@ void bind_random(nb::module_& random) {
   nb::class_<rnd::Seed>(random, "Seed", DOC(random_Seed))
       .def(nb::init<std::uint64_t>(), "seed"_a)
       .def("__bool__", [](const rnd::Seed& s) { return static_cast<bool>(s); })
-      .def_prop_ro("seed", [](const rnd::Seed& s) { return *s; }, "The seed's number.")
+      .def_prop_ro(
+          "seed", [](const rnd::Seed& s) { return *s; }, "The seed's number.")
       .def_prop_ro("state", &rnd::Seed::state, DOC(random_Seed_state))
       .def("update", &rnd::Seed::update, "other_seed"_a = nb::none(), DOC(random_Seed_update))
       .def("__repr__", [](const rnd::Seed& s) { return "Seed(" + std::to_string(*s) + ")"; });
@@ -235,14 +236,16 @@ void bind_random(nb::module_& random) {
         PyLocation here;
         return rnd::uniform(shape.v, low, high, dtype, seed);
       },
-      "shape"_a, "low"_a = 0.0, "high"_a = 1.0, "dtype"_a = DType::f32, "seed"_a.none() = nb::none(), DOC(random_uniform));
+      "shape"_a, "low"_a = 0.0, "high"_a = 1.0, "dtype"_a = DType::f32, "seed"_a.none() = nb::none(),
+      DOC(random_uniform));
   random.def(
       "normal",
       [](IntList shape, double mean, double stddev, DType dtype, Seed seed) {
         PyLocation here;
         return rnd::normal(shape.v, mean, stddev, dtype, seed);
       },
-      "shape"_a, "mean"_a = 0.0, "stddev"_a = 1.0, "dtype"_a = DType::f32, "seed"_a.none() = nb::none(), DOC(random_normal));
+      "shape"_a, "mean"_a = 0.0, "stddev"_a = 1.0, "dtype"_a = DType::f32, "seed"_a.none() = nb::none(),
+      DOC(random_normal));
   random.def(
       "truncated_normal",
       [](IntList shape, double mean, double stddev, double lower, double upper, DType dtype, Seed seed) {
@@ -332,8 +335,8 @@ void bind_random(nb::module_& random) {
         PyLocation here;
         return rnd::multivariate_normal(mean.t, cov.t, s, dtype, method, seed);
       },
-      "mean"_a, "cov"_a, "shape"_a = nb::none(), "dtype"_a = DType::f32, "method"_a = "cholesky", "seed"_a.none() = nb::none(),
-      DOC(random_multivariate_normal));
+      "mean"_a, "cov"_a, "shape"_a = nb::none(), "dtype"_a = DType::f32, "method"_a = "cholesky",
+      "seed"_a.none() = nb::none(), DOC(random_multivariate_normal));
   random.def(
       "choice",
       [](nb::handle a, IntList shape, bool replace, nb::handle p, AxisInt axis, Seed seed) {
@@ -345,8 +348,8 @@ void bind_random(nb::module_& random) {
         PyLocation here;
         return rnd::choice(at, shape.v, replace, pt, axis.v, seed);
       },
-      "a"_a, "shape"_a = nb::tuple(), "replace"_a = true, "p"_a = nb::none(), "axis"_a = 0, "seed"_a.none() = nb::none(),
-      DOC(random_choice));
+      "a"_a, "shape"_a = nb::tuple(), "replace"_a = true, "p"_a = nb::none(), "axis"_a = 0,
+      "seed"_a.none() = nb::none(), DOC(random_choice));
   random.def(
       "shuffle",
       [](const TensorArg& x, AxisInt axis, Seed seed) {

@@ -93,7 +93,8 @@ void bind_special(nb::module_& m) {
         "betaln",  "erfc",     "erfinv",   "erfcx",     "ndtr",     "ndtri",     "log_ndtr",     "xlogy",
         "xlog1py", "entr",     "rel_entr", "kl_div",    "gammainc", "gammaincc", "betainc",      "i0",
         "i0e",     "i1",       "i1e",      "zeta",      "expi",     "exp1",      "sinc",         "logit",
-        "boxcox",  "boxcox1p", "poch",     "factorial", "comb",     "hyp1f1",    "hyp2f1",       "owens_t", "expn", "spence", "dawsn", "fresnel", "sici", "jn", "j0", "j1"})
+        "boxcox",  "boxcox1p", "poch",     "factorial", "comb",     "hyp1f1",    "hyp2f1",       "owens_t",
+        "expn",    "spence",   "dawsn",    "fresnel",   "sici",     "jn",        "j0",           "j1"})
     m.attr(name) = sp.attr(name);
   m.attr("lgamma") = sp.attr("gammaln");
 

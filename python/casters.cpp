@@ -207,8 +207,9 @@ symx::random::Seed seed_from_python(nb::handle src) {
   if (src.is_none()) return {};
   if (nb::isinstance<symx::random::Seed>(src)) return nb::cast<symx::random::Seed>(src);
   if (PyBool_Check(src.ptr()) || !PyIndex_Check(src.ptr()))
-    throw symx::TypeError("seed must be None, an int or a symx.Seed, got " + nb::cast<std::string>(nb::repr(src)) +
-                          ". Pass seed=7 (a stream of this draw's own) or seed=sx.Seed(7) (shared by the draws given it).");
+    throw symx::TypeError(
+        "seed must be None, an int or a symx.Seed, got " + nb::cast<std::string>(nb::repr(src)) +
+        ". Pass seed=7 (a stream of this draw's own) or seed=sx.Seed(7) (shared by the draws given it).");
   nb::object index = nb::steal(PyNumber_Index(src.ptr()));
   if (!index.is_valid()) nb::raise_python_error();
   if (PyObject_RichCompareBool(index.ptr(), nb::int_(0).ptr(), Py_LT) == 1)

@@ -627,8 +627,8 @@ class Seed {
   Seed() = default;
   Seed(std::nullopt_t) {}  // NOLINT: seed = std::nullopt reads as "no seed"
   template <class I>
-    requires std::is_integral_v<I>
-  Seed(I seed) : Seed(static_cast<std::uint64_t>(seed), 0) {}  // NOLINT: seed=5 as SymJAX writes it
+  requires std::is_integral_v<I> Seed(I seed)
+      : Seed(static_cast<std::uint64_t>(seed), 0) {}                              // NOLINT: seed=5 as SymJAX writes it
   Seed(std::optional<std::uint64_t> seed) : Seed(seed ? Seed(*seed) : Seed()) {}  // NOLINT
   // Whether a seed was given, and its value.
   explicit operator bool() const { return stream_ != nullptr; }

@@ -101,6 +101,8 @@ newaxis = None
 # SymJAX's T.Seed and T.bernoulli at the top level: the objects of symx.random (aliases, not copies).
 Seed = random.Seed  # noqa: F405
 bernoulli = random.bernoulli  # noqa: F405
+# jax.scipy.special.bessel_jn, also at the top level as SymJAX has it.
+bessel_jn = special.bessel_jn  # noqa: F405
 # jax.numpy.set_printoptions is NumPy's: symx's evaluations are NumPy arrays, printed by NumPy.
 set_printoptions = _np.set_printoptions
 # SymJAX's tensor.normalization.normalize is symx.nn.normalize (the same function).

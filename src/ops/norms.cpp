@@ -161,7 +161,8 @@ namespace linalg {
 std::pair<Tensor, Tensor> singular_vectors_power_iteration(const Tensor& weight_in, int, int n_iters, Loc loc) {
   if (weight_in.ndim() != 2)
     ops::raise("singular_vectors_power_iteration", {weight_in},
-               {ops::TypeProblem::Kind::shape, "expects a matrix, got " + std::to_string(weight_in.ndim()) + " dimensions",
+               {ops::TypeProblem::Kind::shape,
+                "expects a matrix, got " + std::to_string(weight_in.ndim()) + " dimensions",
                 "Reshape the weight first: reshape_weight_to_matrix(w, axis)."},
                loc);
   if (n_iters < 1)
@@ -176,7 +177,8 @@ std::pair<Tensor, Tensor> singular_vectors_power_iteration(const Tensor& weight_
     v = unit(matmul(u, w, loc), loc);  // W^T u
     u = unit(matmul(w, v, loc), loc);
   }
-  return {named_composite("singular_vectors_power_iteration", u), named_composite("singular_vectors_power_iteration", v)};
+  return {named_composite("singular_vectors_power_iteration", u),
+          named_composite("singular_vectors_power_iteration", v)};
 }
 }  // namespace linalg
 

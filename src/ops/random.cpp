@@ -499,7 +499,8 @@ std::uint64_t splitmix64(std::uint64_t z) {
 Seed::Seed(std::uint64_t seed, int) : stream_(std::make_shared<SeedStream>()) { stream_->seed = seed; }
 
 std::uint64_t Seed::operator*() const {
-  if (!stream_) throw ValueError("Seed: no seed was given (Seed() or None) so it has no value; check it with bool(seed).");
+  if (!stream_)
+    throw ValueError("Seed: no seed was given (Seed() or None) so it has no value; check it with bool(seed).");
   return stream_->seed;
 }
 
@@ -507,8 +508,9 @@ Tensor Seed::state() const { return stream_ ? stream_->state : Tensor(); }
 
 void Seed::update(std::optional<std::uint64_t> other_seed) const {
   if (!stream_)
-    throw ValueError("Seed.update: this is no seed (Seed() or None): its draws use the graph's generator. Reseed "
-                     "that with random.seed(n), or give the draws a Seed(n).");
+    throw ValueError(
+        "Seed.update: this is no seed (Seed() or None): its draws use the graph's generator. Reseed "
+        "that with random.seed(n), or give the draws a Seed(n).");
   SeedStream& s = *stream_;
   // Given other_seed: a state that is a function of other_seed only. Otherwise a jump of 2^40
   // evaluations, a fresh part of the stream (as a split of the key).

@@ -372,8 +372,9 @@ TEST(RandomSeedObject, SharedStreamUpdateAndErrors) {
   EXPECT_FALSE(s.state().trainable());
   const Array va = a.eval(), vb = b.eval();
   EXPECT_FALSE(va.equals(vb));
-  EXPECT_TRUE(random::normal({4}, 0, 1, DType::f32, 7).eval().equals(
-      random::normal({4}, 0, 1, DType::f32, 7).eval()));  // one integer, one key: the same numbers
+  EXPECT_TRUE(random::normal({4}, 0, 1, DType::f32, 7)
+                  .eval()
+                  .equals(random::normal({4}, 0, 1, DType::f32, 7).eval()));  // one integer, one key: the same numbers
   Graph g;
   {
     DefaultGraph guard(g);

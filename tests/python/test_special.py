@@ -569,6 +569,8 @@ def test_hypergeometric_gradients():
     for name in ("hyp1f1", "hyp2f1", "owens_t"):
         assert getattr(sx, name) is getattr(sx.special, name)
         assert "Example:" in getattr(sx.special, name).__doc__
+
+
 # ---- spence, dawsn, fresnel, sici, expn, jn / j0 / j1 / bessel_jn (issue 21) ----
 # Where SciPy itself is off (measured against mpmath at 40-80 digits), the grids stop short of it:
 # fresnel beyond |x| = 300 (the phase pi x^2 / 2 rounded: 4e-9 off at 5e7, NaN beyond ~1e154;
