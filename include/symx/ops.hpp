@@ -480,11 +480,13 @@ Tensor triangular_solve(const Tensor& a, const Tensor& b, bool lower = true, boo
 // ord 2 (default), any p > 0 or p < 0 (sum(|x|^p)^(1/p)), inf (max |x|), -inf (min |x|), 0 (the
 // count of nonzeros). Gradient 0 where the norm is 0 for every p > 0 (PyTorch's rule; JAX's formula gives NaN).
 // Example: linalg.vector_norm(constant(std::vector<float>{3, 4})).eval() is 5
+// Python: sx.linalg.vector_norm(sx.constant([3.0, 4.0])).eval() is 5.0
 Tensor vector_norm(const Tensor& x, double ord = 2, Axes axis = {}, bool keepdims = false, Loc loc = Loc::current());
 // Matrix norms over the last two axes (or `axis`, two axes), as numpy.linalg.matrix_norm: ord "fro"
 // (default), "1", "-1", "inf", "-inf" (max or min column or row sums of |x|). "2", "-2" and "nuc" need
 // singular values: an error that says so until linalg.svd exists.
-// Example: linalg.matrix_norm(constant(Array::from({{1.0f, 2.0f}, {3.0f, 4.0f}})), "1").eval() is 6
+// Example: linalg::matrix_norm(m, "1") of m = [[1, 2], [3, 4]] is 6
+// Python: sx.linalg.matrix_norm(sx.constant([[1.0, 2.0], [3.0, 4.0]]), ord=1).eval() is 6.0
 Tensor matrix_norm(const Tensor& x, const std::string& ord = "fro", std::vector<std::int64_t> axis = {-2, -1},
                    bool keepdims = false, Loc loc = Loc::current());
 // numpy.linalg.norm(x, ord, axis, keepdims): ord "" is the 2-norm of a vector (1 axis, or a 1-D x
