@@ -53,3 +53,14 @@ def add_rows(c):
         [((2, 3, 4),)],
         kinds="away",
     )
+    # From a random start, 200 power steps reach the leading singular pair; the row checks
+    # u^T W v = sigma_max (u and v are defined up to a common sign). No gradient: a random start.
+    row(
+        "linalg.singular_vectors_power_iteration",
+        lambda w: (lambda uv: sx.dot(uv[0], sx.matmul(w, uv[1])))(
+            sx.linalg.singular_vectors_power_iteration(w, n_iters=200)
+        ),
+        lambda w: np.asarray(np.linalg.svd(w.astype(np.float64), compute_uv=False)[0], w.dtype),
+        gen=lambda rng, dt: [[np.asarray(np.diag([3.0, 1.0, 0.5]) + 0.1 * rng.standard_normal((3, 3)), dt)]],
+        grad=False,
+    )
