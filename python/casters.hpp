@@ -228,6 +228,19 @@ template <class T> struct deferred_error_value {
       return false;
     }
   }
+  // As convert, but every symx error is the user's (a bad value of the one type the parameter takes),
+  // kept for get() instead of meaning "not this type".
+  template <class F> bool convert_keeping_errors(F&& make) noexcept {
+    try {
+      value.emplace(make());
+    } catch (const symx::Error&) {
+      error = std::current_exception();
+    } catch (...) {
+      PyErr_Clear();
+      return false;
+    }
+    return true;
+  }
 };
 
 // A dtype NumPy understands but symx does not support (float16, int8, ...) is accepted here and
@@ -307,15 +320,7 @@ template <> struct type_caster<SeedArg> : deferred_error_value<SeedArg> {
   template <typename T_> using Cast = movable_cast_t<T_>;
   template <typename T_> static constexpr bool can_cast() { return true; }
   bool from_python(handle src, uint32_t, cleanup_list*) noexcept {
-    try {
-      value.emplace(SeedArg{seed_from_python(src)});
-    } catch (const symx::Error&) {
-      error = std::current_exception();
-    } catch (...) {
-      PyErr_Clear();
-      return false;
-    }
-    return true;
+    return convert_keeping_errors([&] { return SeedArg{seed_from_python(src)}; });
   }
   static handle from_cpp(const SeedArg&, rv_policy, cleanup_list*) noexcept { return none().release(); }
 };
