@@ -184,20 +184,13 @@ void bind_linalg(nb::module_& linalg) {
       "x"_a, "ord"_a.none() = nb::none(), "axis"_a.none() = nb::none(), "keepdims"_a = false, DOC(linalg_norm));
   linalg.def(
       "vector_norm",
-      [ord_text](TensorArg x, symx::Axes axis, bool keepdims, nb::handle ord) {
-        const std::string o = ord_text(ord, "2");
-        double p = 2;
-        if (o == "inf") p = std::numeric_limits<double>::infinity();
-        else if (o == "-inf") p = -std::numeric_limits<double>::infinity();
-        else {
-          try {
-            p = std::stod(o);
-          } catch (const std::exception&) {
-            throw nb::value_error(("vector_norm: invalid norm order '" + o +
-                                   "' (vector norms take a number p, inf or -inf; 'fro' and 'nuc' are matrix norms)")
-                                      .c_str());
-          }
-        }
+      [](TensorArg x, symx::Axes axis, bool keepdims, nb::handle ord) {
+        // numpy.linalg.vector_norm's ord is a number (inf and -inf included); C++ takes a double.
+        if (PyBool_Check(ord.ptr()) || !PyNumber_Check(ord.ptr()))
+          throw nb::value_error(("vector_norm: invalid norm order " + nb::cast<std::string>(nb::repr(ord)) +
+                                 " (vector norms take a number p, inf or -inf; 'fro' and 'nuc' are matrix norms)")
+                                    .c_str());
+        const double p = nb::cast<double>(nb::float_(nb::borrow(ord)));
         PyLocation here;
         return lin::vector_norm(x.t, p, axis, keepdims);
       },
