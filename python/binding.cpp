@@ -686,6 +686,7 @@ NB_MODULE(_symx, m) {
   bind_indexing(m);
   bind_numpy(m);
   bind_arrays(m);
+  bind_signal(m);
   nb::module_ linalg = m.def_submodule("linalg", "Linear algebra (numpy.linalg-like).");
   bind_linalg(linalg);
   nb::module_ normalization = m.def_submodule("normalization", "SymJAX's tensor.normalization: spectral_normalize.");

@@ -13,6 +13,7 @@
 #include "symx/io.hpp"
 #include "symx/numpy.hpp"
 #include "symx/ops.hpp"
+#include "symx/signal.hpp"
 #include "symx/sorting.hpp"
 #include "symx/special.hpp"
 #include "symx/tensor.hpp"
