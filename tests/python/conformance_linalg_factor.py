@@ -137,13 +137,17 @@ def add_rows(c):
         cases=[((3,), (3, 5), (5, 2), (2, 4)), ((2, 6), (6, 3), (3, 4), (4,))],
         tol=LOOSE,
     )
-    for name, scale in [("small", 0.3), ("scaled", 4.0)]:  # 4 * N(0, 1) 3x3: a 1-norm above theta13 (squarings)
+    # 4 * N(0, 1) 3x3: a 1-norm above theta13 (squarings). Float64 only here: squaring float32 matrices
+    # amplifies their rounding beyond the table's compiled-vs-reference tolerance in the smallest
+    # entries (float32 against SciPy, relative to the largest entry: test_linalg_factor.py).
+    for name, scale, dts in [("small", 0.3, ("float32", "float64")), ("scaled", 4.0, ("float64",))]:
         row(
             f"linalg.expm[{name}]",
             sx.linalg.expm,
             lambda a: sla.expm(a.astype(np.float64)).astype(a.dtype),
             gen=lambda rng, dt, s=scale: [[np.asarray(s * rng.standard_normal((3, 3)), dt)], [np.asarray(s * rng.standard_normal((2, 3, 3)), dt)]],
             tol={"float32": (5e-4, 5e-4), "float64": (1e-9, 1e-9)},
+            dtypes=dts,
             api=("linalg.expm",),
         )
     row(
@@ -184,7 +188,7 @@ def add_rows(c):
     row(
         "linalg.tensordot",
         lambda a, b: sx.linalg.tensordot(a, b, 1),
-        lambda a, b: np.linalg.tensordot(a, b, 1),
+        lambda a, b: np.linalg.tensordot(a, b, axes=1),
         cases=[((2, 3), (3, 4))],
     )
     row("linalg.matrix_transpose", sx.linalg.matrix_transpose, np.linalg.matrix_transpose, cases=[((2, 3, 4),)])
