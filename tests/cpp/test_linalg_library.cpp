@@ -65,10 +65,10 @@ TEST_P(LinalgLibrary, SolveBroadcastsBatches) {
   const sx::DType dt = GetParam();
   sx::reset_default_graph();
   auto a = sx::placeholder({2, 1, 4, 4}, dt, "a");
-  auto b = sx::placeholder({3, 4, 2}, dt, "b");
-  auto x = sx::linalg::solve(a, b);
+  auto b = sx::placeholder({1, 3, 4, 2}, dt, "b");
+  auto x = sx::linalg::solve(a, b);  // (2, 3, 4, 2)
   auto g = sx::grad(sx::sum(x * x), {a, b});
-  check({a, b}, {x, g[0], g[1]}, {shifted({2, 1, 4, 4}, 3, dt), random_array({3, 4, 2}, -1, 1, 4, dt)}, dt,
+  check({a, b}, {x, g[0], g[1]}, {shifted({2, 1, 4, 4}, 3, dt), random_array({1, 3, 4, 2}, -1, 1, 4, dt)}, dt,
         {"getrf + trsm"});
 }
 
@@ -93,7 +93,7 @@ TEST_P(LinalgLibrary, QrEveryModeAndShape) {
   const sx::DType dt = GetParam();
   for (sx::Shape shape : {sx::Shape{5, 3}, sx::Shape{3, 3}, sx::Shape{2, 3, 5}})
     for (const char* mode : {"reduced", "complete", "r"}) {
-      SCOPED_TRACE(shape_string(shape) + " " + mode);
+      SCOPED_TRACE(sx::shape_string(shape) + " " + mode);
       sx::reset_default_graph();
       auto a = sx::placeholder(shape, dt, "a");
       auto parts = sx::linalg::qr(a, mode);
@@ -112,7 +112,7 @@ TEST_P(LinalgLibrary, QrEveryModeAndShape) {
 TEST_P(LinalgLibrary, LuFactorTallWideAndBatched) {
   const sx::DType dt = GetParam();
   for (sx::Shape shape : {sx::Shape{4, 4}, sx::Shape{5, 3}, sx::Shape{3, 5}, sx::Shape{2, 3, 3}}) {
-    SCOPED_TRACE(shape_string(shape));
+    SCOPED_TRACE(sx::shape_string(shape));
     sx::reset_default_graph();
     auto a = sx::placeholder(shape, dt, "a");
     auto [lu, piv] = sx::linalg::lu_factor(a);
@@ -130,10 +130,10 @@ TEST(LinalgLibraryErrors, SingularMatricesNameTheOpTheBatchElementAndTheLine) {
   for (sx::DType dt : {sx::f32, sx::f64}) {
     sx::reset_default_graph();
     auto a = sx::placeholder({2, 2, 2}, dt, "a");
-    sx::Array v = sx::Array::from_vector({1, 0, 0, 1, 1, 2, 2, 4}, {2, 2, 2}).astype(dt);  // element 1 singular
-    sx::Array spd_not = sx::Array::from_vector({2, 0, 0, 2, 1, 2, 2, 1}, {2, 2, 2}).astype(dt);
-    auto rhs = sx::constant(sx::Array::from_vector({1, 1}, {2, 1}).astype(dt));
-    auto tri = sx::constant(sx::Array::from_vector({1, 0, 0, 1, 1, 0, 3, 0}, {2, 2, 2}).astype(dt));
+    sx::Array v = sx::Array::from_vector(std::vector<double>{1, 0, 0, 1, 1, 2, 2, 4}, {2, 2, 2}).astype(dt);  // element 1 singular
+    sx::Array spd_not = sx::Array::from_vector(std::vector<double>{2, 0, 0, 2, 1, 2, 2, 1}, {2, 2, 2}).astype(dt);
+    auto rhs = sx::constant(sx::Array::from_vector(std::vector<double>{1, 1}, {2}).astype(dt));
+    auto tri = sx::constant(sx::Array::from_vector(std::vector<double>{1, 0, 0, 1, 1, 0, 3, 0}, {2, 2, 2}).astype(dt));
     struct Case {
       sx::Tensor y;
       sx::Array value;
@@ -174,7 +174,7 @@ TEST(LinalgLibraryErrors, SingularDeterminantsAreZero) {
     sx::reset_default_graph();
     auto a = sx::placeholder({2, 2}, dt, "a");
     auto [sign, logabs] = sx::linalg::slogdet(a);
-    sx::Array v = sx::Array::from_vector({1, 2, 2, 4}, {2, 2}).astype(dt);
+    sx::Array v = sx::Array::from_vector(std::vector<double>{1, 2, 2, 4}, {2, 2}).astype(dt);
     auto out = sx::function({a}, {sx::linalg::det(a), sign, logabs}, {}, {sx::Backend::compiled})({v});
     EXPECT_EQ(out[0].get_flat(0), 0.0);
     EXPECT_EQ(out[1].get_flat(0), 0.0);
