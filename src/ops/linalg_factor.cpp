@@ -110,11 +110,13 @@ Array eval_qr(const EvalArgs& args) {
     if (mode == kROnly) continue;
     std::fill(Q.begin(), Q.end(), 0.0);
     for (std::int64_t i = 0; i < d.m; ++i)
-      for (std::int64_t j = 0; j < d.k; ++j) Q[static_cast<std::size_t>(i * d.kq + j)] = A[static_cast<std::size_t>(i * d.n + j)];
+      for (std::int64_t j = 0; j < d.k; ++j)
+        Q[static_cast<std::size_t>(i * d.kq + j)] = A[static_cast<std::size_t>(i * d.n + j)];
     if (d.kq > 0) {
       if (d.k > 0) {
-        lapack_int info = LAPACKE_dorgqr(LAPACK_ROW_MAJOR, static_cast<lapack_int>(d.m), static_cast<lapack_int>(d.kq),
-                                         static_cast<lapack_int>(d.k), Q.data(), static_cast<lapack_int>(d.kq), tau.data());
+        lapack_int info =
+            LAPACKE_dorgqr(LAPACK_ROW_MAJOR, static_cast<lapack_int>(d.m), static_cast<lapack_int>(d.kq),
+                           static_cast<lapack_int>(d.k), Q.data(), static_cast<lapack_int>(d.kq), tau.data());
         check_internal(info == 0, "orgqr: invalid argument");
       } else {
         for (std::int64_t i = 0; i < d.kq; ++i) Q[static_cast<std::size_t>(i * d.kq + i)] = 1;  // no reflectors
@@ -212,7 +214,8 @@ Array eval_lu_factor(const EvalArgs& args) {
     }
     std::iota(perm.begin(), perm.end(), 0);
     for (std::int64_t i = 0; i < k; ++i)
-      std::swap(perm[static_cast<std::size_t>(i)], perm[static_cast<std::size_t>(ipiv[static_cast<std::size_t>(i)] - 1)]);
+      std::swap(perm[static_cast<std::size_t>(i)],
+                perm[static_cast<std::size_t>(ipiv[static_cast<std::size_t>(i)] - 1)]);
     double* O = out.data() + b * m * w;
     for (std::int64_t i = 0; i < m; ++i) {
       for (std::int64_t j = 0; j < n; ++j) O[i * w + j] = A[static_cast<std::size_t>(i * n + j)];
@@ -342,7 +345,8 @@ constexpr auto kDtype = ops::TypeProblem::Kind::dtype;
 
 void need_square(const char* name, const Tensor& a, Loc loc) {
   if (a.ndim() < 2 || a.shape()[a.shape().size() - 1] != a.shape()[a.shape().size() - 2])
-    bad(name, {a}, kShape, "the matrix must be square in its last two axes (..., n, n), got shape " + shape_string(a.shape()),
+    bad(name, {a}, kShape,
+        "the matrix must be square in its last two axes (..., n, n), got shape " + shape_string(a.shape()),
         "Pass a square matrix or a stack of them.", loc);
 }
 
@@ -542,10 +546,20 @@ namespace {
 constexpr int kMaxSquarings = 20;
 constexpr double kTheta13 = 5.371920351148152;
 // Higham (2005), table 10.4: the coefficients of the degree-13 Pade approximant of exp.
-constexpr double kPade13[] = {64764752532480000.0, 32382376266240000.0, 7771770303897600.0, 1187353796428800.0,
-                              129060195264000.0,   10559470521600.0,    670442572800.0,     33522128640.0,
-                              1323241920.0,        40840800.0,          960960.0,           16380.0,
-                              182.0,               1.0};
+constexpr double kPade13[] = {64764752532480000.0,
+                              32382376266240000.0,
+                              7771770303897600.0,
+                              1187353796428800.0,
+                              129060195264000.0,
+                              10559470521600.0,
+                              670442572800.0,
+                              33522128640.0,
+                              1323241920.0,
+                              40840800.0,
+                              960960.0,
+                              16380.0,
+                              182.0,
+                              1.0};
 
 Tensor expm_impl(const Tensor& a0, Loc loc) {
   need_square("expm", a0, loc);
@@ -561,12 +575,13 @@ Tensor expm_impl(const Tensor& a0, Loc loc) {
   Tensor ident = eye(n, n, 0, dt, loc);
   Tensor x2 = matmul(x, x, loc), x4 = matmul(x2, x2, loc), x6 = matmul(x4, x2, loc);
   const double* b = kPade13;
-  Tensor u_inner = matmul(x6, x6 * b[13] + x4 * b[11] + x2 * b[9], loc) + x6 * b[7] + x4 * b[5] + x2 * b[3] +
-                   ident * b[1];
+  Tensor u_inner =
+      matmul(x6, x6 * b[13] + x4 * b[11] + x2 * b[9], loc) + x6 * b[7] + x4 * b[5] + x2 * b[3] + ident * b[1];
   Tensor u = matmul(x, u_inner, loc);
   Tensor v = matmul(x6, x6 * b[12] + x4 * b[10] + x2 * b[8], loc) + x6 * b[6] + x4 * b[4] + x2 * b[2] + ident * b[0];
   Tensor r = solve(v - u, v + u, loc);
-  for (int i = 0; i < kMaxSquarings; ++i) r = where(less(static_cast<double>(i), s_keep, loc), matmul(r, r, loc), r, loc);
+  for (int i = 0; i < kMaxSquarings; ++i)
+    r = where(less(static_cast<double>(i), s_keep, loc), matmul(r, r, loc), r, loc);
   // More squarings than the graph holds (|a|_1 > theta13 * 2^20): NaN rather than a wrong value.
   Tensor nan = full({}, std::numeric_limits<double>::quiet_NaN(), dt, loc);
   return where(less(static_cast<double>(kMaxSquarings), s_keep, loc), nan, r, loc);
@@ -601,8 +616,8 @@ Tensor tensorsolve(const Tensor& a, const Tensor& b, std::optional<std::vector<i
     for (int k : *axes) {
       int ax = k < 0 ? k + an : k;
       if (ax < 0 || ax >= an || moved[static_cast<std::size_t>(ax)])
-        bad(name, {a, b}, kShape, "axes entry " + std::to_string(k) + " is out of range or repeated for " +
-                                      std::to_string(an) + "-D a",
+        bad(name, {a, b}, kShape,
+            "axes entry " + std::to_string(k) + " is out of range or repeated for " + std::to_string(an) + "-D a",
             "Name distinct axes of a.", loc);
       moved[static_cast<std::size_t>(ax)] = true;
     }
@@ -653,7 +668,8 @@ Tensor block_diag(const std::vector<Tensor>& arrays, Loc loc) {
     const Tensor& t = arrays[i];
     if (t.ndim() > 2)
       bad(name, arrays, kShape,
-          "argument " + std::to_string(i) + " has " + std::to_string(t.ndim()) + " dimensions; block_diag takes 0-D, 1-D and 2-D arrays",
+          "argument " + std::to_string(i) + " has " + std::to_string(t.ndim()) +
+              " dimensions; block_diag takes 0-D, 1-D and 2-D arrays",
           "Pass matrices (or rows / scalars).", loc);
     Tensor m = cast(t, dt, loc);
     if (t.ndim() == 0) m = reshape(m, {1, 1}, loc);

@@ -70,8 +70,8 @@ Route route_of(OpKind op) {
     for (OpKind k : {OpKind::Sort, OpKind::Argsort, OpKind::Partition, OpKind::Argpartition, OpKind::KthValues,
                      OpKind::Cumprod, OpKind::Cummax, OpKind::Cummin, OpKind::Logcumsumexp, OpKind::LinearRecurrence})
       set(k, Route::sorting);
-    for (OpKind k : {OpKind::Inv, OpKind::Det, OpKind::Slogdet, OpKind::Cholesky, OpKind::Solve, OpKind::TriangularSolve,
-                     OpKind::Qr, OpKind::LuFactor})
+    for (OpKind k : {OpKind::Inv, OpKind::Det, OpKind::Slogdet, OpKind::Cholesky, OpKind::Solve,
+                     OpKind::TriangularSolve, OpKind::Qr, OpKind::LuFactor})
       set(k, Route::linalg);
     return r;
   }();

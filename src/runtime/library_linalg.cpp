@@ -67,7 +67,8 @@ template <class T> void trsm(bool lower, bool trans, bool unit, std::int64_t n, 
   const auto ta = trans ? CblasTrans : CblasNoTrans;
   const auto diag = unit ? CblasUnit : CblasNonUnit;
   const auto ni = static_cast<blasint>(n), ki = static_cast<blasint>(k);
-  if constexpr (std::is_same_v<T, float>) cblas_strsm(CblasRowMajor, CblasLeft, uplo, ta, diag, ni, ki, 1.0f, a, ni, b, ki);
+  if constexpr (std::is_same_v<T, float>)
+    cblas_strsm(CblasRowMajor, CblasLeft, uplo, ta, diag, ni, ki, 1.0f, a, ni, b, ki);
   else cblas_dtrsm(CblasRowMajor, CblasLeft, uplo, ta, diag, ni, ki, 1.0, a, ni, b, ki);
 }
 
@@ -145,8 +146,7 @@ int prepared_threads() { return std::max(1, std::max(omp_get_max_threads(), omp_
 // What every call keeps: the op, the user's line, the matrix size and batch count, a mutex.
 class LinalgCall : public LibraryCall {
  public:
-  explicit LinalgCall(const Tensor& node)
-      : op_(node.op()), where_(node.node().where), dtype_(node.dtype()) {}
+  explicit LinalgCall(const Tensor& node) : op_(node.op()), where_(node.node().where), dtype_(node.dtype()) {}
   std::string describe() const override {
     return std::string("LAPACK ") + (dtype_ == DType::f32 ? "float32 " : "float64 ") + what();
   }
@@ -225,11 +225,12 @@ template <class T> class SquareCall final : public LinalgCall {
         count_, n * n * n, static_cast<int>(ws_.size()), [&](std::int64_t b, int t) { return one(a, out, b, ws_[t]); },
         [&](std::int64_t b, lapack_int info) {
           if (op_ == OpKind::Cholesky)
-            call_error(op_, where_,
-                       "the matrix is not positive definite" + batch_note(b, count_) +
-                           " (the leading minor of order " + std::to_string(info) + " is not positive)",
-                       "Pass a symmetric positive-definite matrix, e.g. add a small multiple of the identity (a + eps * "
-                       "I).");
+            call_error(
+                op_, where_,
+                "the matrix is not positive definite" + batch_note(b, count_) + " (the leading minor of order " +
+                    std::to_string(info) + " is not positive)",
+                "Pass a symmetric positive-definite matrix, e.g. add a small multiple of the identity (a + eps * "
+                "I).");
           call_error(op_, where_,
                      "the matrix is singular" + batch_note(b, count_) + " (pivot " + std::to_string(info) + " is zero)",
                      "Check the input, or use a pseudo-inverse or a regularized matrix (a + eps * I).");
@@ -455,8 +456,8 @@ template <class T> class QrCall final : public LinalgCall {
     T* O = out + b * rows * width;
     for (std::int64_t i = 0; i < m_; ++i)
       for (std::int64_t j = 0; j < n_; ++j) x.w[static_cast<std::size_t>(i + j * m_)] = A[i * n_ + j];
-    lapack_int info = geqrf<T>(static_cast<lapack_int>(m_), static_cast<lapack_int>(n_), x.w.data(), x.tau.data(),
-                               x.work.data(), lw);
+    lapack_int info =
+        geqrf<T>(static_cast<lapack_int>(m_), static_cast<lapack_int>(n_), x.w.data(), x.tau.data(), x.work.data(), lw);
     check_internal(info == 0, "geqrf: invalid argument");
     std::fill(O, O + rows * width, T(0));
     for (std::int64_t i = 0; i < std::min(k_, rows); ++i)

@@ -130,7 +130,8 @@ TEST(LinalgLibraryErrors, SingularMatricesNameTheOpTheBatchElementAndTheLine) {
   for (sx::DType dt : {sx::f32, sx::f64}) {
     sx::reset_default_graph();
     auto a = sx::placeholder({2, 2, 2}, dt, "a");
-    sx::Array v = sx::Array::from_vector(std::vector<double>{1, 0, 0, 1, 1, 2, 2, 4}, {2, 2, 2}).astype(dt);  // element 1 singular
+    sx::Array v = sx::Array::from_vector(std::vector<double>{1, 0, 0, 1, 1, 2, 2, 4}, {2, 2, 2})
+                      .astype(dt);  // element 1 singular
     sx::Array spd_not = sx::Array::from_vector(std::vector<double>{2, 0, 0, 2, 1, 2, 2, 1}, {2, 2, 2}).astype(dt);
     auto rhs = sx::constant(sx::Array::from_vector(std::vector<double>{1, 1}, {2}).astype(dt));
     auto tri = sx::constant(sx::Array::from_vector(std::vector<double>{1, 0, 0, 1, 1, 0, 3, 0}, {2, 2, 2}).astype(dt));
@@ -141,7 +142,8 @@ TEST(LinalgLibraryErrors, SingularMatricesNameTheOpTheBatchElementAndTheLine) {
     };
     std::vector<Case> cases = {
         {sx::linalg::inv(a), v, "inv: the matrix is singular (batch element 1) (pivot 2 is zero), at "},
-        {sx::linalg::solve(a, rhs), v, "solve: the coefficient matrix is singular (batch element 1) (pivot 2 is zero), at "},
+        {sx::linalg::solve(a, rhs), v,
+         "solve: the coefficient matrix is singular (batch element 1) (pivot 2 is zero), at "},
         {sx::linalg::cholesky(a), spd_not,
          "cholesky: the matrix is not positive definite (batch element 1) (the leading minor of order 2 is not "
          "positive), at "},

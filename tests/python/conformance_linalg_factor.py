@@ -95,8 +95,14 @@ def add_rows(c):
             lambda a, b, t=trans: sx.linalg.lu_solve(sx.linalg.lu_factor(a), b, trans=t),
             lambda a, b, t=trans: batched(lambda m, v: sla.lu_solve(sla.lu_factor(m), v, trans=t), a, b),
             gen=lambda rng, dt: [
-                [np.asarray(rng.standard_normal((3, 3)) + 3 * np.eye(3), dt), np.asarray(rng.standard_normal((3, 2)), dt)],
-                [np.asarray(rng.standard_normal((2, 3, 3)) + 3 * np.eye(3), dt), np.asarray(rng.standard_normal((2, 3, 1)), dt)],
+                [
+                    np.asarray(rng.standard_normal((3, 3)) + 3 * np.eye(3), dt),
+                    np.asarray(rng.standard_normal((3, 2)), dt),
+                ],
+                [
+                    np.asarray(rng.standard_normal((2, 3, 3)) + 3 * np.eye(3), dt),
+                    np.asarray(rng.standard_normal((2, 3, 1)), dt),
+                ],
             ],
             tol=LOOSE,
             api=("linalg.lu_solve",),
@@ -105,7 +111,9 @@ def add_rows(c):
         row(
             f"linalg.cho_factor[lower={lower}]",
             lambda b, lo=lower: sx.linalg.cho_factor(sym_pd(b), lower=lo)[0],
-            lambda b, lo=lower: batched(lambda m: (np.tril if lo else np.triu)(sla.cho_factor(m, lower=lo)[0]), sym_pd_np(b)),
+            lambda b, lo=lower: batched(
+                lambda m: (np.tril if lo else np.triu)(sla.cho_factor(m, lower=lo)[0]), sym_pd_np(b)
+            ),
             gen=normal((3, 3), (2, 4, 4)),
             tol=LOOSE,
             api=("linalg.cho_factor",),
@@ -145,7 +153,10 @@ def add_rows(c):
             f"linalg.expm[{name}]",
             sx.linalg.expm,
             lambda a: sla.expm(a.astype(np.float64)).astype(a.dtype),
-            gen=lambda rng, dt, s=scale: [[np.asarray(s * rng.standard_normal((3, 3)), dt)], [np.asarray(s * rng.standard_normal((2, 3, 3)), dt)]],
+            gen=lambda rng, dt, s=scale: [
+                [np.asarray(s * rng.standard_normal((3, 3)), dt)],
+                [np.asarray(s * rng.standard_normal((2, 3, 3)), dt)],
+            ],
             tol={"float32": (5e-4, 5e-4), "float64": (1e-9, 1e-9)},
             dtypes=dts,
             api=("linalg.expm",),
@@ -162,7 +173,10 @@ def add_rows(c):
         lambda a, b: sx.linalg.tensorsolve(a, b),
         lambda a, b: np.linalg.tensorsolve(a, b),
         gen=lambda rng, dt: [
-            [np.asarray((rng.standard_normal((6, 6)) + 4 * np.eye(6)).reshape(2, 3, 6), dt), np.asarray(rng.standard_normal((2, 3)), dt)]
+            [
+                np.asarray((rng.standard_normal((6, 6)) + 4 * np.eye(6)).reshape(2, 3, 6), dt),
+                np.asarray(rng.standard_normal((2, 3)), dt),
+            ]
         ],
         tol=LOOSE,
     )
@@ -181,10 +195,22 @@ def add_rows(c):
     )
     # numpy.linalg's names of top-level functions (the same objects but diagonal and trace, which
     # work on the last two axes), and SymJAX's tril / triu.
-    row("linalg.diagonal", lambda x: sx.linalg.diagonal(x, offset=1), lambda x: np.linalg.diagonal(x, offset=1), cases=[((2, 3, 4),)])
+    row(
+        "linalg.diagonal",
+        lambda x: sx.linalg.diagonal(x, offset=1),
+        lambda x: np.linalg.diagonal(x, offset=1),
+        cases=[((2, 3, 4),)],
+    )
     row("linalg.trace", lambda x: sx.linalg.trace(x), lambda x: np.linalg.trace(x), cases=[((2, 3, 3),)])
-    row("linalg.cross", lambda a, b: sx.linalg.cross(a, b), lambda a, b: np.linalg.cross(a, b), cases=[((4, 3), (4, 3))])
-    row("linalg.vecdot", lambda a, b: sx.linalg.vecdot(a, b), lambda a, b: np.linalg.vecdot(a, b), cases=[((4, 3), (3,))])
+    row(
+        "linalg.cross", lambda a, b: sx.linalg.cross(a, b), lambda a, b: np.linalg.cross(a, b), cases=[((4, 3), (4, 3))]
+    )
+    row(
+        "linalg.vecdot",
+        lambda a, b: sx.linalg.vecdot(a, b),
+        lambda a, b: np.linalg.vecdot(a, b),
+        cases=[((4, 3), (3,))],
+    )
     row(
         "linalg.tensordot",
         lambda a, b: sx.linalg.tensordot(a, b, 1),
@@ -193,6 +219,11 @@ def add_rows(c):
     )
     row("linalg.matrix_transpose", sx.linalg.matrix_transpose, np.linalg.matrix_transpose, cases=[((2, 3, 4),)])
     row("linalg.outer", lambda a, b: sx.linalg.outer(a, b), lambda a, b: np.linalg.outer(a, b), cases=[((3,), (4,))])
-    row("linalg.matmul", lambda a, b: sx.linalg.matmul(a, b), lambda a, b: np.linalg.matmul(a, b), cases=[((2, 3), (3, 4))])
+    row(
+        "linalg.matmul",
+        lambda a, b: sx.linalg.matmul(a, b),
+        lambda a, b: np.linalg.matmul(a, b),
+        cases=[((2, 3), (3, 4))],
+    )
     row("linalg.tril", lambda x: sx.linalg.tril(x, -1), lambda x: np.tril(x, -1), cases=[((3, 4),)])
     row("linalg.triu", lambda x: sx.linalg.triu(x, 1), lambda x: np.triu(x, 1), cases=[((3, 4),)])

@@ -75,7 +75,11 @@ def test_qr_matches_numpy(dtype, shape, mode):
     if mode != "r":
         q, r = comp
         np.testing.assert_allclose(q @ r, a, **TOL[dtype])
-        np.testing.assert_allclose(np.swapaxes(q, -1, -2) @ q, np.broadcast_to(np.eye(q.shape[-1]), q.shape[:-2] + (q.shape[-1],) * 2), **TOL[dtype])
+        np.testing.assert_allclose(
+            np.swapaxes(q, -1, -2) @ q,
+            np.broadcast_to(np.eye(q.shape[-1]), q.shape[:-2] + (q.shape[-1],) * 2),
+            **TOL[dtype],
+        )
 
 
 def test_qr_namedtuple_integers_and_empty():
@@ -244,7 +248,7 @@ def test_lu_solve_singular_error_names_the_line():
 def test_lu_gradient_random(shape):
     a = rand(shape)
     for which in [1, 2]:
-        g, f = sym_grad(lambda x: sx.linalg.lu(x)[which], a)
+        g, f = sym_grad(lambda x, which=which: sx.linalg.lu(x)[which], a)
         np.testing.assert_allclose(g, fd_grad(f, a), rtol=1e-5, atol=1e-7)
     g, f = sym_grad(lambda x: sx.linalg.lu_factor(x)[0], a)
     np.testing.assert_allclose(g, fd_grad(f, a), rtol=1e-5, atol=1e-7)
@@ -277,9 +281,9 @@ def test_lu_solve_gradient():
     a = rand((3, 3)) + 3 * np.eye(3)
     b = rand((3, 2))
     for trans in [0, 1]:
-        g, f = sym_grad(lambda x: sx.linalg.lu_solve(sx.linalg.lu_factor(x), b, trans=trans), a)
+        g, f = sym_grad(lambda x, t=trans: sx.linalg.lu_solve(sx.linalg.lu_factor(x), b, trans=t), a)
         np.testing.assert_allclose(g, fd_grad(f, a), rtol=1e-5, atol=1e-7)
-        g, f = sym_grad(lambda y: sx.linalg.lu_solve(sx.linalg.lu_factor(a), y, trans=trans), b)
+        g, f = sym_grad(lambda y, t=trans: sx.linalg.lu_solve(sx.linalg.lu_factor(a), y, trans=t), b)
         np.testing.assert_allclose(g, fd_grad(f, b), rtol=1e-5, atol=1e-7)
 
 
@@ -305,7 +309,10 @@ def test_cho_factor_and_solve(dtype, lower):
     m = rand((2, 4, 4), dtype)
     a = m @ np.swapaxes(m, -1, -2) + 4 * np.eye(4, dtype=dtype)
     b = rand((2, 4, 3), dtype)
-    f = lambda x, y: [sx.linalg.cho_factor(x, lower=lower)[0], sx.linalg.cho_solve(sx.linalg.cho_factor(x, lower=lower), y)]  # noqa: E731
+
+    def f(x, y):
+        return [sx.linalg.cho_factor(x, lower=lower)[0], sx.linalg.cho_solve(sx.linalg.cho_factor(x, lower=lower), y)]
+
     ref, comp = both(f, a, b)
     for out in (ref, comp):
         for i in range(2):
@@ -326,7 +333,9 @@ def test_cho_solve_gradient_and_vector_rhs():
     g, f = sym_grad(lambda y: sx.linalg.cho_solve(sx.linalg.cho_factor(sx.constant(a), lower=True), y), b)
     np.testing.assert_allclose(g, fd_grad(f, b), rtol=1e-6, atol=1e-8)
     # through the factor, symmetric input built in the graph
-    g, f = sym_grad(lambda y: sx.linalg.cho_solve(sx.linalg.cho_factor(y @ sx.matrix_transpose(y) + 3 * np.eye(3)), b), m)
+    g, f = sym_grad(
+        lambda y: sx.linalg.cho_solve(sx.linalg.cho_factor(y @ sx.matrix_transpose(y) + 3 * np.eye(3)), b), m
+    )
     np.testing.assert_allclose(g, fd_grad(f, m), rtol=1e-5, atol=1e-7)
 
 
