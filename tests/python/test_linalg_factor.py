@@ -509,3 +509,26 @@ def test_compiled_singular_solve_and_inv_errors_name_the_batch_element():
         with pytest.raises(ValueError, match=words + r" \(batch element 1\).*test_linalg_factor.py") as comp_err:
             f(a)
         assert str(ref_err.value) == str(comp_err.value)
+
+
+@pytest.mark.parametrize(
+    "build",
+    [
+        lambda x: sx.linalg.lu_factor(x)[0],
+        lambda x: sx.linalg.lu(x)[2],
+        lambda x: sx.linalg.expm(0.5 * x),
+        lambda x: sx.linalg.cho_solve(sx.linalg.cho_factor(x @ sx.matrix_transpose(x) + 3 * np.eye(3)), np.ones(3)),
+    ],
+    ids=["lu_factor", "lu", "expm", "cho_solve"],
+)
+def test_second_derivatives(build):
+    # grad of grad: the VJPs are graph ops; checked against finite differences of the first gradient.
+    a = rand((3, 3)) + np.eye(3)
+    x = sx.placeholder((3, 3), "float64")
+    out = build(x)
+    w = RNG.standard_normal(out.shape)
+    v = RNG.standard_normal((3, 3))
+    (g1,) = sx.grad(sx.sum(out * w), [x])
+    c2 = sx.sum(g1 * v)
+    (g2,) = sx.grad(c2, [x])
+    np.testing.assert_allclose(g2.eval({x: a}), fd_grad(lambda y: float(c2.eval({x: y})), a), rtol=1e-5, atol=1e-6)
