@@ -654,6 +654,8 @@ void bind_io(nb::module_& m) {
 
 }  // namespace
 
+void bind_linalg_factor(nb::module_& linalg, nb::module_& top);  // binding_linalg_factor.cpp
+
 NB_MODULE(_symx, m) {
   nb::set_leak_warnings(false);
   m.doc() = "symx: symbolic tensors, autodiff and compiled functions (C++ core).";
@@ -689,6 +691,7 @@ NB_MODULE(_symx, m) {
   bind_signal(m);
   nb::module_ linalg = m.def_submodule("linalg", "Linear algebra (numpy.linalg-like).");
   bind_linalg(linalg);
+  bind_linalg_factor(linalg, m);  // binding_linalg_factor.cpp: symx/linalg_factor.hpp and numpy.linalg's aliases
   nb::module_ normalization = m.def_submodule("normalization", "SymJAX's tensor.normalization: spectral_normalize.");
   normalization.def("spectral_normalize", LOC(symx::normalization::spectral_normalize), "weight"_a, "axis"_a = 0,
                     "n_iters"_a = 1, DOC(normalization_spectral_normalize));

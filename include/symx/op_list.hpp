@@ -159,6 +159,10 @@
   X(Cholesky, "cholesky")                                           \
   X(Solve, "solve")                                                 \
   X(TriangularSolve, "triangular_solve")                            \
+  /* factorizations (symx/linalg_factor.hpp) */                     \
+  X(Qr, "qr")                                                       \
+  X(LuFactor, "lu_factor")                                          \
+  X(LuPivotsToPermutation, "lu_pivots_to_permutation")              \
   /* neural-network primitives */                                   \
   X(Conv, "conv")                                                   \
   X(ConvBackwardInput, "conv_backward_input")                       \

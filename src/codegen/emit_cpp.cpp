@@ -189,6 +189,9 @@ std::string spell(OpKind op, const std::vector<std::string>& a, DType out, DType
     case OpKind::Cholesky:
     case OpKind::Solve:
     case OpKind::TriangularSolve:
+    case OpKind::Qr:
+    case OpKind::LuFactor:
+    case OpKind::LuPivotsToPermutation:
     case OpKind::Conv:
     case OpKind::ConvBackwardInput:
     case OpKind::ConvBackwardFilter:

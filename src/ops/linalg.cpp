@@ -480,19 +480,23 @@ DType float_dtype(DType d) { return is_floating(d) ? d : DType::f32; }
 
 }  // namespace
 
+void register_linalg_factor_ops();  // linalg_factor.cpp: qr, lu_factor, lu_pivots_to_permutation
+
 void register_linalg_ops() {
   using K = OpKind;
-  // Matrix products are library calls (BLAS / oneDNN); the decompositions run the reference.
+  // Matrix products are library calls (BLAS / oneDNN); so are the decompositions and solves, on
+  // LAPACK in the input's precision (runtime/library_linalg.cpp).
   using L = Lowering;
   constexpr auto F = Family::linalg;
   define(K::Matmul, row(F, 2, L::library, infer_matmul, eval_matmul, vjp_matmul));
-  define(K::Inv, row(F, 1, L::reference, infer_square_float, eval_inv, vjp_inv));
-  define(K::Det, row(F, 1, L::reference, infer_det, eval_det, vjp_det));
-  define(K::Slogdet, row(F, 1, L::reference, infer_slogdet, eval_slogdet, vjp_slogdet));
-  define(K::Cholesky, row(F, 1, L::reference, infer_square_float, eval_cholesky, vjp_cholesky));
-  define(K::Solve, row(F, 2, L::reference, infer_solve, eval_solve, vjp_solve));
+  define(K::Inv, row(F, 1, L::library, infer_square_float, eval_inv, vjp_inv));
+  define(K::Det, row(F, 1, L::library, infer_det, eval_det, vjp_det));
+  define(K::Slogdet, row(F, 1, L::library, infer_slogdet, eval_slogdet, vjp_slogdet));
+  define(K::Cholesky, row(F, 1, L::library, infer_square_float, eval_cholesky, vjp_cholesky));
+  define(K::Solve, row(F, 2, L::library, infer_solve, eval_solve, vjp_solve));
   define(K::TriangularSolve,
-         row(F, 2, L::reference, infer_triangular_solve, eval_triangular_solve, vjp_triangular_solve));
+         row(F, 2, L::library, infer_triangular_solve, eval_triangular_solve, vjp_triangular_solve));
+  register_linalg_factor_ops();
 }
 
 }  // namespace ops

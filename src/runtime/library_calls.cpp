@@ -1,7 +1,7 @@
 // Library calls, the dispatcher: which ops and epilogues a library call computes, and the call for
 // a step. The calls themselves, by family (see library_internal.hpp): matrix products
 // (library_matmul.cpp), convolutions (library_convolution.cpp), pooling (library_pooling.cpp), on
-// the oneDNN plumbing of library_dnnl.cpp.
+// the oneDNN plumbing of library_dnnl.cpp; factorizations and solves on LAPACK (library_linalg.cpp).
 //
 // A bias add and a ReLU that follow a matrix product or convolution (a step's epilogue, chosen by
 // the fusion plan) run inside the call: a float32 product with a ReLU on oneDNN's matmul primitive
@@ -39,7 +39,8 @@ enum class Route {
   unslice,
   scatter,  // scatter_set / mul / min / max (library_scatter.cpp)
   loop,     // scan, while_loop, switch: the regions' compiled programs, run by runtime/library_loops.cpp
-  sorting   // sorts, partitions and running scans over rows (runtime/library_sorting.cpp)
+  sorting,  // sorts, partitions and running scans over rows (runtime/library_sorting.cpp)
+  linalg    // factorizations and solves on LAPACK (runtime/library_linalg.cpp)
 };
 
 // The library call of each op whose row in the op table says Lowering::library; Route::none for
@@ -69,6 +70,9 @@ Route route_of(OpKind op) {
     for (OpKind k : {OpKind::Sort, OpKind::Argsort, OpKind::Partition, OpKind::Argpartition, OpKind::KthValues,
                      OpKind::Cumprod, OpKind::Cummax, OpKind::Cummin, OpKind::Logcumsumexp, OpKind::LinearRecurrence})
       set(k, Route::sorting);
+    for (OpKind k : {OpKind::Inv, OpKind::Det, OpKind::Slogdet, OpKind::Cholesky, OpKind::Solve,
+                     OpKind::TriangularSolve, OpKind::Qr, OpKind::LuFactor})
+      set(k, Route::linalg);
     return r;
   }();
   return routes[static_cast<std::size_t>(op)];
@@ -98,6 +102,7 @@ std::unique_ptr<LibraryCall> make_float32_dnnl_call(const Tensor& node, Route ro
       case Route::none:
       case Route::loop:
       case Route::sorting:
+      case Route::linalg:
       case Route::scatter:
       case Route::concatenate:
       case Route::unslice:
@@ -144,6 +149,7 @@ std::unique_ptr<LibraryCall> make_library_call(const codegen::Step& step) {
   if (route == Route::none) return nullptr;
   if (route == Route::loop) return make_loop_call(node);
   if (route == Route::sorting) return make_sorting_call(node);
+  if (route == Route::linalg) return make_linalg_call(node);
   if (route == Route::concatenate || route == Route::unslice) return make_copy_call(node);
   if (route == Route::scatter) return make_scatter_call(node);
   for (const Tensor& in : node.node().inputs)
@@ -165,6 +171,7 @@ std::unique_ptr<LibraryCall> make_library_call(const codegen::Step& step) {
     case Route::avg_pool_grad: return make_float32_dnnl_call(node, route);
     case Route::loop:
     case Route::sorting:
+    case Route::linalg:
     case Route::scatter:
     case Route::concatenate:
     case Route::unslice:

@@ -9,6 +9,7 @@
 //   library_loops.cpp        scan, while_loop and switch: their regions' programs run in a loop
 //   library_sorting.cpp      sorts, partitions and running scans over rows
 //   library_scatter.cpp      the scatters of indexed updates (set, mul, min, max)
+//   library_linalg.cpp       factorizations and solves (LAPACK / BLAS in the input's precision)
 #pragma once
 
 #include <array>
@@ -33,6 +34,9 @@ std::unique_ptr<LibraryCall> make_copy_call(const Tensor& node);
 std::unique_ptr<LibraryCall> make_sorting_call(const Tensor& node);
 // scatter_set / scatter_mul / scatter_min / scatter_max (library_scatter.cpp, issue 21).
 std::unique_ptr<LibraryCall> make_scatter_call(const Tensor& node);
+// inv, det, slogdet, cholesky, solve, triangular_solve, qr, lu_factor (library_linalg.cpp): LAPACK and
+// BLAS in float32 or float64; nullptr for other dtypes and empty inputs (the reference then runs).
+std::unique_ptr<LibraryCall> make_linalg_call(const Tensor& node);
 
 using dnnl::memory;
 

@@ -387,6 +387,15 @@ CASES = {
         [0, 1],
         lambda x, y: torch.linalg.solve_triangular(x.tril(), y, upper=False),
     ),
+    # qr at -I (LAPACK's reflectors give r = I and q = -I) and a permutation; q and r side by side.
+    "qr": ([np.stack([-EYE, SWAP, m([3, 1], [4, 2])])], [0], lambda x: torch.cat(torch.linalg.qr(x), -1)),
+    # lu_factor where the first column's pivots tie (|2| = |-2|: LAPACK keeps the first row, as
+    # torch.linalg.lu_factor), at a permutation and at the identity.
+    "lu_factor": (
+        [np.stack([m([2, 1], [-2, 3]), SWAP, EYE])],
+        [0],
+        lambda x: torch.linalg.lu_factor(x)[0],
+    ),
     # ---- neural-network primitives
     "conv": (
         [np.arange(-4.0, 5.0).reshape(1, 1, 3, 3), m([0, 1], [-1, 0]).reshape(1, 1, 2, 2)],

@@ -177,6 +177,8 @@ SYMX = {
     "cholesky": cholesky_of_symmetric,
     "solve": sx.linalg.solve,
     "triangular_solve": lower_triangular_solve,
+    "qr": lambda x: sx.concatenate(list(sx.linalg.qr(x)), -1),
+    "lu_factor": lambda x: sx.linalg.lu_factor(x)[0],
     "conv": sx.nn.conv2d,
     "max_pool": lambda x: sx.nn.max_pool2d(x, 2),
     "avg_pool": lambda x: sx.nn.avg_pool2d(x, 2),
@@ -287,6 +289,7 @@ def test_every_case_has_a_symx_function():
 # still have tie cases for their values) and host_call (its gradient is whatever the host program
 # defines). A differentiable op must never be listed here.
 NOT_DIFFERENTIABLE = {
+    "lu_pivots_to_permutation",  # integer pivots to an integer permutation
     "gcd",  # integer and bit functions (issue 21)
     "lcm",
     "bitwise_count",
@@ -353,6 +356,7 @@ GRADIENT_ONLY = {
 # considered; they still need a case at their special points (0, +-1, the ends of the domain, the
 # identity and a permutation for linear algebra, zeros and repeated indices for indexing).
 SMOOTH = {
+    "qr",  # smooth wherever r is invertible (full column rank)
     "lgamma",  # special functions (issue 21); i0e and i1e have |x| inside: their gradient at 0 is torch's
     "digamma",
     "erfc",
