@@ -159,6 +159,12 @@
   X(Cholesky, "cholesky")                                           \
   X(Solve, "solve")                                                 \
   X(TriangularSolve, "triangular_solve")                            \
+  /* spectral decompositions (symx/linalg.hpp) */                    \
+  X(Eigh, "eigh")                                                   \
+  X(Eigvalsh, "eigvalsh")                                           \
+  X(Svd, "svd")                                                     \
+  X(SvdFull, "svd_full")                                            \
+  X(Svdvals, "svdvals")                                             \
   /* neural-network primitives */                                   \
   X(Conv, "conv")                                                   \
   X(ConvBackwardInput, "conv_backward_input")                       \

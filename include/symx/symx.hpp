@@ -11,6 +11,7 @@
 #include "symx/graph.hpp"
 #include "symx/indexing.hpp"
 #include "symx/io.hpp"
+#include "symx/linalg.hpp"
 #include "symx/numpy.hpp"
 #include "symx/ops.hpp"
 #include "symx/sorting.hpp"

@@ -39,7 +39,8 @@ enum class Route {
   unslice,
   scatter,  // scatter_set / mul / min / max (library_scatter.cpp)
   loop,     // scan, while_loop, switch: the regions' compiled programs, run by runtime/library_loops.cpp
-  sorting   // sorts, partitions and running scans over rows (runtime/library_sorting.cpp)
+  sorting,  // sorts, partitions and running scans over rows (runtime/library_sorting.cpp)
+  spectral  // eigh, eigvalsh, svd, svd_full, svdvals: LAPACK (runtime/library_linalg_spectral.cpp)
 };
 
 // The library call of each op whose row in the op table says Lowering::library; Route::none for
@@ -69,6 +70,8 @@ Route route_of(OpKind op) {
     for (OpKind k : {OpKind::Sort, OpKind::Argsort, OpKind::Partition, OpKind::Argpartition, OpKind::KthValues,
                      OpKind::Cumprod, OpKind::Cummax, OpKind::Cummin, OpKind::Logcumsumexp, OpKind::LinearRecurrence})
       set(k, Route::sorting);
+    for (OpKind k : {OpKind::Eigh, OpKind::Eigvalsh, OpKind::Svd, OpKind::SvdFull, OpKind::Svdvals})
+      set(k, Route::spectral);
     return r;
   }();
   return routes[static_cast<std::size_t>(op)];
@@ -98,6 +101,7 @@ std::unique_ptr<LibraryCall> make_float32_dnnl_call(const Tensor& node, Route ro
       case Route::none:
       case Route::loop:
       case Route::sorting:
+      case Route::spectral:
       case Route::scatter:
       case Route::concatenate:
       case Route::unslice:
@@ -146,6 +150,7 @@ std::unique_ptr<LibraryCall> make_library_call(const codegen::Step& step) {
   if (route == Route::sorting) return make_sorting_call(node);
   if (route == Route::concatenate || route == Route::unslice) return make_copy_call(node);
   if (route == Route::scatter) return make_scatter_call(node);
+  if (route == Route::spectral) return make_spectral_call(node);
   for (const Tensor& in : node.node().inputs)
     if (in.dtype() != node.dtype()) return nullptr;
   DType dt = node.dtype();
@@ -165,6 +170,7 @@ std::unique_ptr<LibraryCall> make_library_call(const codegen::Step& step) {
     case Route::avg_pool_grad: return make_float32_dnnl_call(node, route);
     case Route::loop:
     case Route::sorting:
+    case Route::spectral:
     case Route::scatter:
     case Route::concatenate:
     case Route::unslice:

@@ -9,6 +9,7 @@
 //   library_loops.cpp        scan, while_loop and switch: their regions' programs run in a loop
 //   library_sorting.cpp      sorts, partitions and running scans over rows
 //   library_scatter.cpp      the scatters of indexed updates (set, mul, min, max)
+//   library_linalg_spectral.cpp  eigh, eigvalsh, svd, svdvals (LAPACK syevd, gesdd)
 #pragma once
 
 #include <array>
@@ -33,6 +34,9 @@ std::unique_ptr<LibraryCall> make_copy_call(const Tensor& node);
 std::unique_ptr<LibraryCall> make_sorting_call(const Tensor& node);
 // scatter_set / scatter_mul / scatter_min / scatter_max (library_scatter.cpp, issue 21).
 std::unique_ptr<LibraryCall> make_scatter_call(const Tensor& node);
+// eigh, eigvalsh, svd, svd_full, svdvals (library_linalg_spectral.cpp): LAPACK in the input's precision,
+// workspaces allocated here; nullptr for a dtype other than float32 / float64.
+std::unique_ptr<LibraryCall> make_spectral_call(const Tensor& node);
 
 using dnnl::memory;
 
