@@ -338,8 +338,8 @@ def test_pinv_matrix_rank_cond_lstsq_against_numpy():
     assert rank == rank_np and rank.dtype == np.int32
     np.testing.assert_allclose(s, s_np, atol=1e-12)
     # NumPy empties the residuals below full rank; symx keeps their sums (a static shape)
-    assert res_np.shape == (0,) and res.shape == ()
-    np.testing.assert_allclose(res, np.sum((a @ x - b) ** 2), atol=1e-12)
+    assert res_np.shape == (0,) and res.shape == (1,)  # (1,) for a vector b, as NumPy's at full rank
+    np.testing.assert_allclose(res, [np.sum((a @ x - b) ** 2)], atol=1e-12)
     full = RNG.standard_normal((5, 3))
     x, res, rank, s = (t.eval() for t in sx.linalg.lstsq(full, RNG.standard_normal((5, 2)) * 0 + b[:, None]))
     np.testing.assert_allclose(res, np.linalg.lstsq(full, np.stack([b, b], 1))[1], atol=1e-12)
