@@ -6,14 +6,15 @@
 // input's precision when compiled); the others are graphs of them, so their gradients come from the
 // primitives' rules, which are JAX's (jax/_src/lax/linalg.py eigh_jvp_rule, svd_jvp_rule) transposed:
 // - eigh: ga = v (diag(gw) + F * (v^T gv)) v^T with F_ij = 1 / (w_j - w_i) off the diagonal. Where two
-//   eigenvalues are exactly equal F_ij is 0 (the tie is masked, finite where the bare formula gives
-//   inf or NaN): the gradients of the eigenvalues and of projectors v v^T onto whole eigenspaces are then
-//   right; a function of the eigenvectors of a repeated eigenvalue alone has no derivative there and gets
-//   the masked value; and a smooth function such as v diag(f(w)) v^T loses the part of its gradient
-//   inside the repeated eigenspace (f'(w) there), as JAX's masked rule does.
+//   eigenvalues are equal F_ij is 0 (the tie is masked, finite where the bare formula gives inf or NaN;
+//   "equal" is within n * eps * max|w|, since rounding splits an exact repeat): the gradients of the eigenvalues and of
+//   projectors v v^T onto whole eigenspaces are then right; a function of the eigenvectors of a repeated eigenvalue
+//   alone has no derivative there and gets the masked value; and a smooth function such as v diag(f(w)) v^T loses the
+//   part of its gradient inside the repeated eigenspace (f'(w) there), as JAX's masked rule does.
 // - svd: F_ij = 1 / (s_j^2 - s_i^2), masked where s_i == s_j (the same caveat at repeated singular
-//   values), and 1 / s masked where s == 0 (the terms of non-square matrices). Gradients need full_matrices=False: with
-//   full_matrices=True a gradient that reaches u or vh is an error (as JAX's), one that reaches only s works.
+//   values), and 1 / s masked where s <= k * eps * max(s) (the terms of non-square matrices). Gradients need
+//   full_matrices=False: with full_matrices=True a gradient that reaches u or vh is an error (as JAX's), one that
+//   reaches only s works.
 // - eigvalsh, svdvals: v diag(g) v^T and u diag(g) vh, finite at repeated and zero values too.
 // The rules are graph ops, so gradients can be differentiated again.
 #pragma once
@@ -29,7 +30,7 @@ namespace symx::linalg {
 
 // Eigenvalues (ascending) and eigenvectors (the columns of v) of symmetric matrices, as
 // numpy.linalg.eigh: a (..., n, n) is read from its lower triangle (UPLO "L") or upper one ("U");
-// returns w (..., n) and v (..., n, n) with a = v diag(w) v^T. Each eigenvector's sign is LAPACK's.
+// returns w (..., n) and v (..., n, n) with a = v diag(w) v^T; each eigenvector's entries sum to > 0.
 // Example: auto [w, v] = linalg::eigh(constant(Array::from_vector<double>({2, 1, 1, 2}, {2, 2}))); w is [1, 3]
 // Python: w, v = sx.linalg.eigh(sx.constant([[2.0, 1.0], [1.0, 2.0]])); w.eval() is [1.0, 3.0]
 std::pair<Tensor, Tensor> eigh(const Tensor& a, const std::string& UPLO = "L", Loc loc = Loc::current());
@@ -87,7 +88,7 @@ Tensor cond(const Tensor& x, const std::string& p = "", Loc loc = Loc::current()
 // static shape cannot follow: symx returns the sums then. rank: int64 (...); s: (..., min(m, n)).
 // Singular values at most rcond * the largest count as zero (rcond defaults to max(m, n) * eps).
 // Example: auto [x, res, rank, s] = linalg::lstsq(a, b)
-// Python: x, res, rank, s = sx.linalg.lstsq(sx.constant([[1.0, 0.0], [0.0, 2.0], [0.0, 0.0]]), sx.constant([1.0, 2.0, 3.0])); x.eval() is [1.0, 1.0]
+// Python: x, res, rank, s = sx.linalg.lstsq(sx.constant([[1.0, 0.0], [0.0, 2.0], [0.0, 0.0]]), [1.0, 2.0, 3.0])
 std::tuple<Tensor, Tensor, Tensor, Tensor> lstsq(const Tensor& a, const Tensor& b,
                                                  std::optional<double> rcond = std::nullopt, Loc loc = Loc::current());
 

@@ -8,9 +8,12 @@
 // - svd (reduced): out (m + 1 + n, k), k = min(m, n): u (m, k), then s (k) in row m, then v = vh^T (n, k).
 // - svd_full: out (m + 1 + n, max(m, n)): u (m, m) in the first m columns of rows 0..m-1, s in the first
 //   k columns of row m, v = vh^T (n, n) in the first n columns of the last n rows; the rest is 0.
-// Signs are made deterministic: the entry of largest magnitude of each eigenvector, and of each column
-// of u (its column of v flips with it), is positive (the first such entry on a tie); the extra columns
-// of a full u or v (beyond k) are normalized on their own.
+// Signs are made deterministic, the same in float32 and float64 but for rare inputs: each eigenvector,
+// and each column of u (its column of v flips with it), gets a positive sum of entries; where the sum is
+// near 0 (below 1e-3 times the column's norm), the first entry within 0.1% of the largest magnitude is
+// made positive instead. The extra columns of a full u or v (beyond k) are normalized on their own. (The
+// largest entry alone flips between precisions wherever two entries nearly tie in magnitude, which large
+// random vectors often have; a sum near 0 is rare.)
 #pragma once
 
 #include <lapacke.h>
@@ -56,17 +59,29 @@ inline lapack_int gesvd(char job, lapack_int m, lapack_int n, double* a, double*
   return LAPACKE_dgesvd_work(LAPACK_COL_MAJOR, job, job, m, n, a, m, s, u, ldu, vt, ldvt, work, lwork);
 }
 
-// Flips column j of the row-major (rows, width) block x (and of y, when given) so that its entry of
-// largest magnitude is positive.
+// Flips column j of the row-major (rows, width) block x (and of y, when given) by the rule of the
+// header's comment.
 template <class T> void fix_sign(T* x, std::int64_t rows, std::int64_t width, std::int64_t j, T* y = nullptr,
                                  std::int64_t y_rows = 0, std::int64_t y_width = 0) {
-  std::int64_t best = 0;
-  T big = -1;
+  if (rows == 0) return;
+  double total = 0, squares = 0, big = 0;
   for (std::int64_t i = 0; i < rows; ++i) {
-    T v = std::fabs(x[i * width + j]);
-    if (v > big) big = v, best = i;
+    double v = static_cast<double>(x[i * width + j]);
+    total += v;
+    squares += v * v;
+    big = std::max(big, std::fabs(v));
   }
-  if (rows == 0 || !(x[best * width + j] < 0)) return;
+  bool negative = total < 0;
+  if (std::fabs(total) <= 1e-3 * std::sqrt(squares)) {
+    for (std::int64_t i = 0; i < rows; ++i) {
+      double v = static_cast<double>(x[i * width + j]);
+      if (std::fabs(v) >= big * (1 - 1e-3)) {
+        negative = v < 0;
+        break;
+      }
+    }
+  }
+  if (!negative) return;
   for (std::int64_t i = 0; i < rows; ++i) x[i * width + j] = -x[i * width + j];
   if (y)
     for (std::int64_t i = 0; i < y_rows; ++i) y[i * y_width + j] = -y[i * y_width + j];

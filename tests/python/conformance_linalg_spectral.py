@@ -2,11 +2,12 @@
 and of the singular-value matrix norms (ord 2, -2, 'nuc'), against numpy.linalg in float64 (added to
 test_conformance.py's table: see its _AREAS).
 
-Eigenvectors and singular vectors are defined up to sign: symx makes the entry of largest magnitude of
-each eigenvector (each column of u, its column of v following) positive, and the references here apply
-the same rule to NumPy's results. The inputs have well separated eigenvalues and singular values, so
-that the vectors are well conditioned (float32 on LAPACK in single precision, compiled, stays within the
-table's tolerance of the reference evaluator's double precision) and smooth for the finite differences.
+Eigenvectors and singular vectors are defined up to sign: symx makes the entries of each eigenvector
+(each column of u, its column of v following) sum to a positive number (see column_signs), and the
+references here apply the same rule to NumPy's results. The inputs have well separated eigenvalues and
+singular values, so that the vectors are well conditioned (float32 on LAPACK in single precision,
+compiled, stays within the table's tolerance of the reference evaluator's double precision) and smooth
+for the finite differences.
 Hard points (repeated eigenvalues, zero singular values) are in test_linalg_spectral.py and the kink
 goldens."""
 
@@ -24,20 +25,29 @@ def mT(t):
     return sx.transpose(t, perm)
 
 
+def column_signs(vectors):
+    """symx's sign rule (ops/spectral_lapack.hpp): +1 or -1 per column, making its sum positive, or, where
+    the sum is below 1e-3 times the column's norm, its first entry within 0.1% of the largest magnitude."""
+    total = vectors.sum(axis=-2)
+    norm = np.sqrt((vectors**2).sum(axis=-2))
+    big = np.abs(vectors).max(axis=-2, keepdims=True)
+    first = np.argmax(np.abs(vectors) >= big * (1 - 1e-3), axis=-2)[..., None, :]
+    fallback = np.take_along_axis(vectors, first, axis=-2)[..., 0, :]
+    return np.where(np.abs(total) <= 1e-3 * norm, np.where(fallback < 0, -1.0, 1.0), np.where(total < 0, -1.0, 1.0))
+
+
 def fix_signs(vectors, partner=None):
-    """Flips each column of `vectors` (and the same row of `partner`, vh) so that its largest-magnitude entry is
-    positive, as symx does."""
+    """Flips the columns of `vectors` (and the same rows of `partner`, vh) by symx's rule."""
     vectors = np.array(vectors, copy=True)
     partner = None if partner is None else np.array(partner, copy=True)
     if vectors.shape[-2] == 0:
         return vectors if partner is None else (vectors, partner)
-    idx = np.argmax(np.abs(vectors), axis=-2)[..., None, :]
-    signs = np.where(np.take_along_axis(vectors, idx, axis=-2) < 0, -1.0, 1.0)
-    vectors = vectors * signs
+    signs = column_signs(vectors)
+    vectors = vectors * signs[..., None, :]
     if partner is None:
         return vectors
     k = vectors.shape[-1]
-    partner[..., :k, :] = partner[..., :k, :] * np.swapaxes(signs, -1, -2)
+    partner[..., :k, :] = partner[..., :k, :] * signs[..., :, None]
     return vectors, partner
 
 
