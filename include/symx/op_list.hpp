@@ -159,7 +159,7 @@
   X(Cholesky, "cholesky")                                           \
   X(Solve, "solve")                                                 \
   X(TriangularSolve, "triangular_solve")                            \
-  /* spectral decompositions (symx/linalg.hpp) */                    \
+  /* spectral decompositions (symx/linalg.hpp) */                   \
   X(Eigh, "eigh")                                                   \
   X(Eigvalsh, "eigvalsh")                                           \
   X(Svd, "svd")                                                     \
