@@ -13,6 +13,7 @@ defines `symx::doc::NAME` for each name asked for. This script fails, naming the
 for one the headers do not have, so that no function ships undocumented.
 """
 
+import os
 import re
 import sys
 
@@ -175,8 +176,15 @@ def main():
     for symbol in sorted(requested):
         lines.append("inline constexpr const char %s[] = %s;" % (symbol, c_string(symbols[symbol])))
     lines += ["}  // namespace symx::doc", ""]
+    text = "\n".join(lines)
+    # Rewritten only when it changes, so that (with ninja's restat) a comment edit elsewhere in a header
+    # does not recompile every binding file.
+    if os.path.exists(out):
+        with open(out, encoding="utf-8") as f:
+            if f.read() == text:
+                return 0
     with open(out, "w", encoding="utf-8") as f:
-        f.write("\n".join(lines))
+        f.write(text)
     return 0
 
 

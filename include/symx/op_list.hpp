@@ -163,6 +163,12 @@
   X(Qr, "qr")                                                       \
   X(LuFactor, "lu_factor")                                          \
   X(LuPivotsToPermutation, "lu_pivots_to_permutation")              \
+  /* spectral decompositions (symx/linalg.hpp) */                   \
+  X(Eigh, "eigh")                                                   \
+  X(Eigvalsh, "eigvalsh")                                           \
+  X(Svd, "svd")                                                     \
+  X(SvdFull, "svd_full")                                            \
+  X(Svdvals, "svdvals")                                             \
   /* neural-network primitives */                                   \
   X(Conv, "conv")                                                   \
   X(ConvBackwardInput, "conv_backward_input")                       \

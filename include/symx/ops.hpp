@@ -483,8 +483,8 @@ Tensor triangular_solve(const Tensor& a, const Tensor& b, bool lower = true, boo
 // Python: sx.linalg.vector_norm(sx.constant([3.0, 4.0])).eval() is 5.0
 Tensor vector_norm(const Tensor& x, double ord = 2, Axes axis = {}, bool keepdims = false, Loc loc = Loc::current());
 // Matrix norms over the last two axes (or `axis`, two axes), as numpy.linalg.matrix_norm: ord "fro"
-// (default), "1", "-1", "inf", "-inf" (max or min column or row sums of |x|). "2", "-2" and "nuc" need
-// singular values: an error that says so until linalg.svd exists.
+// (default), "1", "-1", "inf", "-inf" (max or min column or row sums of |x|), "2", "-2" (the largest and
+// smallest singular value) and "nuc" (their sum), from linalg::svdvals (symx/linalg.hpp).
 // Example: linalg::matrix_norm(m, "1") of m = [[1, 2], [3, 4]] is 6
 // Python: sx.linalg.matrix_norm(sx.constant([[1.0, 2.0], [3.0, 4.0]]), ord=1).eval() is 6.0
 Tensor matrix_norm(const Tensor& x, const std::string& ord = "fro", std::vector<std::int64_t> axis = {-2, -1},

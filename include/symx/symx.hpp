@@ -12,6 +12,7 @@
 #include "symx/indexing.hpp"
 #include "symx/io.hpp"
 #include "symx/linalg_factor.hpp"
+#include "symx/linalg.hpp"
 #include "symx/numpy.hpp"
 #include "symx/ops.hpp"
 #include "symx/signal.hpp"

@@ -192,6 +192,11 @@ std::string spell(OpKind op, const std::vector<std::string>& a, DType out, DType
     case OpKind::Qr:
     case OpKind::LuFactor:
     case OpKind::LuPivotsToPermutation:
+    case OpKind::Eigh:  // spectral decompositions (symx/linalg.hpp)
+    case OpKind::Eigvalsh:
+    case OpKind::Svd:
+    case OpKind::SvdFull:
+    case OpKind::Svdvals:
     case OpKind::Conv:
     case OpKind::ConvBackwardInput:
     case OpKind::ConvBackwardFilter:

@@ -3,8 +3,8 @@
 //
 // The 2-norm and the other p-norms take the root through a guard, where(s == 0, 0, root(where(s == 0,
 // 1, s))): their gradient at x = 0 is 0 (PyTorch's subgradient; the bare formula gives 0/0 = NaN
-// there, as JAX's does). The matrix 2-norm, -2-norm and nuclear norm are sums or extremes of singular
-// values: they wait for linalg.svd, and say so.
+// there, as JAX's does). The matrix 2-norm, -2-norm and nuclear norm are the largest, smallest and sum
+// of the singular values (linalg::svdvals, symx/linalg.hpp), with its gradient u diag(g) vh.
 #include <charconv>
 #include <cmath>
 #include <limits>
@@ -12,6 +12,7 @@
 
 #include "ops/op_table.hpp"
 #include "symx/arrays.hpp"
+#include "symx/linalg.hpp"
 #include "symx/ops.hpp"
 
 namespace symx::linalg {
@@ -109,8 +110,17 @@ Tensor matrix_norm(const Tensor& x_in, const std::string& ord_in, std::vector<st
     Tensor extreme = ord[0] == '-' ? min(sums, Axes(over), true, loc) : max(sums, Axes(over), true, loc);
     r = squeeze_both(extreme);
   } else if (ord == "2" || ord == "-2" || ord == "nuc") {
-    norm_error(name, x_in, "ord '" + ord + "' is a function of the singular values, and symx has no linalg.svd yet",
-               "Use ord='fro', 1, -1, inf or -inf for now; the 2-norm and nuclear norm come with linalg.svd.", loc);
+    // The singular values of the (rows, cols) matrices, moved to the last two axes.
+    std::vector<int> perm;
+    for (int d = 0; d < x.ndim(); ++d)
+      if (d != rows && d != cols) perm.push_back(d);
+    perm.push_back(rows);
+    perm.push_back(cols);
+    Tensor s = svdvals(transpose(x, perm, loc), loc);
+    if (ord == "2") r = max(s, Axes(-1), false, loc);
+    else if (ord == "-2") r = min(s, Axes(-1), false, loc);
+    else r = sum(s, Axes(-1), false, loc);
+    if (keepdims) r = expand_dims(expand_dims(r, std::min(rows, cols), loc), std::max(rows, cols), loc);
   } else {
     norm_error(name, x_in, "invalid norm order '" + ord_in + "' for matrices",
                "Matrix norms take ord='fro', 'nuc', 1, -1, 2, -2, inf or -inf.", loc);

@@ -42,6 +42,7 @@ struct Registration {
     register_indexing_ops();
     register_numpy_ops();
     register_arrays_ops();
+    register_spectral_ops();
     std::string problems;
     for (int k = 0; k < kNumOps; ++k) {
       auto op = static_cast<OpKind>(k);

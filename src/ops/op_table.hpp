@@ -117,6 +117,7 @@ void register_sorting_ops();   // sorting.cpp
 void register_indexing_ops();  // indexing.cpp
 void register_numpy_ops();     // numpy.cpp
 void register_arrays_ops();    // arrays.cpp
+void register_spectral_ops();  // linalg_spectral.cpp
 
 // A type problem found by an infer rule. make_node turns it into ShapeError / DTypeError /
 // ValueError with the op name, the operands, the user's location and the fix.

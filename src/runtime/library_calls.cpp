@@ -40,7 +40,8 @@ enum class Route {
   scatter,  // scatter_set / mul / min / max (library_scatter.cpp)
   loop,     // scan, while_loop, switch: the regions' compiled programs, run by runtime/library_loops.cpp
   sorting,  // sorts, partitions and running scans over rows (runtime/library_sorting.cpp)
-  linalg    // factorizations and solves on LAPACK (runtime/library_linalg.cpp)
+  linalg,   // factorizations and solves on LAPACK (runtime/library_linalg.cpp)
+  spectral  // eigh, eigvalsh, svd, svd_full, svdvals: LAPACK (runtime/library_linalg_spectral.cpp)
 };
 
 // The library call of each op whose row in the op table says Lowering::library; Route::none for
@@ -73,6 +74,8 @@ Route route_of(OpKind op) {
     for (OpKind k : {OpKind::Inv, OpKind::Det, OpKind::Slogdet, OpKind::Cholesky, OpKind::Solve,
                      OpKind::TriangularSolve, OpKind::Qr, OpKind::LuFactor})
       set(k, Route::linalg);
+    for (OpKind k : {OpKind::Eigh, OpKind::Eigvalsh, OpKind::Svd, OpKind::SvdFull, OpKind::Svdvals})
+      set(k, Route::spectral);
     return r;
   }();
   return routes[static_cast<std::size_t>(op)];
@@ -103,6 +106,7 @@ std::unique_ptr<LibraryCall> make_float32_dnnl_call(const Tensor& node, Route ro
       case Route::loop:
       case Route::sorting:
       case Route::linalg:
+      case Route::spectral:
       case Route::scatter:
       case Route::concatenate:
       case Route::unslice:
@@ -152,6 +156,7 @@ std::unique_ptr<LibraryCall> make_library_call(const codegen::Step& step) {
   if (route == Route::linalg) return make_linalg_call(node);
   if (route == Route::concatenate || route == Route::unslice) return make_copy_call(node);
   if (route == Route::scatter) return make_scatter_call(node);
+  if (route == Route::spectral) return make_spectral_call(node);
   for (const Tensor& in : node.node().inputs)
     if (in.dtype() != node.dtype()) return nullptr;
   DType dt = node.dtype();
@@ -172,6 +177,7 @@ std::unique_ptr<LibraryCall> make_library_call(const codegen::Step& step) {
     case Route::loop:
     case Route::sorting:
     case Route::linalg:
+    case Route::spectral:
     case Route::scatter:
     case Route::concatenate:
     case Route::unslice:

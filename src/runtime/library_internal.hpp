@@ -10,6 +10,7 @@
 //   library_sorting.cpp      sorts, partitions and running scans over rows
 //   library_scatter.cpp      the scatters of indexed updates (set, mul, min, max)
 //   library_linalg.cpp       factorizations and solves (LAPACK / BLAS in the input's precision)
+//   library_linalg_spectral.cpp  eigh, eigvalsh, svd, svdvals (LAPACK syevd, gesdd)
 #pragma once
 
 #include <array>
@@ -37,6 +38,9 @@ std::unique_ptr<LibraryCall> make_scatter_call(const Tensor& node);
 // inv, det, slogdet, cholesky, solve, triangular_solve, qr, lu_factor (library_linalg.cpp): LAPACK and
 // BLAS in float32 or float64; nullptr for other dtypes and empty inputs (the reference then runs).
 std::unique_ptr<LibraryCall> make_linalg_call(const Tensor& node);
+// eigh, eigvalsh, svd, svd_full, svdvals (library_linalg_spectral.cpp): LAPACK in the input's precision,
+// workspaces allocated here; nullptr for a dtype other than float32 / float64.
+std::unique_ptr<LibraryCall> make_spectral_call(const Tensor& node);
 
 using dnnl::memory;
 

@@ -56,6 +56,11 @@ def sym(x):
     return (x + x.transpose(-1, -2)) / 2
 
 
+def tie_sums(w):
+    """(w0 + w1, w2) of 3 eigenvalues: the same whichever vectors span a tie of the first two."""
+    return torch.stack([w[..., 0] + w[..., 1], w[..., 2]], -1)
+
+
 def bce_loss(x, t):
     return F.binary_cross_entropy_with_logits(x, t)
 
@@ -396,6 +401,39 @@ CASES = {
         [0],
         lambda x: torch.linalg.lu_factor(x)[0],
     ),
+    # ---- spectral decompositions (symx/linalg.hpp) at repeated eigenvalues and zero singular values.
+    # eigh and eigvalsh at a tie of the first two eigenvalues: y = (w0 + w1, w2), which does not depend on
+    # how LAPACK picks the vectors of the tie (PyTorch's rule for eigenvalues, v diag(g) v^T, needs none);
+    # eigh's vectors where the eigenvalues differ, through v diag(w^3) v^T = a^3 (the reference computes
+    # the cube without a decomposition; eigenvectors whose entries tie in magnitude). svd: u diag(s) vh = a
+    # at a zero singular value; svdvals: sum(s^2) = |a|_F^2 at zero and repeated zero singular values.
+    "eigh": (
+        [np.stack([np.diag([2.0, 2.0, 5.0]), np.diag([0.0, 0.0, 1.0]), m([2, 1, 0], [1, 2, 0], [0, 0, 4])])],
+        [0],
+        lambda x: tie_sums(torch.linalg.eigh(sym(x))[0]),
+    ),
+    "eigh_cube": (
+        [
+            np.stack(
+                [m([2, 1, 0], [1, 2, 0], [0, 0, -1]), np.diag([-1.0, 0.0, 1.0]), m([1, 1, 1], [1, 3, 0], [1, 0, -2])]
+            )
+        ],
+        [0],
+        lambda x: torch.linalg.matrix_power(sym(x), 3),
+    ),
+    "eigvalsh": (
+        [np.stack([np.diag([2.0, 2.0, 5.0]), m([2, 1, 0], [1, 2, 0], [0, 0, -1]), np.diag([-3.0, -3.0, 0.0])])],
+        [0],
+        lambda x: tie_sums(torch.linalg.eigvalsh(sym(x))),
+    ),
+    "svd": ([np.stack([m([1, 0], [0, 0]), m([3, 0], [0, -2]), m([0, 2], [1, 0])])], [0], lambda x: x * 1),
+    "svdvals": (
+        [np.stack([m([1, 0], [0, 0]), np.zeros((2, 2)), m([3, 0], [0, -2])])],
+        [0],
+        lambda x: (x * x).sum((-2, -1)),
+    ),
+    # the singular values of full_matrices=True (their gradient works, u's and vh's is an error)
+    "svd_full": ([np.stack([m([1, 0], [0, 2], [0, 0]), m([3, 0], [0, -2], [1, 1])])], [0], torch.linalg.svdvals),
     # ---- neural-network primitives
     "conv": (
         [np.arange(-4.0, 5.0).reshape(1, 1, 3, 3), m([0, 1], [-1, 0]).reshape(1, 1, 2, 2)],

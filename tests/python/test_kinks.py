@@ -58,6 +58,27 @@ def load_cases():
 CASES = load_cases()
 
 
+def symmetric(x):
+    return (x + sx.transpose(x, (0, 2, 1))) / 2
+
+
+def tie_sums(w):
+    # (w0 + w1, w2): the same whichever vectors span a tie of the first two eigenvalues
+    return sx.concatenate([sx.expand_dims(w[:, 0] + w[:, 1], -1), w[:, 2:]], axis=-1)
+
+
+def eigh_cubed(x):
+    # v diag(w^3) v^T of (x + x^T) / 2: its cube, smooth at repeated eigenvalues (the golden is a^3)
+    w, v = sx.linalg.eigh(symmetric(x))
+    return sx.matmul(v * sx.expand_dims(w**3, -2), sx.transpose(v, (0, 2, 1)))
+
+
+def svd_rebuilt(x):
+    # u diag(s) vh: x itself (the golden), through svd's rule at a zero singular value
+    u, s, vh = sx.linalg.svd(x, full_matrices=False)
+    return sx.matmul(u * sx.expand_dims(s, -2), vh)
+
+
 def cholesky_of_symmetric(x):
     # The golden differentiates cholesky((x + x^T) / 2), so that no rule's choice of triangle matters.
     return sx.linalg.cholesky((x + sx.transpose(x, (0, 2, 1))) / 2)
@@ -175,6 +196,12 @@ SYMX = {
     "det": sx.linalg.det,
     "slogdet": lambda x: sx.linalg.slogdet(x)[1],
     "cholesky": cholesky_of_symmetric,
+    "eigh": lambda x: tie_sums(sx.linalg.eigh(symmetric(x))[0]),
+    "eigh_cube": eigh_cubed,
+    "eigvalsh": lambda x: tie_sums(sx.linalg.eigvalsh(symmetric(x))),
+    "svd": svd_rebuilt,
+    "svdvals": lambda x: sx.sum(sx.linalg.svdvals(x) ** 2, axis=-1),
+    "svd_full": lambda x: sx.linalg.svd(x)[1],
     "solve": sx.linalg.solve,
     "triangular_solve": lower_triangular_solve,
     "qr": lambda x: sx.concatenate(list(sx.linalg.qr(x)), -1),
