@@ -654,6 +654,8 @@ void bind_io(nb::module_& m) {
 
 }  // namespace
 
+void bind_interpolation(nb::module_& m);  // binding_interpolation.cpp: symx/interpolation.hpp
+
 NB_MODULE(_symx, m) {
   nb::set_leak_warnings(false);
   m.doc() = "symx: symbolic tensors, autodiff and compiled functions (C++ core).";
@@ -686,6 +688,7 @@ NB_MODULE(_symx, m) {
   bind_indexing(m);
   bind_numpy(m);
   bind_arrays(m);
+  bind_interpolation(m);  // symx.interpolation and symx.image
   nb::module_ linalg = m.def_submodule("linalg", "Linear algebra (numpy.linalg-like).");
   bind_linalg(linalg);
   nb::module_ normalization = m.def_submodule("normalization", "SymJAX's tensor.normalization: spectral_normalize.");
