@@ -52,8 +52,7 @@ void bind_interpolation(nb::module_& m) {
          DOC(interpolation_hermite_1d));
   ip.def("hermite_2d", LOC(I::hermite_2d), "values"_a, "n_x"_a, "n_y"_a, DOC(interpolation_hermite_2d));
   nb::module_ im = m.def_submodule("image", "jax.image's resize (symx/interpolation.hpp).");
-  im.def("resize", LOC(symx::image::resize), "image"_a, "shape"_a, "method"_a, "antialias"_a = true,
-         DOC(image_resize));
+  im.def("resize", LOC(symx::image::resize), "image"_a, "shape"_a, "method"_a, "antialias"_a = true, DOC(image_resize));
   // SymJAX has no resize in tensor.interpolation; the alias puts it beside the other samplers.
   ip.attr("resize") = im.attr("resize");
 }

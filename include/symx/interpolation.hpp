@@ -33,7 +33,7 @@ namespace interpolation {
 // For order 3 in 'reflect'/'grid-mirror' mode and axes of 2 or 3 samples, SciPy 1.17's filter has
 // an aliasing bug (scipy gh-24550) of order z^(2n); symx computes the exact filter.
 //
-// Example: interpolation::map_coordinates(constant(Array({1.f, 2.f, 4.f})), constant(Array({{0.5f, 1.25f}}))).eval() is [1.5, 2.5]
+// Example: interpolation::map_coordinates(a, c).eval() of a = [1, 2, 4], c = [[0.5, 1.25]] is [1.5, 2.5]
 // Python: sx.interpolation.map_coordinates(np.array([1., 2., 4.]), np.array([[0.5, 1.25]])).eval() is [1.5, 2.5]
 Tensor map_coordinates(const Tensor& input, const Tensor& coordinates, int order = 1,
                        const std::string& mode = "constant", double cval = 0.0, Loc loc = Loc::current());
@@ -46,8 +46,8 @@ Tensor map_coordinates(const Tensor& input, const Tensor& coordinates, int order
 // rows // f0, cols // f1 pixels. border_mode: 'nearest' (clamp), 'mirror' or 'wrap' (Lasagne's;
 // SciPy's 'nearest', 'mirror', 'grid-wrap'). theta = (1, 0, 0, 0, 1, 0) is the identity.
 //
-// Example: interpolation::affine_transform(images, theta) with images (2, 3, 8, 8), theta (2, 6) has shape (2, 3, 8, 8)
-// Python: sx.interpolation.affine_transform(images, theta) with images (2, 3, 8, 8), theta (2, 6) has shape (2, 3, 8, 8)
+// Example: interpolation::affine_transform(images, theta) of images (2, 3, 8, 8), theta (2, 6): (2, 3, 8, 8)
+// Python: sx.interpolation.affine_transform(images, theta) of images (2, 3, 8, 8), theta (2, 6): (2, 3, 8, 8)
 Tensor affine_transform(const Tensor& input, const Tensor& theta, int order = 1,
                         std::vector<double> downsample_factor = {1.0}, const std::string& border_mode = "nearest",
                         Loc loc = Loc::current());
@@ -58,7 +58,7 @@ Tensor affine_transform(const Tensor& input, const Tensor& theta, int order = 1,
 // Sampling, downsample_factor and border_mode as affine_transform. Zero offsets are the identity.
 //
 // Example: interpolation::thin_plate_spline(images, zeros({2, 32})) returns images (16 control points)
-// Python: sx.interpolation.thin_plate_spline(images, np.zeros((2, 32), np.float32)) returns images (16 control points)
+// Python: sx.interpolation.thin_plate_spline(images, np.zeros((2, 32), np.float32)) returns images
 Tensor thin_plate_spline(const Tensor& input, const Tensor& dest_offsets, int order = 1,
                          std::vector<double> downsample_factor = {1.0}, const std::string& border_mode = "nearest",
                          Loc loc = Loc::current());
@@ -89,8 +89,8 @@ Tensor upsample_2d(const Tensor& tensor, std::vector<std::int64_t> repeat, std::
 // Returns (..., T); samples outside [knots[0], knots[-1]] give 0, a sample on an inner knot the
 // mean of its two intervals (equal: the interpolant is continuous).
 //
-// Example: interpolation::hermite_1d(samples, knots, values, derivatives) of samples (100,), knots (3, 5) has shape (3, 100)
-// Python: sx.interpolation.hermite_1d(samples, knots, values, derivatives) of samples (100,), knots (3, 5) has shape (3, 100)
+// Example: interpolation::hermite_1d(samples, knots, values, derivatives), samples (100,), knots (3, 5): (3, 100)
+// Python: sx.interpolation.hermite_1d(samples, knots, values, derivatives), samples (100,), knots (3, 5): (3, 100)
 Tensor hermite_1d(const Tensor& samples, const Tensor& knots, const Tensor& values, const Tensor& derivatives,
                   Loc loc = Loc::current());
 

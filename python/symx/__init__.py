@@ -62,7 +62,9 @@ from ._symx import (  # noqa: F401
 _symx._set_package_dir(_os.path.dirname(_os.path.abspath(__file__)))
 
 # `import symx.nn` / `from symx.linalg import inv` work like ordinary submodules.
-for _name in ("nn", "linalg", "random", "stats", "data", "train", "distributed", "special", "normalization", "interpolation", "image"):
+for _name in ("nn", "linalg", "random", "stats", "data", "train", "distributed", "special", "normalization"):
+    _sys.modules[__name__ + "." + _name] = getattr(_symx, _name)
+for _name in ("interpolation", "image"):  # symx/interpolation.hpp
     _sys.modules[__name__ + "." + _name] = getattr(_symx, _name)
 for _name in ("init", "layers", "losses"):
     _sys.modules[__name__ + ".nn." + _name] = getattr(_symx.nn, _name)

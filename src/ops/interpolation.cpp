@@ -160,11 +160,13 @@ AxisFilter axis_filter(std::int64_t n, std::int64_t pad, const std::string& mode
         for (std::int64_t i = pad + n; i < rows; ++i) line[static_cast<std::size_t>(i)] = 1.0;
     }
     spline_filter_line(line, init);
-    for (std::int64_t i = 0; i < rows; ++i) f.m[static_cast<std::size_t>(i * n + j)] = line[static_cast<std::size_t>(i)];
+    for (std::int64_t i = 0; i < rows; ++i)
+      f.m[static_cast<std::size_t>(i * n + j)] = line[static_cast<std::size_t>(i)];
   }
   if (mode == "grid-constant" && pad > 0) {
     std::fill(line.begin(), line.end(), 0.0);
-    for (std::int64_t i = 0; i < pad; ++i) line[static_cast<std::size_t>(i)] = line[static_cast<std::size_t>(rows - 1 - i)] = 1.0;
+    for (std::int64_t i = 0; i < pad; ++i)
+      line[static_cast<std::size_t>(i)] = line[static_cast<std::size_t>(rows - 1 - i)] = 1.0;
     spline_filter_line(line, init);
     f.bias = line;
   }
@@ -190,8 +192,8 @@ Tensor map_coordinate(const Tensor& x, std::int64_t n, const std::string& mode, 
     hi = where(greater_equal(b, len, loc), subtract(s, b, loc), b, loc);
   } else if (mode == "reflect" || mode == "grid-mirror") {
     const double s = 2 * len;
-    Tensor a = where(less(x, -s, loc), add(multiply(trunc(divide(negative(x, loc), s, loc), loc), s, loc), x, loc), x,
-                     loc);
+    Tensor a =
+        where(less(x, -s, loc), add(multiply(trunc(divide(negative(x, loc), s, loc), loc), s, loc), x, loc), x, loc);
     Tensor inner = subtract(where(greater(a, -1e-15, loc), 1e-15, negative(a, loc), loc), 1.0, loc);
     lo = where(less(a, -len, loc), add(a, s, loc), inner, loc);
     Tensor b = subtract(x, multiply(trunc(divide(x, s, loc), loc), s, loc), loc);
@@ -245,9 +247,9 @@ std::vector<Tensor> cubic_weights(const Tensor& t, Loc loc) {
   Tensor u = subtract(1.0, t, loc);
   Tensor w0 = divide(multiply(multiply(u, u, loc), u, loc), 6.0, loc);
   Tensor w1 = divide(add(subtract(4.0, multiply(t2, 6.0, loc), loc), multiply(t3, 3.0, loc), loc), 6.0, loc);
-  Tensor w2 = divide(
-      subtract(add(add(1.0, multiply(t, 3.0, loc), loc), multiply(t2, 3.0, loc), loc), multiply(t3, 3.0, loc), loc),
-      6.0, loc);
+  Tensor w2 = divide(subtract(add(add(1.0, multiply(t, 3.0, loc), loc), multiply(t2, 3.0, loc), loc),
+                              multiply(t3, 3.0, loc), loc),
+                     6.0, loc);
   Tensor w3 = divide(t3, 6.0, loc);
   return {w0, w1, w2, w3};
 }
@@ -260,13 +262,12 @@ struct AxisTaps {
 
 namespace interpolation {
 
-Tensor map_coordinates(const Tensor& input, const Tensor& coordinates, int order, const std::string& mode,
-                       double cval, Loc loc) {
+Tensor map_coordinates(const Tensor& input, const Tensor& coordinates, int order, const std::string& mode, double cval,
+                       Loc loc) {
   const char* name = "map_coordinates";
   if (order != 0 && order != 1 && order != 3)
     fail(name, {input}, TypeProblem::Kind::value, "order " + std::to_string(order) + " is not offered",
-         "Pass order=0 (nearest), 1 (linear) or 3 (cubic spline); SciPy's orders 2, 4 and 5 are not implemented.",
-         loc);
+         "Pass order=0 (nearest), 1 (linear) or 3 (cubic spline); SciPy's orders 2, 4 and 5 are not implemented.", loc);
   if (std::find(kModes.begin(), kModes.end(), mode) == kModes.end())
     fail(name, {input}, TypeProblem::Kind::value, "mode '" + mode + "' is not one of SciPy's modes",
          "Pass mode='constant', 'nearest', 'reflect', 'mirror', 'wrap', 'grid-constant', 'grid-wrap' or "
@@ -341,7 +342,8 @@ Tensor map_coordinates(const Tensor& input, const Tensor& coordinates, int order
   Tensor flat = reshape(data, {-1}, loc);
   std::vector<std::int64_t> strides(static_cast<std::size_t>(rank), 1);
   for (int k = rank - 2; k >= 0; --k)
-    strides[static_cast<std::size_t>(k)] = strides[static_cast<std::size_t>(k + 1)] * sizes[static_cast<std::size_t>(k + 1)];
+    strides[static_cast<std::size_t>(k)] =
+        strides[static_cast<std::size_t>(k + 1)] * sizes[static_cast<std::size_t>(k + 1)];
   // Every corner of the stencil: one gather of the flattened input.
   Tensor result;
   std::vector<int> corner(static_cast<std::size_t>(rank), 0);
@@ -373,8 +375,8 @@ namespace {
 
 // The pixel coordinates (rows, cols) of (batch, 2, points) source points in [-1, 1] (x then y), and
 // their sampling by map_coordinates: Lasagne's _interpolate.
-Tensor sample_grid(const char* name, const Tensor& input, const Tensor& points, std::int64_t out_h,
-                   std::int64_t out_w, int order, const std::string& border_mode, Loc loc) {
+Tensor sample_grid(const char* name, const Tensor& input, const Tensor& points, std::int64_t out_h, std::int64_t out_w,
+                   int order, const std::string& border_mode, Loc loc) {
   std::string mode;
   if (border_mode == "nearest") mode = "nearest";
   else if (border_mode == "mirror") mode = "mirror";
@@ -391,10 +393,11 @@ Tensor sample_grid(const char* name, const Tensor& input, const Tensor& points, 
   // Coordinates over the whole (batch, channels, rows, cols) input: the batch and channel
   // coordinates are integers, so their linear taps have weight 0 and the sampling is 2-D.
   Shape grid{batch, channels, out_h * out_w};
-  Tensor b = broadcast_to(reshape(arange(0, static_cast<double>(batch), 1, rows.dtype(), loc), {batch, 1, 1}, loc),
-                          grid, loc);
-  Tensor c = broadcast_to(
-      reshape(arange(0, static_cast<double>(channels), 1, rows.dtype(), loc), {1, channels, 1}, loc), grid, loc);
+  Tensor b =
+      broadcast_to(reshape(arange(0, static_cast<double>(batch), 1, rows.dtype(), loc), {batch, 1, 1}, loc), grid, loc);
+  Tensor c =
+      broadcast_to(reshape(arange(0, static_cast<double>(channels), 1, rows.dtype(), loc), {1, channels, 1}, loc), grid,
+                   loc);
   Tensor r = broadcast_to(expand_dims(rows, 1, loc), grid, loc);
   Tensor q = broadcast_to(expand_dims(cols, 1, loc), grid, loc);
   Tensor out = map_coordinates(input, stack({b, c, r, q}, 0, loc), order, mode, 0.0, loc);
@@ -437,7 +440,9 @@ Tensor affine_transform(const Tensor& input, const Tensor& theta, int order, std
   const DType dt = float_dtype(input);
   // The grid (x_t, y_t, 1) of eq. (1), x along the columns: (3, out_h * out_w).
   std::vector<double> grid(static_cast<std::size_t>(3 * out_h * out_w));
-  auto lin = [](std::int64_t i, std::int64_t n) { return n == 1 ? -1.0 : -1.0 + 2.0 * static_cast<double>(i) / static_cast<double>(n - 1); };
+  auto lin = [](std::int64_t i, std::int64_t n) {
+    return n == 1 ? -1.0 : -1.0 + 2.0 * static_cast<double>(i) / static_cast<double>(n - 1);
+  };
   for (std::int64_t i = 0; i < out_h; ++i)
     for (std::int64_t j = 0; j < out_w; ++j) {
       const auto p = static_cast<std::size_t>(i * out_w + j);
@@ -447,7 +452,8 @@ Tensor affine_transform(const Tensor& input, const Tensor& theta, int order, std
     }
   Tensor th = reshape(as_float(theta, dt, loc), {-1, 2, 3}, loc);
   Tensor points = matmul(th, matrix_constant(grid, 3, out_h * out_w, dt, loc), loc);  // (batch, 2, P)
-  return named_composite(name, sample_grid(name, as_float(input, dt, loc), points, out_h, out_w, order, border_mode, loc));
+  return named_composite(name,
+                         sample_grid(name, as_float(input, dt, loc), points, out_h, out_w, order, border_mode, loc));
 }
 
 namespace {
@@ -459,7 +465,9 @@ double tps_u(double r2) { return r2 == 0 ? 0.0 : r2 * std::log(r2); }
 std::vector<double> inverse(std::vector<double> a, std::int64_t n) {
   std::vector<double> inv(static_cast<std::size_t>(n * n), 0.0);
   for (std::int64_t i = 0; i < n; ++i) inv[static_cast<std::size_t>(i * n + i)] = 1.0;
-  auto at = [n](std::vector<double>& m, std::int64_t r, std::int64_t c) -> double& { return m[static_cast<std::size_t>(r * n + c)]; };
+  auto at = [n](std::vector<double>& m, std::int64_t r, std::int64_t c) -> double& {
+    return m[static_cast<std::size_t>(r * n + c)];
+  };
   for (std::int64_t col = 0; col < n; ++col) {
     std::int64_t piv = col;
     for (std::int64_t r = col + 1; r < n; ++r)
@@ -506,7 +514,9 @@ Tensor thin_plate_spline(const Tensor& input, const Tensor& dest_offsets, int or
   const std::int64_t out_h = static_cast<std::int64_t>(static_cast<double>(input.shape()[2]) / f0);
   const std::int64_t out_w = static_cast<std::int64_t>(static_cast<double>(input.shape()[3]) / f1);
   const DType dt = float_dtype(input);
-  auto lin = [](std::int64_t i, std::int64_t n) { return n == 1 ? -1.0 : -1.0 + 2.0 * static_cast<double>(i) / static_cast<double>(n - 1); };
+  auto lin = [](std::int64_t i, std::int64_t n) {
+    return n == 1 ? -1.0 : -1.0 + 2.0 * static_cast<double>(i) / static_cast<double>(n - 1);
+  };
   // Source control points (2, K): x varies fastest (numpy.meshgrid of two linspaces).
   std::vector<double> src(static_cast<std::size_t>(2 * k));
   for (std::int64_t i = 0; i < side; ++i)
@@ -551,10 +561,12 @@ Tensor thin_plate_spline(const Tensor& input, const Tensor& dest_offsets, int or
         right[static_cast<std::size_t>((3 + q) * npts + p)] = tps_u(dx * dx + dy * dy);
       }
     }
-  Tensor dest = add(matrix_constant(src, 2, k, dt, loc), reshape(as_float(dest_offsets, dt, loc), {-1, 2, k}, loc), loc);
+  Tensor dest =
+      add(matrix_constant(src, 2, k, dt, loc), reshape(as_float(dest_offsets, dt, loc), {-1, 2, k}, loc), loc);
   Tensor coefficients = matmul(dest, matrix_constant(lt, k, ne, dt, loc), loc);          // (batch, 2, K + 3)
   Tensor points = matmul(coefficients, matrix_constant(right, ne, npts, dt, loc), loc);  // (batch, 2, P)
-  return named_composite(name, sample_grid(name, as_float(input, dt, loc), points, out_h, out_w, order, border_mode, loc));
+  return named_composite(name,
+                         sample_grid(name, as_float(input, dt, loc), points, out_h, out_w, order, border_mode, loc));
 }
 
 Tensor upsample_1d(const Tensor& tensor, std::int64_t repeat, int axis, const std::string& mode, double value,
@@ -584,7 +596,8 @@ Tensor upsample_1d(const Tensor& tensor, std::int64_t repeat, int axis, const st
     Shape zshape = tensor.shape();
     zshape.insert(zshape.begin() + axis + 1, repeat);
     if (has_symbols(zshape))
-      fail(name, {tensor}, TypeProblem::Kind::shape, "the tensor's shape " + shape_string(tensor.shape()) + " is not known",
+      fail(name, {tensor}, TypeProblem::Kind::shape,
+           "the tensor's shape " + shape_string(tensor.shape()) + " is not known",
            "Give the tensor a known shape for mode='constant'.", loc);
     aug = concatenate({expand_dims(tensor, axis + 1, loc), full(zshape, value, tensor.dtype(), loc)}, axis + 1, loc);
   } else if (mode == "nearest") {
@@ -605,17 +618,21 @@ Tensor upsample_1d(const Tensor& tensor, std::int64_t repeat, int axis, const st
     Shape cshape(static_cast<std::size_t>(nd + 1), 1);
     cshape[static_cast<std::size_t>(axis + 1)] = repeat;
     std::vector<double> coef(static_cast<std::size_t>(repeat));
-    for (std::int64_t i = 0; i < repeat; ++i) coef[static_cast<std::size_t>(i)] = static_cast<double>(i + 1) / static_cast<double>(repeat + 1);
+    for (std::int64_t i = 0; i < repeat; ++i)
+      coef[static_cast<std::size_t>(i)] = static_cast<double>(i + 1) / static_cast<double>(repeat + 1);
     Tensor c = cast(constant(Array::from_vector<double>(coef, cshape), loc), dt, loc);
     Tensor a = expand_dims(x, axis + 1, loc);
     Tensor next = roll(a, {-1}, {axis}, loc);
     if (boundary_condition == "mirror") {
       // The last entry's next one is the one before it.
-      Tensor last_prev = slice(a, [&] {
-        std::vector<Index> ix(static_cast<std::size_t>(axis), Index::all());
-        ix.push_back(Index::range(-2, -1));
-        return ix;
-      }(), loc);
+      Tensor last_prev = slice(
+          a,
+          [&] {
+            std::vector<Index> ix(static_cast<std::size_t>(axis), Index::all());
+            ix.push_back(Index::range(-2, -1));
+            return ix;
+          }(),
+          loc);
       std::vector<Index> head(static_cast<std::size_t>(axis), Index::all());
       head.push_back(Index::range(std::nullopt, -1));
       next = concatenate({slice(next, head, loc), last_prev}, axis, loc);
@@ -662,11 +679,14 @@ Tensor hermite_1d(const Tensor& samples, const Tensor& knots, const Tensor& valu
   Tensor c1 = d0;
   Tensor c2 = subtract(subtract(multiply(subtract(v1, v0, loc), 3.0, loc), multiply(d0, 2.0, loc), loc), d1, loc);
   Tensor c3 = add(add(multiply(subtract(v0, v1, loc), 2.0, loc), d0, loc), d1, loc);
-  Tensor sx = samples.ndim() == 1 ? reshape(s, [&] {
-    Shape sh(static_cast<std::size_t>(knots.ndim()), 1);
-    sh.push_back(-1);
-    return sh;
-  }(), loc)
+  Tensor sx = samples.ndim() == 1 ? reshape(
+                                        s,
+                                        [&] {
+                                          Shape sh(static_cast<std::size_t>(knots.ndim()), 1);
+                                          sh.push_back(-1);
+                                          return sh;
+                                        }(),
+                                        loc)
                                   : expand_dims(s, -2, loc);
   Tensor start = expand_dims(slice(kn, head, loc), -1, loc);
   Tensor end = expand_dims(slice(kn, tail, loc), -1, loc);
@@ -722,7 +742,9 @@ Tensor hermite_2d(const Tensor& values, std::int64_t n_x, std::int64_t n_y, Loc 
     std::vector<double> out(static_cast<std::size_t>(rows * 4), 0.0);
     for (std::int64_t i = 0; i < rows; ++i)
       for (int c = 0; c < 4; ++c)
-        for (int p = 0; p < 4; ++p) out[static_cast<std::size_t>(i * 4 + c)] += t[static_cast<std::size_t>(i * 4 + p)] * m[static_cast<std::size_t>(p * 4 + c)];
+        for (int p = 0; p < 4; ++p)
+          out[static_cast<std::size_t>(i * 4 + c)] +=
+              t[static_cast<std::size_t>(i * 4 + p)] * m[static_cast<std::size_t>(p * 4 + c)];
     return out;
   };
   Tensor a = matrix_constant(times_m(basis(n_x), n_x - 1), n_x - 1, 4, dt, loc);

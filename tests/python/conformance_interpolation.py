@@ -37,7 +37,9 @@ def map_gen(shape, count):
 def scipy_map(order, mode):
     def ref(a, c):
         # float32 rows: SciPy in float64 on the same values, cast back
-        return nd.map_coordinates(a.astype(np.float64), c.astype(np.float64), order=order, mode=mode, cval=0.5).astype(a.dtype)
+        return nd.map_coordinates(a.astype(np.float64), c.astype(np.float64), order=order, mode=mode, cval=0.5).astype(
+            a.dtype
+        )
 
     return ref
 
@@ -87,14 +89,23 @@ def hermite_gen(rng, dtype):
     cases = []
     for _ in range(2):
         samples = off_kinks(rng, 0, 5, (9,)) * 0.6 - 1  # inside, off the knots
-        cases.append([samples.astype(dtype), np.tile(knots, (2, 1)).astype(dtype), rng.standard_normal((2, 6)).astype(dtype), rng.standard_normal((2, 6)).astype(dtype)])
+        cases.append(
+            [
+                samples.astype(dtype),
+                np.tile(knots, (2, 1)).astype(dtype),
+                rng.standard_normal((2, 6)).astype(dtype),
+                rng.standard_normal((2, 6)).astype(dtype),
+            ]
+        )
     return cases
 
 
 def hermite_ref(samples, knots, values, derivs):
     h = knots[0, 1] - knots[0, 0]
     s = samples.astype(np.float64)
-    return np.stack([si.CubicHermiteSpline(knots[i].astype(np.float64), values[i], derivs[i] / h)(s) for i in range(knots.shape[0])]).astype(samples.dtype)
+    return np.stack(
+        [si.CubicHermiteSpline(knots[i].astype(np.float64), values[i], derivs[i] / h)(s) for i in range(knots.shape[0])]
+    ).astype(samples.dtype)
 
 
 def hermite_2d_ref(values, n_x, n_y):
@@ -107,15 +118,17 @@ def hermite_2d_ref(values, n_x, n_y):
         for i in range(N - 1):
             for j in range(M - 1):
                 v = values[b].astype(np.float64)
-                F = np.array([
-                    [v[i, j, 0], v[i, j + 1, 0], v[i, j, 2], v[i, j + 1, 2]],
-                    [v[i + 1, j, 0], v[i + 1, j + 1, 0], v[i + 1, j, 2], v[i + 1, j + 1, 2]],
-                    [v[i, j, 1], v[i, j + 1, 1], v[i, j, 3], v[i, j + 1, 3]],
-                    [v[i + 1, j, 1], v[i + 1, j + 1, 1], v[i + 1, j, 3], v[i + 1, j + 1, 3]],
-                ])
+                F = np.array(
+                    [
+                        [v[i, j, 0], v[i, j + 1, 0], v[i, j, 2], v[i, j + 1, 2]],
+                        [v[i + 1, j, 0], v[i + 1, j + 1, 0], v[i + 1, j, 2], v[i + 1, j + 1, 2]],
+                        [v[i, j, 1], v[i, j + 1, 1], v[i, j, 3], v[i, j + 1, 3]],
+                        [v[i + 1, j, 1], v[i + 1, j + 1, 1], v[i + 1, j, 3], v[i + 1, j + 1, 3]],
+                    ]
+                )
                 X = tx[:, None] ** np.arange(4)
                 Y = ty[:, None] ** np.arange(4)
-                out[b, i * (n_x - 1):(i + 1) * (n_x - 1), j * (n_y - 1):(j + 1) * (n_y - 1)] = X @ m @ F @ m.T @ Y.T
+                out[b, i * (n_x - 1) : (i + 1) * (n_x - 1), j * (n_y - 1) : (j + 1) * (n_y - 1)] = X @ m @ F @ m.T @ Y.T
     return out.astype(values.dtype)
 
 
@@ -140,7 +153,11 @@ def resize_ref(img, shape, method, antialias):
             if method == "linear":
                 w = np.maximum(0, 1 - x)
             else:  # Keys cubic, a = -0.5
-                w = np.where(x >= 2, 0.0, np.where(x >= 1, ((-0.5 * x + 2.5) * x - 4.0) * x + 2.0, ((1.5 * x - 2.5) * x) * x + 1.0))
+                w = np.where(
+                    x >= 2,
+                    0.0,
+                    np.where(x >= 1, ((-0.5 * x + 2.5) * x - 4.0) * x + 2.0, ((1.5 * x - 2.5) * x) * x + 1.0),
+                )
             w = w / w.sum(0, keepdims=True)
             w = np.where(((sample >= -0.5) & (sample <= n_in - 0.5))[None], w, 0)
         out = np.moveaxis(np.tensordot(out, w, axes=([ax], [0])), -1, ax)
@@ -154,7 +171,9 @@ def add_rows(c):
             shape = (5, 6) if order != 3 or mode not in ("reflect", "grid-mirror") else (12, 13)  # scipy gh-24550
             row(
                 f"interpolation.map_coordinates[{order}-{mode}]",
-                lambda a, co, order=order, mode=mode: sx.interpolation.map_coordinates(a, co, order=order, mode=mode, cval=0.5),
+                lambda a, co, order=order, mode=mode: sx.interpolation.map_coordinates(
+                    a, co, order=order, mode=mode, cval=0.5
+                ),
                 scipy_map(order, mode),
                 gen=map_gen(shape, (2, 3)),
                 grad=True,
@@ -163,7 +182,9 @@ def add_rows(c):
     row(
         "interpolation.map_coordinates[3d]",
         lambda a, co: sx.interpolation.map_coordinates(a, co, order=1, mode="nearest"),
-        lambda a, co: nd.map_coordinates(a.astype(np.float64), co.astype(np.float64), order=1, mode="nearest").astype(a.dtype),
+        lambda a, co: nd.map_coordinates(a.astype(np.float64), co.astype(np.float64), order=1, mode="nearest").astype(
+            a.dtype
+        ),
         gen=map_gen((3, 4, 5), (4,)),
         api=("interpolation.map_coordinates",),
     )
@@ -183,7 +204,12 @@ def add_rows(c):
         grad=False,  # source points on pixels at zero offsets: kinks (test_interpolation.py checks offsets)
         api=("interpolation.thin_plate_spline",),
     )
-    for mode, boundary in [("constant", "periodic"), ("nearest", "periodic"), ("linear", "periodic"), ("linear", "mirror")]:
+    for mode, boundary in [
+        ("constant", "periodic"),
+        ("nearest", "periodic"),
+        ("linear", "periodic"),
+        ("linear", "mirror"),
+    ]:
         row(
             f"interpolation.upsample_1d[{mode}-{boundary}]",
             lambda x, m=mode, b=boundary: sx.interpolation.upsample_1d(x, 3, axis=1, mode=m, boundary_condition=b),

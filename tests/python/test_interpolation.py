@@ -23,7 +23,9 @@ def coordinates(rng, shape, count=150):
     (ties of order 0, kinks of order 1, the wrap-around points of each mode)."""
     cols = []
     for n in shape:
-        pool = np.concatenate([rng.uniform(-2.5 * n, 3.5 * n, count), np.arange(-2 * n, 3 * n + 1.0), np.arange(-2 * n, 3 * n) + 0.5])
+        pool = np.concatenate(
+            [rng.uniform(-2.5 * n, 3.5 * n, count), np.arange(-2 * n, 3 * n + 1.0), np.arange(-2 * n, 3 * n) + 0.5]
+        )
         cols.append(rng.choice(pool, count))
     return np.stack(cols)
 
@@ -101,7 +103,11 @@ def test_map_coordinates_hand_values():
     np.testing.assert_allclose(mapc(a, [[-1.0, 3.0]], mode="reflect"), [1, 4])  # 1 | 1 2 4 | 4
     np.testing.assert_allclose(mapc(a, [[1.4, 1.5]], order=0), [2, 4])  # ties round up
     # cubic: the interpolant passes through the samples
-    np.testing.assert_allclose(mapc(np.array([0.0, 1.0, 8.0, 27.0, 64.0]), [[0, 1, 2, 3, 4.0]], order=3, mode="mirror"), [0, 1, 8, 27, 64], atol=1e-12)
+    np.testing.assert_allclose(
+        mapc(np.array([0.0, 1.0, 8.0, 27.0, 64.0]), [[0, 1, 2, 3, 4.0]], order=3, mode="mirror"),
+        [0, 1, 8, 27, 64],
+        atol=1e-12,
+    )
 
 
 @pytest.mark.parametrize("mode", ["reflect", "grid-mirror"])
@@ -116,7 +122,9 @@ def test_reflect_prefilter_small_axes(mode):
         x = rng.uniform(-1, n, (1, 20))
         np.testing.assert_allclose(mapc(a, x, order=3, mode=mode), mapc(a, -1 - x, order=3, mode=mode), atol=1e-12)
         # and SciPy agrees to its bug's size
-        np.testing.assert_allclose(mapc(a, x, order=3, mode=mode), nd.map_coordinates(a, x, order=3, mode=mode), atol=3e-3)
+        np.testing.assert_allclose(
+            mapc(a, x, order=3, mode=mode), nd.map_coordinates(a, x, order=3, mode=mode), atol=3e-3
+        )
 
 
 def test_map_coordinates_matches_zoom():
@@ -196,12 +204,23 @@ def test_gradient_at_integer_coordinates(mode):
     for i in range(4):
         e = np.zeros_like(c)
         e[0, i] = h
-        right = (nd.map_coordinates(a, c + e, order=1, mode=mode)[i] - nd.map_coordinates(a, c, order=1, mode=mode)[i]) / h
+        right = (
+            nd.map_coordinates(a, c + e, order=1, mode=mode)[i] - nd.map_coordinates(a, c, order=1, mode=mode)[i]
+        ) / h
         np.testing.assert_allclose(gy[0, i], right, rtol=1e-5)
         np.testing.assert_allclose(gy[0, i], a[int(c[0, i]) + 1] - a[int(c[0, i])], rtol=1e-6)
     # order 3 is C^2: the two one-sided differences agree at integers and with the gradient
     _, _, g3 = grads(a, c, weights, order=3, mode=mode)
-    fd = np.array([(nd.map_coordinates(a, c + h * np.eye(4)[i], order=3, mode=mode)[i] - nd.map_coordinates(a, c - h * np.eye(4)[i], order=3, mode=mode)[i]) / (2 * h) for i in range(4)])
+    fd = np.array(
+        [
+            (
+                nd.map_coordinates(a, c + h * np.eye(4)[i], order=3, mode=mode)[i]
+                - nd.map_coordinates(a, c - h * np.eye(4)[i], order=3, mode=mode)[i]
+            )
+            / (2 * h)
+            for i in range(4)
+        ]
+    )
     np.testing.assert_allclose(g3[0], fd, rtol=1e-5, atol=1e-7)
 
 
@@ -226,7 +245,10 @@ def test_map_coordinates_errors():
         sx.interpolation.map_coordinates(x, np.zeros((2, 3)), order=2)
     with pytest.raises(ValueError, match=r"mode 'edge'.*mode='constant', 'nearest'"):
         sx.interpolation.map_coordinates(x, np.zeros((2, 3)), mode="edge")
-    with pytest.raises(sx.ShapeError, match=r"coordinates of shape \(3, 3\) do not index.*'picture'.*Pass coordinates of shape \(2, \.\.\.\)"):
+    with pytest.raises(
+        sx.ShapeError,
+        match=r"coordinates of shape \(3, 3\) do not index.*'picture'.*Pass coordinates of shape \(2, \.\.\.\)",
+    ):
         sx.interpolation.map_coordinates(x, np.zeros((3, 3)))
     y = sx.placeholder((None, 5), "float32", name="unsized")
     with pytest.raises(sx.ShapeError, match=r"unknown size along axis 0.*'unsized'.*known size"):
@@ -240,7 +262,9 @@ def test_other_errors():
     with pytest.raises(ValueError, match=r"border_mode 'reflect'.*'nearest', 'mirror' or 'wrap'"):
         sx.interpolation.affine_transform(img, np.zeros((2, 6), np.float32), border_mode="reflect")
     with pytest.raises(sx.ShapeError, match=r"not \(batch, channels, rows, cols\).*'batch_of_images.*Pass a 4-D batch"):
-        sx.interpolation.affine_transform(sx.placeholder((3, 8, 8), "float32", name="batch_of_images"), np.zeros((2, 6)))
+        sx.interpolation.affine_transform(
+            sx.placeholder((3, 8, 8), "float32", name="batch_of_images"), np.zeros((2, 6))
+        )
     with pytest.raises(sx.ShapeError, match=r"perfect square"):
         sx.interpolation.thin_plate_spline(img, np.zeros((2, 10), np.float32))
     with pytest.raises(ValueError, match=r"method 'bogus'.*'nearest', 'linear'"):
@@ -273,7 +297,9 @@ def scipy_affine(images, theta, out_h, out_w, order, mode):
         matrix = np.array([[ky * t[1, 1] * si_, ky * t[1, 0] * sj], [kx * t[0, 1] * si_, kx * t[0, 0] * sj]])
         offset = np.array([ky * (-t[1, 0] - t[1, 1] + t[1, 2] + 1), kx * (-t[0, 0] - t[0, 1] + t[0, 2] + 1)])
         for ch in range(channels):
-            out[b, ch] = nd.affine_transform(images[b, ch], matrix, offset, output_shape=(out_h, out_w), order=order, mode=mode)
+            out[b, ch] = nd.affine_transform(
+                images[b, ch], matrix, offset, output_shape=(out_h, out_w), order=order, mode=mode
+            )
     return out
 
 
@@ -290,7 +316,11 @@ def test_affine_transform_matches_scipy(border_mode, mode, order):
     else:
         np.testing.assert_allclose(got, want, atol=1e-9)
     # downsampling: 9 // 2 rows, 11 // 3 columns
-    got = np.asarray(sx.interpolation.affine_transform(images, theta, order=1, downsample_factor=(2, 3), border_mode=border_mode).eval())
+    got = np.asarray(
+        sx.interpolation.affine_transform(
+            images, theta, order=1, downsample_factor=(2, 3), border_mode=border_mode
+        ).eval()
+    )
     assert got.shape == (2, 3, 4, 3)
     np.testing.assert_allclose(got, scipy_affine(images, theta, 4, 3, 1, mode), atol=1e-9)
 
@@ -363,7 +393,11 @@ def test_thin_plate_spline():
     for border_mode, mode in [("nearest", "nearest"), ("mirror", "mirror"), ("wrap", "grid-wrap")]:
         got = np.asarray(sx.interpolation.thin_plate_spline(images, offsets, border_mode=border_mode).eval())
         np.testing.assert_allclose(got, lasagne_tps(images, offsets, 8, 10, 1, mode), atol=1e-9)
-    got = np.asarray(sx.interpolation.thin_plate_spline(images, rng.normal(scale=0.1, size=(2, 18)), order=3, downsample_factor=2).eval())
+    got = np.asarray(
+        sx.interpolation.thin_plate_spline(
+            images, rng.normal(scale=0.1, size=(2, 18)), order=3, downsample_factor=2
+        ).eval()
+    )
     assert got.shape == (2, 2, 4, 5)
 
 
@@ -427,7 +461,10 @@ def test_hermite_1d_matches_scipy():
     spl = si.CubicHermiteSpline(knots, values[0], derivs[0] / h)
     np.testing.assert_allclose(gs, spl.derivative()(pts), rtol=1e-8)
     e = 1e-6
-    fd = [(si.CubicHermiteSpline(knots, values[0] + e * np.eye(7)[j], derivs[0] / h)(pts).sum() - spl(pts).sum()) / e for j in range(7)]
+    fd = [
+        (si.CubicHermiteSpline(knots, values[0] + e * np.eye(7)[j], derivs[0] / h)(pts).sum() - spl(pts).sum()) / e
+        for j in range(7)
+    ]
     np.testing.assert_allclose(gv, fd, rtol=1e-5, atol=1e-8)
 
 
@@ -493,7 +530,9 @@ def resize_np(img, shape, kernel, antialias):
     out = img
     for ax, (n_in, n_out) in enumerate(zip(img.shape, shape)):
         if n_in != n_out:
-            out = np.moveaxis(np.tensordot(out, jax_weights(n_in, n_out, KERNELS[kernel], antialias), axes=([ax], [0])), -1, ax)
+            out = np.moveaxis(
+                np.tensordot(out, jax_weights(n_in, n_out, KERNELS[kernel], antialias), axes=([ax], [0])), -1, ax
+            )
     return out
 
 
@@ -517,7 +556,9 @@ def test_resize_hand_values_and_scipy():
     # antialiased downsampling by 2 with the triangle kernel of width 2: samples at 0.5 and 2.5
     down = np.asarray(sx.image.resize(np.array([0.0, 1.0, 2.0, 3.0]), (2,), "linear").eval())
     np.testing.assert_allclose(down, [1.25 / 1.75, (0.25 * 1 + 0.75 * 2 + 0.75 * 3) / 1.75])
-    np.testing.assert_allclose(sx.image.resize(np.array([0.0, 1.0, 2.0, 3.0]), (2,), "linear", antialias=False).eval(), [0.5, 2.5])
+    np.testing.assert_allclose(
+        sx.image.resize(np.array([0.0, 1.0, 2.0, 3.0]), (2,), "linear", antialias=False).eval(), [0.5, 2.5]
+    )
     # bilinear upsampling with half-pixel centers is scipy.ndimage.zoom(grid_mode=True) with edge clamping
     rng = np.random.default_rng(71)
     img = rng.normal(size=(5, 6))

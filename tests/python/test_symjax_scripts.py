@@ -1,8 +1,9 @@
 """SymJAX's control-flow scripts written in symx (issue 20), each checked against NumPy: the
 examples examples/control_flow.py and examples/scan.py, and the gallery's gallery/plot_loops.py and
-gallery/01_nns/plot_rnn.py, without their plots; and gallery/plot_interpolation.py (issue 22). Each test follows its script's statements in
-order; SymJAX's names map to symx's as docs/symjax.md says (T.map -> sx.map, T.range ->
-sx.arange, T.Variable -> sx.variable, sj.gradients -> sx.grad, scan's constants= -> non_sequences=).
+gallery/01_nns/plot_rnn.py, without their plots; and gallery/plot_interpolation.py (issue 22).
+Each test follows its script's statements in order; SymJAX's names map to symx's as docs/symjax.md
+says (T.map -> sx.map, T.range -> sx.arange, T.Variable -> sx.variable, sj.gradients -> sx.grad,
+scan's constants= -> non_sequences=).
 """
 
 import numpy as np
