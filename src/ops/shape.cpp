@@ -460,12 +460,26 @@ Array evaluate_scatter_add(const EvalArgs& args) {
   AxisSplit s = split_at(a.shape, a.axis);
   const auto m = static_cast<std::int64_t>(idx.size());
   Array out(a.shape, u.dtype());
-  for (std::int64_t j = 0; j < m; ++j) {
-    std::int64_t k = wrap_index(idx[static_cast<std::size_t>(j)], s.n, args.node, a.axis);
+  for (auto& k : idx) k = wrap_index(k, s.n, args.node, a.axis);
+  // Floats in a typed loop (the gradient of a gather: interpolation's stencils); the other dtypes
+  // element by element through add_element's rules.
+  auto scatter = [&]<class T>() {
+    const T* src = u.data<T>();
+    T* dst = out.data<T>();
     for (std::int64_t o = 0; o < s.outer; ++o)
-      for (std::int64_t i = 0; i < s.inner; ++i)
-        add_element(u, (o * m + j) * s.inner + i, out, (o * s.n + k) * s.inner + i);
-  }
+      for (std::int64_t j = 0; j < m; ++j) {
+        const T* from = src + (o * m + j) * s.inner;
+        T* to = dst + (o * s.n + idx[static_cast<std::size_t>(j)]) * s.inner;
+        for (std::int64_t i = 0; i < s.inner; ++i) to[i] += from[i];
+      }
+  };
+  if (u.dtype() == DType::f32) scatter.template operator()<float>();
+  else if (u.dtype() == DType::f64) scatter.template operator()<double>();
+  else
+    for (std::int64_t j = 0; j < m; ++j)
+      for (std::int64_t o = 0; o < s.outer; ++o)
+        for (std::int64_t i = 0; i < s.inner; ++i)
+          add_element(u, (o * m + j) * s.inner + i, out, (o * s.n + idx[static_cast<std::size_t>(j)]) * s.inner + i);
   return out;
 }
 std::vector<Tensor> vjp_scatter_add(const Tensor& y, const Tensor& g) {
