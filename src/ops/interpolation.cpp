@@ -258,6 +258,98 @@ struct AxisTaps {
   std::vector<Tensor> index, weight, outside;  // weight undefined for order 0
 };
 
+// The spline sampler: data (float, known shape) with `batch_axes` leading axes read exactly at the
+// flat index `batch` (int64 over those axes, broadcast against the coordinates; undefined when
+// batch_axes is 0) and the others interpolated at xs[k] (one coordinate tensor per axis).
+Tensor sample(Tensor data, int batch_axes, const Tensor& batch, const std::vector<Tensor>& xs, int order,
+              const std::string& mode, double cval, Loc loc) {
+  const int rank = data.ndim() - batch_axes;
+  const DType dt = data.dtype();
+  Shape sizes(data.shape().begin() + batch_axes, data.shape().end());
+
+  // Order 3: the B-spline coefficients, on the padded grid for 'nearest' and 'grid-constant'.
+  std::int64_t pad = 0;
+  if (order == 3) {
+    if (mode == "nearest" || mode == "grid-constant") pad = 12;
+    for (int k = 0; k < rank; ++k) {
+      const std::int64_t n = sizes[static_cast<std::size_t>(k)];
+      AxisFilter f = axis_filter(n, pad, mode);
+      data = apply_along(data, f.m, f.rows, n, batch_axes + k, loc);
+      if (!f.bias.empty() && cval != 0.0) {
+        Shape bshape(static_cast<std::size_t>(rank), 1);
+        bshape[static_cast<std::size_t>(k)] = f.rows;
+        std::vector<double> b(f.bias);
+        for (auto& v : b) v *= cval;
+        data = add(data, cast(constant(Array::from_vector<double>(b, bshape), loc), dt, loc), loc);
+      }
+      sizes[static_cast<std::size_t>(k)] = f.rows;
+    }
+  }
+
+  Tensor inside;  // 'constant': all coordinates within [0, n-1]
+  std::vector<AxisTaps> axes(static_cast<std::size_t>(rank));
+  for (int k = 0; k < rank; ++k) {
+    const std::int64_t n = sizes[static_cast<std::size_t>(k)];
+    Tensor x = xs[static_cast<std::size_t>(k)];
+    if (pad) x = add(x, static_cast<double>(pad), loc);
+    if (mode == "constant") {
+      Tensor in = logical_and(greater_equal(x, 0.0, loc), less_equal(x, static_cast<double>(n - 1), loc), loc);
+      inside = inside.defined() ? logical_and(inside, in, loc) : in;
+    }
+    Tensor c = map_coordinate(x, n, mode, loc);
+    AxisTaps& taps = axes[static_cast<std::size_t>(k)];
+    Tensor start;
+    if (order == 0) {
+      start = cast(floor(add(c, 0.5, loc), loc), DType::i64, loc);
+    } else {
+      Tensor fl = floor(c, loc);
+      Tensor t = subtract(c, fl, loc);
+      start = cast(fl, DType::i64, loc);
+      if (order == 3) start = subtract(start, std::int64_t{1}, loc);
+      taps.weight = order == 1 ? std::vector<Tensor>{subtract(1.0, t, loc), t} : cubic_weights(t, loc);
+    }
+    for (int j = 0; j <= order; ++j) {
+      Tap tap = map_tap(j == 0 ? start : add(start, std::int64_t{j}, loc), n, mode, loc);
+      taps.index.push_back(tap.index);
+      taps.outside.push_back(tap.outside);
+    }
+  }
+
+  Tensor flat = reshape(data, {-1}, loc);
+  std::vector<std::int64_t> strides(static_cast<std::size_t>(rank), 1);
+  std::int64_t batch_stride = 1;
+  for (auto n : sizes) batch_stride *= n;
+  for (int k = rank - 2; k >= 0; --k)
+    strides[static_cast<std::size_t>(k)] =
+        strides[static_cast<std::size_t>(k + 1)] * sizes[static_cast<std::size_t>(k + 1)];
+  // Every corner of the stencil: one gather of the flattened input.
+  const Tensor base = batch_axes == 0 ? Tensor() : multiply(batch, batch_stride, loc);
+  Tensor result;
+  std::vector<int> corner(static_cast<std::size_t>(rank), 0);
+  while (true) {
+    Tensor idx = base, w, out;
+    for (int k = 0; k < rank; ++k) {
+      const AxisTaps& taps = axes[static_cast<std::size_t>(k)];
+      const auto j = static_cast<std::size_t>(corner[static_cast<std::size_t>(k)]);
+      Tensor term = strides[static_cast<std::size_t>(k)] == 1
+                        ? taps.index[j]
+                        : multiply(taps.index[j], strides[static_cast<std::size_t>(k)], loc);
+      idx = idx.defined() ? add(idx, term, loc) : term;
+      if (order != 0) w = w.defined() ? multiply(w, taps.weight[j], loc) : taps.weight[j];
+      if (taps.outside[j].defined()) out = out.defined() ? logical_or(out, taps.outside[j], loc) : taps.outside[j];
+    }
+    Tensor v = take(flat, idx, std::nullopt, loc);
+    if (out.defined()) v = where(out, cval, v, loc);
+    if (w.defined()) v = multiply(w, v, loc);
+    result = result.defined() ? add(result, v, loc) : v;
+    int k = rank - 1;
+    while (k >= 0 && ++corner[static_cast<std::size_t>(k)] > order) corner[static_cast<std::size_t>(k--)] = 0;
+    if (k < 0) break;
+  }
+  if (inside.defined()) result = where(inside, result, cval, loc);
+  return result;
+}
+
 }  // namespace
 
 namespace interpolation {
@@ -286,89 +378,11 @@ Tensor map_coordinates(const Tensor& input, const Tensor& coordinates, int order
              "axis 0).",
          loc);
   const DType dt = float_dtype(input);
-  Tensor data = as_float(input, dt, loc);
   Tensor coords = as_float(coordinates, dt, loc);
-  Shape sizes(static_cast<std::size_t>(rank));
-  for (int k = 0; k < rank; ++k) sizes[static_cast<std::size_t>(k)] = known_size(name, input, k, "the input", loc);
-
-  // Order 3: the B-spline coefficients, on the padded grid for 'nearest' and 'grid-constant'.
-  std::int64_t pad = 0;
-  if (order == 3) {
-    if (mode == "nearest" || mode == "grid-constant") pad = 12;
-    for (int k = 0; k < rank; ++k) {
-      const std::int64_t n = sizes[static_cast<std::size_t>(k)];
-      AxisFilter f = axis_filter(n, pad, mode);
-      data = apply_along(data, f.m, f.rows, n, k, loc);
-      if (!f.bias.empty() && cval != 0.0) {
-        Shape bshape(static_cast<std::size_t>(rank), 1);
-        bshape[static_cast<std::size_t>(k)] = f.rows;
-        std::vector<double> b(f.bias);
-        for (auto& v : b) v *= cval;
-        data = add(data, cast(constant(Array::from_vector<double>(b, bshape), loc), dt, loc), loc);
-      }
-      sizes[static_cast<std::size_t>(k)] = f.rows;
-    }
-  }
-
-  Tensor inside;  // 'constant': all coordinates within [0, n-1]
-  std::vector<AxisTaps> axes(static_cast<std::size_t>(rank));
-  for (int k = 0; k < rank; ++k) {
-    const std::int64_t n = sizes[static_cast<std::size_t>(k)];
-    Tensor x = slice(coords, {Index(k)}, loc);
-    if (pad) x = add(x, static_cast<double>(pad), loc);
-    if (mode == "constant") {
-      Tensor in = logical_and(greater_equal(x, 0.0, loc), less_equal(x, static_cast<double>(n - 1), loc), loc);
-      inside = inside.defined() ? logical_and(inside, in, loc) : in;
-    }
-    Tensor c = map_coordinate(x, n, mode, loc);
-    AxisTaps& taps = axes[static_cast<std::size_t>(k)];
-    Tensor start;
-    if (order == 0) {
-      start = cast(floor(add(c, 0.5, loc), loc), DType::i64, loc);
-    } else {
-      Tensor fl = floor(c, loc);
-      Tensor t = subtract(c, fl, loc);
-      start = cast(fl, DType::i64, loc);
-      if (order == 3) start = subtract(start, std::int64_t{1}, loc);
-      taps.weight = order == 1 ? std::vector<Tensor>{subtract(1.0, t, loc), t} : cubic_weights(t, loc);
-    }
-    for (int j = 0; j <= order; ++j) {
-      Tap tap = map_tap(j == 0 ? start : add(start, std::int64_t{j}, loc), n, mode, loc);
-      taps.index.push_back(tap.index);
-      taps.outside.push_back(tap.outside);
-    }
-  }
-
-  Tensor flat = reshape(data, {-1}, loc);
-  std::vector<std::int64_t> strides(static_cast<std::size_t>(rank), 1);
-  for (int k = rank - 2; k >= 0; --k)
-    strides[static_cast<std::size_t>(k)] =
-        strides[static_cast<std::size_t>(k + 1)] * sizes[static_cast<std::size_t>(k + 1)];
-  // Every corner of the stencil: one gather of the flattened input.
-  Tensor result;
-  std::vector<int> corner(static_cast<std::size_t>(rank), 0);
-  while (true) {
-    Tensor idx, w, out;
-    for (int k = 0; k < rank; ++k) {
-      const AxisTaps& taps = axes[static_cast<std::size_t>(k)];
-      const auto j = static_cast<std::size_t>(corner[static_cast<std::size_t>(k)]);
-      Tensor term = strides[static_cast<std::size_t>(k)] == 1
-                        ? taps.index[j]
-                        : multiply(taps.index[j], strides[static_cast<std::size_t>(k)], loc);
-      idx = idx.defined() ? add(idx, term, loc) : term;
-      if (order != 0) w = w.defined() ? multiply(w, taps.weight[j], loc) : taps.weight[j];
-      if (taps.outside[j].defined()) out = out.defined() ? logical_or(out, taps.outside[j], loc) : taps.outside[j];
-    }
-    Tensor v = take(flat, idx, std::nullopt, loc);
-    if (out.defined()) v = where(out, cval, v, loc);
-    if (w.defined()) v = multiply(w, v, loc);
-    result = result.defined() ? add(result, v, loc) : v;
-    int k = rank - 1;
-    while (k >= 0 && ++corner[static_cast<std::size_t>(k)] > order) corner[static_cast<std::size_t>(k--)] = 0;
-    if (k < 0) break;
-  }
-  if (inside.defined()) result = where(inside, result, cval, loc);
-  return named_composite("map_coordinates", result);
+  for (int k = 0; k < rank; ++k) known_size(name, input, k, "the input", loc);
+  std::vector<Tensor> xs;
+  for (int k = 0; k < rank; ++k) xs.push_back(slice(coords, {Index(k)}, loc));
+  return named_composite("map_coordinates", sample(as_float(input, dt, loc), 0, Tensor(), xs, order, mode, cval, loc));
 }
 
 namespace {
@@ -384,23 +398,23 @@ Tensor sample_grid(const char* name, const Tensor& input, const Tensor& points, 
   else
     fail(name, {input}, TypeProblem::Kind::value, "border_mode '" + border_mode + "' is not offered",
          "Pass border_mode='nearest', 'mirror' or 'wrap'.", loc);
+  if (order != 0 && order != 1 && order != 3)
+    fail(name, {input}, TypeProblem::Kind::value, "order " + std::to_string(order) + " is not offered",
+         "Pass order=0 (nearest), 1 (linear) or 3 (cubic spline).", loc);
   const std::int64_t batch = input.shape()[0], channels = input.shape()[1];
   const std::int64_t height = input.shape()[2], width = input.shape()[3];
   Tensor xs = slice(points, {Index::all(), Index(0)}, loc);  // (batch, P)
   Tensor ys = slice(points, {Index::all(), Index(1)}, loc);
   Tensor cols = multiply(divide(add(xs, 1.0, loc), 2.0, loc), static_cast<double>(width - 1), loc);
   Tensor rows = multiply(divide(add(ys, 1.0, loc), 2.0, loc), static_cast<double>(height - 1), loc);
-  // Coordinates over the whole (batch, channels, rows, cols) input: the batch and channel
-  // coordinates are integers, so their linear taps have weight 0 and the sampling is 2-D.
+  // The batch and channel axes read exactly (their flat index), the rows and columns interpolated.
   Shape grid{batch, channels, out_h * out_w};
-  Tensor b =
-      broadcast_to(reshape(arange(0, static_cast<double>(batch), 1, rows.dtype(), loc), {batch, 1, 1}, loc), grid, loc);
-  Tensor c =
-      broadcast_to(reshape(arange(0, static_cast<double>(channels), 1, rows.dtype(), loc), {1, channels, 1}, loc), grid,
-                   loc);
+  std::vector<std::int64_t> bc(static_cast<std::size_t>(batch * channels));
+  for (std::size_t i = 0; i < bc.size(); ++i) bc[i] = static_cast<std::int64_t>(i);
+  Tensor flat_bc = constant(Array::from_vector<std::int64_t>(bc, {batch, channels, 1}), loc);
   Tensor r = broadcast_to(expand_dims(rows, 1, loc), grid, loc);
   Tensor q = broadcast_to(expand_dims(cols, 1, loc), grid, loc);
-  Tensor out = map_coordinates(input, stack({b, c, r, q}, 0, loc), order, mode, 0.0, loc);
+  Tensor out = sample(input, 2, flat_bc, {r, q}, order, mode, 0.0, loc);
   return reshape(out, {batch, channels, out_h, out_w}, loc);
 }
 

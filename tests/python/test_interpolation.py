@@ -596,3 +596,9 @@ def test_resize_gradient():
             e[i, j] = 1
             fd[i, j] = (np.asarray(sx.image.resize(e, (8, 3), method).eval()) * w).sum()
         np.testing.assert_allclose(got, fd, atol=1e-12, err_msg=method)
+
+
+def test_transformer_order_error():
+    img = sx.placeholder((1, 1, 4, 4), "float32", name="tiny")
+    with pytest.raises(ValueError, match=r"order 2 is not offered.*'tiny'.*order=0"):
+        sx.interpolation.affine_transform(img, np.zeros((1, 6), np.float32), order=2)
