@@ -656,6 +656,7 @@ void bind_io(nb::module_& m) {
 
 void bind_linalg_factor(nb::module_& linalg, nb::module_& top);  // binding_linalg_factor.cpp
 void bind_linalg_spectral(nb::module_& linalg);  // binding_linalg_spectral.cpp (symx/linalg.hpp)
+void bind_interpolation(nb::module_& m);  // binding_interpolation.cpp: symx/interpolation.hpp
 
 NB_MODULE(_symx, m) {
   nb::set_leak_warnings(false);
@@ -690,6 +691,7 @@ NB_MODULE(_symx, m) {
   bind_numpy(m);
   bind_arrays(m);
   bind_signal(m);
+  bind_interpolation(m);  // symx.interpolation and symx.image
   nb::module_ linalg = m.def_submodule("linalg", "Linear algebra (numpy.linalg-like).");
   bind_linalg(linalg);
   bind_linalg_factor(linalg, m);  // binding_linalg_factor.cpp: symx/linalg_factor.hpp and numpy.linalg's aliases

@@ -10,6 +10,7 @@
 #include "symx/function.hpp"
 #include "symx/graph.hpp"
 #include "symx/indexing.hpp"
+#include "symx/interpolation.hpp"
 #include "symx/io.hpp"
 #include "symx/linalg_factor.hpp"
 #include "symx/linalg.hpp"

@@ -49,10 +49,13 @@ from ._symx import (  # noqa: F401
     Scope,
     ShapeError,
     Tensor,
+    image,
+    interpolation,
     linalg,
     nn,
     normalization,
     random,
+    signal,
     special,
     stats,
 )
@@ -61,6 +64,8 @@ _symx._set_package_dir(_os.path.dirname(_os.path.abspath(__file__)))
 
 # `import symx.nn` / `from symx.linalg import inv` work like ordinary submodules.
 for _name in ("nn", "linalg", "random", "stats", "data", "train", "distributed", "special", "normalization"):
+    _sys.modules[__name__ + "." + _name] = getattr(_symx, _name)
+for _name in ("interpolation", "image", "signal"):  # symx/interpolation.hpp, symx/signal.hpp
     _sys.modules[__name__ + "." + _name] = getattr(_symx, _name)
 for _name in ("init", "layers", "losses"):
     _sys.modules[__name__ + ".nn." + _name] = getattr(_symx.nn, _name)

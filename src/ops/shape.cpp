@@ -3,6 +3,7 @@
 // composites built from them (expand_dims, squeeze, stack, split, basic indexing, flip, tile,
 // repeat, one_hot, meshgrid). Constants (zeros, ones, eye, arange, linspace) are in creation.cpp.
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <numeric>
 
@@ -400,11 +401,35 @@ Array evaluate_take(const EvalArgs& args) {
   AxisSplit s = split_at(x.shape(), axis);
   const auto m = static_cast<std::int64_t>(idx.size());
   Array out(args.node.type.shape, x.dtype());
-  for (std::int64_t j = 0; j < m; ++j) {
-    std::int64_t k = wrap_index(idx[static_cast<std::size_t>(j)], s.n, args.node, axis);
-    for (std::int64_t o = 0; o < s.outer; ++o)
-      for (std::int64_t i = 0; i < s.inner; ++i)
-        copy_element(x, (o * s.n + k) * s.inner + i, out, (o * m + j) * s.inner + i);
+  for (auto& k : idx) k = wrap_index(k, s.n, args.node, axis);
+  // Elements copied as unsigned words of the dtype's size (bit for bit), one typed loop per size:
+  // a gather of single elements (inner == 1, the flattened take of interpolation's stencils) is
+  // a loop of loads, not a memcpy call per element.
+  auto gather = [&]<class W>() {
+    const W* src = static_cast<const W*>(x.raw_data());
+    W* dst = static_cast<W*>(out.raw_data());
+    for (std::int64_t o = 0; o < s.outer; ++o) {
+      const W* from = src + o * s.n * s.inner;
+      W* to = dst + o * m * s.inner;
+      if (s.inner == 1) {
+        for (std::int64_t j = 0; j < m; ++j) to[j] = from[idx[static_cast<std::size_t>(j)]];
+      } else {
+        for (std::int64_t j = 0; j < m; ++j)
+          std::memcpy(to + j * s.inner, from + idx[static_cast<std::size_t>(j)] * s.inner,
+                      static_cast<std::size_t>(s.inner) * sizeof(W));
+      }
+    }
+  };
+  switch (itemsize(x.dtype())) {
+    case 1: gather.template operator()<std::uint8_t>(); break;
+    case 2: gather.template operator()<std::uint16_t>(); break;
+    case 4: gather.template operator()<std::uint32_t>(); break;
+    case 8: gather.template operator()<std::uint64_t>(); break;
+    default:
+      for (std::int64_t j = 0; j < m; ++j)
+        for (std::int64_t o = 0; o < s.outer; ++o)
+          for (std::int64_t i = 0; i < s.inner; ++i)
+            copy_element(x, (o * s.n + idx[static_cast<std::size_t>(j)]) * s.inner + i, out, (o * m + j) * s.inner + i);
   }
   return out;
 }
@@ -435,12 +460,26 @@ Array evaluate_scatter_add(const EvalArgs& args) {
   AxisSplit s = split_at(a.shape, a.axis);
   const auto m = static_cast<std::int64_t>(idx.size());
   Array out(a.shape, u.dtype());
-  for (std::int64_t j = 0; j < m; ++j) {
-    std::int64_t k = wrap_index(idx[static_cast<std::size_t>(j)], s.n, args.node, a.axis);
+  for (auto& k : idx) k = wrap_index(k, s.n, args.node, a.axis);
+  // Floats in a typed loop (the gradient of a gather: interpolation's stencils); the other dtypes
+  // element by element through add_element's rules.
+  auto scatter = [&]<class T>() {
+    const T* src = u.data<T>();
+    T* dst = out.data<T>();
     for (std::int64_t o = 0; o < s.outer; ++o)
-      for (std::int64_t i = 0; i < s.inner; ++i)
-        add_element(u, (o * m + j) * s.inner + i, out, (o * s.n + k) * s.inner + i);
-  }
+      for (std::int64_t j = 0; j < m; ++j) {
+        const T* from = src + (o * m + j) * s.inner;
+        T* to = dst + (o * s.n + idx[static_cast<std::size_t>(j)]) * s.inner;
+        for (std::int64_t i = 0; i < s.inner; ++i) to[i] += from[i];
+      }
+  };
+  if (u.dtype() == DType::f32) scatter.template operator()<float>();
+  else if (u.dtype() == DType::f64) scatter.template operator()<double>();
+  else
+    for (std::int64_t j = 0; j < m; ++j)
+      for (std::int64_t o = 0; o < s.outer; ++o)
+        for (std::int64_t i = 0; i < s.inner; ++i)
+          add_element(u, (o * m + j) * s.inner + i, out, (o * s.n + idx[static_cast<std::size_t>(j)]) * s.inner + i);
   return out;
 }
 std::vector<Tensor> vjp_scatter_add(const Tensor& y, const Tensor& g) {

@@ -1,8 +1,9 @@
 """SymJAX's control-flow scripts written in symx (issue 20), each checked against NumPy: the
 examples examples/control_flow.py and examples/scan.py, and the gallery's gallery/plot_loops.py and
-gallery/01_nns/plot_rnn.py, without their plots. Each test follows its script's statements in
-order; SymJAX's names map to symx's as docs/symjax.md says (T.map -> sx.map, T.range ->
-sx.arange, T.Variable -> sx.variable, sj.gradients -> sx.grad, scan's constants= -> non_sequences=).
+gallery/01_nns/plot_rnn.py, without their plots; and gallery/plot_interpolation.py (issue 22).
+Each test follows its script's statements in order; SymJAX's names map to symx's as docs/symjax.md
+says (T.map -> sx.map, T.range -> sx.arange, T.Variable -> sx.variable, sj.gradients -> sx.grad,
+scan's constants= -> non_sequences=).
 """
 
 import numpy as np
@@ -240,3 +241,24 @@ def test_gallery_plot_rnn():
     # Adam lowers both losses: the last epoch's mean is below the first's
     first, last = losses[1 : 1 + n // BATCH_SIZE].mean(0), losses[-n // BATCH_SIZE :].mean(0)
     assert np.all(last < first), (first, last)
+
+
+def test_gallery_plot_interpolation():
+    # gallery/plot_interpolation.py (issue 22): upsample_1d of w = [1, 2, 3] by 4, four ways,
+    # through one compiled function; the expected samples written out by hand (the plot's crosses).
+    w = sx.placeholder((3,), "float32", name="w")
+    w_interp1 = sx.interpolation.upsample_1d(w, repeat=4, mode="nearest")
+    w_interp2 = sx.interpolation.upsample_1d(w, repeat=4, mode="linear", boundary_condition="mirror")
+    w_interp3 = sx.interpolation.upsample_1d(w, repeat=4, mode="linear", boundary_condition="periodic")
+    w_interp4 = sx.interpolation.upsample_1d(w, repeat=4)
+    f = sx.function([w], [w_interp1, w_interp2, w_interp3, w_interp4])
+    samples = f(np.array([1, 2, 3], np.float32))
+    np.testing.assert_array_equal(samples[0], [1, 1, 1, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 1, 1])
+    ramp = np.array([0.2, 0.4, 0.6, 0.8])
+    np.testing.assert_allclose(samples[1], np.concatenate([[1], 1 + ramp, [2], 2 + ramp, [3], 3 - ramp]), rtol=1e-6)
+    np.testing.assert_allclose(samples[2], np.concatenate([[1], 1 + ramp, [2], 2 + ramp, [3], 3 - 2 * ramp]), rtol=1e-6)
+    np.testing.assert_array_equal(samples[3], [1, 0, 0, 0, 0, 2, 0, 0, 0, 0, 3, 0, 0, 0, 0])
+    # the plot's black dots: the original samples sit at 0, 5, 10 in every upsampled signal but the
+    # nearest one (rolled by -repeat // 2 = -2)
+    for s in samples[1:]:
+        np.testing.assert_allclose(s[[0, 5, 10]], [1, 2, 3])
