@@ -39,6 +39,12 @@ CUMPROD_SHAPE = (4096, 4096)
 SPECIAL_N = 16 * 1024 * 1024
 EINSUM_Q = (8, 8, 512, 64)
 EINSUM_K = (8, 8, 512, 64)
+# cases 14-17 (issue 22): eigh and svd (reduced) of a symmetric SPECTRAL_ONE float32 matrix and of a
+# SPECTRAL_BATCH of them, with the gradient of the gauge-invariant cost sum(values * c) + sum(vectors^2 * wt)
+# (NumPy: the decomposition alone, it has no gradients). Symmetric inputs, so that every framework's eigh
+# (JAX's symmetrizes, the others read the lower triangle) decomposes the same matrix.
+SPECTRAL_ONE = (512, 512)
+SPECTRAL_BATCH = (64, 64, 64)
 
 
 def rng(seed=0):
@@ -256,3 +262,12 @@ def write_atomic(path, text):
         if os.path.exists(tmp):
             os.unlink(tmp)
         raise
+
+
+def spectral_data(shape):
+    r = rng(14)
+    x = r.standard_normal(shape, dtype=np.float32)
+    a = ((x + np.swapaxes(x, -1, -2)) / 2).astype(np.float32)
+    c = np.linspace(-1, 1, shape[-1], dtype=np.float32)
+    wt = r.standard_normal(shape, dtype=np.float32)
+    return a, c, wt

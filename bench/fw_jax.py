@@ -263,3 +263,41 @@ def special_chain():
 
 def einsum_attn():
     return _numpy_case(lambda q, k: jnp.einsum("bhqd,bhkd->bhqk", q, k), *C.einsum_data())
+
+
+# ---- cases 14-17 (issue 22): eigh and svd with gradients ----
+
+
+def _spectral(kind, shape):
+    a, c, wt = (jnp.asarray(v) for v in C.spectral_data(shape))
+
+    def cost(x):
+        if kind == "eigh":
+            values, vectors = jnp.linalg.eigh(x)
+        else:
+            vectors, values, _ = jnp.linalg.svd(x, full_matrices=False)
+        return jnp.sum(values * c) + jnp.sum(vectors * vectors * wt), values
+
+    f = jax.jit(jax.value_and_grad(cost, has_aux=True))
+    last = {}
+
+    def step():
+        last["r"] = _block(f(a))
+
+    return step, lambda: C.checksum(np.asarray(last["r"][0][1])), None
+
+
+def eigh512():
+    return _spectral("eigh", C.SPECTRAL_ONE)
+
+
+def svd512():
+    return _spectral("svd", C.SPECTRAL_ONE)
+
+
+def eigh_batch():
+    return _spectral("eigh", C.SPECTRAL_BATCH)
+
+
+def svd_batch():
+    return _spectral("svd", C.SPECTRAL_BATCH)

@@ -35,3 +35,22 @@ def special_chain():
 
 def einsum_attn():
     return _case(lambda q, k: np.einsum("bhqd,bhkd->bhqk", q, k, optimize=True), *C.einsum_data())
+
+
+# cases 14-17 (issue 22): the decompositions alone (NumPy has no gradients)
+
+
+def eigh512():
+    return _case(lambda x: np.linalg.eigh(x)[0], C.spectral_data(C.SPECTRAL_ONE)[0])
+
+
+def svd512():
+    return _case(lambda x: np.linalg.svd(x, full_matrices=False)[1], C.spectral_data(C.SPECTRAL_ONE)[0])
+
+
+def eigh_batch():
+    return _case(lambda x: np.linalg.eigh(x)[0], C.spectral_data(C.SPECTRAL_BATCH)[0])
+
+
+def svd_batch():
+    return _case(lambda x: np.linalg.svd(x, full_matrices=False)[1], C.spectral_data(C.SPECTRAL_BATCH)[0])

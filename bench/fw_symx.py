@@ -229,3 +229,39 @@ def special_chain():
 
 def einsum_attn():
     return _numpy_case(lambda q, k: sx.einsum("bhqd,bhkd->bhqk", q, k), *C.einsum_data())
+
+
+# ---- cases 14-17 (issue 22): eigh and svd with gradients ----
+
+
+def _spectral(kind, shape):
+    a, c, wt = C.spectral_data(shape)
+    p = sx.placeholder(a.shape, "float32", name="a")
+    if kind == "eigh":
+        values, vectors = sx.linalg.eigh(p)
+    else:
+        vectors, values, _ = sx.linalg.svd(p, full_matrices=False)
+    cost = sx.sum(values * c) + sx.sum(vectors * vectors * wt)
+    f = sx.function([p], [values, *sx.grad(cost, [p])], backend="compiled")
+    last = {}
+
+    def step():
+        last["r"] = f(a)
+
+    return step, lambda: C.checksum(last["r"][0]), f
+
+
+def eigh512():
+    return _spectral("eigh", C.SPECTRAL_ONE)
+
+
+def svd512():
+    return _spectral("svd", C.SPECTRAL_ONE)
+
+
+def eigh_batch():
+    return _spectral("eigh", C.SPECTRAL_BATCH)
+
+
+def svd_batch():
+    return _spectral("svd", C.SPECTRAL_BATCH)

@@ -208,3 +208,44 @@ def special_chain(compiled):
 
 def einsum_attn(compiled):
     return _numpy_case(lambda q, k: torch.einsum("bhqd,bhkd->bhqk", q, k), compiled, *C.einsum_data())
+
+
+# ---- cases 14-17 (issue 22): eigh and svd with gradients ----
+
+
+def _spectral(kind, shape, compiled):
+    a, c, wt = (torch.from_numpy(v) for v in C.spectral_data(shape))
+
+    def cost(x):
+        if kind == "eigh":
+            values, vectors = torch.linalg.eigh(x)
+        else:
+            vectors, values, _ = torch.linalg.svd(x, full_matrices=False)
+        return (values * c).sum() + (vectors * vectors * wt).sum(), values
+
+    f = _maybe_compile(cost, compiled)
+    last = {}
+
+    def step():
+        x = a.detach().requires_grad_(True)
+        total, values = f(x)
+        (g,) = torch.autograd.grad(total, x)
+        last["r"] = values.detach()
+
+    return step, lambda: C.checksum(last["r"].numpy()), None
+
+
+def eigh512(compiled):
+    return _spectral("eigh", C.SPECTRAL_ONE, compiled)
+
+
+def svd512(compiled):
+    return _spectral("svd", C.SPECTRAL_ONE, compiled)
+
+
+def eigh_batch(compiled):
+    return _spectral("eigh", C.SPECTRAL_BATCH, compiled)
+
+
+def svd_batch(compiled):
+    return _spectral("svd", C.SPECTRAL_BATCH, compiled)

@@ -36,6 +36,9 @@ Cases (issue 3, "Benchmarks"):
     first jit call and torch.compile's first call in fresh processes (torch with a fresh
     inductor cache for cold; the warm columns reuse the caches: JAX's persistent compilation
     cache, inductor's FX graph cache)
+  9-13 the NumPy surface (argsort, median, cumprod, special functions, einsum), NumPy as a peer
+  14-17 eigh and svd of (512, 512) float32 and of a (64, 64, 64) batch, each with the gradient of a
+    gauge-invariant cost (bench/common.py spectral_data); NumPy's column is the decomposition alone
 """
 
 import argparse
@@ -56,7 +59,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 PEERS = ("jax", "torch_eager", "torch_compile")
 FRAMEWORKS = ("symx",) + PEERS
-# Cases 9-13 (the NumPy surface) have NumPy/SciPy as a peer too.
+# Cases 9-17 (the NumPy surface, the spectral decompositions) have NumPy/SciPy as a peer too.
 NUMPY_PEERS = PEERS + ("numpy",)
 ALL_FRAMEWORKS = FRAMEWORKS + ("numpy",)
 LABEL = {
@@ -72,6 +75,10 @@ NUMPY_CASES = {
     11: ("cumprod", "11. cumprod of (4096, 4096) over axis 1"),
     12: ("special_chain", "12. lgamma(x) + digamma(x) + erfinv(y), 16M float32"),
     13: ("einsum_attn", "13. einsum bhqd,bhkd->bhqk (8, 8, 512, 64)"),
+    14: ("eigh512", "14. eigh of (512, 512) float32 with its gradient (NumPy: eigh alone)"),
+    15: ("svd512", "15. svd of (512, 512) float32 with its gradient (NumPy: svd alone)"),
+    16: ("eigh_batch", "16. eigh of (64, 64, 64) float32 with its gradient (NumPy: eigh alone)"),
+    17: ("svd_batch", "17. svd of (64, 64, 64) float32 with its gradient (NumPy: svd alone)"),
 }
 
 
@@ -680,7 +687,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--out", default=os.path.join(ROOT, "build", "bench"))
     ap.add_argument("--build", default=None, help="symx build directory (default: the parent of --out)")
-    ap.add_argument("--cases", default="1,2,3,4,5,6,7,8,9,10,11,12,13", help="comma-separated case numbers")
+    ap.add_argument("--cases", default="1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17", help="comma-separated case numbers")
     ap.add_argument("--threads", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--budget", type=float, default=6.0, help="seconds of timed repetitions per framework and case")
     ap.add_argument("--cnn-budget", type=float, default=10.0)

@@ -5,7 +5,7 @@ framework's peak RSS is its own and a crash or hang costs only that measurement.
   python3 bench/worker.py --case mlp --fw jax [--mode steady|compile] [--budget 8]
 
 cases: elementwise xent mlp cnn32 cnn128 overhead lstm scan1m argsort4m median_rows cumprod special_chain
-einsum_attn; fw: symx jax torch_eager torch_compile, and numpy for the last five.
+einsum_attn eigh512 svd512 eigh_batch svd_batch; fw: symx jax torch_eager torch_compile, and numpy for the last five.
 """
 
 import argparse
