@@ -1592,7 +1592,7 @@ for _area in _AREAS:
 def test_every_public_function_has_a_row():
     covered = {api for r in ROWS for api in r.api}
     public = {n for n in dir(sx._symx) if not n.startswith("_") and callable(getattr(sx._symx, n))}
-    for sub in ("nn", "linalg", "signal"):
+    for sub in ("nn", "linalg", "signal", "interpolation", "image"):
         public |= {f"{sub}.{n}" for n in dir(getattr(sx, sub)) if not n.startswith("_")}
     missing = sorted(public - NOT_OPS - covered)
     assert not missing, f"public functions without a conformance row: {missing}"

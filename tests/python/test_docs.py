@@ -36,7 +36,9 @@ def public_callables():
     """(qualified name, object) of every public callable of symx and its submodules, and every public
     method and property of Tensor and Function."""
     found = []
-    for module_name, module in (("sx", sx), ("sx.nn", sx.nn), ("sx.linalg", sx.linalg), ("sx.random", sx.random)):
+    modules = [("sx", sx), ("sx.nn", sx.nn), ("sx.linalg", sx.linalg), ("sx.random", sx.random)]
+    modules += [("sx.signal", sx.signal), ("sx.interpolation", sx.interpolation), ("sx.image", sx.image)]
+    for module_name, module in modules:
         for name in dir(module):
             obj = getattr(module, name)
             if name.startswith("_") or inspect.ismodule(obj) or not callable(obj):
