@@ -23,8 +23,12 @@
 //    both ported from Boost.Math's hypergeometric_1F1_recurrence.hpp (John Maddock 2018, Boost
 //    Software License 1.0), a backward recurrence on b from b + n > 0 for b < 0, and for b < 0 and
 //    the polynomials (a a negative integer) the series in binary128 (libgcc's soft float) where long
-//    double's cancels. Boost's Bessel-function series (AS 13.3.6/13.3.7), its ratio methods for
-//    negative b and its large-abz and addition-theorem methods are not ported (see hyp1f1()).
+//    double's cancels, and for b < 0 < a Boost's hypergeometric_1F1_from_function_ratio_negative_b
+//    (hypergeometric_1F1_by_ratios.hpp) with Boost's function_ratio_from_backwards_recurrence
+//    (tools/recurrence.hpp, Anton Bikineev 2014, Boost Software License 1.0). Boost's
+//    Bessel-function series (AS 13.3.6/13.3.7, hypergeometric_1F1_bessel.hpp), its other ratio and
+//    negative-b region methods and its large-abz and addition-theorem methods are not ported: on
+//    the measured grids the recurrences above reach 1e-13 where Boost uses them (see hyp1f1()).
 //  * betainc: the continued fraction as before, now in long double with the prefactor
 //    x^a (1-x)^b / B(a, b) as Boost's ibeta_power_terms forms it (Stirling's series in place of
 //    Lanczos': a log(x (a+b) / a) through log1p), so no log-gamma difference loses digits.
@@ -337,7 +341,7 @@ inline ld m_asymptotic(ld a, ld b, ld x, bool* ok) {
   return gamma_sign(b) * gamma_sign(a) * std::exp(lg) * s;
 }
 
-inline constexpr ld kMaxRecurrence = 1e6L;
+inline constexpr ld kMaxRecurrence = 2e7L;
 
 // Boost's apply_recurrence_relation_backward: from first = f(n + 1), second = f(n), `steps` steps of
 // f(k - 1) = -(b_k f(k) + c_k f(k + 1)) / a_k with (a_k, b_k, c_k) = coef(k - n) (0, -1, ...);
@@ -545,7 +549,7 @@ inline ld m_positive(ld a, ld b, ld x, ld* loss) {
   ld l = 0;
   const ld v = m_series(a, b, x, &l);
   *loss = l;
-  // (the recurrences take |a|, |b| and x steps: beyond a million, the series as it is)
+  // (the recurrences take |a|, |b| and x steps: beyond 2e7, the series as it is)
   if (!(std::fabs(a) < kMaxRecurrence && std::fabs(b) < kMaxRecurrence && x < kMaxRecurrence)) return v;
   if (l >= 1e4L && b < 0) {
 #if defined(__SIZEOF_FLOAT128__)
@@ -577,11 +581,13 @@ inline ld m_positive(ld a, ld b, ld x, ld* loss) {
 // (whichever of the two cancels less), the asymptotic series for large x (in Boost's region), and
 // where the series cancels Boost's backward recurrences (on a; on a, on a and b, then on b) for
 // a < -1 < 0 < b, the recurrence on b from b + n > 0 for b < 0, and the series in binary128 for b < 0
-// and the polynomials. Measured (tests/python/test_special.py, against SciPy and, where SciPy is
-// off, the series summed to 25 digits): within 1e-13 for |a| <= 100, |x| <= 1e3, b in
-// [0.01, 100] and b in [-99.5, -0.013] (not integers). Short: b < -300 with x near -b / 3 (the
-// series' two halves cancel beyond binary128; Boost's ratio method for negative b, not ported,
-// covers it), and the recurrences' start values beyond |a|, |b|, x of 1e6 (the series as it is).
+// and the polynomials, and for b < 0 < a Boost's ratio method (the continued fraction for
+// M(a+1, b+1) / M(a, b) normalized by the Wronskian). Measured (tests/python/test_special.py,
+// against SciPy and, where SciPy is off, the series summed to 25 digits): within 1e-13 for
+// |a| <= 100, |x| <= 1e3, b in [0.01, 100] and b in [-99.5, -0.013] (not integers); on random
+// samples with |a|, |b| up to 1000 and |x| up to 5000, no point beyond 1e-13 was found. The
+// recurrences stop at 2e7 steps (|a|, |b| or x beyond it: the series as it is, inf where it
+// overflows).
 inline double hyp1f1(double a, double b, double x) {
   namespace d = hyper;
   using ld = d::ld;
