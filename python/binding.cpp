@@ -655,8 +655,8 @@ void bind_io(nb::module_& m) {
 }  // namespace
 
 void bind_linalg_factor(nb::module_& linalg, nb::module_& top);  // binding_linalg_factor.cpp
-void bind_linalg_spectral(nb::module_& linalg);  // binding_linalg_spectral.cpp (symx/linalg.hpp)
-void bind_interpolation(nb::module_& m);  // binding_interpolation.cpp: symx/interpolation.hpp
+void bind_linalg_spectral(nb::module_& linalg);                  // binding_linalg_spectral.cpp (symx/linalg.hpp)
+void bind_interpolation(nb::module_& m);                         // binding_interpolation.cpp: symx/interpolation.hpp
 
 NB_MODULE(_symx, m) {
   nb::set_leak_warnings(false);
@@ -695,7 +695,7 @@ NB_MODULE(_symx, m) {
   nb::module_ linalg = m.def_submodule("linalg", "Linear algebra (numpy.linalg-like).");
   bind_linalg(linalg);
   bind_linalg_factor(linalg, m);  // binding_linalg_factor.cpp: symx/linalg_factor.hpp and numpy.linalg's aliases
-  bind_linalg_spectral(linalg);  // binding_linalg_spectral.cpp: eigh, svd and what is built on them
+  bind_linalg_spectral(linalg);   // binding_linalg_spectral.cpp: eigh, svd and what is built on them
   nb::module_ normalization = m.def_submodule("normalization", "SymJAX's tensor.normalization: spectral_normalize.");
   normalization.def("spectral_normalize", LOC(symx::normalization::spectral_normalize), "weight"_a, "axis"_a = 0,
                     "n_iters"_a = 1, DOC(normalization_spectral_normalize));

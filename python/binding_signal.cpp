@@ -94,6 +94,6 @@ void bind_signal(nb::module_& m) {
          DOC(signal_mel_filterbank));
   sg.def("fourier_complex_morlet", LOC(S::fourier_complex_morlet), "bandwidths"_a, "centers"_a, "N"_a,
          DOC(signal_fourier_complex_morlet));
-  sg.def("littewood_paley_normalization", LOC(S::littewood_paley_normalization), "filter_bank"_a,
-         "down"_a = nb::none(), "up"_a = nb::none(), DOC(signal_littewood_paley_normalization));
+  sg.def("littewood_paley_normalization", LOC(S::littewood_paley_normalization), "filter_bank"_a, "down"_a = nb::none(),
+         "up"_a = nb::none(), DOC(signal_littewood_paley_normalization));
 }

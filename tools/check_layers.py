@@ -44,6 +44,10 @@ PUBLIC_HEADERS = {
     "indexing.hpp": "ops",
     "numpy.hpp": "ops",
     "arrays.hpp": "ops",
+    "linalg.hpp": "ops",  # issue 22: decompositions, signal processing, interpolation
+    "linalg_factor.hpp": "ops",
+    "signal.hpp": "ops",
+    "interpolation.hpp": "ops",
     "autodiff.hpp": "autodiff",
     "function.hpp": "function",
     "symx.hpp": "function",  # the umbrella header: everything of the engine

@@ -58,8 +58,7 @@ Tensor window_constant(const std::vector<double>& w, DType dtype, Loc loc) {
 
 // A window of M points by SciPy's recipe: M <= 1 is [] or [1]; the periodic window (sym = false) is the
 // symmetric one of M + 1 points without its last. `f(n, M)` gives point n of the symmetric window of M points.
-template <class F>
-Tensor make_window(const char* name, std::int64_t M, bool sym, DType dtype, Loc loc, F f) {
+template <class F> Tensor make_window(const char* name, std::int64_t M, bool sym, DType dtype, Loc loc, F f) {
   need_float_dtype(name, dtype, loc);
   if (M < 0)
     raise_value(name, {}, "M must be non-negative, got " + std::to_string(M), "Pass the number of points, M >= 0.",
@@ -67,7 +66,8 @@ Tensor make_window(const char* name, std::int64_t M, bool sym, DType dtype, Loc 
   if (M <= 1) return window_constant(std::vector<double>(static_cast<std::size_t>(M), 1.0), dtype, loc);
   std::int64_t m = sym ? M : M + 1;
   std::vector<double> w(static_cast<std::size_t>(M));
-  for (std::int64_t n = 0; n < M; ++n) w[static_cast<std::size_t>(n)] = f(static_cast<double>(n), static_cast<double>(m));
+  for (std::int64_t n = 0; n < M; ++n)
+    w[static_cast<std::size_t>(n)] = f(static_cast<double>(n), static_cast<double>(m));
   return window_constant(w, dtype, loc);
 }
 
@@ -140,8 +140,8 @@ Tensor convolve_nd(const char* name, const Tensor& in1, const Tensor& in2, const
   need_static(name, in2, loc);
   ConvTypes t = conv_types(name, in1, in2, loc);
   if (in1.size() == 0 || in2.size() == 0)
-    raise_value(name, {in1, in2}, "an input is empty (shapes " + shape_string(in1.shape()) + " and " +
-                                      shape_string(in2.shape()) + ")",
+    raise_value(name, {in1, in2},
+                "an input is empty (shapes " + shape_string(in1.shape()) + " and " + shape_string(in2.shape()) + ")",
                 "Pass non-empty arrays.", loc);
   Tensor a = cast(in1, t.compute, loc), b = cast(in2, t.compute, loc);
   if (mode == "valid" && !covers(a.shape(), b.shape())) {
@@ -199,8 +199,8 @@ Tensor convolve2d_impl(const char* name, const Tensor& in1, const Tensor& in2_fl
                 "needs 2-D inputs, got shapes " + shape_string(in1.shape()) + " and " + shape_string(in2_user.shape()),
                 "Pass 2-D arrays (signal.convolve takes other ranks).", loc);
   if (boundary != "fill" && boundary != "wrap" && boundary != "symm")
-    raise_value(name, {in1, in2_user}, "unknown boundary '" + boundary + "'",
-                "Pass boundary='fill', 'wrap' or 'symm'.", loc);
+    raise_value(name, {in1, in2_user}, "unknown boundary '" + boundary + "'", "Pass boundary='fill', 'wrap' or 'symm'.",
+                loc);
   if (!is_valid_mode(mode))
     raise_value(name, {in1, in2_user}, "unknown mode '" + mode + "'", "Pass mode='full', 'same' or 'valid'.", loc);
   if (mode == "valid" || (mode == "full" && boundary == "fill" && fillvalue == 0) ||
@@ -321,7 +321,8 @@ Canonical canonical(const char* name, const Tensor& input, const Tensor& filter,
                     std::to_string(filter.ndim()),
                 "Give the input a batch and a channel axis besides the filter's spatial ones.", loc);
   Canonical c;
-  std::string ff = filter_format.empty() ? default_format(static_cast<std::size_t>(filter.ndim()), true) : filter_format;
+  std::string ff =
+      filter_format.empty() ? default_format(static_cast<std::size_t>(filter.ndim()), true) : filter_format;
   std::string inf = input_format.empty() ? default_format(static_cast<std::size_t>(input.ndim()), false) : input_format;
   c.out_format = output_format.empty() ? inf : output_format;
   c.spatial = spatial_letters(ff);
@@ -333,7 +334,8 @@ Canonical canonical(const char* name, const Tensor& input, const Tensor& filter,
 
 Tensor from_canonical(const char* name, const Tensor& y, const Canonical& c, Loc loc) {
   if (static_cast<int>(c.out_format.size()) != y.ndim())
-    raise_value(name, {y}, "output_format '" + c.out_format + "' does not have " + std::to_string(y.ndim()) + " letters",
+    raise_value(name, {y},
+                "output_format '" + c.out_format + "' does not have " + std::to_string(y.ndim()) + " letters",
                 "Give one letter per axis of the output.", loc);
   Layout l = layout_of(name, y, c.out_format, 'N', 'C', c.spatial, loc);
   return transpose(y, inverse(l.to_canonical), loc);
@@ -397,8 +399,7 @@ Tensor dct_impl(const char* name, const Tensor& x_in, int type, std::optional<st
   if (norm != "backward" && norm != "ortho" && norm != "forward" && !norm.empty())
     raise_value(name, {x_in}, "unknown norm '" + norm + "'", "Pass norm='backward' (or None), 'ortho' or 'forward'.",
                 loc);
-  if (x_in.ndim() == 0)
-    raise_shape(name, {x_in}, "needs at least one dimension, got a scalar", "Pass an array.", loc);
+  if (x_in.ndim() == 0) raise_shape(name, {x_in}, "needs at least one dimension, got a scalar", "Pass an array.", loc);
   int ax;
   try {
     ax = ops::checked_axis(axis, x_in.ndim());
@@ -433,15 +434,17 @@ Tensor dct_impl(const char* name, const Tensor& x_in, int type, std::optional<st
 // ---- windows ----
 
 Tensor hann(std::int64_t M, bool sym, DType dtype, Loc loc) {
-  return named_composite("hann", make_window("hann", M, sym, dtype, loc,
-                                             [](double n, double m) { return general_cosine(n, m, {0.5, 0.5}); }));
+  return named_composite("hann", make_window("hann", M, sym, dtype, loc, [](double n, double m) {
+                           return general_cosine(n, m, {0.5, 0.5});
+                         }));
 }
 
 Tensor hanning(std::int64_t M, DType dtype, Loc loc) { return hann(M, true, dtype, loc); }
 
 Tensor hamming(std::int64_t M, bool sym, DType dtype, Loc loc) {
-  return named_composite("hamming", make_window("hamming", M, sym, dtype, loc,
-                                                [](double n, double m) { return general_cosine(n, m, {0.54, 0.46}); }));
+  return named_composite("hamming", make_window("hamming", M, sym, dtype, loc, [](double n, double m) {
+                           return general_cosine(n, m, {0.54, 0.46});
+                         }));
 }
 
 Tensor blackman(std::int64_t M, bool sym, DType dtype, Loc loc) {
@@ -474,7 +477,8 @@ Tensor tukey(std::int64_t M, double alpha, bool sym, DType dtype, Loc loc) {
   if (!(alpha >= 0 && alpha <= 1))
     raise_value("tukey", {}, "alpha must be in [0, 1], got " + std::to_string(alpha),
                 "Pass the tapered fraction: 0 (a rectangle) to 1 (the Hann window).", loc);
-  if (alpha == 0) return named_composite("tukey", make_window("tukey", M, sym, dtype, loc, [](double, double) { return 1.0; }));
+  if (alpha == 0)
+    return named_composite("tukey", make_window("tukey", M, sym, dtype, loc, [](double, double) { return 1.0; }));
   return named_composite("tukey", make_window("tukey", M, sym, dtype, loc, [alpha](double n, double m) {
                            // scipy.signal.windows.tukey: width = floor(alpha (M - 1) / 2), cosine tapers on both ends
                            double width = std::floor(alpha * (m - 1) / 2);
@@ -501,8 +505,7 @@ Tensor get_window(const std::string& window, std::int64_t Nx, std::optional<doub
   if (window == "boxcar" || window == "rectangular" || window == "ones")
     return make_window("get_window", Nx, sym, dtype, loc, [](double, double) { return 1.0; });
   if (window == "kaiser") {
-    if (!param)
-      raise_value("get_window", {}, "the kaiser window needs its beta", "Pass ('kaiser', beta).", loc);
+    if (!param) raise_value("get_window", {}, "the kaiser window needs its beta", "Pass ('kaiser', beta).", loc);
     return kaiser(Nx, *param, sym, dtype, loc);
   }
   if (window == "tukey") return tukey(Nx, param.value_or(0.5), sym, dtype, loc);
@@ -524,7 +527,8 @@ Tensor correlate(const Tensor& in1, const Tensor& in2, const std::string& mode, 
 
 Tensor convolve2d(const Tensor& in1, const Tensor& in2, const std::string& mode, const std::string& boundary,
                   double fillvalue, Loc loc) {
-  return named_composite("convolve2d", convolve2d_impl("convolve2d", in1, in2, in2, mode, boundary, fillvalue, false, loc));
+  return named_composite("convolve2d",
+                         convolve2d_impl("convolve2d", in1, in2, in2, mode, boundary, fillvalue, false, loc));
 }
 
 Tensor correlate2d(const Tensor& in1, const Tensor& in2, const std::string& mode, const std::string& boundary,
@@ -616,7 +620,8 @@ Tensor extract_signal_patches(const Tensor& signal, std::int64_t window_length, 
   std::int64_t P = (W - window_length) / hop + 1;
   Array idx({P, window_length}, DType::i64);
   for (std::int64_t p = 0; p < P; ++p)
-    for (std::int64_t l = 0; l < window_length; ++l) idx.set_flat(p * window_length + l, static_cast<double>(p * hop + l));
+    for (std::int64_t l = 0; l < window_length; ++l)
+      idx.set_flat(p * window_length + l, static_cast<double>(p * hop + l));
   return named_composite(name, take(signal, constant(idx, loc), signal.ndim() - 1, loc));
 }
 
@@ -684,7 +689,7 @@ Tensor extract_image_patches(const Tensor& image, std::vector<std::int64_t> wind
   Tensor padded = pad(x, pads, 0, loc);
   std::vector<std::int64_t> win{1, 1, window_shape[0], window_shape[1]}, st{1, 1, strides[0], strides[1]};
   Tensor s = window_stack(padded, win, st, {1, 1, 1, 1}, out, loc);  // (N, C, H', W', kh kw)
-  Tensor p = transpose(s, {0, 2, 3, 1, 4}, loc);                         // (N, H', W', C, kh kw)
+  Tensor p = transpose(s, {0, 2, 3, 1, 4}, loc);                     // (N, H', W', C, kh kw)
   Shape shape{out[0], out[2], out[3]};
   if (flatten_patch) shape.push_back(out[1] * window_shape[0] * window_shape[1]);
   else shape.insert(shape.end(), {out[1], window_shape[0], window_shape[1]});
@@ -726,8 +731,8 @@ Tensor pool(const Tensor& input, std::vector<std::int64_t> window_shape, const s
       p = padding.explicit_pads[d];
     } else if (padding.mode == "UNIFORM") p = {padding.uniform, padding.uniform};
     else if (padding.mode != "VALID")
-      raise_value(name, {input}, "unknown padding '" + padding.mode + "'",
-                  "Pass 'VALID', 'SAME' or (low, high) pairs.", loc);
+      raise_value(name, {input}, "unknown padding '" + padding.mode + "'", "Pass 'VALID', 'SAME' or (low, high) pairs.",
+                  loc);
     std::int64_t len = n + p.first + p.second;
     if (len < span)
       raise_value(name, {input},
@@ -767,7 +772,8 @@ Tensor idct(const Tensor& x, int type, std::optional<std::int64_t> n, int axis, 
 
 Tensor hat_1D(const Tensor& x, const Operand& t_left, const Operand& t_center, const Operand& t_right, Loc loc) {
   Tensor xf = is_floating(x.dtype()) ? x : cast(x, DType::f32, loc);
-  Tensor l = as_dtype(t_left, xf.dtype(), loc), c = as_dtype(t_center, xf.dtype(), loc), r = as_dtype(t_right, xf.dtype(), loc);
+  Tensor l = as_dtype(t_left, xf.dtype(), loc), c = as_dtype(t_center, xf.dtype(), loc),
+         r = as_dtype(t_right, xf.dtype(), loc);
   // Knots that coincide give a zero slope instead of SymJAX's division by zero.
   auto slope = [&](const Tensor& a, const Tensor& b) {
     Tensor d = b - a;
@@ -892,7 +898,8 @@ Tensor littewood_paley_normalization(const Tensor& filter_bank, std::optional<do
   Tensor lp = sum(abs(filter_bank, loc), 0, false, loc);
   std::int64_t n = filter_bank.shape().back();
   Tensor freq = linspace(0, 2 * kPi, n, true, lp.dtype(), loc);
-  Tensor inside = logical_and(greater_equal(freq, down.value_or(0.0), loc), less_equal(freq, up.value_or(kPi), loc), loc);
+  Tensor inside =
+      logical_and(greater_equal(freq, down.value_or(0.0), loc), less_equal(freq, up.value_or(kPi), loc), loc);
   return named_composite("littewood_paley_normalization", filter_bank / where(inside, lp, 1, loc));
 }
 
