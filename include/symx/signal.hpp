@@ -159,8 +159,8 @@ Tensor idct(const Tensor& x, int type = 2, std::optional<std::int64_t> n = std::
 // t_left, rising to 1 at t_center, back to 0 at t_right and beyond (SymJAX's sum of three ReLUs, written
 // piecewise so that it is exactly 0 outside; knots that coincide give a zero slope rather than a division by
 // zero). At a knot the gradient is the slope on its left. Operands broadcast.
-// Example: signal::hat_1D(constant(std::vector<double>{0, 0.5, 1, 1.5, 2}), 0.0, 1.0, 2.0).eval() is [0, 0.5, 1, 0.5,
-// 0] Python: sx.signal.hat_1D(sx.constant([0.0, 0.5, 1, 1.5, 2]), 0.0, 1.0, 2.0).eval() is [0, 0.5, 1, 0.5, 0]
+// Example: signal::hat_1D(x, 0.0, 1.0, 2.0) of x = [0, 0.5, 1, 1.5, 2] is [0, 0.5, 1, 0.5, 0]
+// Python: sx.signal.hat_1D(sx.constant([0.0, 0.5, 1, 1.5, 2]), 0.0, 1.0, 2.0).eval() is [0, 0.5, 1, 0.5, 0]
 Tensor hat_1D(const Tensor& x, const Operand& t_left, const Operand& t_center, const Operand& t_right,
               Loc loc = Loc::current());
 // Frequencies of bins as SymJAX's bin_to_freq: bins / max(bins) * max_f.
