@@ -57,6 +57,10 @@ void bind_linalg_spectral(nb::module_& linalg) {
       },
       "a"_a, "full_matrices"_a = true, "compute_uv"_a = true, "hermitian"_a = false, DOC(linalg_svd));
   linalg.def("svdvals", LOC(lin::svdvals), "x"_a, DOC(linalg_svdvals));
+  linalg.def("gram_schmidt", LOC(lin::gram_schmidt), "V"_a, "normalize"_a = true, DOC(linalg_gram_schmidt));
+  linalg.def("modified_gram_schmidt", LOC(lin::modified_gram_schmidt), "V"_a, DOC(linalg_modified_gram_schmidt));
+  linalg.def("eigenvector_power_iteration", LOC(lin::eigenvector_power_iteration), "weight"_a, "axis"_a = 0,
+             "n_iters"_a = 1, DOC(linalg_eigenvector_power_iteration));
   linalg.def(
       "pinv",
       [](TensorArg a, nb::handle rcond, bool hermitian, nb::handle rtol) {

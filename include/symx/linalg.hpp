@@ -92,4 +92,23 @@ Tensor cond(const Tensor& x, const std::string& p = "", Loc loc = Loc::current()
 std::tuple<Tensor, Tensor, Tensor, Tensor> lstsq(const Tensor& a, const Tensor& b,
                                                  std::optional<double> rcond = std::nullopt, Loc loc = Loc::current());
 
+// ---- orthogonalization (SymJAX's helpers) ----
+// Gram-Schmidt orthogonalization of the rows of V (k, n), as SymJAX's gram_schmidt: row i minus its
+// projections on the rows before it (classical Gram-Schmidt, all projections of the original row), then
+// divided by its 2-norm when normalize. A composite of dot products, differentiable.
+// Example: linalg::gram_schmidt(V) of V (3, 5) has orthonormal rows spanning V's first rows
+// Python: sx.linalg.gram_schmidt(V) of V (3, 5) is (3, 5) with orthonormal rows
+Tensor gram_schmidt(const Tensor& V, bool normalize = true, Loc loc = Loc::current());
+// Modified Gram-Schmidt of the rows of V (k, n), as SymJAX's modified_gram_schmidt: each row's projections
+// removed one after the other (numerically steadier than gram_schmidt), normalized.
+// Example: linalg::modified_gram_schmidt(V) of V (3, 5) has orthonormal rows
+// Python: sx.linalg.modified_gram_schmidt(V) of V (3, 5) is (3, 5) with orthonormal rows
+Tensor modified_gram_schmidt(const Tensor& V, Loc loc = Loc::current());
+// SymJAX's eigenvector_power_iteration: an approximation of the leading eigenvector of the square matrix
+// `weight` (the eigenvalue of largest magnitude), n_iters steps u = normalize(W^T u) from a normal draw
+// (fresh on each evaluation); axis is accepted for SymJAX's signature.
+// Example: linalg::eigenvector_power_iteration(w, 0, 50) of a symmetric w (4, 4) is (4,)
+// Python: sx.linalg.eigenvector_power_iteration(w, n_iters=50) of a symmetric w (4, 4) is (4,)
+Tensor eigenvector_power_iteration(const Tensor& weight, int axis = 0, int n_iters = 1, Loc loc = Loc::current());
+
 }  // namespace symx::linalg

@@ -282,3 +282,41 @@ def add_rows(c):
         tol=SPREAD,
         api=("linalg.matrix_norm",),
     )
+
+
+def _gram_ref(v):
+    """Gram-Schmidt of the rows of v: the rows of Q from numpy.linalg.qr(v.T), signed as v's projections."""
+    q, r = np.linalg.qr(v.T)
+    return (q * np.sign(np.diag(r))).T.astype(v.dtype)
+
+
+def add_gram_rows(c):
+    c.row("linalg.gram_schmidt", sx.linalg.gram_schmidt, _gram_ref, [((3, 5),)])
+    c.row(
+        "linalg.gram_schmidt[unnormalized]",
+        lambda v: sx.linalg.gram_schmidt(v, normalize=False),
+        lambda v: (_gram_ref(v) * np.abs(np.diag(np.linalg.qr(v.T)[1]))[:, None]).astype(v.dtype),
+        [((3, 4),)],
+        api=("linalg.gram_schmidt",),
+    )
+    c.row("linalg.modified_gram_schmidt", sx.linalg.modified_gram_schmidt, _gram_ref, [((4, 6),)])
+    # From a random start, 300 steps reach the leading eigenvector of a symmetric matrix with a clear
+    # gap; the row checks the Rayleigh quotient u^T W u = lambda_max (u is defined up to sign).
+    c.row(
+        "linalg.eigenvector_power_iteration",
+        lambda a: (
+            lambda w: (lambda u: sx.dot(u, sx.matmul(w, u)))(sx.linalg.eigenvector_power_iteration(w, n_iters=300))
+        )(sx.matmul(a, sx.transpose(a)) + sx.eye(4, dtype=a.dtype) * 0.0),
+        lambda a: np.asarray(np.linalg.eigvalsh(a @ a.T)[-1], a.dtype),
+        [((4, 4),)],
+        grad=False,
+        tol={"float32": (1e-3, 1e-4), "float64": (1e-6, 1e-8)},
+    )
+
+
+_add_spectral_rows = add_rows
+
+
+def add_rows(c):  # noqa: F811 (the spectral rows, then the orthogonalization helpers')
+    _add_spectral_rows(c)
+    add_gram_rows(c)

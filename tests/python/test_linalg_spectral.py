@@ -380,3 +380,14 @@ def test_compiled_lapack_calls_match_the_reference(dtype, shape):
     np.testing.assert_allclose(
         (u * s[..., None, :]) @ vh, a, atol=(1e-4 if dtype == "float32" else 1e-11) * np.sqrt(shape[-1])
     )
+
+
+def test_orthogonalization_helpers_errors_and_zero_rows():
+    v = np.array([[1.0, 0.0, 0.0], [2.0, 0.0, 0.0], [0.0, 3.0, 0.0]])  # the second row is dependent
+    for fn in (sx.linalg.gram_schmidt, sx.linalg.modified_gram_schmidt):
+        u = fn(sx.constant(v)).eval()
+        np.testing.assert_allclose(u, [[1, 0, 0], [0, 0, 0], [0, 1, 0]], atol=1e-12)  # a zero row, no NaN
+    with pytest.raises(ValueError, match="expects a matrix"):
+        sx.linalg.gram_schmidt(sx.placeholder((2, 3, 4), name="vs"))
+    with pytest.raises(ValueError, match="square matrix"):
+        sx.linalg.eigenvector_power_iteration(sx.placeholder((2, 3), name="w"))
