@@ -16,8 +16,8 @@ namespace {
 std::vector<Tensor> rows_of(const char* name, const Tensor& V_in, Loc loc, Tensor& V) {
   if (V_in.ndim() != 2)
     ops::raise(name, {V_in},
-               {ops::TypeProblem::Kind::shape, "expects a matrix (k, n) of row vectors, got shape " +
-                                                   shape_string(V_in.shape()),
+               {ops::TypeProblem::Kind::shape,
+                "expects a matrix (k, n) of row vectors, got shape " + shape_string(V_in.shape()),
                 "Put the vectors to orthogonalize in the rows of a 2-D tensor."},
                loc);
   if (has_symbols(V_in.shape()))

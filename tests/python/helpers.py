@@ -70,3 +70,15 @@ def write_idx(path, array, code):
     opener = gzip.open if str(path).endswith(".gz") else open
     with opener(path, "wb") as f:
         f.write(payload)
+
+
+def numeric_grad(f, x, eps=1e-6):
+    """d f / d x by central differences of step eps (f: a float64 scalar function of one array x)."""
+    x = np.array(x, np.float64)
+    g = np.zeros_like(x)
+    for idx in np.ndindex(*x.shape):
+        p, m = x.copy(), x.copy()
+        p[idx] += eps
+        m[idx] -= eps
+        g[idx] = (f(p) - f(m)) / (2 * eps)
+    return g

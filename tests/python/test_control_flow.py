@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import symx as sx
+from helpers import numeric_grad
 
 pytestmark = pytest.mark.usefixtures("fresh_graph")
 
@@ -29,17 +30,6 @@ def both(outputs, feeds=None):
     for r, c in zip(reference, compiled):
         np.testing.assert_allclose(c, r, rtol=1e-5, atol=1e-6)
     return compiled[0] if single else compiled
-
-
-def numeric_grad(fn, x, eps=1e-6):
-    """d fn / d x by central differences (fn: NumPy float64 scalar function of one array)."""
-    x = np.array(x, np.float64)
-    g = np.zeros_like(x)
-    for i in np.ndindex(x.shape):
-        d = np.zeros_like(x)
-        d[i] = eps
-        g[i] = (fn(x + d) - fn(x - d)) / (2 * eps)
-    return g
 
 
 def grads_both(cost, wrt, feeds):

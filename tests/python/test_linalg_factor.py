@@ -9,6 +9,7 @@ import pytest
 import scipy.linalg as sla
 
 import symx as sx
+from helpers import numeric_grad
 
 RNG = np.random.default_rng(7)
 TOL = {"float32": dict(rtol=2e-4, atol=2e-5), "float64": dict(rtol=1e-10, atol=1e-12)}
@@ -35,16 +36,6 @@ def reference(fn, *args):
 def both(fn, *args):
     """(reference evaluator results, compiled results)."""
     return reference(fn, *args), compiled(fn, *args)
-
-
-def fd_grad(f, x, eps=1e-6):
-    g = np.zeros_like(x)
-    for idx in np.ndindex(*x.shape):
-        p, m = x.copy(), x.copy()
-        p[idx] += eps
-        m[idx] -= eps
-        g[idx] = (f(p) - f(m)) / (2 * eps)
-    return g
 
 
 def sym_grad(build, x):
@@ -111,13 +102,13 @@ def test_qr_errors():
 def test_qr_gradient_random(shape, which):
     a = rand(shape)
     g, f = sym_grad(lambda x: sx.linalg.qr(x)[which], a)
-    np.testing.assert_allclose(g, fd_grad(f, a), rtol=1e-5, atol=1e-7)
+    np.testing.assert_allclose(g, numeric_grad(f, a), rtol=1e-5, atol=1e-7)
 
 
 def test_qr_gradient_mode_r_and_second_order():
     a = rand((4, 3))
     g, f = sym_grad(lambda x: sx.linalg.qr(x, mode="r"), a)
-    np.testing.assert_allclose(g, fd_grad(f, a), rtol=1e-5, atol=1e-7)
+    np.testing.assert_allclose(g, numeric_grad(f, a), rtol=1e-5, atol=1e-7)
     # grad of grad: d/da of sum(grad(sum(r * w)) * v) against finite differences of the first gradient.
     x = sx.placeholder((4, 3), "float64")
     w = RNG.standard_normal((3, 3))
@@ -125,7 +116,7 @@ def test_qr_gradient_mode_r_and_second_order():
     (g1,) = sx.grad(sx.sum(sx.linalg.qr(x)[1] * w), [x])
     c2 = sx.sum(g1 * v)
     (g2,) = sx.grad(c2, [x])
-    np.testing.assert_allclose(g2.eval({x: a}), fd_grad(lambda y: float(c2.eval({x: y})), a), rtol=1e-5, atol=1e-7)
+    np.testing.assert_allclose(g2.eval({x: a}), numeric_grad(lambda y: float(c2.eval({x: y})), a), rtol=1e-5, atol=1e-7)
 
 
 def test_qr_gradient_rank_deficient():
@@ -142,9 +133,9 @@ def test_qr_gradient_rank_deficient():
     # Nearly deficient: 1e-4 off; FD with a step well under the gap agrees.
     near = a + 1e-4 * rand(a.shape)
     gn, f = sym_grad(lambda y: sx.linalg.qr(y)[1], near)
-    np.testing.assert_allclose(gn, fd_grad(f, near, eps=1e-8), rtol=2e-4, atol=1e-6)
+    np.testing.assert_allclose(gn, numeric_grad(f, near, eps=1e-8), rtol=2e-4, atol=1e-6)
     gq, fq = sym_grad(lambda y: sx.linalg.qr(y)[0], near)
-    np.testing.assert_allclose(gq, fd_grad(fq, near, eps=1e-8), rtol=2e-3, atol=1e-4)
+    np.testing.assert_allclose(gq, numeric_grad(fq, near, eps=1e-8), rtol=2e-3, atol=1e-4)
 
 
 # ---- lu, lu_factor, lu_solve ----
@@ -249,9 +240,9 @@ def test_lu_gradient_random(shape):
     a = rand(shape)
     for which in [1, 2]:
         g, f = sym_grad(lambda x, which=which: sx.linalg.lu(x)[which], a)
-        np.testing.assert_allclose(g, fd_grad(f, a), rtol=1e-5, atol=1e-7)
+        np.testing.assert_allclose(g, numeric_grad(f, a), rtol=1e-5, atol=1e-7)
     g, f = sym_grad(lambda x: sx.linalg.lu_factor(x)[0], a)
-    np.testing.assert_allclose(g, fd_grad(f, a), rtol=1e-5, atol=1e-7)
+    np.testing.assert_allclose(g, numeric_grad(f, a), rtol=1e-5, atol=1e-7)
 
 
 def test_lu_gradient_at_tied_pivots():
@@ -282,9 +273,9 @@ def test_lu_solve_gradient():
     b = rand((3, 2))
     for trans in [0, 1]:
         g, f = sym_grad(lambda x, t=trans: sx.linalg.lu_solve(sx.linalg.lu_factor(x), b, trans=t), a)
-        np.testing.assert_allclose(g, fd_grad(f, a), rtol=1e-5, atol=1e-7)
+        np.testing.assert_allclose(g, numeric_grad(f, a), rtol=1e-5, atol=1e-7)
         g, f = sym_grad(lambda y, t=trans: sx.linalg.lu_solve(sx.linalg.lu_factor(a), y, trans=t), b)
-        np.testing.assert_allclose(g, fd_grad(f, b), rtol=1e-5, atol=1e-7)
+        np.testing.assert_allclose(g, numeric_grad(f, b), rtol=1e-5, atol=1e-7)
 
 
 def test_lu_errors():
@@ -331,12 +322,12 @@ def test_cho_solve_gradient_and_vector_rhs():
     x = sx.linalg.cho_solve(sx.linalg.cho_factor(sx.constant(a)), sx.constant(b)).eval()
     np.testing.assert_allclose(x, np.linalg.solve(a, b), rtol=1e-12)
     g, f = sym_grad(lambda y: sx.linalg.cho_solve(sx.linalg.cho_factor(sx.constant(a), lower=True), y), b)
-    np.testing.assert_allclose(g, fd_grad(f, b), rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(g, numeric_grad(f, b), rtol=1e-6, atol=1e-8)
     # through the factor, symmetric input built in the graph
     g, f = sym_grad(
         lambda y: sx.linalg.cho_solve(sx.linalg.cho_factor(y @ sx.matrix_transpose(y) + 3 * np.eye(3)), b), m
     )
-    np.testing.assert_allclose(g, fd_grad(f, m), rtol=1e-5, atol=1e-7)
+    np.testing.assert_allclose(g, numeric_grad(f, m), rtol=1e-5, atol=1e-7)
 
 
 def test_cholesky_indefinite_error_compiled():
@@ -531,4 +522,4 @@ def test_second_derivatives(build):
     (g1,) = sx.grad(sx.sum(out * w), [x])
     c2 = sx.sum(g1 * v)
     (g2,) = sx.grad(c2, [x])
-    np.testing.assert_allclose(g2.eval({x: a}), fd_grad(lambda y: float(c2.eval({x: y})), a), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(g2.eval({x: a}), numeric_grad(lambda y: float(c2.eval({x: y})), a), rtol=1e-5, atol=1e-6)

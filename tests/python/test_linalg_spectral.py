@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import symx as sx
+from helpers import numeric_grad
 
 RNG = np.random.default_rng(22)
 
@@ -27,16 +28,6 @@ def orthogonal(n, rng=RNG):
 def symmetric(values, rng=RNG):
     q = orthogonal(len(values), rng)
     return (q * np.asarray(values)) @ q.T
-
-
-def numeric_grad(f, x, eps=1e-6):
-    g = np.zeros_like(x)
-    for idx in np.ndindex(*x.shape):
-        p, m = x.copy(), x.copy()
-        p[idx] += eps
-        m[idx] -= eps
-        g[idx] = (f(p) - f(m)) / (2 * eps)
-    return g
 
 
 def check_grad(build, x, rtol=1e-5, atol=1e-6):

@@ -11,6 +11,7 @@ import pytest
 
 import symx as sx
 from goldens import load_golden
+from helpers import numeric_grad
 from symx.nn import losses
 
 pytestmark = pytest.mark.usefixtures("fresh_graph")
@@ -135,16 +136,6 @@ def test_gradients_match_pytorch(case):
             )
 
 
-def finite_difference(f, x, step=1e-6):
-    out = np.zeros_like(x)
-    for i in np.ndindex(x.shape):
-        plus, minus = x.copy(), x.copy()
-        plus[i] += step
-        minus[i] -= step
-        out[i] = (f(plus) - f(minus)) / (2 * step)
-    return out
-
-
 @pytest.mark.parametrize(
     "case",
     [
@@ -169,7 +160,7 @@ def test_gradients_match_finite_differences(case):
     others = [p for p in feed if p is not x]
     f = sx.function([x] + others, [cost, dx], backend="reference")
     rest = [feed[p] for p in others]
-    numeric = finite_difference(lambda v: float(f(v, *rest)[0]), feed[x])
+    numeric = numeric_grad(lambda v: float(f(v, *rest)[0]), feed[x])
     np.testing.assert_allclose(f(feed[x], *rest)[1], numeric, rtol=1e-6, atol=1e-7)
 
 

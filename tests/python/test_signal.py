@@ -9,18 +9,9 @@ import scipy.fft
 import scipy.signal
 
 import symx as sx
+from helpers import numeric_grad
 
 RNG = np.random.default_rng(7)
-
-
-def fd_grad(f, x, eps=1e-6):
-    g = np.zeros_like(x)
-    for idx in np.ndindex(*x.shape):
-        p, m = x.copy(), x.copy()
-        p[idx] += eps
-        m[idx] -= eps
-        g[idx] = (f(p) - f(m)) / (2 * eps)
-    return g
 
 
 @pytest.mark.parametrize("sym", [True, False])
@@ -256,7 +247,9 @@ def test_gradients_at_kinks():
     wts = RNG.standard_normal((4, 5))
     cost = sx.sum(sx.signal.convolve2d(ap, sx.constant(b), "same", "symm") * wts)
     (ga,) = sx.grad(cost, [ap])
-    np.testing.assert_allclose(ga.eval({ap: a}), fd_grad(lambda v: float(cost.eval({ap: v})), a), rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(
+        ga.eval({ap: a}), numeric_grad(lambda v: float(cost.eval({ap: v})), a), rtol=1e-6, atol=1e-8
+    )
 
 
 def test_mel_filterbank_shape_and_peaks():
