@@ -142,6 +142,34 @@ void bind_tensor(nb::module_& m) {
             return t.T();
           },
           DOC(Tensor_T))
+      .def_prop_ro(
+          "real",
+          [](const Tensor& t) {
+            PyLocation here;
+            return symx::real(t);
+          },
+          DOC(real))
+      .def_prop_ro(
+          "imag",
+          [](const Tensor& t) {
+            PyLocation here;
+            return symx::imag(t);
+          },
+          DOC(imag))
+      .def(
+          "conj",
+          [](const Tensor& t) {
+            PyLocation here;
+            return symx::conj(t);
+          },
+          DOC(conj))
+      .def(
+          "conjugate",
+          [](const Tensor& t) {
+            PyLocation here;
+            return symx::conj(t);
+          },
+          DOC(conjugate))
       // __getitem__ (NumPy's basic and advanced indexing) is bound with the indexing in binding_indexing.cpp.
       .def("__len__",
            [](const Tensor& t) -> std::int64_t {
@@ -691,6 +719,7 @@ NB_MODULE(_symx, m) {
   bind_numpy(m);
   bind_arrays(m);
   bind_signal(m);
+  bind_fft(m);
   bind_interpolation(m);  // symx.interpolation and symx.image
   nb::module_ linalg = m.def_submodule("linalg", "Linear algebra (numpy.linalg-like).");
   bind_linalg(linalg);

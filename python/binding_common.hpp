@@ -67,6 +67,7 @@ void bind_linalg(nb::module_& linalg);   // binding_ops.cpp: symx.linalg
 void bind_random(nb::module_& random);   // binding_ops.cpp: symx.random
 void bind_special(nb::module_& m);       // binding_special.cpp: symx/special.hpp (m: the top module)
 void bind_signal(nb::module_& m);        // binding_signal.cpp: symx.signal (symx/signal.hpp)
+void bind_fft(nb::module_& m);           // binding_fft.cpp: symx.fft (symx/fft.hpp)
 void bind_sorting(nb::module_& m);       // binding_sorting.cpp: symx/sorting.hpp
 void bind_indexing(nb::module_& m);      // binding_indexing.cpp: symx/indexing.hpp
 void bind_numpy(nb::module_& m);         // binding_numpy.cpp: symx/numpy.hpp

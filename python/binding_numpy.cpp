@@ -240,7 +240,7 @@ void bind_numpy(nb::module_& m) {
       },
       nb::sig("def broadcast_shapes(*shapes) -> tuple[int, ...]"), DOC(broadcast_shapes));
   m.def(
-      "iscomplexobj", [](nb::handle) { return false; }, "x"_a, DOC(iscomplexobj));
+      "iscomplexobj", [](TensorArg x) { return symx::iscomplexobj(x.t); }, "x"_a, DOC(iscomplexobj));
   m.def(
       "isscalar",
       [](nb::handle x) { return !nb::isinstance<symx::Tensor>(x) && nb::cast<bool>(numpy().attr("isscalar")(x)); },

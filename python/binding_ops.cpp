@@ -39,7 +39,13 @@ void bind_ops(nb::module_& m) {
   SYMX_UNARY(zeros_like);
   SYMX_UNARY(ones_like);
   SYMX_UNARY(bitwise_not);
+  SYMX_UNARY(real);
+  SYMX_UNARY(imag);
+  SYMX_UNARY(conj);
+  SYMX_UNARY(conjugate);
 #undef SYMX_UNARY
+  m.def("complex", LOC(symx::complex), "re"_a, "im"_a, DOC(complex));
+  m.def("angle", LOC(symx::angle), "z"_a, "deg"_a = false, DOC(angle));
   m.attr("invert") = m.attr("bitwise_not");  // NumPy's other name
   m.def("cast", LOC(symx::cast), "x"_a, "dtype"_a, DOC(cast));
   m.def("astype", LOC(symx::astype), "x"_a, "dtype"_a, DOC(astype));

@@ -2,6 +2,7 @@
 #include "casters.hpp"
 #include "symx/distributed.hpp"
 
+#include <complex>
 #include <cstddef>
 #include <cstdint>
 #include <exception>
@@ -86,6 +87,8 @@ std::optional<symx::DType> dtype_from_dlpack(nb::dlpack::dtype d) {
   if (d == nb::dtype<std::int64_t>()) return symx::DType::i64;
   if (d == nb::dtype<std::uint8_t>()) return symx::DType::u8;
   if (d == nb::dtype<bool>()) return symx::DType::b8;
+  if (d == nb::dtype<std::complex<float>>()) return symx::DType::c64;
+  if (d == nb::dtype<std::complex<double>>()) return symx::DType::c128;
   return std::nullopt;
 }
 
@@ -146,6 +149,8 @@ nb::dlpack::dtype dlpack_dtype(symx::DType d) {
     case symx::DType::i64: return nb::dtype<std::int64_t>();
     case symx::DType::f32: return nb::dtype<float>();
     case symx::DType::f64: return nb::dtype<double>();
+    case symx::DType::c64: return nb::dtype<std::complex<float>>();
+    case symx::DType::c128: return nb::dtype<std::complex<double>>();
   }
   return nb::dtype<float>();
 }
@@ -187,10 +192,13 @@ int axis_from_python(nb::handle src) {
 }
 
 symx::Array array_from_python_values(nb::handle src) {
-  if (PyList_Check(src.ptr()) || PyTuple_Check(src.ptr()) || PyFloat_CheckExact(src.ptr())) {
+  if (PyList_Check(src.ptr()) || PyTuple_Check(src.ptr()) || PyFloat_CheckExact(src.ptr()) ||
+      PyComplex_CheckExact(src.ptr())) {
+    // Python floats and complex numbers are symx's default float32 and complex64 (as in JAX).
     nb::object arr = numpy().attr("asarray")(src);
-    if (nb::cast<std::string>(arr.attr("dtype").attr("name")) == "float64")
-      arr = arr.attr("astype")(numpy().attr("float32"));
+    const std::string name = nb::cast<std::string>(arr.attr("dtype").attr("name"));
+    if (name == "float64") arr = arr.attr("astype")(numpy().attr("float32"));
+    else if (name == "complex128") arr = arr.attr("astype")(numpy().attr("complex64"));
     return array_from_python(arr);
   }
   return array_from_python(src);
@@ -291,6 +299,13 @@ std::optional<symx::Array> scalar_input(const symx::Tensor& p, PyObject* value) 
   const bool is_int = !is_bool && (PyLong_Check(value) || PyObject_TypeCheck(value, integer));
   const bool is_float = PyFloat_Check(value) || PyObject_TypeCheck(value, floating);
   if (is_bool && dtype == symx::DType::b8) return symx::Array::scalar<bool>(value == Py_True);
+  if (symx::is_complex(dtype) && (PyComplex_Check(value) || is_float || is_int)) {
+    Py_complex v = PyComplex_AsCComplex(value);
+    if (v.real == -1.0 && PyErr_Occurred()) throw nb::python_error();
+    symx::Array a({}, dtype);
+    a.set_complex_flat(0, {v.real, v.imag});
+    return a;
+  }
   if (is_float && symx::is_floating(dtype)) {
     double v = PyFloat_AsDouble(value);
     if (v == -1.0 && PyErr_Occurred()) throw nb::python_error();

@@ -371,7 +371,8 @@ template <> struct type_caster<symx::Axes> {
 
 template <> struct type_caster<symx::Operand> : deferred_error_value<symx::Operand> {
   using Value = symx::Operand;
-  static constexpr auto Name = const_name("symx._symx.Tensor | numpy.typing.ArrayLike | int | float | bool");
+  static constexpr auto Name =
+      const_name("symx._symx.Tensor | numpy.typing.ArrayLike | int | float | complex | bool");
   template <typename T_> using Cast = movable_cast_t<T_>;
   template <typename T_> static constexpr bool can_cast() { return true; }
   bool from_python(handle src, uint32_t, cleanup_list*) noexcept {
@@ -379,6 +380,8 @@ template <> struct type_caster<symx::Operand> : deferred_error_value<symx::Opera
       if (PyBool_Check(src.ptr())) return src.ptr() == Py_True;
       if (PyLong_CheckExact(src.ptr())) return nb::cast<std::int64_t>(src);
       if (PyFloat_CheckExact(src.ptr())) return PyFloat_AsDouble(src.ptr());
+      if (PyComplex_CheckExact(src.ptr()))
+        return std::complex<double>(PyComplex_RealAsDouble(src.ptr()), PyComplex_ImagAsDouble(src.ptr()));
       return tensor_from_python(src);
     });
   }

@@ -47,6 +47,7 @@ PUBLIC_HEADERS = {
     "linalg.hpp": "ops",  # issue 22: decompositions, signal processing, interpolation
     "linalg_factor.hpp": "ops",
     "signal.hpp": "ops",
+    "fft.hpp": "ops",
     "interpolation.hpp": "ops",
     "autodiff.hpp": "autodiff",
     "function.hpp": "function",

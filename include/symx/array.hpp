@@ -101,10 +101,14 @@ class Array {
   // Element at a multi-index (negative indices count from the end); bounds are checked.
   template <class T> T& at(std::initializer_list<std::int64_t> index);
   template <class T> const T& at(std::initializer_list<std::int64_t> index) const;
-  // Element `flat` (row-major) converted to double, for any dtype.
+  // Element `flat` (row-major) converted to double, for any dtype (the real part of a complex one).
   double get_flat(std::int64_t flat) const;
   void set_flat(std::int64_t flat, double value);
-  // The single element of a size-1 array, converted to T.
+  // Element `flat` as a complex number, for any dtype (a real one has imaginary part 0); storing a
+  // complex value in a real array keeps its real part, as NumPy's unsafe cast does.
+  std::complex<double> get_complex_flat(std::int64_t flat) const;
+  void set_complex_flat(std::int64_t flat, std::complex<double> value);
+  // The single element of a size-1 array, converted to T (std::complex<float/double> included).
   template <class T> T item() const;
 
   // A deep copy that owns its storage.
@@ -197,7 +201,9 @@ template <class T> T Array::item() const {
   if (size() != 1)
     throw ValueError("Array::item: the array has shape " + shape_string(shape_) + " and " + std::to_string(size()) +
                      " elements; item() needs exactly one. Index or reduce it first.");
-  return static_cast<T>(get_flat(0));
+  if constexpr (std::is_same_v<T, std::complex<float>> || std::is_same_v<T, std::complex<double>>)
+    return static_cast<T>(get_complex_flat(0));
+  else return static_cast<T>(get_flat(0));
 }
 
 }  // namespace symx

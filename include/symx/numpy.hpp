@@ -234,10 +234,11 @@ Tensor allclose(const Operand& a, const Operand& b, double rtol = 1e-5, double a
 // once for different shapes). NaNs are equal only with equal_nan.
 // Example: array_equal([1, 2], [1, 2]).eval() is True
 Tensor array_equal(const Tensor& a, const Tensor& b, bool equal_nan = false, Loc loc = Loc::current());
-// True for every element (symx has no complex dtypes), as numpy.isreal. Returns bool of x's shape.
+// Whether each element's imaginary part is zero (True everywhere for a real tensor), as numpy.isreal.
 // Example: isreal([1.0]).eval() is [True]
 Tensor isreal(const Tensor& x, Loc loc = Loc::current());
-// False for every element (symx has no complex dtypes), as numpy.iscomplex. Returns bool of x's shape.
+// Whether each element's imaginary part is non-zero (False everywhere for a real tensor), as
+// numpy.iscomplex.
 // Example: iscomplex([1.0]).eval() is [False]
 Tensor iscomplex(const Tensor& x, Loc loc = Loc::current());
 // NaN replaced by `nan`, +inf by `posinf` (default: the dtype's largest value) and -inf by `neginf`
@@ -385,8 +386,8 @@ bool isdtype(DType dtype, const std::string& kind);
 // do not broadcast.
 // Example: broadcast_shapes((3, 1), (4,)) is (3, 4)
 Shape broadcast_shapes(const std::vector<Shape>& shapes);
-// Always false: symx has no complex dtypes (numpy.iscomplexobj).
-// Example: iscomplexobj(x) is False
+// Whether x's dtype is complex64 or complex128, as numpy.iscomplexobj.
+// Example: iscomplexobj(x) is False for a float32 x
 bool iscomplexobj(const Tensor& x);
 
 }  // namespace symx

@@ -59,6 +59,11 @@
   X(BitwiseCount, "bitwise_count")                                  \
   X(Cast, "cast")                                                   \
   X(StopGradient, "stop_gradient")                                  \
+  /* complex numbers (symx/ops.hpp) */                              \
+  X(Real, "real")                                                   \
+  X(Imag, "imag")                                                   \
+  X(Conj, "conj")                                                   \
+  X(Complex, "complex")                                             \
   /* more unary elementwise (symx/numpy.hpp) */                     \
   X(Arcsin, "arcsin")                                               \
   X(Arccos, "arccos")                                               \
@@ -169,6 +174,8 @@
   X(Svd, "svd")                                                     \
   X(SvdFull, "svd_full")                                            \
   X(Svdvals, "svdvals")                                             \
+  /* Fourier transforms (symx/fft.hpp) */                           \
+  X(Fft, "fft")                                                     \
   /* neural-network primitives */                                   \
   X(Conv, "conv")                                                   \
   X(ConvBackwardInput, "conv_backward_input")                       \

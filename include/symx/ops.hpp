@@ -22,14 +22,23 @@ class Operand {
   template <class T>
   requires std::is_arithmetic_v<T> Operand(T v)
       : value_(static_cast<double>(v)), integral_(std::is_integral_v<T>) {}  // NOLINT
+  // A weak complex number: complex64 beside float32 or a complex64 tensor, complex128 beside float64.
+  template <class T>
+  requires std::is_floating_point_v<T> Operand(std::complex<T> v)  // NOLINT: implicit by design
+      : value_(static_cast<double>(v.real())), imag_(static_cast<double>(v.imag())), complex_(true) {}
   bool is_tensor() const { return std::holds_alternative<Tensor>(value_); }
   const Tensor& tensor() const { return std::get<Tensor>(value_); }
   double number() const { return std::get<double>(value_); }
   bool integral() const { return integral_; }
+  // Whether the number is complex, and its value as one.
+  bool is_complex() const { return complex_; }
+  std::complex<double> complex_number() const { return {number(), imag_}; }
 
  private:
   std::variant<Tensor, double> value_;
+  double imag_ = 0;
   bool integral_ = false;
+  bool complex_ = false;
 };
 
 // Axes of a reduction: all (default), one int, or a list; negative values count from the end.
@@ -57,6 +66,32 @@ class Axes {
 // C++ (symx's own and the toolkit's); pass the freshly built node itself, not a copy.
 // Example: return named_composite("relu6", clip(x, 0, 6, loc));
 Tensor named_composite(const std::string& name, Tensor result);
+
+// ---- complex numbers ----
+// complex64 and complex128 follow NumPy: float32 with complex64 stays complex64, float64 or int32/int64
+// with complex64 give complex128. exp, log, sqrt, sin, cos, tan, tanh, reciprocal, square, +, -, *, /,
+// power, abs, sign, where, sum, mean, matmul and the shape ops take complex operands; the rest reject them.
+// Gradients follow JAX's convention: grad of a real loss L with respect to z = x + iy is dL/dx - i dL/dy
+// (the conjugate of PyTorch's), so the VJP of a holomorphic f multiplies by f'(z) (docs/complex.md).
+// The real part, as numpy.real: real of a complex tensor (float32 of complex64), x itself otherwise.
+// Example: real(complex([1.0], [2.0])).eval() is [1.0]
+Tensor real(const Tensor& x, Loc loc = Loc::current());
+// The imaginary part, as numpy.imag: real dtype of a complex tensor, zeros of x's dtype otherwise.
+// Example: imag(complex([1.0], [2.0])).eval() is [2.0]
+Tensor imag(const Tensor& x, Loc loc = Loc::current());
+// The complex conjugate, as numpy.conj (x itself for a real tensor).
+// Example: conj(complex([1.0], [2.0])).eval() is [1-2j]
+Tensor conj(const Tensor& x, Loc loc = Loc::current());
+// numpy.conjugate: the same as conj.
+// Example: conjugate(z) is conj(z)
+Tensor conjugate(const Tensor& x, Loc loc = Loc::current());
+// The complex number re + i im (broadcast), as lax.complex: float32 parts give complex64, float64 give
+// complex128 (integers are float32 first).
+// Example: complex([1.0], [2.0]).eval() is [1+2j]
+Tensor complex(const Operand& re, const Operand& im, Loc loc = Loc::current());
+// The argument of each element, in radians (degrees with deg), as numpy.angle: arctan2(imag, real).
+// Example: angle(complex([0.0], [1.0])).eval() is [1.5707964]
+Tensor angle(const Tensor& x, bool deg = false, Loc loc = Loc::current());
 
 // ---- unary elementwise ----
 // Elementwise -x, as numpy.negative.

@@ -7,6 +7,7 @@
 #include "symx/control_flow.hpp"
 #include "symx/dtype.hpp"
 #include "symx/error.hpp"
+#include "symx/fft.hpp"
 #include "symx/function.hpp"
 #include "symx/graph.hpp"
 #include "symx/indexing.hpp"

@@ -155,9 +155,20 @@ struct PartAttr {
   bool operator==(const PartAttr&) const = default;
 };
 
-using Attr =
-    std::variant<NoAttr, ReduceAttr, AxisAttr, ShapeAttr, PermAttr, SliceAttr, PadAttr, CastAttr, ConstantAttr,
-                 ConvAttr, PoolAttr, TriangularSolveAttr, RandomAttr, HostCallAttr, LoopAttr, PartAttr, SortAttr>;
+// A discrete Fourier transform (symx/fft.hpp), unnormalized as FFTW's: complex to complex forward
+// (e^-i) or backward (e^+i) over `axes` (sorted), real to complex forward over `axes` (the last one
+// halved to n/2 + 1), or complex to real backward along one axis, `size` the real result's length.
+struct FftAttr {
+  enum class Kind : std::uint8_t { forward, backward, real_forward, real_backward };
+  Kind kind = Kind::forward;
+  std::vector<int> axes;
+  std::int64_t size = 0;
+  bool operator==(const FftAttr&) const = default;
+};
+
+using Attr = std::variant<NoAttr, ReduceAttr, AxisAttr, ShapeAttr, PermAttr, SliceAttr, PadAttr, CastAttr,
+                          ConstantAttr, ConvAttr, PoolAttr, TriangularSolveAttr, RandomAttr, HostCallAttr, LoopAttr,
+                          PartAttr, SortAttr, FftAttr>;
 
 // Draws a value of the given shape and dtype: how a variable made from an initializer gets its first
 // value, and a new one from reset_variables. The named ones are in symx/nn/init.hpp.

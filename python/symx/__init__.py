@@ -56,6 +56,7 @@ from ._symx import (  # noqa: F401
     normalization,
     random,
     signal,
+    fft,
     special,
     stats,
 )
@@ -65,7 +66,7 @@ _symx._set_package_dir(_os.path.dirname(_os.path.abspath(__file__)))
 # `import symx.nn` / `from symx.linalg import inv` work like ordinary submodules.
 for _name in ("nn", "linalg", "random", "stats", "data", "train", "distributed", "special", "normalization"):
     _sys.modules[__name__ + "." + _name] = getattr(_symx, _name)
-for _name in ("interpolation", "image", "signal"):  # symx/interpolation.hpp, symx/signal.hpp
+for _name in ("interpolation", "image", "signal", "fft"):  # symx/interpolation.hpp, signal.hpp, fft.hpp
     _sys.modules[__name__ + "." + _name] = getattr(_symx, _name)
 for _name in ("init", "layers", "losses"):
     _sys.modules[__name__ + ".nn." + _name] = getattr(_symx.nn, _name)
@@ -101,6 +102,8 @@ int32 = _np.dtype("int32")
 int64 = _np.dtype("int64")
 float32 = _np.dtype("float32")
 float64 = _np.dtype("float64")
+complex64 = _np.dtype("complex64")
+complex128 = _np.dtype("complex128")
 newaxis = None
 
 # SymJAX's T.Seed and T.bernoulli at the top level: the objects of symx.random (aliases, not copies).

@@ -13,7 +13,8 @@
 namespace symx {
 namespace {
 
-bool differentiable(DType dtype) { return is_floating(dtype); }
+// Floating and complex values carry gradients (complex ones by JAX's convention, symx/ops.hpp).
+bool differentiable(DType dtype) { return is_inexact(dtype); }
 
 }  // namespace
 
@@ -103,6 +104,13 @@ std::vector<Tensor> grad(const Tensor& cost, const std::vector<Tensor>& wrt, Loc
                {ops::TypeProblem::Kind::shape,
                 "the cost '" + cost.label() + "' has shape " + shape_string(cost.shape()) + " but must be a scalar",
                 "Reduce it first, e.g. grad(mean(cost), wrt), or use vjp/jacobian for non-scalar outputs."},
+               loc);
+  if (is_complex(cost.dtype()))
+    ops::raise("grad", {cost},
+               {ops::TypeProblem::Kind::dtype,
+                "the cost has dtype " + std::string(dtype_name(cost.dtype())) + "; grad needs a real cost",
+                "Differentiate a real function of it: abs(cost), real(cost) or abs(cost)**2 (for a complex output "
+                "use vjp with a complex cotangent)."},
                loc);
   if (!is_floating(cost.dtype()))
     ops::raise("grad", {cost},

@@ -25,7 +25,7 @@ namespace {
 
 using ops::region_param;
 
-bool floating(const Tensor& t) { return is_floating(t.dtype()); }
+bool floating(const Tensor& t) { return is_inexact(t.dtype()); }
 
 std::vector<Tensor> slice_of(const std::vector<Tensor>& v, std::size_t from, std::size_t n) {
   return {v.begin() + static_cast<std::ptrdiff_t>(from), v.begin() + static_cast<std::ptrdiff_t>(from + n)};

@@ -19,6 +19,8 @@ const char* ctype(DType dtype) {
     case DType::i64: return "std::int64_t";
     case DType::f32: return "float";
     case DType::f64: return "double";
+    case DType::c64: return "symx_kernel::cpx<float>";
+    case DType::c128: return "symx_kernel::cpx<double>";
   }
   return "void";
 }
@@ -26,6 +28,7 @@ const char* ctype(DType dtype) {
 std::string literal(double v, DType dtype) {
   const std::string t = ctype(dtype);
   if (dtype == DType::b8) return v != 0 ? "true" : "false";
+  check_internal(!is_complex(dtype), "emit: a complex literal in a kernel");
   if (!is_floating(dtype))
     return "static_cast<" + t + ">(INT64_C(" + std::to_string(static_cast<std::int64_t>(v)) + "))";
   if (std::isnan(v)) return "std::numeric_limits<" + t + ">::quiet_NaN()";
@@ -197,6 +200,12 @@ std::string spell(OpKind op, const std::vector<std::string>& a, DType out, DType
     case OpKind::Svd:
     case OpKind::SvdFull:
     case OpKind::Svdvals:
+    case OpKind::Fft:
+    // Complex numbers run outside generated kernels (fusion keeps every complex node out of them).
+    case OpKind::Real:
+    case OpKind::Imag:
+    case OpKind::Conj:
+    case OpKind::Complex:
     case OpKind::Conv:
     case OpKind::ConvBackwardInput:
     case OpKind::ConvBackwardFilter:

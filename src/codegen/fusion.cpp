@@ -18,6 +18,16 @@ bool fusible(OpKind op) { return ops::op_def(op).fusible(); }
 
 namespace {
 
+// Generated kernels compute real numbers only: a node with a complex result or operand runs its
+// reference evaluation, or its library call (fft), as a step of its own.
+bool touches_complex(const Tensor& t) {
+  if (is_complex(t.dtype())) return true;
+  for (const Tensor& in : t.node().inputs)
+    if (is_complex(in.dtype())) return true;
+  return false;
+}
+bool fused_node(const Tensor& t) { return fusible(t.op()) && !touches_complex(t); }
+
 // How a node that kernels do not compute inline runs, from its op's lowering.
 Role role_of_unfusible(const Tensor& t, const LibraryCapabilities& library) {
   switch (ops::op_def(t.op()).lowering) {
@@ -31,13 +41,15 @@ Role role_of_unfusible(const Tensor& t, const LibraryCapabilities& library) {
     case ops::Lowering::library:
       if (ops::op_def(t.op()).family == ops::Family::control)
         return library.handles(t.op()) ? Role::library : Role::fallback;
-      // Floating results, or integer results of floating operands (argsort's indices).
+      // Floating or complex results, or integer results of floating operands (argsort's indices).
       return library.handles(t.op()) &&
-                     (is_floating(t.dtype()) || (!t.node().inputs.empty() && is_floating(t.node().inputs[0].dtype())))
+                     (is_inexact(t.dtype()) || (!t.node().inputs.empty() && is_inexact(t.node().inputs[0].dtype())))
                  ? Role::library
                  : Role::fallback;
     case ops::Lowering::reference: return Role::fallback;
-    case ops::Lowering::kernel: break;
+    case ops::Lowering::kernel:
+      if (touches_complex(t)) return Role::fallback;
+      break;
   }
   throw InternalError(std::string("fusion: ") + op_name(t.op()) + " is fused into kernels, not a step of its own");
 }
@@ -46,7 +58,7 @@ Role role_of_unfusible(const Tensor& t, const LibraryCapabilities& library) {
 // inlining a producer of the consumer's size never recomputes anything. Reductions visit their
 // whole input, which is what they are for.
 bool inline_into(const Tensor& producer, const Tensor& consumer) {
-  if (!fusible(consumer.op())) return false;
+  if (!fused_node(consumer)) return false;
   // A column reduction (its last input axis kept: a bias gradient summing a (rows, n) array over
   // the rows) inlined into an elementwise consumer would walk each column with a stride of n, one
   // output at a time; as a kernel of its own it keeps a block of accumulators and reads rows
@@ -268,7 +280,7 @@ FusionPlan plan_fusion(const std::vector<Tensor>& roots, const LibraryCapabiliti
     if (role.count(&t.node())) continue;  // absorbed into a fused library step
     std::optional<LibraryGroup> group = match_relu(t, uses, library);
     if (!group) group = match_bias(t, uses, library);
-    if (group || (!fusible(t.op()) && role_of_unfusible(t, library) == Role::library)) {
+    if (group || (!fused_node(t) && role_of_unfusible(t, library) == Role::library)) {
       Step step{Role::library, t, -1, group ? std::optional(group->epilogue) : std::nullopt, {}};
       role[&t.node()] = Role::library;
       if (group)
@@ -281,7 +293,7 @@ FusionPlan plan_fusion(const std::vector<Tensor>& roots, const LibraryCapabiliti
       transposed[&t.node()] = step.transposed;
       continue;
     }
-    if (!fusible(t.op())) {
+    if (!fused_node(t)) {
       role[&t.node()] = role_of_unfusible(t, library);
       continue;
     }

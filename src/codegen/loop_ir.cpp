@@ -218,7 +218,7 @@ class Lowering {
     if (materialized) {
       Expr e;
       e.dtype = n.dtype();
-      if (node.op == OpKind::Constant && n.size() == 1) {
+      if (node.op == OpKind::Constant && n.size() == 1 && !is_complex(n.dtype())) {
         e.kind = Expr::Kind::literal;
         e.value = std::get<ConstantAttr>(node.attr).value.get_flat(0);
         return e;

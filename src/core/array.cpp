@@ -238,11 +238,25 @@ std::int64_t Array::flat_index(std::initializer_list<std::int64_t> index) const 
 }
 
 double Array::get_flat(std::int64_t flat) const {
+  if (is_complex(dtype_)) return get_complex_flat(flat).real();
   return visit_dtype(dtype_, [&]<class T>() { return load_as_double<T>(data_, flat); });
 }
 
 void Array::set_flat(std::int64_t flat, double value) {
+  if (is_complex(dtype_)) return set_complex_flat(flat, value);
   visit_dtype(dtype_, [&]<class T>() { store_from_double<T>(data_, flat, value); });
+}
+
+std::complex<double> Array::get_complex_flat(std::int64_t flat) const {
+  if (dtype_ == DType::c64) return static_cast<const std::complex<float>*>(data_)[flat];
+  if (dtype_ == DType::c128) return static_cast<const std::complex<double>*>(data_)[flat];
+  return get_flat(flat);
+}
+
+void Array::set_complex_flat(std::int64_t flat, std::complex<double> value) {
+  if (dtype_ == DType::c64) static_cast<std::complex<float>*>(data_)[flat] = std::complex<float>(value);
+  else if (dtype_ == DType::c128) static_cast<std::complex<double>*>(data_)[flat] = value;
+  else set_flat(flat, value.real());
 }
 
 Array Array::copy() const { return from_buffer(data_, shape_, dtype_); }
@@ -251,6 +265,10 @@ Array Array::astype(DType dtype) const {
   if (dtype == dtype_) return copy();
   Array out(shape_, dtype);
   std::int64_t n = size();
+  if (is_complex(dtype_) || is_complex(dtype)) {
+    for (std::int64_t i = 0; i < n; ++i) out.set_complex_flat(i, get_complex_flat(i));
+    return out;
+  }
   // Integer to integer conversions go through int64 to keep every bit (no double rounding).
   if (!is_floating(dtype_) && !is_floating(dtype)) {
     for (std::int64_t i = 0; i < n; ++i) {
@@ -285,7 +303,7 @@ std::int64_t Array::allocation_count() { return allocations.load(); }
 bool Array::equals(const Array& other) const {
   if (shape_ != other.shape_ || dtype_ != other.dtype_) return false;
   for (std::int64_t i = 0; i < size(); ++i)
-    if (get_flat(i) != other.get_flat(i)) return false;
+    if (get_complex_flat(i) != other.get_complex_flat(i)) return false;
   return true;
 }
 
@@ -293,39 +311,31 @@ bool Array::equals(const Array& other) const {
 
 namespace {
 
-std::vector<std::string> format_elements(const Array& a) {
+// Floats as NumPy prints them: 8 digits after the point, trailing zeros trimmed; scientific notation
+// when the magnitudes span too much; aligned on the decimal point (integer parts padded left,
+// fractions padded right).
+std::vector<std::string> format_floats(const std::vector<double>& values) {
   std::vector<std::string> out;
-  std::int64_t n = a.size();
-  out.reserve(static_cast<std::size_t>(n));
-  if (a.dtype() == DType::b8) {
-    for (std::int64_t i = 0; i < n; ++i) out.push_back(a.get_flat(i) != 0 ? "True" : "False");
-  } else if (!is_floating(a.dtype())) {
-    for (std::int64_t i = 0; i < n; ++i) out.push_back(std::to_string(static_cast<std::int64_t>(a.get_flat(i))));
-  } else {
-    // NumPy's default: 8 digits after the point, trailing zeros trimmed; scientific notation
-    // when the magnitudes span too much.
-    double max_abs = 0, min_abs = INFINITY;
-    for (std::int64_t i = 0; i < n; ++i) {
-      double v = std::fabs(a.get_flat(i));
-      if (!std::isfinite(v)) continue;
-      max_abs = std::max(max_abs, v);
-      if (v > 0) min_abs = std::min(min_abs, v);
-    }
-    bool scientific = max_abs >= 1e16 || (min_abs < 1e-4 && min_abs > 0) ||
-                      (max_abs > 0 && max_abs / min_abs > 1e3 && min_abs < 1e-4);
-    for (std::int64_t i = 0; i < n; ++i) {
-      double v = a.get_flat(i);
-      if (scientific && std::isfinite(v)) {
-        char buf[64];
-        std::snprintf(buf, sizeof buf, "%.8e", v);
-        out.push_back(buf);
-      } else {
-        out.push_back(format_float(v, 8));
-      }
+  out.reserve(values.size());
+  double max_abs = 0, min_abs = INFINITY;
+  for (double x : values) {
+    double v = std::fabs(x);
+    if (!std::isfinite(v)) continue;
+    max_abs = std::max(max_abs, v);
+    if (v > 0) min_abs = std::min(min_abs, v);
+  }
+  bool scientific = max_abs >= 1e16 || (min_abs < 1e-4 && min_abs > 0) ||
+                    (max_abs > 0 && max_abs / min_abs > 1e3 && min_abs < 1e-4);
+  for (double v : values) {
+    if (scientific && std::isfinite(v)) {
+      char buf[64];
+      std::snprintf(buf, sizeof buf, "%.8e", v);
+      out.push_back(buf);
+    } else {
+      out.push_back(format_float(v, 8));
     }
   }
-  // NumPy aligns floats on the decimal point: integer parts padded left, fractions padded right.
-  if (is_floating(a.dtype())) {
+  {
     std::size_t left = 0, right = 0;
     for (const auto& s : out) {
       auto dot = s.find('.');
@@ -338,6 +348,37 @@ std::vector<std::string> format_elements(const Array& a) {
       if (dot == std::string::npos || s.find('e') != std::string::npos) continue;
       s = std::string(left - dot, ' ') + s + std::string(right - (s.size() - dot), ' ');
     }
+  }
+  return out;
+}
+
+std::vector<std::string> format_elements(const Array& a) {
+  std::vector<std::string> out;
+  std::int64_t n = a.size();
+  out.reserve(static_cast<std::size_t>(n));
+  if (a.dtype() == DType::b8) {
+    for (std::int64_t i = 0; i < n; ++i) out.push_back(a.get_flat(i) != 0 ? "True" : "False");
+  } else if (is_complex(a.dtype())) {
+    // NumPy's "1.+2.j": the real parts and the imaginary magnitudes each formatted as floats.
+    std::vector<double> re, im;
+    for (std::int64_t i = 0; i < n; ++i) {
+      re.push_back(a.get_complex_flat(i).real());
+      im.push_back(std::fabs(a.get_complex_flat(i).imag()));
+    }
+    std::vector<std::string> rs = format_floats(re), is = format_floats(im);
+    for (std::int64_t i = 0; i < n; ++i) {
+      std::string imag = is[static_cast<std::size_t>(i)];
+      std::size_t lead = imag.find_first_not_of(' ');
+      const bool negative = std::signbit(a.get_complex_flat(i).imag());
+      imag.insert(lead == std::string::npos ? 0 : lead, negative ? "-" : "+");
+      out.push_back(rs[static_cast<std::size_t>(i)] + imag + "j");
+    }
+  } else if (!is_floating(a.dtype())) {
+    for (std::int64_t i = 0; i < n; ++i) out.push_back(std::to_string(static_cast<std::int64_t>(a.get_flat(i))));
+  } else {
+    std::vector<double> values;
+    for (std::int64_t i = 0; i < n; ++i) values.push_back(a.get_flat(i));
+    out = format_floats(values);
   }
   std::size_t width = 0;
   for (auto& s : out) width = std::max(width, s.size());
@@ -386,7 +427,7 @@ std::string Array::str() const { return body(*this, 0, false); }
 
 std::string Array::repr() const {
   std::string s = "array(" + body(*this, 6, true);
-  bool default_type = dtype_ == DType::f64 || dtype_ == DType::i64 || dtype_ == DType::b8;
+  bool default_type = dtype_ == DType::f64 || dtype_ == DType::i64 || dtype_ == DType::b8 || dtype_ == DType::c128;
   if (!default_type) s += ", dtype=" + std::string(dtype_name(dtype_));
   return s + ")";
 }

@@ -143,7 +143,8 @@ Updates check_updates(const Updates& updates, Loc loc) {
            "The new value must have the variable's shape; reshape or reduce the expression.", loc);
     Tensor v = value;
     if (value.dtype() != var.dtype()) {
-      bool safe = is_floating(var.dtype()) ||
+      // Floats take any real value (complex variables any value); a complex value never narrows silently.
+      bool safe = (is_inexact(var.dtype()) && (is_complex(var.dtype()) || !is_complex(value.dtype()))) ||
                   (!is_floating(value.dtype()) && promote_types(value.dtype(), var.dtype()) == var.dtype());
       if (!safe)
         fail("the update of variable '" + var.label() + "' (" + std::string(dtype_name(var.dtype())) + ") has dtype " +

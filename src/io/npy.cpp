@@ -143,14 +143,15 @@ DType parse_descr(const NpyOrigin& origin, const std::string& descr) {
   // '|' (no byte order) and '<' (little-endian) are both what NumPy writes on these machines.
   static constexpr Known known[] = {{"'|b1'", DType::b8},  {"'<b1'", DType::b8},  {"'|u1'", DType::u8},
                                     {"'<u1'", DType::u8},  {"'<i4'", DType::i32}, {"'<i8'", DType::i64},
-                                    {"'<f4'", DType::f32}, {"'<f8'", DType::f64}};
+                                    {"'<f4'", DType::f32}, {"'<f8'", DType::f64}, {"'<c8'", DType::c64},
+                                    {"'<c16'", DType::c128}};
   std::string d = descr;
   if (d.size() >= 2 && d.front() == '"' && d.back() == '"') d = "'" + d.substr(1, d.size() - 2) + "'";
   for (const auto& k : known)
     if (d == k.text) return k.dtype;
   npy_fail(origin, "the header's 'descr' is " + descr +
-                       "; expected one of '|b1', '|u1', '<i4', '<i8', '<f4', '<f8' (little-endian bool, uint8, "
-                       "int32, int64, float32, float64)");
+                       "; expected one of '|b1', '|u1', '<i4', '<i8', '<f4', '<f8', '<c8', '<c16' (little-endian "
+                       "bool, uint8, int32, int64, float32, float64, complex64, complex128)");
 }
 
 bool parse_fortran_order(const NpyOrigin& origin, const std::string& value) {
@@ -264,6 +265,8 @@ std::string npy_descr(DType dtype) {
     case DType::i64: return "<i8";
     case DType::f32: return "<f4";
     case DType::f64: return "<f8";
+    case DType::c64: return "<c8";
+    case DType::c128: return "<c16";
   }
   return "";
 }

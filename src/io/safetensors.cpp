@@ -54,12 +54,14 @@ const char* st_dtype(DType dtype) {
     case DType::i64: return "I64";
     case DType::f32: return "F32";
     case DType::f64: return "F64";
+    case DType::c64: return "C64";  // safetensors' complex64; it has no complex128
+    case DType::c128: return "";
   }
   return "";
 }
 
 std::optional<DType> parse_st_dtype(const std::string& name) {
-  for (DType d : {DType::b8, DType::u8, DType::i32, DType::i64, DType::f32, DType::f64})
+  for (DType d : {DType::b8, DType::u8, DType::i32, DType::i64, DType::f32, DType::f64, DType::c64})
     if (name == st_dtype(d)) return d;
   return std::nullopt;
 }
@@ -401,6 +403,10 @@ std::string header_text(const std::vector<Tensor>& list) {
   std::uint64_t offset = 0;
   for (const Tensor& v : list) {
     const Array& value = v.value();
+    if (*st_dtype(value.dtype()) == '\0')
+      throw DTypeError("save_variables: variable '" + v.name() + "' is " + std::string(dtype_name(value.dtype())) +
+                       ", which the safetensors format has no dtype for (it has C64, complex64, but no complex128)."
+                       " Save it as complex64 (astype(complex64)), as two float64 variables, or in an .npz file.");
     std::uint64_t end = offset + value.nbytes();
     header[v.name()] = {{"dtype", st_dtype(value.dtype())}, {"shape", value.shape()}, {"data_offsets", {offset, end}}};
     offset = end;

@@ -987,7 +987,7 @@ Tensor unwrap(const Tensor& p, std::optional<double> discont, int axis, double p
 Tensor trapezoid(const Tensor& y, std::optional<Tensor> x, double dx, int axis, Loc loc) {
   need_ndim("trapezoid", y, 1, loc, "trapezoid needs at least a 1-D tensor.");
   int ax = axis_of("trapezoid", y, axis, loc);
-  Tensor yf = is_floating(y.dtype()) ? y : cast(y, DType::f64, loc);
+  Tensor yf = is_inexact(y.dtype()) ? y : cast(y, DType::f64, loc);
   std::int64_t n = yf.shape()[static_cast<std::size_t>(ax)];
   Tensor hi = range_along(yf, ax, std::min<std::int64_t>(1, n), std::nullopt, std::nullopt, loc);
   Tensor lo = range_along(yf, ax, 0, std::max<std::int64_t>(n - 1, 0), std::nullopt, loc);

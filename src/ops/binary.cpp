@@ -23,7 +23,7 @@ template <OpKind op> TensorType infer(const std::vector<Tensor>& in, const Attr&
   check_internal(a.dtype() == b.dtype(), "binary op operands must be promoted before make_node");
   Shape shape = broadcast_shapes(a.shape(), b.shape());
   if constexpr (op == OpKind::Arctan2 || op == OpKind::Divide) {  // divide() casts integers to float32 first
-    if (!is_floating(a.dtype()))
+    if (!is_inexact(a.dtype()))
       fail_dtype("expects floating-point operands", "Cast the operands with astype(float32).");
   }
   if constexpr (op == OpKind::Subtract) {
@@ -121,7 +121,12 @@ template <class T> T bitwise_value(OpKind op, T a, T b) {
 }
 
 template <class T> T power_value(T a, T b) {
-  if constexpr (std::is_floating_point_v<T>) {
+  if constexpr (is_complex_v<T>) {
+    // NumPy: z ** 0 is 1 (0 ** 0 too); 0 ** b is 0 for real b > 0.
+    if (b == T(0)) return T(1);
+    if (a == T(0) && b.imag() == 0 && b.real() > 0) return T(0);
+    return std::pow(a, b);
+  } else if constexpr (std::is_floating_point_v<T>) {
     return std::pow(a, b);
   } else if constexpr (std::is_same_v<T, bool>) {
     return a || !b;
@@ -147,6 +152,11 @@ struct Operands {
 struct Arithmetic {
   static constexpr bool comparison = false;
   static constexpr bool cheap = true;
+  static constexpr bool complex = false;
+};
+// Arithmetic that also takes complex operands (its VJP holds for them under JAX's convention).
+struct ComplexArithmetic : Arithmetic {
+  static constexpr bool complex = true;
 };
 // Integer and bool results are piecewise constant: no gradient.
 struct Integral : Arithmetic {
@@ -155,12 +165,13 @@ struct Integral : Arithmetic {
 struct Comparison {
   static constexpr bool comparison = true;
   static constexpr bool cheap = true;
+  static constexpr bool complex = false;
   static Grads vjp(const Tensor& out, const Tensor& g) { return no_gradient(out, g); }
 };
 // bool + bool etc. compute in int, then convert back (true + true is true, as NumPy).
 template <class T> using Wide = std::conditional_t<std::is_same_v<T, bool>, int, T>;
 
-template <> struct Binary<K::Add> : Arithmetic {
+template <> struct Binary<K::Add> : ComplexArithmetic {
   template <class T> static T value(T a, T b) {
     return static_cast<T>(static_cast<Wide<T>>(a) + static_cast<Wide<T>>(b));
   }
@@ -169,7 +180,7 @@ template <> struct Binary<K::Add> : Arithmetic {
     return {o.to_a(g), o.to_b(g)};
   }
 };
-template <> struct Binary<K::Subtract> : Arithmetic {
+template <> struct Binary<K::Subtract> : ComplexArithmetic {
   template <class T> static T value(T a, T b) {
     return static_cast<T>(static_cast<Wide<T>>(a) - static_cast<Wide<T>>(b));
   }
@@ -178,7 +189,7 @@ template <> struct Binary<K::Subtract> : Arithmetic {
     return {o.to_a(g), o.to_b(-g)};
   }
 };
-template <> struct Binary<K::Multiply> : Arithmetic {
+template <> struct Binary<K::Multiply> : ComplexArithmetic {
   template <class T> static T value(T a, T b) {
     return static_cast<T>(static_cast<Wide<T>>(a) * static_cast<Wide<T>>(b));
   }
@@ -187,9 +198,9 @@ template <> struct Binary<K::Multiply> : Arithmetic {
     return {o.to_a(g * o.b), o.to_b(g * o.a)};
   }
 };
-template <> struct Binary<K::Divide> : Arithmetic {
+template <> struct Binary<K::Divide> : ComplexArithmetic {
   template <class T> static T value(T a, T b) {
-    if constexpr (std::is_floating_point_v<T>) return a / b;
+    if constexpr (std::is_floating_point_v<T> || is_complex_v<T>) return a / b;
     else throw InternalError("integer divide");
   }
   static Grads vjp(const Tensor& out, const Tensor& g) {
@@ -197,11 +208,17 @@ template <> struct Binary<K::Divide> : Arithmetic {
     return {o.to_a(g / o.b), o.to_b(-g * out / o.b)};
   }
 };
-template <> struct Binary<K::Power> : Arithmetic {
+template <> struct Binary<K::Power> : ComplexArithmetic {
   static constexpr bool cheap = false;
   template <class T> static T value(T a, T b) { return power_value(a, b); }
   static Grads vjp(const Tensor& out, const Tensor& g) {
     Operands o(out);
+    if (is_complex(out.dtype())) {  // as below, without the comparisons complex numbers lack
+      Tensor da = where(equal(o.b, 0), 0, g * o.b * power(o.a, o.b - 1));
+      Tensor a_zero = equal(o.a, 0);
+      Tensor db = where(a_zero, 0, g * out * log(where(a_zero, 1, o.a)));
+      return {o.to_a(da), o.to_b(db)};
+    }
     // As PyTorch (and JAX): d/da b a^(b-1) is 0 where b == 0 (not 0 * 0^-1 = NaN at a = 0); d/db
     // a^b log a is 0 where a == 0 and b >= 0 (not 0 * -inf), and NaN where a < 0 (log a is).
     Tensor da = where(equal(o.b, 0), 0, g * o.b * power(o.a, o.b - 1));
@@ -281,9 +298,11 @@ template <> struct Binary<K::RightShift> : Integral {
 };
 
 template <> struct Binary<K::Equal> : Comparison {
+  static constexpr bool complex = true;
   template <class T> static bool value(T a, T b) { return a == b; }
 };
 template <> struct Binary<K::NotEqual> : Comparison {
+  static constexpr bool complex = true;
   template <class T> static bool value(T a, T b) { return a != b; }
 };
 template <> struct Binary<K::Less> : Comparison {
@@ -307,6 +326,11 @@ template <> struct Binary<K::LogicalOr> : Comparison {
 
 template <OpKind op> Array evaluate(const EvalArgs& args) {
   const TensorType& type = args.node.type;
+  if constexpr (Binary<op>::complex) {
+    if (is_complex(args.inputs[0].dtype()))
+      return map_complex_binary(args.inputs[0], args.inputs[1], type.shape, type.dtype,
+                                [](auto x, auto y) { return Binary<op>::value(x, y); });
+  }
   return map_binary(args.inputs[0], args.inputs[1], type.shape, type.dtype,
                     [](auto x, auto y) { return Binary<op>::value(x, y); });
 }
@@ -337,7 +361,10 @@ Array evaluate_where(const EvalArgs& args) {
     for (std::size_t d = 0; d < shape.size(); ++d)
       for (int k = 0; k < 3; ++k) offset[k] += counter.index[d] * strides[static_cast<std::size_t>(k)][d];
     bool c = args.inputs[0].data<bool>()[offset[0]];
-    out.set_flat(flat++, c ? args.inputs[1].get_flat(offset[1]) : args.inputs[2].get_flat(offset[2]));
+    if (is_complex(out.dtype()))
+      out.set_complex_flat(flat++, c ? args.inputs[1].get_complex_flat(offset[1])
+                                     : args.inputs[2].get_complex_flat(offset[2]));
+    else out.set_flat(flat++, c ? args.inputs[1].get_flat(offset[1]) : args.inputs[2].get_flat(offset[2]));
   } while (counter.next());
   return out;
 }
@@ -349,27 +376,36 @@ std::vector<Tensor> vjp_where(const Tensor& out, const Tensor& g) {
 
 // ---- operand preparation: NumPy promotion with weak scalars ----
 
-DType scalar_dtype(const Operand& s) { return s.integral() ? DType::i64 : DType::f32; }
+DType scalar_dtype(const Operand& s) {
+  return s.is_complex() ? DType::c64 : s.integral() ? DType::i64 : DType::f32;
+}
 
-// The dtype two operands compute in (see the promotion contract in tensor.hpp).
+// The dtype two operands compute in (see the promotion contract in tensor.hpp). A weak complex
+// number beside a tensor makes it complex of the tensor's precision (complex64 beside integers).
 DType common_dtype(const Operand& a, const Operand& b) {
   if (a.is_tensor() && b.is_tensor()) return promote_types(a.tensor().dtype(), b.tensor().dtype());
   if (!a.is_tensor() && !b.is_tensor()) return promote_types(scalar_dtype(a), scalar_dtype(b));
   const Tensor& t = a.is_tensor() ? a.tensor() : b.tensor();
   const Operand& s = a.is_tensor() ? b : a;
-  if (!s.integral() && !is_floating(t.dtype())) return DType::f32;
+  if (s.is_complex()) return t.dtype() == DType::f64 ? DType::c128 : is_complex(t.dtype()) ? t.dtype() : DType::c64;
+  if (!s.integral() && !is_inexact(t.dtype())) return DType::f32;
   if (s.integral() && t.dtype() == DType::b8) return DType::i64;
   return t.dtype();
 }
 
 Tensor as_tensor(const Operand& x, DType dtype, Loc loc) {
   if (x.is_tensor()) return cast(x.tensor(), dtype, loc);
+  if (x.is_complex()) {
+    Array value({}, dtype);
+    value.set_complex_flat(0, x.complex_number());
+    return constant(value, loc);
+  }
   return constant(x.number(), dtype, loc);
 }
 
 Tensor binary(OpKind op, const Operand& a, const Operand& b, Loc loc, DType min_dtype_floor = DType::b8) {
   DType dtype = common_dtype(a, b);
-  if (min_dtype_floor == DType::f32 && !is_floating(dtype)) dtype = DType::f32;
+  if (min_dtype_floor == DType::f32 && !is_inexact(dtype)) dtype = DType::f32;
   if (op == OpKind::LogicalAnd || op == OpKind::LogicalOr) dtype = DType::b8;
   return make_node(op, {as_tensor(a, dtype, loc), as_tensor(b, dtype, loc)}, NoAttr{}, loc);
 }

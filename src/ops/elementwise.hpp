@@ -44,4 +44,48 @@ template <class F> Array map_binary(const Array& a, const Array& b, const Shape&
   return out;
 }
 
+// The complex element type of `dtype` (complex64 or complex128), for the loops below.
+template <class F> decltype(auto) visit_complex_dtype(DType dtype, F&& fn) {
+  if (dtype == DType::c64) return fn.template operator()<std::complex<float>>();
+  check_internal(dtype == DType::c128, "visit_complex_dtype: not a complex dtype");
+  return fn.template operator()<std::complex<double>>();
+}
+
+// map_unary for a complex x: f(element) gives the result's element type (complex, its real type or bool).
+template <class F> Array map_complex_unary(const Array& x, DType out_dtype, F f) {
+  Array out(x.shape(), out_dtype);
+  visit_complex_dtype(x.dtype(), [&]<class T>() {
+    using R = decltype(f(T{}));
+    const T* in = x.data<T>();
+    R* o = out.data<R>();
+    for (std::int64_t i = 0; i < x.size(); ++i) o[i] = f(in[i]);
+  });
+  return out;
+}
+
+// map_binary for complex a and b (of one dtype).
+template <class F> Array map_complex_binary(const Array& a, const Array& b, const Shape& shape, DType out_dtype, F f) {
+  Array out(shape, out_dtype);
+  if (out.size() == 0) return out;
+  auto sa = broadcast_strides(a.shape(), shape);
+  auto sb = broadcast_strides(b.shape(), shape);
+  visit_complex_dtype(a.dtype(), [&]<class T>() {
+    using R = decltype(f(T{}, T{}));
+    const T* pa = a.data<T>();
+    const T* pb = b.data<T>();
+    R* o = out.data<R>();
+    IndexCounter counter(shape);
+    std::int64_t flat = 0;
+    do {
+      std::int64_t ia = 0, ib = 0;
+      for (std::size_t d = 0; d < shape.size(); ++d) {
+        ia += counter.index[d] * sa[d];
+        ib += counter.index[d] * sb[d];
+      }
+      o[flat++] = f(pa[ia], pb[ib]);
+    } while (counter.next());
+  });
+  return out;
+}
+
 }  // namespace symx::ops

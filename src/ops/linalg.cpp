@@ -9,7 +9,7 @@
 #include <cmath>
 #include <limits>
 
-#include "ops/op_table.hpp"
+#include "ops/elementwise.hpp"
 
 namespace symx {
 namespace ops {
@@ -135,6 +135,23 @@ Array eval_matmul(const EvalArgs& args) {
   std::int64_t m = a.shape()[a.shape().size() - 2], k = a.shape().back(), n = b.shape().back();
   auto oa = batch_offsets(a.shape(), batch);
   auto ob = batch_offsets(b.shape(), batch);
+  if (is_complex(a.dtype())) {  // accumulated in complex128
+    visit_complex_dtype(a.dtype(), [&]<class T>() {
+      for (std::size_t bi = 0; bi < oa.size(); ++bi) {
+        const T* A = a.data<T>() + oa[bi];
+        const T* B = b.data<T>() + ob[bi];
+        T* O = out.data<T>() + static_cast<std::int64_t>(bi) * m * n;
+        for (std::int64_t i = 0; i < m; ++i)
+          for (std::int64_t j = 0; j < n; ++j) {
+            std::complex<double> acc = 0;
+            for (std::int64_t p = 0; p < k; ++p)
+              acc += std::complex<double>(A[i * k + p]) * std::complex<double>(B[p * n + j]);
+            O[i * n + j] = T(acc);
+          }
+      }
+    });
+    return out;
+  }
   visit_dtype(a.dtype(), [&]<class T>() {
     const T* pa = a.data<T>();
     const T* pb = b.data<T>();

@@ -83,7 +83,7 @@ Tensor eigenvector_power_iteration(const Tensor& weight_in, int, int n_iters, Lo
                {ops::TypeProblem::Kind::value, "n_iters must be at least 1, got " + std::to_string(n_iters),
                 "Pass n_iters=1 or more (more steps give a closer vector)."},
                loc);
-  Tensor w = is_floating(weight_in.dtype()) ? weight_in : cast(weight_in, DType::f32, loc);
+  Tensor w = is_inexact(weight_in.dtype()) ? weight_in : cast(weight_in, DType::f32, loc);
   Tensor u = unit_or_zero(random::normal({w.shape()[0]}, 0, 1, w.dtype(), loc), loc);
   for (int k = 0; k < n_iters; ++k) u = unit_or_zero(matmul(u, w, loc), loc);  // W^T u
   return named_composite(name, u);

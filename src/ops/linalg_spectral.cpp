@@ -286,7 +286,7 @@ void register_spectral_ops() {
 namespace linalg {
 namespace {
 
-Tensor as_float(const Tensor& x, Loc loc) { return is_floating(x.dtype()) ? x : cast(x, DType::f32, loc); }
+Tensor as_float(const Tensor& x, Loc loc) { return is_inexact(x.dtype()) ? x : cast(x, DType::f32, loc); }
 
 double eps_of(DType d) {
   return d == DType::f64 ? std::numeric_limits<double>::epsilon() : std::numeric_limits<float>::epsilon();

@@ -556,7 +556,7 @@ std::string upper(std::string s) {
 }
 
 // Float-only activations compute integer and bool input in float32, symx's default float.
-Tensor as_float(const Tensor& x, Loc loc) { return is_floating(x.dtype()) ? x : cast(x, DType::f32, loc); }
+Tensor as_float(const Tensor& x, Loc loc) { return is_inexact(x.dtype()) ? x : cast(x, DType::f32, loc); }
 
 // (low, high) padding per spatial axis for "VALID", "SAME" (TensorFlow: out = ceil(in / stride),
 // the odd cell at the end) or explicit pairs. `span` is the dilated kernel size per axis.

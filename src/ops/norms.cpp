@@ -24,7 +24,7 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
   ops::raise(name, {x}, {ops::TypeProblem::Kind::value, std::move(problem), std::move(fix)}, loc);
 }
 
-Tensor as_float(const Tensor& x, Loc loc) { return is_floating(x.dtype()) ? x : cast(x, DType::f32, loc); }
+Tensor as_float(const Tensor& x, Loc loc) { return is_inexact(x.dtype()) ? x : cast(x, DType::f32, loc); }
 
 // root(s) = s^(1/p) for s >= 0, with a zero gradient at s = 0.
 Tensor guarded_root(const Tensor& s, double p, Loc loc) {
@@ -180,7 +180,7 @@ std::pair<Tensor, Tensor> singular_vectors_power_iteration(const Tensor& weight_
                {ops::TypeProblem::Kind::value, "n_iters must be at least 1, got " + std::to_string(n_iters),
                 "Pass n_iters=1 or more (more steps give closer vectors)."},
                loc);
-  Tensor w = is_floating(weight_in.dtype()) ? weight_in : cast(weight_in, DType::f32, loc);
+  Tensor w = is_inexact(weight_in.dtype()) ? weight_in : cast(weight_in, DType::f32, loc);
   Tensor u = unit(random::normal({w.shape()[0]}, 0, 1, w.dtype(), loc), loc);
   Tensor v;
   for (int k = 0; k < n_iters; ++k) {
@@ -197,7 +197,7 @@ Tensor spectral_normalize(const Tensor& weight, int axis, int n_iters, Loc loc) 
   Tensor m = reshape_weight_to_matrix(weight, axis, loc);
   auto [u, v] = linalg::singular_vectors_power_iteration(m, axis, n_iters, loc);
   Tensor sigma = dot(stop_gradient(u, loc), matmul(m, stop_gradient(v, loc), loc), loc);
-  Tensor w = is_floating(weight.dtype()) ? weight : cast(weight, DType::f32, loc);
+  Tensor w = is_inexact(weight.dtype()) ? weight : cast(weight, DType::f32, loc);
   return named_composite("spectral_normalize", w / sigma);
 }
 }  // namespace normalization

@@ -211,9 +211,9 @@ Tensor binary(OpKind op, const Operand& a, const Operand& b, Loc loc, bool float
 }
 
 Tensor unary_float(OpKind op, const Tensor& x, Loc loc) {
-  return make_node(op, {is_floating(x.dtype()) ? x : cast(x, DType::f32, loc)}, NoAttr{}, loc);
+  return make_node(op, {is_inexact(x.dtype()) ? x : cast(x, DType::f32, loc)}, NoAttr{}, loc);
 }
-Tensor as_float(const Tensor& x, Loc loc) { return is_floating(x.dtype()) ? x : cast(x, DType::f32, loc); }
+Tensor as_float(const Tensor& x, Loc loc) { return is_inexact(x.dtype()) ? x : cast(x, DType::f32, loc); }
 // Both operands as tensors of their common float dtype.
 std::pair<Tensor, Tensor> float_pair(const Operand& a, const Operand& b, Loc loc) {
   DType dtype = common_dtype(a, b);
@@ -434,9 +434,11 @@ Tensor array_equal(const Tensor& a, const Tensor& b, bool equal_nan, Loc loc) {
   return named_composite("array_equal", all(same, {}, false, loc));
 }
 Tensor isreal(const Tensor& x, Loc loc) {
+  if (is_complex(x.dtype())) return named_composite("isreal", equal(imag(x, loc), 0, loc));
   return named_composite("isreal", broadcast_to(constant(1.0, DType::b8, loc), x.shape(), loc));
 }
 Tensor iscomplex(const Tensor& x, Loc loc) {
+  if (is_complex(x.dtype())) return named_composite("iscomplex", not_equal(imag(x, loc), 0, loc));
   return named_composite("iscomplex", broadcast_to(constant(0.0, DType::b8, loc), x.shape(), loc));
 }
 
@@ -673,8 +675,10 @@ Tensor choose(const Tensor& a, const std::vector<Tensor>& choices, const std::st
 
 // ---- dtypes and shapes ----
 namespace {
-int kind_rank(DType d) {  // b < u < i < f
+int kind_rank(DType d) {  // b < u < i < f < c
   switch (d) {
+    case DType::c64:
+    case DType::c128: return 4;
     case DType::b8: return 0;
     case DType::u8: return 1;
     case DType::i32:
@@ -741,9 +745,9 @@ bool isdtype(DType dtype, const std::string& kind) {
   if (kind == "unsigned integer") return dtype == DType::u8;
   if (kind == "integral") return is_integer(dtype);
   if (kind == "real floating") return is_floating(dtype);
-  if (kind == "complex floating") return false;
+  if (kind == "complex floating") return is_complex(dtype);
   if (kind == "numeric") return dtype != DType::b8;
-  for (DType d : {DType::b8, DType::u8, DType::i32, DType::i64, DType::f32, DType::f64})
+  for (DType d : {DType::b8, DType::u8, DType::i32, DType::i64, DType::f32, DType::f64, DType::c64, DType::c128})
     if (dtype_name(d) == kind) return dtype == d;
   throw ValueError("isdtype: kind \"" + kind +
                    "\" is not a dtype or one of the array API's kinds. Use \"bool\", \"signed integer\", \"unsigned "
@@ -765,7 +769,7 @@ Shape broadcast_shapes(const std::vector<Shape>& shapes) {
   return out;
 }
 
-bool iscomplexobj(const Tensor&) { return false; }
+bool iscomplexobj(const Tensor& x) { return is_complex(x.dtype()); }
 
 Tensor placeholder_like(const Tensor& x, const std::string& name, Loc loc) {
   Shape shape = x.shape();

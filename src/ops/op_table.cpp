@@ -43,6 +43,18 @@ struct Registration {
     register_numpy_ops();
     register_arrays_ops();
     register_spectral_ops();
+    register_complex_ops();
+    register_fft_ops();
+    // The ops that compute on complex numbers (NumPy's semantics; JAX's gradient convention). Their
+    // rules handle std::complex elements; any other op given a complex operand is a DTypeError.
+    using K = OpKind;
+    for (OpKind k : {K::Placeholder, K::Variable, K::Constant, K::Negative, K::Abs, K::Exp, K::Log, K::Sqrt, K::Rsqrt,
+                     K::Square, K::Reciprocal, K::Sin, K::Cos, K::Tan, K::Tanh, K::IsNan, K::IsFinite, K::Cast,
+                     K::StopGradient, K::Real, K::Imag, K::Conj, K::Complex, K::Add, K::Subtract, K::Multiply,
+                     K::Divide, K::Power, K::Equal, K::NotEqual, K::Where, K::Sum, K::Reshape, K::Transpose,
+                     K::BroadcastTo, K::Concatenate, K::Slice, K::Unslice, K::Pad, K::Take, K::ScatterAdd,
+                     K::Matmul, K::Fft})
+      table()[static_cast<std::size_t>(k)].complex = true;
     std::string problems;
     for (int k = 0; k < kNumOps; ++k) {
       auto op = static_cast<OpKind>(k);
@@ -158,12 +170,25 @@ Tensor build_node(OpKind op, std::vector<Tensor> inputs, Attr attr, const std::s
                         " inputs, got " + std::to_string(inputs.size()));
   for (const auto& in : inputs) check_internal(in.defined(), "make_node: undefined input");
   const char* shown = name ? name : op_name(op);
+  auto complex_unsupported = [&](DType dtype) {
+    raise_at(shown, inputs,
+             {TypeProblem::Kind::dtype,
+              std::string("does not take ") + std::string(dtype_name(dtype)) + " operands (complex numbers reach " +
+                  "exp, log, sqrt, the trigonometric functions, arithmetic, abs, sum, matmul, the shape ops and fft)",
+              "Compute on the real and imaginary parts (real(z), imag(z)) or on abs(z) and angle(z), then combine "
+              "them with complex(re, im)."},
+             where);
+  };
+  if (!def.complex)
+    for (const Tensor& in : inputs)
+      if (is_complex(in.dtype())) complex_unsupported(in.dtype());
   TensorType type;
   try {
     type = def.infer(inputs, attr);
   } catch (const TypeProblem& problem) {
     raise_at(shown, inputs, problem, where);
   }
+  if (!def.complex && is_complex(type.dtype)) complex_unsupported(type.dtype);
   // A size computed from an unknown one (x[1:] of a None axis: None - 1) is neither a size nor a
   // symbol: the op needs a size that only a call will tell.
   for (std::size_t i = 0; i < type.shape.size(); ++i)

@@ -68,6 +68,9 @@ struct OpDef {
   // without a gradient say so with no_gradient; a missing rule is an incomplete row.
   std::vector<Tensor> (*vjp)(const Tensor& output, const Tensor& cotangent) = nullptr;
   bool defined = false;  // set by define()
+  // Takes complex operands or gives a complex result (set from the list in op_table.cpp); make_node
+  // rejects complex64/complex128 for the other ops with a DTypeError naming the op.
+  bool complex = false;
 
   // Fused into generated kernels: elementwise ops, views and the fusible reductions.
   bool fusible() const { return lowering == Lowering::kernel; }
@@ -118,6 +121,8 @@ void register_indexing_ops();  // indexing.cpp
 void register_numpy_ops();     // numpy.cpp
 void register_arrays_ops();    // arrays.cpp
 void register_spectral_ops();  // linalg_spectral.cpp
+void register_complex_ops();   // complex.cpp
+void register_fft_ops();       // fft.cpp
 
 // A type problem found by an infer rule. make_node turns it into ShapeError / DTypeError /
 // ValueError with the op name, the operands, the user's location and the fix.

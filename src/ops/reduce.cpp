@@ -87,6 +87,20 @@ template <OpKind op> Array evaluate_reduce(const EvalArgs& args) {
   const Shape kept = keep_shape(x.shape(), a.axes);
   auto strides = contiguous_strides(kept);
   for (int ax : a.axes) strides[static_cast<std::size_t>(ax)] = 0;
+  if (is_complex(x.dtype())) {  // sum only (the op table admits no other reduction of complex numbers)
+    std::vector<std::complex<double>> acc(static_cast<std::size_t>(out.size()));
+    if (x.size() > 0) {
+      IndexCounter counter(x.shape());
+      std::int64_t flat = 0;
+      do {
+        std::int64_t o = 0;
+        for (std::size_t d = 0; d < strides.size(); ++d) o += counter.index[d] * strides[d];
+        acc[static_cast<std::size_t>(o)] += x.get_complex_flat(flat++);
+      } while (counter.next());
+    }
+    for (std::size_t o = 0; o < acc.size(); ++o) out.set_complex_flat(static_cast<std::int64_t>(o), acc[o]);
+    return out;
+  }
   visit_dtype(x.dtype(), [&]<class T>() {
     using A = std::conditional_t<is_extremum(op), std::conditional_t<std::is_same_v<T, bool>, std::uint8_t, T>, Acc<T>>;
     const auto n_out = static_cast<std::size_t>(out.size());
@@ -282,7 +296,7 @@ Tensor reduce(OpKind op, const char* name, const Tensor& x, const Axes& axes, bo
   return make_node(op, {input}, ReduceAttr{normalized, keepdims}, loc, name);
 }
 
-Tensor as_float(const Tensor& x, Loc loc) { return is_floating(x.dtype()) ? x : cast(x, DType::f32, loc); }
+Tensor as_float(const Tensor& x, Loc loc) { return is_inexact(x.dtype()) ? x : cast(x, DType::f32, loc); }
 
 Tensor mean_impl(const char* name, const Tensor& x, const Axes& axes, bool keepdims, Loc loc) {
   std::vector<int> normalized = normalize_axes(name, x, axes, loc);

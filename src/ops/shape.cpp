@@ -475,6 +475,8 @@ Array evaluate_scatter_add(const EvalArgs& args) {
   };
   if (u.dtype() == DType::f32) scatter.template operator()<float>();
   else if (u.dtype() == DType::f64) scatter.template operator()<double>();
+  else if (u.dtype() == DType::c64) scatter.template operator()<std::complex<float>>();
+  else if (u.dtype() == DType::c128) scatter.template operator()<std::complex<double>>();
   else
     for (std::int64_t j = 0; j < m; ++j)
       for (std::int64_t o = 0; o < s.outer; ++o)

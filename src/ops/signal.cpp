@@ -407,7 +407,7 @@ Tensor dct_impl(const char* name, const Tensor& x_in, int type, std::optional<st
     ops::raise(name, {x_in}, problem, loc);
   }
   need_static(name, x_in, loc);
-  Tensor x = is_floating(x_in.dtype()) ? x_in : cast(x_in, DType::f32, loc);
+  Tensor x = is_inexact(x_in.dtype()) ? x_in : cast(x_in, DType::f32, loc);
   std::int64_t len = x.shape()[static_cast<std::size_t>(ax)], N = n.value_or(len);
   if (N < 1 || (type == 1 && N < 2))
     raise_value(name, {x_in},
@@ -713,7 +713,7 @@ Tensor pool(const Tensor& input, std::vector<std::int64_t> window_shape, const s
   strides = per_axis(name, input, strides.empty() ? window_shape : std::move(strides), nd, 1, "strides", loc);
   base_dilation = per_axis(name, input, std::move(base_dilation), nd, 1, "base_dilation", loc);
   window_dilation = per_axis(name, input, std::move(window_dilation), nd, 1, "window_dilation", loc);
-  Tensor x = is_floating(input.dtype()) ? input : cast(input, DType::f32, loc);
+  Tensor x = is_inexact(input.dtype()) ? input : cast(input, DType::f32, loc);
   const double fill = reducer == "MAX" ? -std::numeric_limits<double>::infinity() : 0.0;
   for (std::size_t d = 0; d < nd; ++d) x = dilate_axis(x, static_cast<int>(d), base_dilation[d], fill, loc);
   std::vector<std::pair<std::int64_t, std::int64_t>> pads;
@@ -771,7 +771,7 @@ Tensor idct(const Tensor& x, int type, std::optional<std::int64_t> n, int axis, 
 // ---- filter banks and scales ----
 
 Tensor hat_1D(const Tensor& x, const Operand& t_left, const Operand& t_center, const Operand& t_right, Loc loc) {
-  Tensor xf = is_floating(x.dtype()) ? x : cast(x, DType::f32, loc);
+  Tensor xf = is_inexact(x.dtype()) ? x : cast(x, DType::f32, loc);
   Tensor l = as_dtype(t_left, xf.dtype(), loc), c = as_dtype(t_center, xf.dtype(), loc),
          r = as_dtype(t_right, xf.dtype(), loc);
   // Knots that coincide give a zero slope instead of SymJAX's division by zero.
@@ -790,7 +790,7 @@ Tensor hat_1D(const Tensor& x, const Operand& t_left, const Operand& t_center, c
 }
 
 Tensor bin_to_freq(const Tensor& bins, double max_f, Loc loc) {
-  Tensor b = is_floating(bins.dtype()) ? bins : cast(bins, DType::f32, loc);
+  Tensor b = is_inexact(bins.dtype()) ? bins : cast(bins, DType::f32, loc);
   return named_composite("bin_to_freq", b / max(b, {}, false, loc) * max_f);
 }
 
@@ -798,7 +798,7 @@ Tensor freq_to_bin(const Tensor& freq, std::int64_t n_bins, double fmin, double 
   if (n_bins < 1 || !(fmax > fmin))
     raise_value("freq_to_bin", {freq}, "needs n_bins >= 1 and fmax > fmin", "Pass the bins' count and range.", loc);
   double unit = (fmax - fmin) / static_cast<double>(n_bins);
-  Tensor f = is_floating(freq.dtype()) ? freq : cast(freq, DType::f32, loc);
+  Tensor f = is_inexact(freq.dtype()) ? freq : cast(freq, DType::f32, loc);
   return named_composite("freq_to_bin", cast(f / unit, DType::i32, loc));
 }
 
@@ -809,7 +809,7 @@ const double kLogStep = std::log(6.4) / 27.0;
 }  // namespace
 
 Tensor freq_to_mel(const Tensor& f_in, const std::string& option, Loc loc) {
-  Tensor f = is_floating(f_in.dtype()) ? f_in : cast(f_in, DType::f32, loc);
+  Tensor f = is_inexact(f_in.dtype()) ? f_in : cast(f_in, DType::f32, loc);
   if (option != "linear") return named_composite("freq_to_mel", log10(f / 700 + 1, loc) * 2595);
   double min_log_mel = kMinLogHz / kMelLinearSlope;
   Tensor above = greater_equal(f, kMinLogHz, loc);
@@ -819,7 +819,7 @@ Tensor freq_to_mel(const Tensor& f_in, const std::string& option, Loc loc) {
 }
 
 Tensor mel_to_freq(const Tensor& m_in, const std::string& option, Loc loc) {
-  Tensor m = is_floating(m_in.dtype()) ? m_in : cast(m_in, DType::f32, loc);
+  Tensor m = is_inexact(m_in.dtype()) ? m_in : cast(m_in, DType::f32, loc);
   if (option != "linear") return named_composite("mel_to_freq", (power(10.0, m / 2595, loc) - 1) * 700);
   double min_log_mel = kMinLogHz / kMelLinearSlope;
   Tensor above = greater_equal(m, min_log_mel, loc);
@@ -840,7 +840,7 @@ Tensor power_to_db(const Tensor& S, double ref, double amin, std::optional<doubl
 }
 
 Tensor sinc_bandpass(const Tensor& time, const Operand& f0, const Operand& f1, Loc loc) {
-  Tensor t = is_floating(time.dtype()) ? time : cast(time, DType::f32, loc);
+  Tensor t = is_inexact(time.dtype()) ? time : cast(time, DType::f32, loc);
   Tensor a = as_dtype(f0, t.dtype(), loc), b = as_dtype(f1, t.dtype(), loc);
   return named_composite("sinc_bandpass", a * special::sinc(t * a, loc) - b * special::sinc(t * b, loc));
 }

@@ -396,7 +396,7 @@ Tensor as_tensor(const Operand& x, DType dtype, Loc loc) {
 }
 
 Tensor float_unary(OpKind op, const Tensor& x, Loc loc) {
-  return make_node(op, {is_floating(x.dtype()) ? x : cast(x, DType::f32, loc)}, NoAttr{}, loc);
+  return make_node(op, {is_inexact(x.dtype()) ? x : cast(x, DType::f32, loc)}, NoAttr{}, loc);
 }
 Tensor float_binary(OpKind op, const Operand& a, const Operand& b, Loc loc) {
   const DType d = float_dtype(a, b);
@@ -407,7 +407,7 @@ std::pair<Tensor, Tensor> float_pair(const Operand& a, const Operand& b, Loc loc
   const DType d = float_dtype(a, b);
   return {as_tensor(a, d, loc), as_tensor(b, d, loc)};
 }
-Tensor as_float(const Tensor& x, Loc loc) { return is_floating(x.dtype()) ? x : cast(x, DType::f32, loc); }
+Tensor as_float(const Tensor& x, Loc loc) { return is_inexact(x.dtype()) ? x : cast(x, DType::f32, loc); }
 Tensor int_binary(OpKind op, const Operand& a, const Operand& b, Loc loc) {
   const DType d = common_dtype(a, b);
   return make_node(op, {as_tensor(a, d, loc), as_tensor(b, d, loc)}, NoAttr{}, loc);

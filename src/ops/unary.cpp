@@ -24,11 +24,17 @@ using K = OpKind;
 struct FloatingOp {
   static constexpr Category category = Category::floating;
   static constexpr bool cheap = false;
+  static constexpr bool complex = false;
+};
+// Holomorphic functions that also take complex operands (std::complex's definitions, NumPy's branch
+// cuts); their VJP, g * f'(z), is JAX's convention unchanged.
+struct HolomorphicOp : FloatingOp {
+  static constexpr bool complex = true;
 };
 // x of the output y.
 inline const Tensor& input_of(const Tensor& y) { return y.node().inputs[0]; }
 
-template <> struct Unary<K::Exp> : FloatingOp {
+template <> struct Unary<K::Exp> : HolomorphicOp {
   template <class T> static T value(T v) { return std::exp(v); }
   static Grads vjp(const Tensor& y, const Tensor& g) { return {g * y}; }
 };
@@ -36,7 +42,7 @@ template <> struct Unary<K::Expm1> : FloatingOp {
   template <class T> static T value(T v) { return std::expm1(v); }
   static Grads vjp(const Tensor& y, const Tensor& g) { return {g * (y + 1)}; }
 };
-template <> struct Unary<K::Log> : FloatingOp {
+template <> struct Unary<K::Log> : HolomorphicOp {
   template <class T> static T value(T v) { return std::log(v); }
   static Grads vjp(const Tensor& y, const Tensor& g) { return {g / input_of(y)}; }
 };
@@ -44,34 +50,34 @@ template <> struct Unary<K::Log1p> : FloatingOp {
   template <class T> static T value(T v) { return std::log1p(v); }
   static Grads vjp(const Tensor& y, const Tensor& g) { return {g / (input_of(y) + 1)}; }
 };
-template <> struct Unary<K::Sqrt> : FloatingOp {
+template <> struct Unary<K::Sqrt> : HolomorphicOp {
   static constexpr bool cheap = true;
   template <class T> static T value(T v) { return std::sqrt(v); }
   static Grads vjp(const Tensor& y, const Tensor& g) { return {g * 0.5 / y}; }
 };
-template <> struct Unary<K::Rsqrt> : FloatingOp {
+template <> struct Unary<K::Rsqrt> : HolomorphicOp {
   static constexpr bool cheap = true;
   template <class T> static T value(T v) { return T(1) / std::sqrt(v); }
   static Grads vjp(const Tensor& y, const Tensor& g) { return {g * -0.5 * y / input_of(y)}; }
 };
-template <> struct Unary<K::Reciprocal> : FloatingOp {
+template <> struct Unary<K::Reciprocal> : HolomorphicOp {
   static constexpr bool cheap = true;
   template <class T> static T value(T v) { return T(1) / v; }
   static Grads vjp(const Tensor& y, const Tensor& g) { return {-g * y * y}; }
 };
-template <> struct Unary<K::Sin> : FloatingOp {
+template <> struct Unary<K::Sin> : HolomorphicOp {
   template <class T> static T value(T v) { return std::sin(v); }
   static Grads vjp(const Tensor& y, const Tensor& g) { return {g * cos(input_of(y))}; }
 };
-template <> struct Unary<K::Cos> : FloatingOp {
+template <> struct Unary<K::Cos> : HolomorphicOp {
   template <class T> static T value(T v) { return std::cos(v); }
   static Grads vjp(const Tensor& y, const Tensor& g) { return {-g * sin(input_of(y))}; }
 };
-template <> struct Unary<K::Tan> : FloatingOp {
+template <> struct Unary<K::Tan> : HolomorphicOp {
   template <class T> static T value(T v) { return std::tan(v); }
   static Grads vjp(const Tensor& y, const Tensor& g) { return {g * (1 + y * y)}; }
 };
-template <> struct Unary<K::Tanh> : FloatingOp {
+template <> struct Unary<K::Tanh> : HolomorphicOp {
   template <class T> static T value(T v) { return std::tanh(v); }
   static Grads vjp(const Tensor& y, const Tensor& g) { return {g * (1 - y * y)}; }
 };
@@ -118,6 +124,7 @@ template <> struct Unary<K::Round> : RoundingOp {
 template <> struct Unary<K::Negative> {
   static constexpr Category category = Category::signed_numeric;
   static constexpr bool cheap = true;
+  static constexpr bool complex = true;
   template <class T> static T value(T v) {
     if constexpr (std::is_same_v<T, bool>) return v;
     else return static_cast<T>(-v);
@@ -127,24 +134,35 @@ template <> struct Unary<K::Negative> {
 template <> struct Unary<K::Sign> {
   static constexpr Category category = Category::signed_numeric;
   static constexpr bool cheap = true;
+  static constexpr bool complex = false;
   template <class T> static T value(T v) {
     if constexpr (std::is_same_v<T, bool>) return v;
     else return static_cast<T>(v > 0 ? 1 : v < 0 ? -1 : (v == 0 ? 0 : v));
   }
   static Grads vjp(const Tensor& y, const Tensor& g) { return no_gradient(y, g); }
 };
+// |z| of a complex z is real (hypot of its parts, as numpy.abs); its VJP is g conj(z) / |z| (JAX's
+// convention), 0 at z = 0.
 template <> struct Unary<K::Abs> {
   static constexpr Category category = Category::numeric;
   static constexpr bool cheap = true;
-  template <class T> static T value(T v) {
+  static constexpr bool complex = true;
+  template <class T> static auto value(T v) {
     if constexpr (std::is_same_v<T, bool>) return v;
+    else if constexpr (is_complex_v<T>) return std::abs(v);
     else return v < 0 ? static_cast<T>(-v) : v;
   }
-  static Grads vjp(const Tensor& y, const Tensor& g) { return {g * sign(input_of(y))}; }
+  static Grads vjp(const Tensor& y, const Tensor& g) {
+    const Tensor& x = input_of(y);
+    if (!is_complex(x.dtype())) return {g * sign(x)};
+    Tensor zero = equal(y, 0);
+    return {where(zero, 0, g * conj(x) / where(zero, 1, y))};
+  }
 };
 template <> struct Unary<K::Square> {
   static constexpr Category category = Category::numeric;
   static constexpr bool cheap = true;
+  static constexpr bool complex = true;
   // v * v for booleans is v (NumPy agrees).
   template <class T> static T value(T v) {
     if constexpr (std::is_same_v<T, bool>) return v;
@@ -155,6 +173,7 @@ template <> struct Unary<K::Square> {
 template <> struct Unary<K::BitwiseNot> {
   static constexpr Category category = Category::integral;
   static constexpr bool cheap = true;
+  static constexpr bool complex = false;
   template <class T> static T value(T v) {
     if constexpr (std::is_same_v<T, bool>) return !v;
     else if constexpr (std::is_floating_point_v<T>) return v;  // rejected by the type rule
@@ -167,42 +186,60 @@ template <> struct Unary<K::BitwiseNot> {
 struct PredicateOp {
   static constexpr Category category = Category::predicate;
   static constexpr bool cheap = true;
+  static constexpr bool complex = false;
   static Grads vjp(const Tensor& y, const Tensor& g) { return no_gradient(y, g); }
 };
 template <> struct Unary<K::LogicalNot> : PredicateOp {
   template <class T> static bool value(T v) { return !static_cast<bool>(v); }
 };
+// A complex number is NaN when either part is, finite when both are (NumPy).
 template <> struct Unary<K::IsNan> : PredicateOp {
+  static constexpr bool complex = true;
   template <class T> static bool value(T v) {
-    if constexpr (std::is_floating_point_v<T>) return std::isnan(v);
+    if constexpr (is_complex_v<T>) return std::isnan(v.real()) || std::isnan(v.imag());
+    else if constexpr (std::is_floating_point_v<T>) return std::isnan(v);
     else return false;
   }
 };
 template <> struct Unary<K::IsFinite> : PredicateOp {
+  static constexpr bool complex = true;
   template <class T> static bool value(T v) {
-    if constexpr (std::is_floating_point_v<T>) return std::isfinite(v);
+    if constexpr (is_complex_v<T>) return std::isfinite(v.real()) && std::isfinite(v.imag());
+    else if constexpr (std::is_floating_point_v<T>) return std::isfinite(v);
     else return true;
   }
 };
 
 // Cast converts to the attribute's dtype; stop_gradient passes its operand through and blocks
 // the gradient.
+// A cast's VJP casts the cotangent back: complex to real keeps its real part (the transpose of
+// real -> complex), real to complex makes it complex (the transpose of taking the real part).
 template <> struct Unary<K::Cast> {
   static constexpr Category category = Category::passthrough;
   static constexpr bool cheap = true;
+  static constexpr bool complex = true;
   static Grads vjp(const Tensor& y, const Tensor& g) {
     const Tensor& x = input_of(y);
-    return {is_floating(x.dtype()) ? cast(g, x.dtype()) : Tensor()};
+    return {is_inexact(x.dtype()) ? cast(g, x.dtype()) : Tensor()};
   }
 };
 template <> struct Unary<K::StopGradient> {
   static constexpr Category category = Category::passthrough;
   static constexpr bool cheap = true;
+  static constexpr bool complex = true;
   static Grads vjp(const Tensor& y, const Tensor& g) { return no_gradient(y, g); }
 };
 
-TensorType infer_unary(OpKind op, const std::vector<Tensor>& in, const Attr& attr, Category category) {
+TensorType infer_unary(OpKind op, const std::vector<Tensor>& in, const Attr& attr, Category category,
+                       bool complex) {
   const Tensor& x = in[0];
+  if (is_complex(x.dtype())) {
+    check_internal(complex, "unary op without complex rules reached infer with a complex operand");
+    if (op == OpKind::Abs) return {x.shape(), real_dtype(x.dtype())};
+    if (category == Category::predicate) return {x.shape(), DType::b8};
+    if (op == OpKind::Cast) return {x.shape(), std::get<CastAttr>(attr).dtype};
+    return x.type();
+  }
   switch (category) {
     case Category::floating:
       if (!is_floating(x.dtype()))
@@ -229,12 +266,16 @@ TensorType infer_unary(OpKind op, const std::vector<Tensor>& in, const Attr& att
 }
 
 template <OpKind op> TensorType infer(const std::vector<Tensor>& in, const Attr& attr) {
-  return infer_unary(op, in, attr, Unary<op>::category);
+  return infer_unary(op, in, attr, Unary<op>::category, Unary<op>::complex);
 }
 
 template <OpKind op> Array evaluate(const EvalArgs& args) {
   const Array& x = args.inputs[0];
   using Rule = Unary<op>;
+  if constexpr (Rule::complex && Rule::category != Category::passthrough) {
+    if (is_complex(x.dtype()))
+      return map_complex_unary(x, args.node.type.dtype, [](auto v) { return Rule::value(v); });
+  }
   if constexpr (Rule::category == Category::floating) {
     return map_unary(x, x.dtype(), [](auto v) {
       using T = decltype(v);
@@ -260,7 +301,7 @@ Tensor unary(OpKind op, const Tensor& x, Loc loc) { return make_node(op, {x}, No
 
 // Float-only math on integer or bool input computes in float32, symx's default float.
 Tensor unary_float(OpKind op, const Tensor& x, Loc loc) {
-  return unary(op, is_floating(x.dtype()) ? x : cast(x, DType::f32, loc), loc);
+  return unary(op, is_inexact(x.dtype()) ? x : cast(x, DType::f32, loc), loc);
 }
 
 }  // namespace
@@ -295,9 +336,9 @@ Tensor arctan(const Tensor& x, Loc loc) { return unary_float(OpKind::Arctan, x, 
 Tensor sigmoid(const Tensor& x, Loc loc) { return unary_float(OpKind::Sigmoid, x, loc); }
 Tensor erf(const Tensor& x, Loc loc) { return unary_float(OpKind::Erf, x, loc); }
 // Rounding an integer is the identity, so integer input passes through unchanged.
-Tensor floor(const Tensor& x, Loc loc) { return is_floating(x.dtype()) ? unary(OpKind::Floor, x, loc) : x; }
-Tensor ceil(const Tensor& x, Loc loc) { return is_floating(x.dtype()) ? unary(OpKind::Ceil, x, loc) : x; }
-Tensor round(const Tensor& x, Loc loc) { return is_floating(x.dtype()) ? unary(OpKind::Round, x, loc) : x; }
+Tensor floor(const Tensor& x, Loc loc) { return is_inexact(x.dtype()) ? unary(OpKind::Floor, x, loc) : x; }
+Tensor ceil(const Tensor& x, Loc loc) { return is_inexact(x.dtype()) ? unary(OpKind::Ceil, x, loc) : x; }
+Tensor round(const Tensor& x, Loc loc) { return is_inexact(x.dtype()) ? unary(OpKind::Round, x, loc) : x; }
 Tensor logical_not(const Tensor& x, Loc loc) { return unary(OpKind::LogicalNot, x, loc); }
 Tensor bitwise_not(const Tensor& x, Loc loc) { return unary(OpKind::BitwiseNot, x, loc); }
 Tensor isnan(const Tensor& x, Loc loc) { return unary(OpKind::IsNan, x, loc); }

@@ -106,7 +106,7 @@ Tensor row_constant(const Tensor& u, const Tensor& x, int axis) {
   if (w.shape().size() <= x.shape().size() &&
       (static_cast<std::size_t>(axis) < lead || w.shape()[static_cast<std::size_t>(axis) - lead] == 1))
     return reshape(broadcast_to(w, keep), row);
-  if (is(w, OpKind::Constant) && w.shape() == x.shape()) {  // a folded broadcast
+  if (is(w, OpKind::Constant) && w.shape() == x.shape() && !is_complex(w.dtype())) {  // a folded broadcast
     const Array& a = std::get<ConstantAttr>(w.node().attr).value;
     ops::AxisSplit split = ops::split_at(a.shape(), axis);
     Array r = Array::zeros(row, a.dtype());

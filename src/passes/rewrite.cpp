@@ -67,7 +67,7 @@ std::optional<double> uniform_constant(const Tensor& t) {
   if (t.op() == OpKind::BroadcastTo) return uniform_constant(t.node().inputs[0]);
   if (t.op() != OpKind::Constant) return std::nullopt;
   const Array& a = std::get<ConstantAttr>(t.node().attr).value;
-  if (a.size() == 0) return std::nullopt;
+  if (a.size() == 0 || is_complex(a.dtype())) return std::nullopt;
   double first = a.get_flat(0);
   for (std::int64_t i = 1; i < a.size(); ++i)
     if (a.get_flat(i) != first) return std::nullopt;

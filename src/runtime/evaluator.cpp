@@ -20,6 +20,8 @@ const char* cpp_dtype_name(DType dtype) {
     case DType::i64: return "i64";
     case DType::f32: return "f32";
     case DType::f64: return "f64";
+    case DType::c64: return "c64";
+    case DType::c128: return "c128";
   }
   return "f32";
 }

@@ -147,6 +147,8 @@ sx::Array sample(const sx::Shape& shape, DType dtype, std::mt19937& rng) {
       case DType::i64: v = small(rng); break;
       case DType::f32:
       case DType::f64: v = i % 7 == 3 ? 0.0 : real(rng); break;
+      case DType::c64:
+      case DType::c128: a.set_complex_flat(i, {real(rng), real(rng)}); continue;
     }
     a.set_flat(i, v);
   }

@@ -284,6 +284,8 @@ MPI_Datatype mpi_type(DType dtype) {
     case DType::i64: return MPI_INT64_T;
     case DType::f32: return MPI_FLOAT;
     case DType::f64: return MPI_DOUBLE;
+    case DType::c64: return MPI_C_FLOAT_COMPLEX;
+    case DType::c128: return MPI_C_DOUBLE_COMPLEX;
   }
   return MPI_DATATYPE_NULL;
 }
