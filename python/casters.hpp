@@ -371,8 +371,7 @@ template <> struct type_caster<symx::Axes> {
 
 template <> struct type_caster<symx::Operand> : deferred_error_value<symx::Operand> {
   using Value = symx::Operand;
-  static constexpr auto Name =
-      const_name("symx._symx.Tensor | numpy.typing.ArrayLike | int | float | complex | bool");
+  static constexpr auto Name = const_name("symx._symx.Tensor | numpy.typing.ArrayLike | int | float | complex | bool");
   template <typename T_> using Cast = movable_cast_t<T_>;
   template <typename T_> static constexpr bool can_cast() { return true; }
   bool from_python(handle src, uint32_t, cleanup_list*) noexcept {

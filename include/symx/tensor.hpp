@@ -166,9 +166,9 @@ struct FftAttr {
   bool operator==(const FftAttr&) const = default;
 };
 
-using Attr = std::variant<NoAttr, ReduceAttr, AxisAttr, ShapeAttr, PermAttr, SliceAttr, PadAttr, CastAttr,
-                          ConstantAttr, ConvAttr, PoolAttr, TriangularSolveAttr, RandomAttr, HostCallAttr, LoopAttr,
-                          PartAttr, SortAttr, FftAttr>;
+using Attr = std::variant<NoAttr, ReduceAttr, AxisAttr, ShapeAttr, PermAttr, SliceAttr, PadAttr, CastAttr, ConstantAttr,
+                          ConvAttr, PoolAttr, TriangularSolveAttr, RandomAttr, HostCallAttr, LoopAttr, PartAttr,
+                          SortAttr, FftAttr>;
 
 // Draws a value of the given shape and dtype: how a variable made from an initializer gets its first
 // value, and a new one from reset_variables. The named ones are in symx/nn/init.hpp.

@@ -49,6 +49,7 @@ from ._symx import (  # noqa: F401
     Scope,
     ShapeError,
     Tensor,
+    fft,
     image,
     interpolation,
     linalg,
@@ -56,7 +57,6 @@ from ._symx import (  # noqa: F401
     normalization,
     random,
     signal,
-    fft,
     special,
     stats,
 )

@@ -324,8 +324,8 @@ std::vector<std::string> format_floats(const std::vector<double>& values) {
     max_abs = std::max(max_abs, v);
     if (v > 0) min_abs = std::min(min_abs, v);
   }
-  bool scientific = max_abs >= 1e16 || (min_abs < 1e-4 && min_abs > 0) ||
-                    (max_abs > 0 && max_abs / min_abs > 1e3 && min_abs < 1e-4);
+  bool scientific =
+      max_abs >= 1e16 || (min_abs < 1e-4 && min_abs > 0) || (max_abs > 0 && max_abs / min_abs > 1e3 && min_abs < 1e-4);
   for (double v : values) {
     if (scientific && std::isfinite(v)) {
       char buf[64];

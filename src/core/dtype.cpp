@@ -40,10 +40,10 @@ DType parse_dtype(std::string_view name) {
     DType dtype;
   };
   static constexpr Alias aliases[] = {
-      {"bool", DType::b8},     {"?", DType::b8},        {"b1", DType::b8},      {"uint8", DType::u8},
-      {"u1", DType::u8},       {"int32", DType::i32},   {"i4", DType::i32},     {"int64", DType::i64},
-      {"i8", DType::i64},      {"float32", DType::f32}, {"f4", DType::f32},     {"float", DType::f32},
-      {"float64", DType::f64}, {"f8", DType::f64},      {"double", DType::f64}, {"int", DType::i64},
+      {"bool", DType::b8},       {"?", DType::b8},        {"b1", DType::b8},           {"uint8", DType::u8},
+      {"u1", DType::u8},         {"int32", DType::i32},   {"i4", DType::i32},          {"int64", DType::i64},
+      {"i8", DType::i64},        {"float32", DType::f32}, {"f4", DType::f32},          {"float", DType::f32},
+      {"float64", DType::f64},   {"f8", DType::f64},      {"double", DType::f64},      {"int", DType::i64},
       {"complex64", DType::c64}, {"c8", DType::c64},      {"complex128", DType::c128}, {"c16", DType::c128},
       {"complex", DType::c128},
   };
@@ -57,9 +57,7 @@ bool is_floating(DType dtype) { return dtype == DType::f32 || dtype == DType::f6
 bool is_integer(DType dtype) { return dtype == DType::u8 || dtype == DType::i32 || dtype == DType::i64; }
 bool is_complex(DType dtype) { return dtype == DType::c64 || dtype == DType::c128; }
 bool is_inexact(DType dtype) { return is_floating(dtype) || is_complex(dtype); }
-DType real_dtype(DType dtype) {
-  return dtype == DType::c64 ? DType::f32 : dtype == DType::c128 ? DType::f64 : dtype;
-}
+DType real_dtype(DType dtype) { return dtype == DType::c64 ? DType::f32 : dtype == DType::c128 ? DType::f64 : dtype; }
 DType complex_dtype(DType dtype) {
   if (is_complex(dtype)) return dtype;
   return dtype == DType::f32 || dtype == DType::b8 || dtype == DType::u8 ? DType::c64 : DType::c128;

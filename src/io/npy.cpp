@@ -141,9 +141,9 @@ DType parse_descr(const NpyOrigin& origin, const std::string& descr) {
     DType dtype;
   };
   // '|' (no byte order) and '<' (little-endian) are both what NumPy writes on these machines.
-  static constexpr Known known[] = {{"'|b1'", DType::b8},  {"'<b1'", DType::b8},  {"'|u1'", DType::u8},
-                                    {"'<u1'", DType::u8},  {"'<i4'", DType::i32}, {"'<i8'", DType::i64},
-                                    {"'<f4'", DType::f32}, {"'<f8'", DType::f64}, {"'<c8'", DType::c64},
+  static constexpr Known known[] = {{"'|b1'", DType::b8},   {"'<b1'", DType::b8},  {"'|u1'", DType::u8},
+                                    {"'<u1'", DType::u8},   {"'<i4'", DType::i32}, {"'<i8'", DType::i64},
+                                    {"'<f4'", DType::f32},  {"'<f8'", DType::f64}, {"'<c8'", DType::c64},
                                     {"'<c16'", DType::c128}};
   std::string d = descr;
   if (d.size() >= 2 && d.front() == '"' && d.back() == '"') d = "'" + d.substr(1, d.size() - 2) + "'";

@@ -362,8 +362,8 @@ Array evaluate_where(const EvalArgs& args) {
       for (int k = 0; k < 3; ++k) offset[k] += counter.index[d] * strides[static_cast<std::size_t>(k)][d];
     bool c = args.inputs[0].data<bool>()[offset[0]];
     if (is_complex(out.dtype()))
-      out.set_complex_flat(flat++, c ? args.inputs[1].get_complex_flat(offset[1])
-                                     : args.inputs[2].get_complex_flat(offset[2]));
+      out.set_complex_flat(flat++,
+                           c ? args.inputs[1].get_complex_flat(offset[1]) : args.inputs[2].get_complex_flat(offset[2]));
     else out.set_flat(flat++, c ? args.inputs[1].get_flat(offset[1]) : args.inputs[2].get_flat(offset[2]));
   } while (counter.next());
   return out;
@@ -376,9 +376,7 @@ std::vector<Tensor> vjp_where(const Tensor& out, const Tensor& g) {
 
 // ---- operand preparation: NumPy promotion with weak scalars ----
 
-DType scalar_dtype(const Operand& s) {
-  return s.is_complex() ? DType::c64 : s.integral() ? DType::i64 : DType::f32;
-}
+DType scalar_dtype(const Operand& s) { return s.is_complex() ? DType::c64 : s.integral() ? DType::i64 : DType::f32; }
 
 // The dtype two operands compute in (see the promotion contract in tensor.hpp). A weak complex
 // number beside a tensor makes it complex of the tensor's precision (complex64 beside integers).

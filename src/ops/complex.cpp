@@ -116,8 +116,7 @@ Tensor complex(const Operand& re, const Operand& im, Loc loc) {
 }
 
 Tensor angle(const Tensor& x, bool deg, Loc loc) {
-  Tensor a = is_complex(x.dtype()) ? arctan2(imag(x, loc), real(x, loc), loc)
-                                   : arctan2(zeros_like(x, loc), x, loc);
+  Tensor a = is_complex(x.dtype()) ? arctan2(imag(x, loc), real(x, loc), loc) : arctan2(zeros_like(x, loc), x, loc);
   return named_composite("angle", deg ? a * (180 / std::numbers::pi) : a);
 }
 

@@ -98,7 +98,8 @@ Array evaluate_fft(const EvalArgs& args) {
       for (std::int64_t o = 0; o < r.outer; ++o)
         for (std::int64_t k = 0; k < r.n; ++k)
           for (std::int64_t i = 0; i < r.inner; ++i)
-            out.set_complex_flat((o * r.n + k) * r.inner + i, data[static_cast<std::size_t>((o * s.n + k) * s.inner + i)]);
+            out.set_complex_flat((o * r.n + k) * r.inner + i,
+                                 data[static_cast<std::size_t>((o * s.n + k) * s.inner + i)]);
       return out;
     }
     case Kind::real_backward: {
@@ -207,8 +208,8 @@ Tensor resized(const Tensor& x, int axis, std::int64_t n, const char* fn, Loc lo
   const std::int64_t len = x.shape()[ax];
   if (is_symbol(len))
     ops::raise(fn, {x},
-               {ops::TypeProblem::Kind::shape, "the transformed axis " + std::to_string(axis) +
-                                                   " has a size unknown until the call",
+               {ops::TypeProblem::Kind::shape,
+                "the transformed axis " + std::to_string(axis) + " has a size unknown until the call",
                 "Give the placeholder a fixed size on the transformed axes."},
                loc);
   if (n == len) return x;
@@ -282,8 +283,8 @@ Tensor c2c(const Tensor& a, const Plan& p, Norm norm, bool inverse, const char* 
     n *= static_cast<double>(p.sizes[i]);
   }
   if (p.axes.empty()) return x;
-  Tensor y = ops::make_node(OpKind::Fft, {x}, FftAttr{inverse ? Kind::backward : Kind::forward, sorted(p.axes), 0},
-                            loc, fn);
+  Tensor y =
+      ops::make_node(OpKind::Fft, {x}, FftAttr{inverse ? Kind::backward : Kind::forward, sorted(p.axes), 0}, loc, fn);
   return named_composite(fn, scaled(y, norm, n, inverse));
 }
 
@@ -336,8 +337,8 @@ Tensor irfft(const Tensor& a, std::optional<std::int64_t> n, int axis, const std
 Tensor hfft(const Tensor& a, std::optional<std::int64_t> n, int axis, const std::string& norm, Loc loc) {
   const int ax = normalized_axis(a, axis, "hfft", loc);
   const std::int64_t len = n ? *n : 2 * (a.shape()[static_cast<std::size_t>(ax)] - 1);
-  return named_composite("hfft", c2r(conj(as_complex(a, loc), loc), ax, len, swapped(parse_norm(norm, "hfft")),
-                                     "hfft", loc));
+  return named_composite("hfft",
+                         c2r(conj(as_complex(a, loc), loc), ax, len, swapped(parse_norm(norm, "hfft")), "hfft", loc));
 }
 
 Tensor ihfft(const Tensor& a, std::optional<std::int64_t> n, int axis, const std::string& norm, Loc loc) {
@@ -386,12 +387,12 @@ Tensor fft2(const Tensor& a, const std::vector<std::int64_t>& s, const std::vect
             Loc loc) {
   return fftn(a, s, axes, norm, loc);
 }
-Tensor ifft2(const Tensor& a, const std::vector<std::int64_t>& s, const std::vector<int>& axes,
-             const std::string& norm, Loc loc) {
+Tensor ifft2(const Tensor& a, const std::vector<std::int64_t>& s, const std::vector<int>& axes, const std::string& norm,
+             Loc loc) {
   return ifftn(a, s, axes, norm, loc);
 }
-Tensor rfft2(const Tensor& a, const std::vector<std::int64_t>& s, const std::vector<int>& axes,
-             const std::string& norm, Loc loc) {
+Tensor rfft2(const Tensor& a, const std::vector<std::int64_t>& s, const std::vector<int>& axes, const std::string& norm,
+             Loc loc) {
   return rfftn(a, s, axes, norm, loc);
 }
 Tensor irfft2(const Tensor& a, const std::vector<std::int64_t>& s, const std::vector<int>& axes,

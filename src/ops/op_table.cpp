@@ -48,12 +48,13 @@ struct Registration {
     // The ops that compute on complex numbers (NumPy's semantics; JAX's gradient convention). Their
     // rules handle std::complex elements; any other op given a complex operand is a DTypeError.
     using K = OpKind;
-    for (OpKind k : {K::Placeholder, K::Variable, K::Constant, K::Negative, K::Abs, K::Exp, K::Log, K::Sqrt, K::Rsqrt,
-                     K::Square, K::Reciprocal, K::Sin, K::Cos, K::Tan, K::Tanh, K::IsNan, K::IsFinite, K::Cast,
-                     K::StopGradient, K::Real, K::Imag, K::Conj, K::Complex, K::Add, K::Subtract, K::Multiply,
-                     K::Divide, K::Power, K::Equal, K::NotEqual, K::Where, K::Sum, K::Reshape, K::Transpose,
-                     K::BroadcastTo, K::Concatenate, K::Slice, K::Unslice, K::Pad, K::Take, K::ScatterAdd,
-                     K::Matmul, K::Fft})
+    for (OpKind k :
+         {K::Placeholder, K::Variable,  K::Constant,     K::Negative,    K::Abs,   K::Exp,      K::Log,     K::Sqrt,
+          K::Rsqrt,       K::Square,    K::Reciprocal,   K::Sin,         K::Cos,   K::Tan,      K::Tanh,    K::IsNan,
+          K::IsFinite,    K::Cast,      K::StopGradient, K::Real,        K::Imag,  K::Conj,     K::Complex, K::Add,
+          K::Subtract,    K::Multiply,  K::Divide,       K::Power,       K::Equal, K::NotEqual, K::Where,   K::Sum,
+          K::Reshape,     K::Transpose, K::BroadcastTo,  K::Concatenate, K::Slice, K::Unslice,  K::Pad,     K::Take,
+          K::ScatterAdd,  K::Matmul,    K::Fft})
       table()[static_cast<std::size_t>(k)].complex = true;
     std::string problems;
     for (int k = 0; k < kNumOps; ++k) {

@@ -230,8 +230,7 @@ template <> struct Unary<K::StopGradient> {
   static Grads vjp(const Tensor& y, const Tensor& g) { return no_gradient(y, g); }
 };
 
-TensorType infer_unary(OpKind op, const std::vector<Tensor>& in, const Attr& attr, Category category,
-                       bool complex) {
+TensorType infer_unary(OpKind op, const std::vector<Tensor>& in, const Attr& attr, Category category, bool complex) {
   const Tensor& x = in[0];
   if (is_complex(x.dtype())) {
     check_internal(complex, "unary op without complex rules reached infer with a complex operand");
@@ -273,8 +272,7 @@ template <OpKind op> Array evaluate(const EvalArgs& args) {
   const Array& x = args.inputs[0];
   using Rule = Unary<op>;
   if constexpr (Rule::complex && Rule::category != Category::passthrough) {
-    if (is_complex(x.dtype()))
-      return map_complex_unary(x, args.node.type.dtype, [](auto v) { return Rule::value(v); });
+    if (is_complex(x.dtype())) return map_complex_unary(x, args.node.type.dtype, [](auto v) { return Rule::value(v); });
   }
   if constexpr (Rule::category == Category::floating) {
     return map_unary(x, x.dtype(), [](auto v) {

@@ -166,7 +166,10 @@ def test_complex_real_mixes_and_where_sum_mean_matmul():
 # ---- gradients by JAX's convention ----
 
 LOSSES = {
-    "abs2_exp": (lambda z: sx.sum(sx.abs(sx.exp(z) * (1 + 2j)) ** 2), lambda z: np.sum(np.abs(np.exp(z) * (1 + 2j)) ** 2)),
+    "abs2_exp": (
+        lambda z: sx.sum(sx.abs(sx.exp(z) * (1 + 2j)) ** 2),
+        lambda z: np.sum(np.abs(np.exp(z) * (1 + 2j)) ** 2),
+    ),
     "real_log": (lambda z: sx.sum(sx.real(sx.log(z))), lambda z: np.sum(np.real(np.log(z)))),
     "imag_sqrt": (lambda z: sx.sum(sx.imag(sx.sqrt(z))), lambda z: np.sum(np.imag(np.sqrt(z)))),
     "angle": (lambda z: sx.sum(sx.angle(z)), lambda z: np.sum(np.angle(z))),
@@ -176,7 +179,10 @@ LOSSES = {
         lambda z: sx.sum(sx.abs(sx.sin(z) + sx.cos(z) * sx.tanh(z) - sx.tan(z))),
         lambda z: np.sum(np.abs(np.sin(z) + np.cos(z) * np.tanh(z) - np.tan(z))),
     ),
-    "conj_mul": (lambda z: sx.sum(sx.real(sx.conj(z) * z * (2 - 1j))), lambda z: np.sum(np.real(np.conj(z) * z * (2 - 1j)))),
+    "conj_mul": (
+        lambda z: sx.sum(sx.real(sx.conj(z) * z * (2 - 1j))),
+        lambda z: np.sum(np.real(np.conj(z) * z * (2 - 1j))),
+    ),
     "matmul": (
         lambda z: sx.sum(sx.abs(z @ sx.transpose(z) + 1)),
         lambda z: np.sum(np.abs(z @ z.T + 1)),
