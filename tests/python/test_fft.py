@@ -43,7 +43,7 @@ def test_complex_to_real_sizes(name, n):
     a = crandn(4, n // 2 + 1)
     for length in (None, n):
         want = getattr(np.fft, name)(a, n=length)
-        got = compiled(lambda p: getattr(sx.fft, name)(p, n=length), a)
+        got = compiled(lambda p, length=length: getattr(sx.fft, name)(p, n=length), a)
         assert got.dtype == np.float64
         check(got, want, np.float64)
 
@@ -54,7 +54,7 @@ def test_norms_n_and_axis(name, norm):
     x = crandn(4, 6, 5) if name in ("fft", "ifft", "irfft", "hfft") else RNG.standard_normal((4, 6, 5))
     for n, axis in ((None, 1), (4, 0), (9, -1), (7, 1)):
         want = getattr(np.fft, name)(x, n=n, axis=axis, norm=norm)
-        got = compiled(lambda p: getattr(sx.fft, name)(p, n=n, axis=axis, norm=norm), x)
+        got = compiled(lambda p, n=n, axis=axis: getattr(sx.fft, name)(p, n=n, axis=axis, norm=norm), x)
         check(got, want, np.float64)
 
 
@@ -71,7 +71,7 @@ def test_n_dimensional(name, norm):
         check(compiled(lambda p: getattr(sx.fft, name)(p, s=(3, 8), norm=norm), x), want, np.float64)
     for kw in cases:
         want = getattr(np.fft, name)(x, norm=norm, **kw)
-        got = compiled(lambda p: getattr(sx.fft, name)(p, norm=norm, **kw), x)
+        got = compiled(lambda p, kw=kw: getattr(sx.fft, name)(p, norm=norm, **kw), x)
         check(got, want, np.float64)
 
 
