@@ -633,7 +633,8 @@ void bind_io(nb::module_& m) {
       },
       "path"_a,
       "Reads a .npy file into a new, writable NumPy array, like numpy.load.\n\n"
-      "Versions 1.0, 2.0 and 3.0 of the format; dtypes bool, uint8, int32, int64, float32 and float64 "
+      "Versions 1.0, 2.0 and 3.0 of the format; dtypes bool, uint8, int32, int64, float32, float64, complex64 and "
+      "complex128 "
       "(little-endian); fortran_order files are read into C order. A malformed, truncated or unsupported "
       "file raises symx.IOError naming the file and the field.\n\n"
       "Example::\n\n    sx.save_npy('w.npy', np.eye(3))\n    w = sx.load_npy('w.npy')");

@@ -271,7 +271,7 @@ Array read_entry(const Archive& a, const Entry& e) {
     a.fail("entry '" + e.name + "' fails its CRC-32 check; the archive is corrupt");
   const io::NpyOrigin origin{"load_npz: '" + a.path + "': entry '" + e.name + "'",
                              std::string(kFix) +
-                                 " symx reads arrays of bool, uint8, int32, int64, float32 or float64."};
+                                 " symx reads arrays of bool, uint8, int32, int64, float32, float64, complex64 or complex128."};
   return io::parse_npy(origin, data.data(), data.size());
 }
 

@@ -15,16 +15,22 @@ using Grads = std::vector<Tensor>;
 const Tensor& input_of(const Tensor& y, std::size_t k = 0) { return y.node().inputs[k]; }
 
 // real, imag, conj: complex operands only (the public functions handle real ones without a node).
+void require_complex(const Tensor& x) {
+  if (!is_complex(x.dtype()))
+    fail_dtype("the primitive takes a complex operand, got " + std::string(dtype_name(x.dtype())),
+               "Call real(), imag() or conj(), which return a real operand itself (or zeros).");
+}
 TensorType infer_part(const std::vector<Tensor>& in, const Attr&) {
-  check_internal(is_complex(in[0].dtype()), "real/imag of a real tensor reached a node");
+  require_complex(in[0]);
   return {in[0].shape(), real_dtype(in[0].dtype())};
 }
 TensorType infer_conj(const std::vector<Tensor>& in, const Attr&) {
-  check_internal(is_complex(in[0].dtype()), "conj of a real tensor reached a node");
+  require_complex(in[0]);
   return in[0].type();
 }
 TensorType infer_complex(const std::vector<Tensor>& in, const Attr&) {
-  check_internal(in[0].dtype() == in[1].dtype() && is_floating(in[0].dtype()), "complex operands not prepared");
+  if (!is_floating(in[0].dtype()) || in[0].dtype() != in[1].dtype())
+    fail_dtype("the primitive takes two float32 or two float64 parts", "Call complex(re, im), which converts them.");
   return {broadcast_shapes(in[0].shape(), in[1].shape()), complex_dtype(in[0].dtype())};
 }
 

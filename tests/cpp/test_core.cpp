@@ -19,7 +19,15 @@ TEST(CoreDType, PromotionFollowsNumPy) {
   EXPECT_EQ(sx::promote_types(sx::f64, sx::f32), sx::f64);
   EXPECT_EQ(sx::parse_dtype("float32"), sx::f32);
   EXPECT_EQ(sx::parse_dtype("int64"), sx::i64);
-  expect_error<sx::DTypeError>([] { sx::parse_dtype("complex64"); }, {"complex64", "float32"});
+  EXPECT_EQ(sx::parse_dtype("complex64"), sx::c64);
+  EXPECT_EQ(sx::parse_dtype("c16"), sx::c128);
+  // NumPy: complex64 with float64 or the 32/64-bit integers is complex128; with float32 or smaller, complex64.
+  EXPECT_EQ(sx::promote_types(sx::c64, sx::f32), sx::c64);
+  EXPECT_EQ(sx::promote_types(sx::c64, sx::f64), sx::c128);
+  EXPECT_EQ(sx::promote_types(sx::i32, sx::c64), sx::c128);
+  EXPECT_EQ(sx::promote_types(sx::u8, sx::c64), sx::c64);
+  EXPECT_EQ(sx::promote_types(sx::c128, sx::c64), sx::c128);
+  expect_error<sx::DTypeError>([] { sx::parse_dtype("float16"); }, {"float16", "float32", "complex64"});
 }
 
 TEST(CoreArray, CreationAndAccess) {

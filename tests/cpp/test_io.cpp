@@ -624,7 +624,7 @@ TEST_F(IOTest, NpyHeaderIsParsedAsNumPyDoes) {
       {"{'descr': '<f8', 'descr': '<f8', 'fortran_order': False, 'shape': (6,)}", "repeats the key 'descr'"},
       {"{'descr': '<f8' 'fortran_order': False, 'shape': (6,)}", "not separated by commas"},
       {"{'descr': '>f8', 'fortran_order': False, 'shape': (6,), }", "'descr' is '>f8'"},
-      {"{'descr': '<c8', 'fortran_order': False, 'shape': (6,), }", "'descr' is '<c8'"},
+      {"{'descr': '<f2', 'fortran_order': False, 'shape': (6,), }", "'descr' is '<f2'"},
       {"{'descr': '<f8', 'fortran_order': 0, 'shape': (6,), }", "'fortran_order' is '0'"},
       {"('descr', '<f8')", "does not start with '{'"},
       {"{'descr': '<f8', 'fortran_order': False, 'shape': (6,), ", "not a well-formed dict"},
