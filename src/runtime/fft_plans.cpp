@@ -9,18 +9,19 @@
 // Alignment: a new-array execute needs the planning arrays' alignment. Plans are made on 64-byte
 // aligned scratch arrays (what symx's buffers have), and execute takes them when both buffers share
 // that alignment; other buffers take a second plan made with FFTW_UNALIGNED on first use. Measured
-// (256, 65536) float32 real_to_complex along the last axis, 1 thread: 51 ms aligned vs 72 ms
-// unaligned with FFTW_ESTIMATE, 44 vs 79 ms with FFTW_MEASURE (bench/fft_layer.py's C++ side is
-// tests/cpp/test_fft_plans.cpp's FftPlansTiming; see the commit message for the table).
+// on the 2-core development machine (FftPlansTiming in tests/cpp/test_fft_plans.cpp), (256, 65536)
+// float32 real_to_complex along the last axis, 1 thread: 51-78 ms aligned vs 72-130 ms unaligned
+// with FFTW_ESTIMATE, 44-68 vs 79-94 ms with FFTW_MEASURE; 512-point batches 2x faster aligned.
 //
-// Threads: on an idle machine 2 threads gave 1.7-2x from about 2^14 elements on (n = 64, 512,
-// 4096, 65536 with batches), 0.85-1.3x at 2^12; when the other core is busy a threaded plan waits a
-// scheduler slice (4 ms measured) for its second thread. fft_threads_min_elements = 2^16 keeps
-// transforms that run in under about 0.1 ms on one thread.
+// Threads: with the second core free, 2 threads gave 1.7-2x from about 2^14 elements on (n = 64,
+// 512, 4096, 65536 in batches), 0.85-1.3x at 2^12; when the other core is busy a threaded plan can
+// wait a scheduler slice (4 ms measured) for its second thread. fft_threads_min_elements = 2^16
+// keeps transforms that take under about 0.1 ms on one thread on the calling thread.
 //
 // complex_to_real over several axes overwrites its input in FFTW (FFTW_PRESERVE_INPUT has no such
 // plans), so execute copies the input to a per-thread scratch buffer first; over one axis FFTW
-// preserves it.
+// preserves it (measured as fast as the copy: 6.2 vs 5.6 ms for 7808 float32 512-point rows, 45 vs
+// 46 ms for (256, 65536)).
 #include "runtime/fft_plans.hpp"
 
 #include <fftw3.h>
@@ -87,8 +88,7 @@ template <> struct Fftw<double> {
     // FFTW's execute functions take non-const input; plans made with FFTW_PRESERVE_INPUT (or fed a
     // scratch copy) do not write it.
     void* i = const_cast<void*>(in);
-    if (kind == FftKind::real_to_complex)
-      fftw_execute_dft_r2c(p, static_cast<double*>(i), static_cast<complex*>(out));
+    if (kind == FftKind::real_to_complex) fftw_execute_dft_r2c(p, static_cast<double*>(i), static_cast<complex*>(out));
     else if (kind == FftKind::complex_to_real)
       fftw_execute_dft_c2r(p, static_cast<complex*>(i), static_cast<double*>(out));
     else fftw_execute_dft(p, static_cast<complex*>(i), static_cast<complex*>(out));
@@ -122,8 +122,7 @@ template <> struct Fftw<float> {
   }
   static void execute(plan p, FftKind kind, const void* in, void* out) {
     void* i = const_cast<void*>(in);
-    if (kind == FftKind::real_to_complex)
-      fftwf_execute_dft_r2c(p, static_cast<float*>(i), static_cast<complex*>(out));
+    if (kind == FftKind::real_to_complex) fftwf_execute_dft_r2c(p, static_cast<float*>(i), static_cast<complex*>(out));
     else if (kind == FftKind::complex_to_real)
       fftwf_execute_dft_c2r(p, static_cast<complex*>(i), static_cast<float*>(out));
     else fftwf_execute_dft(p, static_cast<complex*>(i), static_cast<complex*>(out));
@@ -183,8 +182,15 @@ template <class R> class PlanOf final : public FftPlan::Impl {
  public:
   PlanOf(const FftPlan& plan, unsigned effort) : plan_(plan), effort_(effort) {
     set_guru_dims();
+    // complex_to_real preserves its input in FFTW over one axis only; where that plan fails too,
+    // execute copies the input as over several axes.
     copy_input_ = plan.kind() == FftKind::complex_to_real && dims_.size() > 1;
-    aligned_ = make_plan(0);
+    const bool may_fail = plan.kind() == FftKind::complex_to_real && !copy_input_;
+    aligned_ = make_plan(0, may_fail);
+    if (aligned_ == nullptr) {
+      copy_input_ = true;
+      aligned_ = make_plan(0);
+    }
   }
   ~PlanOf() override {
     std::lock_guard lock(planner_mutex());
@@ -218,7 +224,8 @@ template <class R> class PlanOf final : public FftPlan::Impl {
 
   // Plans on 64-byte aligned scratch arrays (never the caller's: a measuring planner writes them).
   // Pages a FFTW_ESTIMATE planner does not touch are never committed.
-  typename Fftw<R>::plan make_plan(unsigned alignment_flag) const {
+  // `may_fail`: return null rather than throw when FFTW has no plan.
+  typename Fftw<R>::plan make_plan(unsigned alignment_flag, bool may_fail = false) const {
     AlignedBuffer in = aligned_buffer(plan_.input_bytes()), out = aligned_buffer(plan_.output_bytes());
     unsigned flags = effort_ | alignment_flag;
     std::lock_guard lock(planner_mutex());
@@ -226,7 +233,7 @@ template <class R> class PlanOf final : public FftPlan::Impl {
     std::call_once(threads_once, [] { Fftw<R>::init_threads(); });
     Fftw<R>::plan_with_nthreads(plan_.threads());
     typename Fftw<R>::plan p = plan_with(flags, in.get(), out.get());
-    if (p == nullptr) {
+    if (p == nullptr && !may_fail) {
       throw ValueError("fft: FFTW could not plan a " + plan_.describe() + " (planner flags " + std::to_string(flags) +
                        "). Try other axes or SYMX_FFTW_PLANNER=estimate.");
     }
@@ -242,7 +249,8 @@ template <class R> class PlanOf final : public FftPlan::Impl {
         return Fftw<R>::dft(rank, dims, batch, howmany, in, out, FFTW_FORWARD, flags | FFTW_PRESERVE_INPUT);
       case FftKind::backward:
         return Fftw<R>::dft(rank, dims, batch, howmany, in, out, FFTW_BACKWARD, flags | FFTW_PRESERVE_INPUT);
-      case FftKind::real_to_complex: return Fftw<R>::r2c(rank, dims, batch, howmany, in, out, flags | FFTW_PRESERVE_INPUT);
+      case FftKind::real_to_complex:
+        return Fftw<R>::r2c(rank, dims, batch, howmany, in, out, flags | FFTW_PRESERVE_INPUT);
       case FftKind::complex_to_real:
         return Fftw<R>::c2r(rank, dims, batch, howmany, in, out,
                             flags | (copy_input_ ? FFTW_DESTROY_INPUT : FFTW_PRESERVE_INPUT));

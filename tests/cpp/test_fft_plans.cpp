@@ -310,7 +310,8 @@ template <class R> void check_concurrent(FftKind kind, const Shape& shape, const
   for (std::thread& t : threads) t.join();
   for (int t = 0; t < kThreads; ++t) EXPECT_EQ(mismatches[t], 0) << "thread " << t;
   // And the first buffer's result is the reference's.
-  EXPECT_LE(relative_error(expected[0], plan.output_is_complex(), reference(plan, to_long(inputs[0], plan.input_is_complex()))),
+  EXPECT_LE(relative_error(expected[0], plan.output_is_complex(),
+                           reference(plan, to_long(inputs[0], plan.input_is_complex()))),
             tolerance<R>());
 }
 
@@ -388,8 +389,7 @@ TEST(FftPlans, Errors) {
   std::string axis = message_of<symx::ShapeError>([] { FftPlan(FftKind::forward, DType::f32, {4, 5}, {2}); });
   EXPECT_NE(axis.find("axis 2 is out of range for rank 2"), std::string::npos) << axis;
   EXPECT_NE(axis.find("(4, 5)"), std::string::npos) << axis;
-  std::string repeated =
-      message_of<symx::ValueError>([] { FftPlan(FftKind::forward, DType::f32, {4, 5}, {1, -1}); });
+  std::string repeated = message_of<symx::ValueError>([] { FftPlan(FftKind::forward, DType::f32, {4, 5}, {1, -1}); });
   EXPECT_NE(repeated.find("repeated"), std::string::npos) << repeated;
   std::string dtype = message_of<symx::DTypeError>([] { FftPlan(FftKind::forward, DType::i32, {4}, {0}); });
   EXPECT_NE(dtype.find("int32"), std::string::npos) << dtype;
