@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs what symx needs to build and test, if it is missing: Debian packages (compiler,
-# oneDNN, OpenBLAS/LAPACKE, GoogleTest, nlohmann-json, zlib; for the data and training tool CLI11,
+# oneDNN, OpenBLAS/LAPACKE, FFTW 3, GoogleTest, nlohmann-json, zlib; for the data and training tool CLI11,
 # libcurl, libcrypto, libarchive and Cairo; Open MPI for distributed training; ccache, which lets the package
 # test reuse the main build's objects; clang-format for the format check) and Python packages (NumPy,
 # SciPy (an oracle of the tests), nanobind, scikit-build-core, pytest, and ruff at a pinned version,
@@ -9,7 +9,7 @@
 set -euo pipefail
 
 PY=${PYTHON:-python3}
-apt_packages=(g++ cmake ninja-build ccache pkg-config libdnnl-dev libopenblas-dev liblapacke-dev libgtest-dev nlohmann-json3-dev zlib1g-dev
+apt_packages=(g++ cmake ninja-build ccache pkg-config libdnnl-dev libopenblas-dev liblapacke-dev libfftw3-dev libgtest-dev nlohmann-json3-dev zlib1g-dev
               libcli11-dev libcurl4-openssl-dev libssl-dev libarchive-dev libcairo2-dev clang-format
               libopenmpi-dev openmpi-bin)
 missing=()
