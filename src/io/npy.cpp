@@ -337,9 +337,9 @@ Array Array::load_npy(const std::string& path) {
   io::FileDescriptor file(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
   if (file.fd < 0)
     throw IOError("load_npy: cannot open '" + path + "' for reading (" + std::strerror(errno) + "). Check the path.");
-  const NpyOrigin origin{
-      "load_npy: " + path,
-      "Write the file with numpy.save from an array of bool, uint8, int32, int64, float32, float64, complex64 or complex128."};
+  const NpyOrigin origin{"load_npy: " + path,
+                         "Write the file with numpy.save from an array of bool, uint8, int32, int64, float32, float64, "
+                         "complex64 or complex128."};
   struct stat info {};
   if (::fstat(file.fd, &info) != 0 || !S_ISREG(info.st_mode)) npy_fail(origin, "not a regular file");
   return read_npy(

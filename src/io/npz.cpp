@@ -269,9 +269,10 @@ Array read_entry(const Archive& a, const Entry& e) {
   if (e.method == 8) data = inflate_entry(a, e, std::move(data));
   if (crc32_of(0, data.data(), data.size()) != e.crc)
     a.fail("entry '" + e.name + "' fails its CRC-32 check; the archive is corrupt");
-  const io::NpyOrigin origin{"load_npz: '" + a.path + "': entry '" + e.name + "'",
-                             std::string(kFix) +
-                                 " symx reads arrays of bool, uint8, int32, int64, float32, float64, complex64 or complex128."};
+  const io::NpyOrigin origin{
+      "load_npz: '" + a.path + "': entry '" + e.name + "'",
+      std::string(kFix) +
+          " symx reads arrays of bool, uint8, int32, int64, float32, float64, complex64 or complex128."};
   return io::parse_npy(origin, data.data(), data.size());
 }
 

@@ -37,11 +37,12 @@ enum class Route {
   avg_pool_grad,
   concatenate,
   unslice,
-  scatter,  // scatter_set / mul / min / max (library_scatter.cpp)
-  loop,     // scan, while_loop, switch: the regions' compiled programs, run by runtime/library_loops.cpp
-  sorting,  // sorts, partitions and running scans over rows (runtime/library_sorting.cpp)
-  linalg,   // factorizations and solves on LAPACK (runtime/library_linalg.cpp)
-  spectral  // eigh, eigvalsh, svd, svd_full, svdvals: LAPACK (runtime/library_linalg_spectral.cpp)
+  scatter,   // scatter_set / mul / min / max (library_scatter.cpp)
+  loop,      // scan, while_loop, switch: the regions' compiled programs, run by runtime/library_loops.cpp
+  sorting,   // sorts, partitions and running scans over rows (runtime/library_sorting.cpp)
+  linalg,    // factorizations and solves on LAPACK (runtime/library_linalg.cpp)
+  spectral,  // eigh, eigvalsh, svd, svd_full, svdvals: LAPACK (runtime/library_linalg_spectral.cpp)
+  fft        // the Fft primitive: FFTW 3 plans (runtime/library_fft.cpp)
 };
 
 // The library call of each op whose row in the op table says Lowering::library; Route::none for
@@ -76,6 +77,7 @@ Route route_of(OpKind op) {
       set(k, Route::linalg);
     for (OpKind k : {OpKind::Eigh, OpKind::Eigvalsh, OpKind::Svd, OpKind::SvdFull, OpKind::Svdvals})
       set(k, Route::spectral);
+    set(OpKind::Fft, Route::fft);
     return r;
   }();
   return routes[static_cast<std::size_t>(op)];
@@ -107,6 +109,7 @@ std::unique_ptr<LibraryCall> make_float32_dnnl_call(const Tensor& node, Route ro
       case Route::sorting:
       case Route::linalg:
       case Route::spectral:
+      case Route::fft:
       case Route::scatter:
       case Route::concatenate:
       case Route::unslice:
@@ -157,6 +160,7 @@ std::unique_ptr<LibraryCall> make_library_call(const codegen::Step& step) {
   if (route == Route::concatenate || route == Route::unslice) return make_copy_call(node);
   if (route == Route::scatter) return make_scatter_call(node);
   if (route == Route::spectral) return make_spectral_call(node);
+  if (route == Route::fft) return make_fft_call(node);
   for (const Tensor& in : node.node().inputs)
     if (in.dtype() != node.dtype()) return nullptr;
   DType dt = node.dtype();
@@ -178,6 +182,7 @@ std::unique_ptr<LibraryCall> make_library_call(const codegen::Step& step) {
     case Route::sorting:
     case Route::linalg:
     case Route::spectral:
+    case Route::fft:
     case Route::scatter:
     case Route::concatenate:
     case Route::unslice:

@@ -41,6 +41,7 @@ std::unique_ptr<LibraryCall> make_linalg_call(const Tensor& node);
 // eigh, eigvalsh, svd, svd_full, svdvals (library_linalg_spectral.cpp): LAPACK in the input's precision,
 // workspaces allocated here; nullptr for a dtype other than float32 / float64.
 std::unique_ptr<LibraryCall> make_spectral_call(const Tensor& node);
+std::unique_ptr<LibraryCall> make_fft_call(const Tensor& node);  // library_fft.cpp: FFTW plans
 
 using dnnl::memory;
 

@@ -1,4 +1,4 @@
-// The FFTW plans of the runtime (runtime/fft_plans.hpp) against a naive O(n^2) DFT in long double
+// The FFTW plans of the runtime (ops/fft_plans.hpp) against a naive O(n^2) DFT in long double
 // written here: complex forward and backward, real to complex and complex to real, in float32 and
 // float64, over 1-D, 2-D and 3-D arrays along every subset of the axes (each axis of a real
 // transform's subset taking its turn as the halved one), with prime and composite sizes; that
@@ -24,15 +24,15 @@
 #include <type_traits>
 #include <vector>
 
-#include "runtime/fft_plans.hpp"
+#include "ops/fft_plans.hpp"
 #include "symx/error.hpp"
 
 namespace {
 
 using symx::DType;
 using symx::Shape;
-using symx::runtime::FftKind;
-using symx::runtime::FftPlan;
+using symx::ops::FftKind;
+using symx::ops::FftPlan;
 using Axes = std::vector<std::int64_t>;
 using LComplex = std::complex<long double>;
 using LArray = std::vector<LComplex>;
@@ -159,7 +159,7 @@ template <class R> constexpr DType dtype_of_real() { return std::is_same_v<R, fl
 template <class R> constexpr double tolerance() { return std::is_same_v<R, float> ? 1e-5 : 1e-12; }
 
 std::string case_name(FftKind kind, DType dtype, const Shape& shape, const Axes& axes) {
-  std::string s = std::string(symx::runtime::fft_kind_name(kind)) + " " + std::string(symx::dtype_name(dtype)) + " " +
+  std::string s = std::string(symx::ops::fft_kind_name(kind)) + " " + std::string(symx::dtype_name(dtype)) + " " +
                   symx::shape_string(shape) + " axes (";
   for (std::int64_t a : axes) s += std::to_string(a) + ",";
   return s + ")";

@@ -21,7 +21,7 @@
 #include "symx/array.hpp"
 #include "symx/dtype.hpp"
 
-namespace symx::runtime {
+namespace symx::ops {
 
 // Which transform a plan computes; none is normalized (a backward after a forward multiplies by the
 // product of the transformed lengths).
@@ -95,4 +95,4 @@ class FftPlan {
   std::unique_ptr<Impl> impl_;  // null for an empty array or a copy (no transformed axis)
 };
 
-}  // namespace symx::runtime
+}  // namespace symx::ops

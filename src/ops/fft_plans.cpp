@@ -22,7 +22,7 @@
 // plans), so execute copies the input to a per-thread scratch buffer first; over one axis FFTW
 // preserves it (measured as fast as the copy: 6.2 vs 5.6 ms for 7808 float32 512-point rows, 45 vs
 // 46 ms for (256, 65536)).
-#include "runtime/fft_plans.hpp"
+#include "ops/fft_plans.hpp"
 
 #include <fftw3.h>
 #include <omp.h>
@@ -37,7 +37,7 @@
 
 #include "symx/error.hpp"
 
-namespace symx::runtime {
+namespace symx::ops {
 
 const char* fft_kind_name(FftKind kind) {
   switch (kind) {
@@ -360,4 +360,4 @@ std::string FftPlan::describe() const {
          (threads_ == 1 ? " thread" : " threads");
 }
 
-}  // namespace symx::runtime
+}  // namespace symx::ops
