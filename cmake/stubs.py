@@ -198,6 +198,19 @@ def add_skipped_names(stub_text, core):
     return "\n".join(lines) + "\n"
 
 
+def qualify_builtin_complex(stub_text):
+    """stub_text with the Python type `complex` of the annotations spelled builtins.complex: the module
+    defines a function complex (symx.complex), which would shadow it."""
+    text = stub_text.replace("| complex |", "| builtins.complex |")
+    if text != stub_text and "import builtins" not in text.split("\n"):
+        lines = text.split("\n")
+        lines.insert(
+            next(i for i, line in enumerate(lines) if line.startswith(("import ", "from "))), "import builtins"
+        )
+        text = "\n".join(lines)
+    return text
+
+
 def main():
     package_dir = os.path.abspath(sys.argv[1])
     sys.path.insert(0, os.path.dirname(package_dir))
@@ -217,6 +230,7 @@ def main():
                 if path == os.path.join(package_dir, "_symx", "__init__.pyi"):
                     text = add_tensor_methods(text, python_tensor_methods(symx.Tensor))
                     text = add_skipped_names(text, symx._symx)
+                    text = qualify_builtin_complex(text)
                 with open(path, "w", encoding="utf-8") as f:
                     f.write(text)
     with open(os.path.join(package_dir, "__init__.pyi"), "w", encoding="utf-8") as f:

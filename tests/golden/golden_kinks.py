@@ -434,6 +434,22 @@ CASES = {
     ),
     # the singular values of full_matrices=True (their gradient works, u's and vh's is an error)
     "svd_full": ([np.stack([m([1, 0], [0, 2], [0, 0]), m([3, 0], [0, -2], [1, 1])])], [0], torch.linalg.svdvals),
+    # ---- complex numbers and the FFT (issue 22): real inputs and real outputs, where PyTorch's and JAX's
+    # conventions agree; |z| at z = 0 (gradient 0 in both), a spectrum with zero bins, and a zero signal.
+    "complex_parts": (
+        [np.array([0.0, 3.0, -1.0, 0.0]), np.array([0.0, -4.0, 0.0, 2.0])],
+        [0, 1],
+        lambda a, b: (
+            torch.abs(torch.complex(a, b))
+            + (torch.conj(torch.complex(a, b)) * torch.complex(b, a)).real
+            + 2 * torch.complex(a, b).imag
+        ),
+    ),
+    "fft": (
+        [np.stack([np.array([1.0, -1, 1, -1, 1, -1]), np.zeros(6), np.array([0.0, 1, 2, 3, 2, 1])])],
+        [0],
+        lambda x: torch.abs(torch.fft.rfft(x)).sum(-1) + torch.fft.irfft(torch.fft.fft(x)[..., :4], n=6).sum(-1),
+    ),
     # ---- neural-network primitives
     "conv": (
         [np.arange(-4.0, 5.0).reshape(1, 1, 3, 3), m([0, 1], [-1, 0]).reshape(1, 1, 2, 2)],

@@ -1189,8 +1189,8 @@ def check_against_numpy(r, args, out, value, ref, where):
     assert out.shape == value.shape == ref.shape, where
     assert out.dtype == value.dtype, where
     assert value.dtype == expected_dtype(r, args, ref), f"{where}: {value.dtype} vs numpy {ref.dtype}"
-    if value.dtype.kind == "f":
-        rtol, atol = r.tol["float32" if value.dtype == np.float32 else "float64"]
+    if value.dtype.kind in "fc":  # floats and complex numbers, by their precision
+        rtol, atol = r.tol["float32" if value.dtype in (np.float32, np.complex64) else "float64"]
         if any(a.dtype == np.float32 for a in args) or ref.dtype != value.dtype:
             rtol, atol = max(rtol, r.tol["float32"][0]), max(atol, r.tol["float32"][1])
         np.testing.assert_allclose(value, ref.astype(value.dtype), rtol=rtol, atol=atol, err_msg=where)
@@ -1321,8 +1321,8 @@ def assert_compiled_matches(got, want, out, where):
     assert got.dtype == out.dtype == want.dtype, (
         f"{where}: dtype {got.dtype}, inferred {out.dtype}, reference {want.dtype}"
     )
-    if got.dtype.kind == "f":
-        rtol, atol = CTOL["float32" if got.dtype == np.float32 else "float64"]
+    if got.dtype.kind in "fc":
+        rtol, atol = CTOL["float32" if got.dtype in (np.float32, np.complex64) else "float64"]
         np.testing.assert_allclose(
             got, want, rtol=rtol, atol=atol, equal_nan=True, err_msg=f"{where}: compiled vs reference"
         )
@@ -1592,7 +1592,7 @@ for _area in _AREAS:
 def test_every_public_function_has_a_row():
     covered = {api for r in ROWS for api in r.api}
     public = {n for n in dir(sx._symx) if not n.startswith("_") and callable(getattr(sx._symx, n))}
-    for sub in ("nn", "linalg", "signal", "interpolation", "image"):
+    for sub in ("nn", "linalg", "signal", "interpolation", "image", "fft"):
         public |= {f"{sub}.{n}" for n in dir(getattr(sx, sub)) if not n.startswith("_")}
     missing = sorted(public - NOT_OPS - covered)
     assert not missing, f"public functions without a conformance row: {missing}"

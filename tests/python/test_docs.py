@@ -37,7 +37,12 @@ def public_callables():
     method and property of Tensor and Function."""
     found = []
     modules = [("sx", sx), ("sx.nn", sx.nn), ("sx.linalg", sx.linalg), ("sx.random", sx.random)]
-    modules += [("sx.signal", sx.signal), ("sx.interpolation", sx.interpolation), ("sx.image", sx.image)]
+    modules += [
+        ("sx.signal", sx.signal),
+        ("sx.interpolation", sx.interpolation),
+        ("sx.image", sx.image),
+        ("sx.fft", sx.fft),
+    ]
     for module_name, module in modules:
         for name in dir(module):
             obj = getattr(module, name)
