@@ -45,6 +45,28 @@ symx::Tensor idct_py(TensorArg x, int type, std::optional<std::int64_t> n, int a
   PyLocation here;
   return S::idct(x.t, type, n, dct_axis(axis, axes), norm.value_or("backward"), symx::Loc::current());
 }
+// A window of the spectral functions: a name, SciPy's (name, parameter) tuple, or its values (an array,
+// a list, or a constant tensor).
+S::WindowSpec window_spec(nb::handle window) {
+  if (nb::isinstance<nb::str>(window)) return S::WindowSpec(nb::cast<std::string>(window));
+  if (nb::isinstance<nb::tuple>(window) && nb::len(window) == 2 && nb::isinstance<nb::str>(window[0]))
+    return S::WindowSpec(nb::cast<std::string>(window[0]), nb::cast<double>(window[1]));
+  if (nb::isinstance<symx::Tensor>(window)) {
+    symx::Tensor t = nb::cast<symx::Tensor>(window);
+    if (t.op() != symx::OpKind::Constant)
+      throw nb::type_error("window: a tensor window must be a constant (its values are needed to build the graph)");
+    return S::WindowSpec(std::get<symx::ConstantAttr>(t.node().attr).value);
+  }
+  return S::WindowSpec(array_from_python_values(window).astype(symx::DType::f64));
+}
+
+// SciPy's detrend=False / None / 'constant' and boundary='zeros' / None as the C++ strings.
+std::string text_or_empty(nb::handle v) {
+  if (v.is_none() || (PyBool_Check(v.ptr()) && v.ptr() == Py_False)) return "";
+  return nb::cast<std::string>(v);
+}
+
+nb::tuple spectrum_tuple(const S::Spectrum& s) { return nb::make_tuple(s.f, s.t, s.Z); }
 }  // namespace
 
 void bind_signal(nb::module_& m) {
@@ -94,6 +116,126 @@ void bind_signal(nb::module_& m) {
          DOC(signal_mel_filterbank));
   sg.def("fourier_complex_morlet", LOC(S::fourier_complex_morlet), "bandwidths"_a, "centers"_a, "N"_a,
          DOC(signal_fourier_complex_morlet));
+  sg.def(
+      "stft",
+      [](TensorArg x, double fs, nb::handle window, std::optional<std::int64_t> nperseg,
+         std::optional<std::int64_t> noverlap, std::optional<std::int64_t> nfft, nb::handle detrend,
+         bool return_onesided, nb::handle boundary, bool padded, int axis, const std::string& scaling) {
+        PyLocation here;
+        return spectrum_tuple(S::stft(x.t, fs, window_spec(window), nperseg, noverlap, nfft, text_or_empty(detrend),
+                                      return_onesided, text_or_empty(boundary), padded, axis, scaling,
+                                      symx::Loc::current()));
+      },
+      "x"_a, "fs"_a = 1.0, "window"_a = "hann", "nperseg"_a.none() = 256, "noverlap"_a = nb::none(),
+      "nfft"_a = nb::none(), "detrend"_a = false, "return_onesided"_a = true, "boundary"_a.none() = "zeros",
+      "padded"_a = true, "axis"_a = -1, "scaling"_a = "spectrum", DOC(signal_stft));
+  sg.def(
+      "istft",
+      [](TensorArg Z, double fs, nb::handle window, std::optional<std::int64_t> nperseg,
+         std::optional<std::int64_t> noverlap, std::optional<std::int64_t> nfft, bool input_onesided, bool boundary,
+         int time_axis, int freq_axis, const std::string& scaling) {
+        PyLocation here;
+        auto [t, y] = S::istft(Z.t, fs, window_spec(window), nperseg, noverlap, nfft, input_onesided, boundary,
+                               time_axis, freq_axis, scaling, symx::Loc::current());
+        return nb::make_tuple(t, y);
+      },
+      "Zxx"_a, "fs"_a = 1.0, "window"_a = "hann", "nperseg"_a = nb::none(), "noverlap"_a = nb::none(),
+      "nfft"_a = nb::none(), "input_onesided"_a = true, "boundary"_a = true, "time_axis"_a = -1, "freq_axis"_a = -2,
+      "scaling"_a = "spectrum", DOC(signal_istft));
+  sg.def(
+      "spectrogram",
+      [](TensorArg x, double fs, nb::handle window, std::optional<std::int64_t> nperseg,
+         std::optional<std::int64_t> noverlap, std::optional<std::int64_t> nfft, nb::handle detrend,
+         bool return_onesided, const std::string& scaling, int axis, const std::string& mode) {
+        PyLocation here;
+        return spectrum_tuple(S::spectrogram(x.t, fs, window_spec(window), nperseg, noverlap, nfft,
+                                             text_or_empty(detrend), return_onesided, scaling, axis, mode,
+                                             symx::Loc::current()));
+      },
+      "x"_a, "fs"_a = 1.0, "window"_a = nb::make_tuple("tukey", 0.25), "nperseg"_a = nb::none(),
+      "noverlap"_a = nb::none(), "nfft"_a = nb::none(), "detrend"_a = "constant", "return_onesided"_a = true,
+      "scaling"_a = "density", "axis"_a = -1, "mode"_a = "psd", DOC(signal_spectrogram));
+  sg.def("hilbert", LOC(S::hilbert), "x"_a, "N"_a = nb::none(), "axis"_a = -1, DOC(signal_hilbert));
+  sg.def("hilbert_transform", LOC(S::hilbert_transform), "signal"_a, "N"_a = nb::none(), "axis"_a = -1,
+         DOC(signal_hilbert_transform));
+  sg.def("morlet", LOC(S::morlet), "M"_a, "s"_a = 1.0, "w"_a = 5.0, "dtype"_a = symx::DType::f32, DOC(signal_morlet));
+  sg.def("phase_vocoder", LOC(S::phase_vocoder), "D"_a, "rate"_a, "hop_length"_a = nb::none(), "n_fft"_a = nb::none(),
+         DOC(signal_phase_vocoder));
+  sg.def(
+      "wvd",
+      [](TensorArg signal, std::int64_t window, std::int64_t hop, std::int64_t L, nb::handle apod,
+         const std::string& mode) {
+        std::optional<symx::Array> values;
+        if (!apod.is_none()) {  // SymJAX's apod: a function of the window length, or the values
+          nb::object v = PyCallable_Check(apod.ptr()) ? apod(window) : nb::borrow(apod);
+          if (nb::isinstance<symx::Tensor>(v)) values = window_spec(v).values;
+          else values = array_from_python_values(v).astype(symx::DType::f64);
+        }
+        PyLocation here;
+        return S::wvd(signal.t, window, hop, L, values, mode, symx::Loc::current());
+      },
+      "signal"_a, "window"_a, "hop"_a, "L"_a, "apod"_a = nb::none(), "mode"_a = "valid", DOC(signal_wvd));
+  sg.def(
+      "complex_morlet",
+      [](TensorArg bandwidths, TensorArg centers, nb::handle time) {
+        std::optional<symx::Tensor> t;
+        if (!time.is_none()) t = tensor_from_python(time);
+        PyLocation here;
+        return S::complex_morlet(bandwidths.t, centers.t, t, symx::Loc::current());
+      },
+      "bandwidths"_a, "centers"_a, "time"_a = nb::none(), DOC(signal_complex_morlet));
+  sg.def(
+      "mel_filters",
+      [](double sr, std::int64_t n_fft, std::int64_t n_mels, double fmin, std::optional<double> fmax, bool htk,
+         nb::handle norm, symx::DType dtype) {
+        PyLocation here;
+        return S::mel_filters(sr, n_fft, n_mels, fmin, fmax, htk, text_or_empty(norm), dtype, symx::Loc::current());
+      },
+      "sr"_a, "n_fft"_a, "n_mels"_a = 128, "fmin"_a = 0.0, "fmax"_a = nb::none(), "htk"_a = false,
+      "norm"_a.none() = "slaney", "dtype"_a = symx::DType::f32, DOC(signal_mel_filters));
+  sg.def(
+      "melspectrogram",
+      [](nb::handle y, double sr, nb::handle S_in, std::int64_t n_fft, std::int64_t hop_length,
+         std::optional<std::int64_t> win_length, nb::handle window, bool center, const std::string& pad_mode,
+         double power, std::int64_t n_mels, double fmin, std::optional<double> fmax, bool htk, nb::handle norm) {
+        if (pad_mode != "constant")
+          throw symx::ValueError("melspectrogram: pad_mode must be 'constant' (zeros), got '" + pad_mode + "'.");
+        PyLocation here;
+        if (!S_in.is_none()) {  // librosa's S=: the mel filters times a given power spectrogram
+          symx::Tensor spec = tensor_from_python(S_in);
+          std::int64_t bins = spec.shape()[spec.shape().size() - 2];
+          return symx::matmul(S::mel_filters(sr, 2 * (bins - 1), n_mels, fmin, fmax, htk, text_or_empty(norm),
+                                             spec.dtype() == symx::DType::f64 ? symx::DType::f64 : symx::DType::f32),
+                              spec);
+        }
+        if (y.is_none()) throw symx::ValueError("melspectrogram: pass a signal y or a spectrogram S.");
+        return S::melspectrogram(tensor_from_python(y), sr, n_fft, hop_length, win_length, window_spec(window), center,
+                                 power, n_mels, fmin, fmax, htk, text_or_empty(norm), symx::Loc::current());
+      },
+      "y"_a = nb::none(), "sr"_a = 22050.0, "S"_a = nb::none(), "n_fft"_a = 2048, "hop_length"_a = 512,
+      "win_length"_a = nb::none(), "window"_a = "hann", "center"_a = true, "pad_mode"_a = "constant", "power"_a = 2.0,
+      "n_mels"_a = 128, "fmin"_a = 0.0, "fmax"_a = nb::none(), "htk"_a = false, "norm"_a.none() = "slaney",
+      DOC(signal_melspectrogram));
+  sg.def(
+      "mfcc",
+      [](nb::handle y, double sr, nb::handle S_in, std::int64_t n_mfcc, int dct_type, const std::string& norm,
+         double lifter, nb::kwargs kwargs) {
+        symx::Tensor spec;
+        if (!S_in.is_none()) {
+          spec = tensor_from_python(S_in);
+        } else {  // librosa: power_to_db(melspectrogram(y, sr, **kwargs))
+          nb::object mel = nb::module_::import_("symx").attr("signal").attr("melspectrogram");
+          kwargs["y"] = y;
+          kwargs["sr"] = sr;
+          symx::Tensor m = nb::cast<symx::Tensor>(mel(**kwargs));
+          PyLocation here;
+          spec = S::power_to_db(m);
+        }
+        PyLocation here;
+        return S::mfcc(spec, n_mfcc, dct_type, norm, lifter, symx::Loc::current());
+      },
+      "y"_a = nb::none(), "sr"_a = 22050.0, "S"_a = nb::none(), "n_mfcc"_a = 20, "dct_type"_a = 2, "norm"_a = "ortho",
+      "lifter"_a = 0.0, "kwargs"_a, DOC(signal_mfcc));
   sg.def("littewood_paley_normalization", LOC(S::littewood_paley_normalization), "filter_bank"_a, "down"_a = nb::none(),
          "up"_a = nb::none(), DOC(signal_littewood_paley_normalization));
 }

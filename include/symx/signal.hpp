@@ -5,8 +5,9 @@
 // SciPy's). Everything else is a composite of graph ops, so that it fuses, differentiates and compiles
 // as the ops it is made of: the convolutions are the nn convolution primitive (oneDNN for float32), the
 // patches and pooling are strided slices, the DCT is a product with the transform's cosine matrix.
-// The transforms that need complex numbers (stft, spectrogram, mfcc, hilbert_transform, the complex
-// wavelets) come with symx's complex dtypes and FFT.
+// The transforms over the FFT (stft, istft, spectrogram, hilbert, the mel spectrogram and MFCCs, the
+// Morlet wavelets) frame the signal with a take of constant indices and call symx::fft, so that they
+// differentiate through its VJPs.
 #pragma once
 
 #include <cstdint>
@@ -14,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "symx/array.hpp"
 #include "symx/ops.hpp"
 
 namespace symx::signal {
@@ -211,5 +213,122 @@ Tensor fourier_complex_morlet(const Tensor& bandwidths, const Tensor& centers, s
 // Python: sx.signal.littewood_paley_normalization(bank) of bank (8, 512) has shape (8, 512)
 Tensor littewood_paley_normalization(const Tensor& filter_bank, std::optional<double> down = std::nullopt,
                                      std::optional<double> up = std::nullopt, Loc loc = Loc::current());
+
+// ---- transforms over the FFT (symx/fft.hpp) ----
+// A window for the spectral functions: a name with its optional parameter ("hann", {"kaiser", 8.6}, as
+// get_window's, periodic), or its values (their length is nperseg).
+struct WindowSpec {
+  std::string name = "hann";
+  std::optional<double> param;
+  std::optional<Array> values;
+  WindowSpec() = default;
+  WindowSpec(const char* n) : name(n) {}                                                               // NOLINT
+  WindowSpec(std::string n, std::optional<double> p = std::nullopt) : name(std::move(n)), param(p) {}  // NOLINT
+  WindowSpec(Array v) : values(std::move(v)) {}                                                        // NOLINT
+};
+// The sample frequencies f, the segment times t (float64, as SciPy's) and the transform Z of stft and
+// spectrogram; Z has its frequency axis at `axis` and the segments last, as SciPy's.
+struct Spectrum {
+  Tensor f, t, Z;
+};
+// The short-time Fourier transform, as scipy.signal.stft: segments of nperseg samples (noverlap shared,
+// default nperseg / 2) times the window, each transformed with rfft (fft for complex x or
+// return_onesided=false) of nfft points; boundary "zeros" (or "" for none) pads nperseg / 2 zeros at
+// both ends, padded pads the end to whole segments; detrend "" or "constant"; scaling "spectrum" (1 /
+// sum(window)) or "psd" (1 / sqrt(fs sum(window^2))). SymJAX's stft is this with its arguments renamed.
+// Example: signal::stft(x, 1.0, "hann", 64).Z of x (1000,) float32 is (33, 33) complex64
+// Python: f, t, Z = sx.signal.stft(x, nperseg=64) gives Z (33, 33) complex64 for x (1000,) float32
+Spectrum stft(const Tensor& x, double fs = 1.0, const WindowSpec& window = "hann",
+              std::optional<std::int64_t> nperseg = 256, std::optional<std::int64_t> noverlap = std::nullopt,
+              std::optional<std::int64_t> nfft = std::nullopt, const std::string& detrend = "",
+              bool return_onesided = true, const std::string& boundary = "zeros", bool padded = true, int axis = -1,
+              const std::string& scaling = "spectrum", Loc loc = Loc::current());
+// The inverse of stft by weighted overlap-add, as scipy.signal.istft: returns (t, x); Z's frequency and
+// segment axes are freq_axis and time_axis. A window and noverlap that break the NOLA condition (the
+// shifted squared windows sum to zero somewhere, so no inverse exists) are a ValueError.
+// Example: signal::istft(signal::stft(x, 1.0, "hann", 64).Z, 1.0, "hann", 64).second is x
+// Python: t, y = sx.signal.istft(sx.signal.stft(x, nperseg=64)[2], nperseg=64) gives x back
+std::pair<Tensor, Tensor> istft(const Tensor& Zxx, double fs = 1.0, const WindowSpec& window = "hann",
+                                std::optional<std::int64_t> nperseg = std::nullopt,
+                                std::optional<std::int64_t> noverlap = std::nullopt,
+                                std::optional<std::int64_t> nfft = std::nullopt, bool input_onesided = true,
+                                bool boundary = true, int time_axis = -1, int freq_axis = -2,
+                                const std::string& scaling = "spectrum", Loc loc = Loc::current());
+// A spectrogram, as scipy.signal.spectrogram (window ("tukey", 0.25), nperseg 256, noverlap nperseg / 8,
+// detrend "constant", no boundary or padding): mode "psd" (|Z|^2 scaled, one-sided bins doubled),
+// "magnitude" (|Z|), "complex" (Z) or "angle"; scaling "density" or "spectrum".
+// Example: signal::spectrogram(x, 1.0, {"tukey", 0.25}, 64).Z of x (1000,) is (33, 17)
+// Python: f, t, S = sx.signal.spectrogram(x, nperseg=64) gives S (33, 17) for x (1000,)
+Spectrum spectrogram(const Tensor& x, double fs = 1.0, const WindowSpec& window = {"tukey", 0.25},
+                     std::optional<std::int64_t> nperseg = std::nullopt,
+                     std::optional<std::int64_t> noverlap = std::nullopt,
+                     std::optional<std::int64_t> nfft = std::nullopt, const std::string& detrend = "constant",
+                     bool return_onesided = true, const std::string& scaling = "density", int axis = -1,
+                     const std::string& mode = "psd", Loc loc = Loc::current());
+// The analytic signal x + i H(x), as scipy.signal.hilbert: the FFT along axis (cropped or zero-padded to
+// N), negative frequencies zeroed and positive ones doubled, the inverse FFT; complex64 for float32 x.
+// Example: signal::hilbert(x) of x (128,) float64 is (128,) complex128 with real part x
+// Python: sx.signal.hilbert(x) of x (128,) float64 is (128,) complex128 with real part x
+Tensor hilbert(const Tensor& x, std::optional<std::int64_t> N = std::nullopt, int axis = -1, Loc loc = Loc::current());
+// SymJAX's name of hilbert.
+// Example: signal::hilbert_transform(x) is signal::hilbert(x)
+// Python: sx.signal.hilbert_transform(x) is sx.signal.hilbert(x)
+Tensor hilbert_transform(const Tensor& signal, std::optional<std::int64_t> N = std::nullopt, int axis = -1,
+                         Loc loc = Loc::current());
+// SymJAX's morlet (scipy.signal.morlet's complete wavelet): x = linspace(-2 pi, 2 pi, M) s and
+// pi^-0.25 (exp(i w x) - exp(-w^2 / 2)) exp(-x^2 / 2); s and w numbers or tensors (differentiable);
+// complex64 (complex128 for dtype float64).
+// Example: signal::morlet(64).shape() is (64,) (complex64)
+// Python: sx.signal.morlet(64, 1.0).shape is (64,) (complex64)
+Tensor morlet(std::int64_t M, const Operand& s = 1.0, const Operand& w = 5.0, DType dtype = DType::f32,
+              Loc loc = Loc::current());
+// SymJAX's complex_morlet: exp(-(time / bandwidths)^2) exp(i centers time), bandwidths and centers
+// broadcast against time; without time, linspace(-(B // 2), B // 2, B) for B = 6 max(bandwidths) + 1
+// (bandwidths must then be a constant).
+// Example: signal::complex_morlet(b, c) of constant b, c (8, 1) is (8, int(6 max(b) + 1))
+// Python: sx.signal.complex_morlet(b, 1 / b) of a constant b (8, 1) is (8, int(6 max(b) + 1))
+Tensor complex_morlet(const Tensor& bandwidths, const Tensor& centers, std::optional<Tensor> time = std::nullopt,
+                      Loc loc = Loc::current());
+// librosa.filters.mel: (n_mels, 1 + n_fft / 2) triangular filters with edges evenly spaced in mels
+// (Slaney's scale, or HTK's), each of unit area with norm "slaney" ("" for peaks of 1); a constant.
+// Example: signal::mel_filters(22050, 2048).shape() is (128, 1025)
+// Python: sx.signal.mel_filters(22050, 2048).shape is (128, 1025)
+Tensor mel_filters(double sr, std::int64_t n_fft, std::int64_t n_mels = 128, double fmin = 0,
+                   std::optional<double> fmax = std::nullopt, bool htk = false, const std::string& norm = "slaney",
+                   DType dtype = DType::f32, Loc loc = Loc::current());
+// librosa.feature.melspectrogram of a signal: mel_filters times |stft|^power, librosa's stft (frames of
+// n_fft samples every hop_length, centered by n_fft / 2 zeros at each end, the periodic window of
+// win_length samples centred in n_fft, no scaling); (..., n_mels, frames).
+// Example: signal::melspectrogram(y, 16000, 512, 128) of y (4000,) with n_mels 40 is (40, 32)
+// Python: sx.signal.melspectrogram(y, sr=16000, n_fft=512, hop_length=128, n_mels=40) of y (4000,) is (40, 32)
+Tensor melspectrogram(const Tensor& y, double sr = 22050, std::int64_t n_fft = 2048, std::int64_t hop_length = 512,
+                      std::optional<std::int64_t> win_length = std::nullopt, const WindowSpec& window = "hann",
+                      bool center = true, double power = 2.0, std::int64_t n_mels = 128, double fmin = 0,
+                      std::optional<double> fmax = std::nullopt, bool htk = false, const std::string& norm = "slaney",
+                      Loc loc = Loc::current());
+// librosa.feature.mfcc of a log-power mel spectrogram S (..., n_mels, frames) (power_to_db of
+// melspectrogram): its DCT (dct_type, norm) along the mel axis, the first n_mfcc coefficients, liftered
+// by 1 + (lifter / 2) sin(pi k / lifter) when lifter > 0. Python's mfcc(y, sr, ...) computes S first.
+// Example: signal::mfcc(power_to_db(signal::melspectrogram(y, 16000)), 13) has 13 coefficients per frame
+// Python: sx.signal.mfcc(y, sr=16000, n_mfcc=13, n_fft=512, hop_length=128, n_mels=40) of y (4000,) is (13, 32)
+Tensor mfcc(const Tensor& S, std::int64_t n_mfcc = 20, int dct_type = 2, const std::string& norm = "ortho",
+            double lifter = 0, Loc loc = Loc::current());
+// A time-stretched STFT, as librosa.phase_vocoder (SymJAX's phase_vocoder): D (..., bins, frames)
+// complex, frames sampled every `rate` (> 1 faster), magnitudes interpolated linearly, phases advanced
+// by the expected advance plus the wrapped measured one; (..., bins, ceil(frames / rate)). hop_length
+// defaults to n_fft / 4, n_fft to 2 (bins - 1).
+// Example: signal::phase_vocoder(D, 2.0) of D (513, 100) complex is (513, 50)
+// Python: sx.signal.phase_vocoder(D, 2.0) of D (513, 100) complex is (513, 50)
+Tensor phase_vocoder(const Tensor& D, double rate, std::optional<std::int64_t> hop_length = std::nullopt,
+                     std::optional<std::int64_t> n_fft = std::nullopt, Loc loc = Loc::current());
+// SymJAX's wvd (a smoothed pseudo Wigner-Ville distribution): SymJAX's stft of signal (..., W) (frames of
+// `window` samples every `hop` times numpy.hanning(window) (or `apod`, window values), an FFT of 2
+// window points keeping the first window bins; mode "valid", "same" or "full" pads as SymJAX's), then per
+// output bin (every second one) the real part of sum_k S[2f + k] conj(S[2f + 2L - k]) exp(i PI t freq_k)
+// hanning(2L + 1)_k, PI = 2 * 3.14159 as SymJAX's; (..., ceil(window / 2), frames).
+// Example: signal::wvd(x, 64, 16, 3) of x (2, 1, 1000) is (2, 1, 32, 59)
+// Python: sx.signal.wvd(x, 64, 16, 3) of x (2, 1, 1000) is (2, 1, 32, 59)
+Tensor wvd(const Tensor& signal, std::int64_t window, std::int64_t hop, std::int64_t L,
+           std::optional<Array> apod = std::nullopt, const std::string& mode = "valid", Loc loc = Loc::current());
 
 }  // namespace symx::signal

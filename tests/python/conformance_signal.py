@@ -13,6 +13,14 @@ def f32(a):
     return np.asarray(a, np.float32)
 
 
+def reim(z):  # a complex tensor as its real and imaginary parts, stacked on a new first axis
+    return sx.stack([sx.real(z), sx.imag(z)])
+
+
+def reim_np(z):
+    return np.stack([z.real, z.imag])
+
+
 def add_rows(c):
     row = c.row
     for name, ref in [
@@ -281,4 +289,87 @@ def add_rows(c):
         lp_ref,
         [((3, 10),)],
         kinds="away",
+    )
+    # the FFT-based transforms (python/symx/_signal_fft.py)
+    row(
+        "signal.stft",
+        lambda x: reim(sx.signal.stft(x, nperseg=16, noverlap=10)[2]),
+        lambda x: reim_np(scipy.signal.stft(x, nperseg=16, noverlap=10)[2]),
+        [((2, 50),)],
+    )
+    row(
+        "signal.istft",
+        lambda x: sx.signal.istft(sx.signal.stft(x, nperseg=16)[2], nperseg=16)[1],
+        lambda x: scipy.signal.istft(scipy.signal.stft(x, nperseg=16)[2], nperseg=16)[1].astype(x.dtype),
+        [((2, 48),)],
+    )
+    row(
+        "signal.spectrogram",
+        lambda x: sx.signal.spectrogram(x, nperseg=16, axis=0)[2],
+        lambda x: scipy.signal.spectrogram(x, nperseg=16, axis=0)[2],
+        [((60, 2),)],
+    )
+    row(
+        "signal.hilbert",
+        lambda x: reim(sx.signal.hilbert(x)),
+        lambda x: reim_np(scipy.signal.hilbert(x)),
+        [((3, 17),)],
+        api=("signal.hilbert", "signal.hilbert_transform"),
+    )
+    from test_signal_fft import morlet_np, ref_mel, ref_melspec, ref_phase_vocoder, ref_power_to_db, ref_wvd
+
+    row(
+        "signal.morlet",
+        lambda: reim(sx.signal.morlet(16, 0.8, 4.0)),
+        lambda: f32(reim_np(morlet_np(16, 0.8, 4.0))),
+        [()],
+        dtypes=("float32",),
+        grad=False,
+    )
+    t21 = np.linspace(-5, 5, 21)
+    row(
+        "signal.complex_morlet",
+        lambda b, c: reim(sx.signal.complex_morlet(b, c, t21)),
+        lambda b, c: reim_np(np.exp(-((t21 / b) ** 2)) * np.exp(1j * c * t21)).astype(b.dtype),
+        [((4, 1), (4, 1))],
+        kinds="pos",
+    )
+    row(
+        "signal.mel_filters",
+        lambda: sx.signal.mel_filters(8000, 64, 8),
+        lambda: f32(ref_mel(8000, 64, 8, 0.0, 4000.0, False)),
+        [()],
+        dtypes=("float32",),
+        grad=False,
+    )
+    mel_kw = dict(sr=8000, n_fft=64, hop_length=32, n_mels=8)
+    row(
+        "signal.melspectrogram",
+        lambda y: sx.signal.melspectrogram(y, **mel_kw),
+        lambda y: ref_melspec(y.astype(np.float64), 8000, 64, 32, 8, 0.0, None, False).astype(y.dtype),
+        [((2, 100),)],
+    )
+    row(
+        "signal.mfcc",
+        lambda y: sx.signal.mfcc(y, n_mfcc=5, **mel_kw),
+        lambda y: scipy.fft.dct(
+            ref_power_to_db(ref_melspec(y.astype(np.float64), 8000, 64, 32, 8, 0.0, None, False)),
+            type=2,
+            axis=-2,
+            norm="ortho",
+        )[:5].astype(y.dtype),
+        [((100,),)],
+    )
+    row(
+        "signal.phase_vocoder",
+        lambda a, b: reim(sx.signal.phase_vocoder(sx.complex(a, b), 1.5)),
+        lambda a, b: reim_np(ref_phase_vocoder(a.astype(np.float64) + 1j * b, 1.5)).astype(a.dtype),
+        [((9, 6), (9, 6))],
+        kinds="away",
+    )
+    row(
+        "signal.wvd",
+        lambda x: sx.signal.wvd(x, 16, 8, 2),
+        lambda x: ref_wvd(x.astype(np.float64), 16, 8, 2).astype(x.dtype),
+        [((2, 60),)],
     )
