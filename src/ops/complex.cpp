@@ -49,18 +49,9 @@ Array evaluate_complex(const EvalArgs& args) {
   const Shape& shape = args.node.type.shape;
   Array out(shape, args.node.type.dtype);
   if (out.size() == 0) return out;
-  auto sa = broadcast_strides(re.shape(), shape);
-  auto sb = broadcast_strides(im.shape(), shape);
-  IndexCounter counter(shape);
-  std::int64_t flat = 0;
-  do {
-    std::int64_t ia = 0, ib = 0;
-    for (std::size_t d = 0; d < shape.size(); ++d) {
-      ia += counter.index[d] * sa[d];
-      ib += counter.index[d] * sb[d];
-    }
-    out.set_complex_flat(flat++, {re.get_flat(ia), im.get_flat(ib)});
-  } while (counter.next());
+  for_each_broadcast(shape, re.shape(), im.shape(), [&](std::int64_t flat, std::int64_t ia, std::int64_t ib) {
+    out.set_complex_flat(flat, {re.get_flat(ia), im.get_flat(ib)});
+  });
   return out;
 }
 

@@ -18,27 +18,35 @@ template <class F> Array map_unary(const Array& x, DType out_dtype, F f) {
   return out;
 }
 
+// Calls f(flat, ia, ib) for every element `flat` of `shape` (non-empty) with the flat indices of the
+// elements of arrays of shapes `a` and `b` broadcast to it.
+template <class F> void for_each_broadcast(const Shape& shape, const Shape& a, const Shape& b, F f) {
+  auto sa = broadcast_strides(a, shape);
+  auto sb = broadcast_strides(b, shape);
+  IndexCounter counter(shape);
+  std::int64_t flat = 0;
+  do {
+    std::int64_t ia = 0, ib = 0;
+    for (std::size_t d = 0; d < shape.size(); ++d) {
+      ia += counter.index[d] * sa[d];
+      ib += counter.index[d] * sb[d];
+    }
+    f(flat++, ia, ib);
+  } while (counter.next());
+}
+
 // out = f(a, b) broadcast to `shape`; a and b share one dtype; the result has `out_dtype`.
 template <class F> Array map_binary(const Array& a, const Array& b, const Shape& shape, DType out_dtype, F f) {
   Array out(shape, out_dtype);
   if (out.size() == 0) return out;
-  auto sa = broadcast_strides(a.shape(), shape);
-  auto sb = broadcast_strides(b.shape(), shape);
   visit_dtype(a.dtype(), [&]<class T>() {
     visit_dtype(out_dtype, [&]<class O>() {
       const T* pa = a.data<T>();
       const T* pb = b.data<T>();
       O* o = out.data<O>();
-      IndexCounter counter(shape);
-      std::int64_t flat = 0;
-      do {
-        std::int64_t ia = 0, ib = 0;
-        for (std::size_t d = 0; d < shape.size(); ++d) {
-          ia += counter.index[d] * sa[d];
-          ib += counter.index[d] * sb[d];
-        }
-        o[flat++] = static_cast<O>(f(pa[ia], pb[ib]));
-      } while (counter.next());
+      for_each_broadcast(shape, a.shape(), b.shape(), [&](std::int64_t flat, std::int64_t ia, std::int64_t ib) {
+        o[flat] = static_cast<O>(f(pa[ia], pb[ib]));
+      });
     });
   });
   return out;
@@ -67,23 +75,13 @@ template <class F> Array map_complex_unary(const Array& x, DType out_dtype, F f)
 template <class F> Array map_complex_binary(const Array& a, const Array& b, const Shape& shape, DType out_dtype, F f) {
   Array out(shape, out_dtype);
   if (out.size() == 0) return out;
-  auto sa = broadcast_strides(a.shape(), shape);
-  auto sb = broadcast_strides(b.shape(), shape);
   visit_complex_dtype(a.dtype(), [&]<class T>() {
     using R = decltype(f(T{}, T{}));
     const T* pa = a.data<T>();
     const T* pb = b.data<T>();
     R* o = out.data<R>();
-    IndexCounter counter(shape);
-    std::int64_t flat = 0;
-    do {
-      std::int64_t ia = 0, ib = 0;
-      for (std::size_t d = 0; d < shape.size(); ++d) {
-        ia += counter.index[d] * sa[d];
-        ib += counter.index[d] * sb[d];
-      }
-      o[flat++] = f(pa[ia], pb[ib]);
-    } while (counter.next());
+    for_each_broadcast(shape, a.shape(), b.shape(),
+                       [&](std::int64_t flat, std::int64_t ia, std::int64_t ib) { o[flat] = f(pa[ia], pb[ib]); });
   });
   return out;
 }

@@ -45,7 +45,8 @@ std::vector<double> window_values(const WindowSpec& window, std::optional<std::i
     return std::get<ConstantAttr>(w.node().attr).value.to_vector();
   }
   const Array& v = *window.values;
-  if (v.ndim() != 1) fail(fn, "window must be 1-D, got shape " + shape_string(v.shape()) + "; pass a name or a 1-D array");
+  if (v.ndim() != 1)
+    fail(fn, "window must be 1-D, got shape " + shape_string(v.shape()) + "; pass a name or a 1-D array");
   if (input_length < v.size())
     fail(fn, "window (length " + std::to_string(v.size()) + ") is longer than the input signal (" +
                  std::to_string(input_length) + " samples)");
@@ -76,7 +77,8 @@ Spectrum spectral(const char* fn, const Tensor& x_in, double fs, const WindowSpe
                   std::optional<std::int64_t> nfft_in, const std::string& detrend, bool return_onesided,
                   const std::string& scaling, int axis_in, bool psd, bool boundary, bool padded, Loc loc) {
   if (x_in.ndim() < 1) fail(fn, "x must have at least one axis, got a scalar");
-  if (detrend != "" && detrend != "constant") fail(fn, "detrend must be '' (False) or 'constant', got '" + detrend + "'");
+  if (detrend != "" && detrend != "constant")
+    fail(fn, "detrend must be '' (False) or 'constant', got '" + detrend + "'");
   if (scaling != "density" && scaling != "spectrum")
     fail(fn, "scaling must be 'density' or 'spectrum' (stft: 'psd' or 'spectrum'), got '" + scaling + "'");
   if (!(fs > 0) || !std::isfinite(fs)) fail(fn, "fs must be a positive sampling frequency");
@@ -90,9 +92,12 @@ Spectrum spectral(const char* fn, const Tensor& x_in, double fs, const WindowSpe
   std::vector<double> win = window_values(window, nperseg, n_in, fn, loc);
   const std::int64_t seg = *nperseg;
   const std::int64_t nfft = nfft_in.value_or(seg);
-  if (nfft < seg) fail(fn, "nfft (" + std::to_string(nfft) + ") must be greater than or equal to nperseg (" + std::to_string(seg) + ")");
+  if (nfft < seg)
+    fail(fn,
+         "nfft (" + std::to_string(nfft) + ") must be greater than or equal to nperseg (" + std::to_string(seg) + ")");
   const std::int64_t overlap = noverlap.value_or(seg / 2);
-  if (overlap >= seg) fail(fn, "noverlap (" + std::to_string(overlap) + ") must be less than nperseg (" + std::to_string(seg) + ")");
+  if (overlap >= seg)
+    fail(fn, "noverlap (" + std::to_string(overlap) + ") must be less than nperseg (" + std::to_string(seg) + ")");
   if (overlap < 0) fail(fn, "noverlap must be >= 0, got " + std::to_string(overlap));
   const std::int64_t step = seg - overlap;
   const int nd = x.ndim();
@@ -134,7 +139,9 @@ Spectrum spectral(const char* fn, const Tensor& x_in, double fs, const WindowSpe
   }
   std::vector<double> time;
   for (std::int64_t s = 0; s < nseg; ++s)
-    time.push_back((static_cast<double>(seg) / 2 + static_cast<double>(s * step) - (boundary ? static_cast<double>(seg) / 2 : 0)) / fs);
+    time.push_back(
+        (static_cast<double>(seg) / 2 + static_cast<double>(s * step) - (boundary ? static_cast<double>(seg) / 2 : 0)) /
+        fs);
   // Z's frequency axis back at `axis`, its segments last.
   result = moveaxis(result, {-1}, {axis}, loc);
   return {constant(Array::from_vector<double>(freqs, {bins})), constant(Array::from_vector<double>(time, {nseg})),
@@ -156,9 +163,8 @@ Spectrum stft(const Tensor& x, double fs, const WindowSpec& window, std::optiona
 }
 
 Spectrum spectrogram(const Tensor& x, double fs, const WindowSpec& window, std::optional<std::int64_t> nperseg,
-                     std::optional<std::int64_t> noverlap, std::optional<std::int64_t> nfft,
-                     const std::string& detrend, bool return_onesided, const std::string& scaling, int axis,
-                     const std::string& mode, Loc loc) {
+                     std::optional<std::int64_t> noverlap, std::optional<std::int64_t> nfft, const std::string& detrend,
+                     bool return_onesided, const std::string& scaling, int axis, const std::string& mode, Loc loc) {
   if (mode != "psd" && mode != "magnitude" && mode != "complex" && mode != "angle")
     fail("spectrogram", "mode must be 'psd', 'magnitude', 'complex' or 'angle', got '" + mode + "'");
   if (x.ndim() < 1) fail("spectrogram", "x must have at least one axis, got a scalar");
@@ -182,7 +188,9 @@ std::pair<Tensor, Tensor> istft(const Tensor& Zxx, double fs, const WindowSpec& 
   if (nd < 2) fail(fn, "Zxx must have at least 2 axes (frequency, time), got shape " + shape_string(Zxx.shape()));
   Tensor Z = is_complex(Zxx.dtype()) ? Zxx : cast(Zxx, Zxx.dtype() == DType::f64 ? DType::c128 : DType::c64, loc);
   const int fa = normalized(freq_axis, nd, fn), ta = normalized(time_axis, nd, fn);
-  if (fa == ta) fail(fn, "time_axis and freq_axis must differ, got " + std::to_string(time_axis) + " and " + std::to_string(freq_axis));
+  if (fa == ta)
+    fail(fn,
+         "time_axis and freq_axis must differ, got " + std::to_string(time_axis) + " and " + std::to_string(freq_axis));
   if (scaling != "spectrum" && scaling != "psd") fail(fn, "scaling must be 'spectrum' or 'psd', got '" + scaling + "'");
   const std::int64_t nseg = Z.shape()[static_cast<std::size_t>(ta)];
   const std::int64_t bins = Z.shape()[static_cast<std::size_t>(fa)];
@@ -191,10 +199,13 @@ std::pair<Tensor, Tensor> istft(const Tensor& Zxx, double fs, const WindowSpec& 
   if (seg < 1) fail(fn, "nperseg must be a positive integer, got " + std::to_string(seg));
   std::int64_t nfft = 0;
   if (!nfft_in) nfft = input_onesided && seg == n_default + 1 ? seg : n_default;
-  else if (*nfft_in < seg) fail(fn, "nfft (" + std::to_string(*nfft_in) + ") must be greater than or equal to nperseg (" + std::to_string(seg) + ")");
+  else if (*nfft_in < seg)
+    fail(fn, "nfft (" + std::to_string(*nfft_in) + ") must be greater than or equal to nperseg (" +
+                 std::to_string(seg) + ")");
   else nfft = *nfft_in;
   const std::int64_t overlap = noverlap.value_or(seg / 2);
-  if (overlap >= seg) fail(fn, "noverlap (" + std::to_string(overlap) + ") must be less than nperseg (" + std::to_string(seg) + ")");
+  if (overlap >= seg)
+    fail(fn, "noverlap (" + std::to_string(overlap) + ") must be less than nperseg (" + std::to_string(seg) + ")");
   const std::int64_t step = seg - overlap;
   if (ta != nd - 1 || fa != nd - 2) {
     std::vector<int> perm;
@@ -216,7 +227,9 @@ std::pair<Tensor, Tensor> istft(const Tensor& Zxx, double fs, const WindowSpec& 
   }
   {  // SciPy's check_NOLA
     std::vector<double> binsums(static_cast<std::size_t>(step), 0.0);
-    for (std::int64_t k = 0; k < seg; ++k) binsums[static_cast<std::size_t>(k % step)] += win[static_cast<std::size_t>(k)] * win[static_cast<std::size_t>(k)];
+    for (std::int64_t k = 0; k < seg; ++k)
+      binsums[static_cast<std::size_t>(k % step)] +=
+          win[static_cast<std::size_t>(k)] * win[static_cast<std::size_t>(k)];
     for (double b : binsums)
       if (!(b > 1e-10))
         fail(fn, "the window and noverlap=" + std::to_string(overlap) +
@@ -233,7 +246,8 @@ std::pair<Tensor, Tensor> istft(const Tensor& Zxx, double fs, const WindowSpec& 
   const double scale = scaling == "spectrum" ? sum_of(win, false) : std::sqrt(fs * sum_of(win, true));
   std::vector<double> ws;
   for (double v : win) ws.push_back(v * scale);
-  Tensor frames = swapaxes(xs, -1, -2, loc) * real_constant(ws, {seg}, is_complex(xs.dtype()) ? real_of(xs.dtype()) : rdt);
+  Tensor frames =
+      swapaxes(xs, -1, -2, loc) * real_constant(ws, {seg}, is_complex(xs.dtype()) ? real_of(xs.dtype()) : rdt);
   Shape lead(frames.shape().begin(), frames.shape().end() - 2);
   const std::int64_t r = (seg + step - 1) / step;
   if (r * step != seg) frames = pad(frames, pad_last(frames.ndim(), 0, r * step - seg), 0, loc);
@@ -254,7 +268,9 @@ std::pair<Tensor, Tensor> istft(const Tensor& Zxx, double fs, const WindowSpec& 
   Tensor y = reshape(total, flat, loc);
   std::vector<double> norm(static_cast<std::size_t>(output_length), 0.0);
   for (std::int64_t s = 0; s < nseg; ++s)
-    for (std::int64_t k = 0; k < seg; ++k) norm[static_cast<std::size_t>(s * step + k)] += win[static_cast<std::size_t>(k)] * win[static_cast<std::size_t>(k)];
+    for (std::int64_t k = 0; k < seg; ++k)
+      norm[static_cast<std::size_t>(s * step + k)] +=
+          win[static_cast<std::size_t>(k)] * win[static_cast<std::size_t>(k)];
   const std::int64_t lo = boundary ? seg / 2 : 0, hi = boundary ? output_length - seg / 2 : output_length;
   if (lo != 0 || hi != y.shape().back()) {
     std::vector<std::int64_t> keep;
@@ -287,7 +303,8 @@ Tensor hilbert(const Tensor& x_in, std::optional<std::int64_t> N, int axis_in, L
   if (n % 2 == 0) h[static_cast<std::size_t>(n / 2)] = 1;
   Shape shape(static_cast<std::size_t>(x_in.ndim()), 1);
   shape[static_cast<std::size_t>(axis)] = n;
-  return named_composite("hilbert", fft::ifft(spectrum * real_constant(h, shape, rdt), std::nullopt, axis, "backward", loc));
+  return named_composite("hilbert",
+                         fft::ifft(spectrum * real_constant(h, shape, rdt), std::nullopt, axis, "backward", loc));
 }
 
 Tensor hilbert_transform(const Tensor& signal, std::optional<std::int64_t> N, int axis, Loc loc) {
@@ -296,8 +313,11 @@ Tensor hilbert_transform(const Tensor& signal, std::optional<std::int64_t> N, in
 
 Tensor morlet(std::int64_t M, const Operand& s, const Operand& w, DType dtype, Loc loc) {
   if (M < 1) fail("morlet", "M must be positive, got " + std::to_string(M));
-  if (!is_floating(dtype)) throw DTypeError("morlet: dtype must be float32 or float64, got " + std::string(dtype_name(dtype)) + ".");
-  auto as_dtype = [&](const Operand& o) -> Operand { return o.is_tensor() ? Operand(cast(o.tensor(), dtype, loc)) : o; };
+  if (!is_floating(dtype))
+    throw DTypeError("morlet: dtype must be float32 or float64, got " + std::string(dtype_name(dtype)) + ".");
+  auto as_dtype = [&](const Operand& o) -> Operand {
+    return o.is_tensor() ? Operand(cast(o.tensor(), dtype, loc)) : o;
+  };
   Tensor x = multiply(linspace(-2 * std::numbers::pi, 2 * std::numbers::pi, M, true, dtype, loc), as_dtype(s), loc);
   Tensor env = exp(square(x, loc) * -0.5, loc) * std::pow(std::numbers::pi, -0.25);
   Tensor wx = multiply(x, as_dtype(w), loc);
@@ -314,7 +334,9 @@ Tensor complex_morlet(const Tensor& bandwidths, const Tensor& centers, std::opti
     t = cast(*time, rdt, loc);
   } else {
     if (b.op() != OpKind::Constant)
-      fail("complex_morlet", "without `time`, the bandwidths must be a constant (the support is 6 max(bandwidths) + 1 samples); pass time");
+      fail("complex_morlet",
+           "without `time`, the bandwidths must be a constant (the support is 6 max(bandwidths) + 1 samples); pass "
+           "time");
     const std::vector<double> values = std::get<ConstantAttr>(b.node().attr).value.to_vector();
     double mx = values.empty() ? 0 : values[0];
     for (double v : values) mx = std::max(mx, v);
@@ -348,7 +370,8 @@ Tensor mel_filters(double sr, std::int64_t n_fft, std::int64_t n_mels, double fm
   std::vector<double> mel_f(static_cast<std::size_t>(n_mels + 2));
   const double lo = hz_to_mel(fmin, htk), hi = hz_to_mel(top, htk);
   for (std::int64_t i = 0; i < n_mels + 2; ++i)
-    mel_f[static_cast<std::size_t>(i)] = mel_to_hz(lo + (hi - lo) * static_cast<double>(i) / static_cast<double>(n_mels + 1), htk);
+    mel_f[static_cast<std::size_t>(i)] =
+        mel_to_hz(lo + (hi - lo) * static_cast<double>(i) / static_cast<double>(n_mels + 1), htk);
   std::vector<double> w(static_cast<std::size_t>(n_mels * bins));
   for (std::int64_t m = 0; m < n_mels; ++m) {
     const auto um = static_cast<std::size_t>(m);
@@ -372,27 +395,33 @@ Tensor melspectrogram(const Tensor& y_in, double sr, std::int64_t n_fft, std::in
   const DType rdt = real_of(is_inexact(y_in.dtype()) ? y_in.dtype() : DType::f32);
   Tensor y = cast(y_in, rdt, loc);
   const std::int64_t wl = win_length.value_or(n_fft);
-  if (!(wl > 0 && wl <= n_fft)) fail(fn, "win_length (" + std::to_string(wl) + ") must be in (0, n_fft=" + std::to_string(n_fft) + "]");
+  if (!(wl > 0 && wl <= n_fft))
+    fail(fn, "win_length (" + std::to_string(wl) + ") must be in (0, n_fft=" + std::to_string(n_fft) + "]");
   if (hop_length < 1) fail(fn, "hop_length must be positive, got " + std::to_string(hop_length));
   std::vector<double> win;
   if (window.values) {
     if (window.values->ndim() != 1 || window.values->size() != wl)
-      fail(fn, "window must have length win_length=" + std::to_string(wl) + ", got shape " + shape_string(window.values->shape()));
+      fail(fn, "window must have length win_length=" + std::to_string(wl) + ", got shape " +
+                   shape_string(window.values->shape()));
     win = window.values->to_vector();
   } else {
-    win = std::get<ConstantAttr>(get_window(window.name, wl, window.param, true, DType::f64, loc).node().attr).value.to_vector();
+    win = std::get<ConstantAttr>(get_window(window.name, wl, window.param, true, DType::f64, loc).node().attr)
+              .value.to_vector();
   }
   const std::int64_t lpad = (n_fft - wl) / 2;
   std::vector<double> full(static_cast<std::size_t>(n_fft), 0.0);
   for (std::int64_t i = 0; i < wl; ++i) full[static_cast<std::size_t>(lpad + i)] = win[static_cast<std::size_t>(i)];
   if (center) y = pad(y, pad_last(y.ndim(), n_fft / 2, n_fft / 2), 0, loc);
   const std::int64_t n = y.shape().back();
-  if (n < n_fft) fail(fn, "the signal (" + std::to_string(n) + " samples after padding) is shorter than n_fft=" + std::to_string(n_fft));
+  if (n < n_fft)
+    fail(fn,
+         "the signal (" + std::to_string(n) + " samples after padding) is shorter than n_fft=" + std::to_string(n_fft));
   const std::int64_t frames_n = 1 + (n - n_fft) / hop_length;
   std::vector<std::int64_t> idx;
   for (std::int64_t f = 0; f < frames_n; ++f)
     for (std::int64_t k = 0; k < n_fft; ++k) idx.push_back(f * hop_length + k);
-  Tensor frames = take(y, index_constant(idx, {frames_n, n_fft}), y.ndim() - 1, loc) * real_constant(full, {n_fft}, rdt);
+  Tensor frames =
+      take(y, index_constant(idx, {frames_n, n_fft}), y.ndim() - 1, loc) * real_constant(full, {n_fft}, rdt);
   Tensor Z = fft::rfft(frames, std::nullopt, -1, "backward", loc);
   Tensor S = square(real(Z, loc), loc) + square(imag(Z, loc), loc);
   if (power != 2.0) S = symx::power(S, power / 2.0, loc);
@@ -412,7 +441,8 @@ Tensor mfcc(const Tensor& S, std::int64_t n_mfcc, int dct_type, const std::strin
   M = take(M, index_constant(keep, {n_mfcc}), M.ndim() - 2, loc);
   if (lifter > 0) {
     std::vector<double> lift;
-    for (std::int64_t k = 1; k <= n_mfcc; ++k) lift.push_back(1 + (lifter / 2) * std::sin(std::numbers::pi * static_cast<double>(k) / lifter));
+    for (std::int64_t k = 1; k <= n_mfcc; ++k)
+      lift.push_back(1 + (lifter / 2) * std::sin(std::numbers::pi * static_cast<double>(k) / lifter));
     M = M * real_constant(lift, {n_mfcc, 1}, real_of(M.dtype()));
   }
   return named_composite("mfcc", M);
@@ -455,8 +485,8 @@ Tensor phase_vocoder(const Tensor& D, double rate, std::optional<std::int64_t> h
   Tensor start = angle(take(D, index_constant({0}, {1}), D.ndim() - 1, loc), false, loc);
   std::vector<std::int64_t> before_idx;
   for (std::int64_t i = 0; i + 1 < n_out; ++i) before_idx.push_back(i);
-  Tensor before = pad(take(advance, index_constant(before_idx, {n_out - 1}), D.ndim() - 1, loc),
-                      pad_last(D.ndim(), 1, 0), 0, loc);
+  Tensor before =
+      pad(take(advance, index_constant(before_idx, {n_out - 1}), D.ndim() - 1, loc), pad_last(D.ndim(), 1, 0), 0, loc);
   Tensor phase = start + before;
   return named_composite(fn, complex(mag * cos(phase, loc), mag * sin(phase, loc), loc));
 }
@@ -480,11 +510,13 @@ Tensor wvd(const Tensor& signal_in, std::int64_t window, std::int64_t hop, std::
     fail(fn, "mode must be 'valid', 'same' or 'full', got '" + mode + "'");
   }
   if (x.shape().back() < window)
-    fail(fn, "window (" + std::to_string(window) + ") is longer than the signal (" + std::to_string(x.shape().back()) + " samples)");
+    fail(fn, "window (" + std::to_string(window) + ") is longer than the signal (" + std::to_string(x.shape().back()) +
+                 " samples)");
   auto hanning = [](std::int64_t n) {
     std::vector<double> h(static_cast<std::size_t>(n), 1.0);
     for (std::int64_t i = 0; i < n && n > 1; ++i)
-      h[static_cast<std::size_t>(i)] = 0.5 - 0.5 * std::cos(2 * std::numbers::pi * static_cast<double>(i) / static_cast<double>(n - 1));
+      h[static_cast<std::size_t>(i)] =
+          0.5 - 0.5 * std::cos(2 * std::numbers::pi * static_cast<double>(i) / static_cast<double>(n - 1));
     return h;
   };
   std::vector<double> ap = apod ? apod->to_vector() : hanning(window);
@@ -517,8 +549,8 @@ Tensor wvd(const Tensor& signal_in, std::int64_t window, std::int64_t hop, std::
     for (std::int64_t k = 0; k < K; ++k) {
       const double freq = K == 1 ? -static_cast<double>(L) / static_cast<double>(window)
                                  : -static_cast<double>(L) / static_cast<double>(window) +
-                                       2.0 * static_cast<double>(L) / static_cast<double>(window) * static_cast<double>(k) /
-                                           static_cast<double>(K - 1);
+                                       2.0 * static_cast<double>(L) / static_cast<double>(window) *
+                                           static_cast<double>(k) / static_cast<double>(K - 1);
       mask.set_complex_flat(p * K + k, std::polar(hk[static_cast<std::size_t>(k)], PI * static_cast<double>(p) * freq));
     }
   Tensor out = real(sum(patches * conj(reversed, loc) * constant(mask), -1, false, loc), loc);  // (..., P, Fo)

@@ -82,3 +82,16 @@ def numeric_grad(f, x, eps=1e-6):
         m[idx] -= eps
         g[idx] = (f(p) - f(m)) / (2 * eps)
     return g
+
+
+def numeric_complex_grad(f, z, eps=1e-6):
+    """JAX's convention for a real function f of complex z = x + iy: df/dx - i df/dy, by central
+    differences in float64."""
+    g = np.zeros(z.shape, np.complex128)
+    for idx in np.ndindex(z.shape):
+        for unit, part in ((1, 1), (1j, -1j)):
+            zp, zm = z.astype(np.complex128), z.astype(np.complex128)
+            zp[idx] += eps * unit
+            zm[idx] -= eps * unit
+            g[idx] += part * (f(zp) - f(zm)) / (2 * eps)
+    return g

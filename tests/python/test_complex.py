@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import symx as sx
+from helpers import numeric_complex_grad
 
 RNG = np.random.default_rng(7)
 
@@ -21,18 +22,6 @@ def run(fn, *arrays):
     ps = [sx.placeholder(a.shape, a.dtype) for a in arrays]
     out = fn(*ps)
     return sx.function(ps, out if isinstance(out, list) else [out])(*arrays)
-
-
-def complex_grad_fd(loss, z, eps=1e-6):
-    """dL/dx - i dL/dy by central differences in float64 (JAX's convention)."""
-    g = np.zeros(z.shape, np.complex128)
-    for idx in np.ndindex(z.shape):
-        for unit, part in ((1, 1), (1j, -1j)):
-            zp, zm = z.copy(), z.copy()
-            zp[idx] += eps * unit
-            zm[idx] -= eps * unit
-            g[idx] += part * (loss(zp) - loss(zm)) / (2 * eps)
-    return g
 
 
 # ---- dtypes, conversion, files ----
@@ -201,7 +190,7 @@ def test_gradient_is_jax_convention(name):
     p = sx.placeholder(z.shape, sx.complex128)
     g = sx.function([p], [sx.grad(ours(p), p)])(z)[0]
     assert g.dtype == np.complex128
-    np.testing.assert_allclose(g, complex_grad_fd(theirs, z), rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(g, numeric_complex_grad(theirs, z), rtol=1e-6, atol=1e-6)
 
 
 def test_gradient_through_real_complex_boundary():

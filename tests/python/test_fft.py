@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 import symx as sx
+from helpers import numeric_complex_grad, numeric_grad
 
 RNG = np.random.default_rng(11)
 NORMS = [None, "backward", "ortho", "forward"]
@@ -99,27 +100,6 @@ def test_frequencies_and_shifts():
 # ---- gradients ----
 
 
-def fd_real(loss, x, eps=1e-6):
-    g = np.zeros_like(x)
-    for idx in np.ndindex(x.shape):
-        xp, xm = x.copy(), x.copy()
-        xp[idx] += eps
-        xm[idx] -= eps
-        g[idx] = (loss(xp) - loss(xm)) / (2 * eps)
-    return g
-
-
-def fd_complex(loss, z, eps=1e-6):
-    g = np.zeros(z.shape, np.complex128)
-    for idx in np.ndindex(z.shape):
-        for unit, part in ((1, 1), (1j, -1j)):
-            zp, zm = z.copy(), z.copy()
-            zp[idx] += eps * unit
-            zm[idx] -= eps * unit
-            g[idx] += part * (loss(zp) - loss(zm)) / (2 * eps)
-    return g
-
-
 # Each transform under a real loss with complex weights: sum(real(W * y)) + sum(|y|^2).
 GRAD_CASES = {
     "fft": (lambda m, x: m.fft(x, n=7), True),
@@ -152,7 +132,7 @@ def test_gradients(name):
     y = fn(sx.fft, p)
     loss = sx.sum(sx.real(y * w)) + sx.sum(sx.abs(y) ** 2)
     g = sx.function([p], [sx.grad(loss, p)])(x)[0]
-    want = fd_complex(np_loss, x) if complex_input else fd_real(np_loss, x)
+    want = numeric_complex_grad(np_loss, x) if complex_input else numeric_grad(np_loss, x)
     np.testing.assert_allclose(g, want, rtol=1e-6, atol=1e-6)
 
 
@@ -164,7 +144,7 @@ def test_second_derivative():
     g = sx.grad(sx.sum(sx.abs(sx.fft.rfft(p)) ** 2), p)
     hv = sx.function([p], [sx.grad(sx.sum(g * v), p)])(x)[0]
     gfun = sx.function([p], [g])
-    want = fd_real(lambda t: float(np.dot(gfun(t)[0], v)), x)
+    want = numeric_grad(lambda t: float(np.dot(gfun(t)[0], v)), x)
     np.testing.assert_allclose(hv, want, rtol=1e-5, atol=1e-5)
 
 
