@@ -266,7 +266,23 @@ Array Array::astype(DType dtype) const {
   Array out(shape_, dtype);
   std::int64_t n = size();
   if (is_complex(dtype_) || is_complex(dtype)) {
-    for (std::int64_t i = 0; i < n; ++i) out.set_complex_flat(i, get_complex_flat(i));
+    // Typed loops between the floating and complex types (the casts of complex gradients).
+    auto typed = [&]<class S, class D>() {
+      const S* s = static_cast<const S*>(data_);
+      D* d = static_cast<D*>(out.data_);
+      for (std::int64_t i = 0; i < n; ++i) {
+        if constexpr (is_complex_v<D>) d[i] = D(s[i]);
+        else d[i] = static_cast<D>(s[i].real());
+      }
+    };
+    using c64 = std::complex<float>;
+    using c128 = std::complex<double>;
+    if (dtype_ == DType::f32 && dtype == DType::c64) typed.template operator()<float, c64>();
+    else if (dtype_ == DType::f64 && dtype == DType::c128) typed.template operator()<double, c128>();
+    else if (dtype_ == DType::c64 && dtype == DType::f32) typed.template operator()<c64, float>();
+    else if (dtype_ == DType::c128 && dtype == DType::f64) typed.template operator()<c128, double>();
+    else
+      for (std::int64_t i = 0; i < n; ++i) out.set_complex_flat(i, get_complex_flat(i));
     return out;
   }
   // Integer to integer conversions go through int64 to keep every bit (no double rounding).

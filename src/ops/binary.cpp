@@ -351,6 +351,17 @@ TensorType infer_where(const std::vector<Tensor>& in, const Attr&) {
 Array evaluate_where(const EvalArgs& args) {
   const Shape& shape = args.node.type.shape;
   Array out(shape, args.node.type.dtype);
+  if (is_complex(out.dtype()) && args.inputs[0].shape() == shape) {  // the common case of complex VJPs
+    const Array &a = args.inputs[1], &b = args.inputs[2];
+    const bool* c = args.inputs[0].data<bool>();
+    visit_complex_dtype(out.dtype(), [&]<class T>() {
+      T* o = out.data<T>();
+      for_each_broadcast(shape, a.shape(), b.shape(), [&](std::int64_t flat, std::int64_t ia, std::int64_t ib) {
+        o[flat] = c[flat] ? a.data<T>()[ia] : b.data<T>()[ib];
+      });
+    });
+    return out;
+  }
   std::vector<std::vector<std::int64_t>> strides;
   for (const auto& in : args.inputs) strides.push_back(broadcast_strides(in.shape(), shape));
   if (out.size() == 0) return out;

@@ -21,6 +21,12 @@ template <class F> Array map_unary(const Array& x, DType out_dtype, F f) {
 // Calls f(flat, ia, ib) for every element `flat` of `shape` (non-empty) with the flat indices of the
 // elements of arrays of shapes `a` and `b` broadcast to it.
 template <class F> void for_each_broadcast(const Shape& shape, const Shape& a, const Shape& b, F f) {
+  const std::int64_t n = num_elements(shape);
+  const bool a_full = a == shape, b_full = b == shape;
+  if ((a_full || num_elements(a) == 1) && (b_full || num_elements(b) == 1)) {  // no index arithmetic
+    for (std::int64_t i = 0; i < n; ++i) f(i, a_full ? i : 0, b_full ? i : 0);
+    return;
+  }
   auto sa = broadcast_strides(a, shape);
   auto sb = broadcast_strides(b, shape);
   IndexCounter counter(shape);

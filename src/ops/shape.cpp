@@ -359,6 +359,23 @@ Array evaluate_pad(const EvalArgs& args) {
   const auto& a = std::get<PadAttr>(args.node.attr);
   Array out = Array::full(args.node.type.shape, a.value, x.dtype());
   auto strides = contiguous_strides(out.shape());
+  if (x.ndim() >= 1 && x.size() > 0) {  // whole rows of the last axis at a time
+    const std::int64_t row = x.shape().back();
+    const std::size_t bytes = static_cast<std::size_t>(row) * itemsize(x.dtype());
+    Shape rows(x.shape().begin(), x.shape().end() - 1);
+    const char* src = static_cast<const char*>(x.raw_data());
+    char* dst = static_cast<char*>(out.raw_data());
+    std::int64_t r = 0;
+    auto copy_row = [&](const std::vector<std::int64_t>& idx) {
+      std::int64_t at = a.low.back() * strides.back();
+      for (std::size_t d = 0; d < idx.size(); ++d) at += (idx[d] + a.low[d]) * strides[d];
+      std::memcpy(dst + static_cast<std::size_t>(at) * itemsize(x.dtype()), src + static_cast<std::size_t>(r++) * bytes,
+                  bytes);
+    };
+    if (rows.empty()) copy_row({});
+    else for_each_index(rows, [&](std::int64_t, const auto& idx) { copy_row(idx); });
+    return out;
+  }
   for_each_index(x.shape(), [&](std::int64_t flat, const auto& idx) {
     std::int64_t dst = 0;
     for (std::size_t d = 0; d < idx.size(); ++d) dst += (idx[d] + a.low[d]) * strides[d];

@@ -156,7 +156,7 @@ template <> struct Unary<K::Abs> {
     const Tensor& x = input_of(y);
     if (!is_complex(x.dtype())) return {g * sign(x)};
     Tensor zero = equal(y, 0);
-    return {where(zero, 0, g * conj(x) / where(zero, 1, y))};
+    return {where(zero, 0, (g / where(zero, 1, y)) * conj(x))};  // a real division, then one complex product
   }
 };
 template <> struct Unary<K::Square> {
