@@ -15,6 +15,7 @@
 #include <numeric>
 #include <string>
 
+#include "ops/concrete.hpp"
 #include "ops/op_table.hpp"
 #include "symx/graph.hpp"
 
@@ -151,6 +152,19 @@ void register_indexing_ops() {
          row(F, 3, Lowering::library, infer_scatter, evaluate_scatter<K::ScatterMax>, vjp_scatter_extremum));
 }
 
+Tensor symbolic_source(const Tensor& t) {
+  for (const Tensor& n : topological_order({t})) {
+    const auto& def = ops::op_def(n.op());
+    if (n.op() == OpKind::Placeholder || n.op() == OpKind::Variable || def.random() || !def.foldable()) return n;
+  }
+  return Tensor();
+}
+
+std::optional<Array> concrete(const Tensor& t) {
+  if (symbolic_source(t).defined()) return std::nullopt;
+  return t.eval();
+}
+
 }  // namespace ops
 
 namespace {
@@ -165,21 +179,8 @@ constexpr auto kShape = TypeProblem::Kind::shape;
 constexpr auto kDType = TypeProblem::Kind::dtype;
 constexpr auto kValue = TypeProblem::Kind::value;
 
-// The first leaf that keeps t's value unknown until the graph runs (a placeholder, a variable, a
-// random draw, a host call or a loop), or an undefined tensor when t is a function of constants.
-Tensor symbolic_source(const Tensor& t) {
-  for (const Tensor& n : topological_order({t})) {
-    const auto& def = ops::op_def(n.op());
-    if (n.op() == OpKind::Placeholder || n.op() == OpKind::Variable || def.random() || !def.foldable()) return n;
-  }
-  return Tensor();
-}
-
-// t's value when it is known while the graph is built (a function of constants only).
-std::optional<Array> concrete(const Tensor& t) {
-  if (symbolic_source(t).defined()) return std::nullopt;
-  return t.eval();
-}
+using ops::concrete;
+using ops::symbolic_source;
 
 // The error of a function whose output size depends on x's values when x is symbolic.
 [[noreturn]] void needs_size(const char* name, const Tensor& x, const char* param, Loc loc) {

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <numbers>
 
+#include "ops/concrete.hpp"
 #include "ops/op_table.hpp"
 #include "symx/arrays.hpp"
 #include "symx/fft.hpp"
@@ -333,11 +334,12 @@ Tensor complex_morlet(const Tensor& bandwidths, const Tensor& centers, std::opti
   if (time) {
     t = cast(*time, rdt, loc);
   } else {
-    if (b.op() != OpKind::Constant)
+    std::optional<Array> known = ops::concrete(b);  // SymJAX's scales = power(2, linspace(...)) included
+    if (!known)
       fail("complex_morlet",
-           "without `time`, the bandwidths must be a constant (the support is 6 max(bandwidths) + 1 samples); pass "
-           "time");
-    const std::vector<double> values = std::get<ConstantAttr>(b.node().attr).value.to_vector();
+           "without `time`, the bandwidths must be known when the graph is built (the support is "
+           "6 max(bandwidths) + 1 samples): a function of constants, or pass time");
+    const std::vector<double> values = known->to_vector();
     double mx = values.empty() ? 0 : values[0];
     for (double v : values) mx = std::max(mx, v);
     const double B = 6 * mx + 1;

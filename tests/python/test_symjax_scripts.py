@@ -262,3 +262,49 @@ def test_gallery_plot_interpolation():
     # nearest one (rolled by -repeat // 2 = -2)
     for s in samples[1:]:
         np.testing.assert_allclose(s[[0, 5, 10]], [1, 2, 3])
+
+
+def _scales(J=5, Q=4):
+    # SymJAX's scales = T.power(2, T.linspace(0.1, J - 1, J * Q))[:, None]
+    return sx.power(2, sx.linspace(0.1, J - 1, J * Q))[:, None]
+
+
+def test_gallery_plot_wavelets():
+    # gallery/03_sp/plot_wavelets.py (issue 22): a Morlet filter bank in time and in frequency, as written
+    # (J = 5, Q = 4), through symx.function with no inputs; the references are SymJAX's formulas in NumPy.
+    J, Q = 5, 4
+    scales = _scales(J, Q)
+    wavelet = sx.signal.complex_morlet(5 * scales, np.pi / scales)
+    waveletw = sx.signal.fourier_complex_morlet(5 * scales, np.pi / scales, wavelet.shape[-1])
+    f = sx.function([], [wavelet, waveletw])
+    wavelet, waveletw = f()
+    s = (2.0 ** np.linspace(0.1, J - 1, J * Q))[:, None]
+    B = int(6 * (5 * s).max() + 1)
+    t = np.linspace(-(B // 2), B // 2, B)
+    want = np.exp(-((t / (5 * s)) ** 2)) * np.exp(1j * (np.pi / s) * t)
+    assert wavelet.shape == (J * Q, B) and wavelet.dtype == np.complex64
+    np.testing.assert_allclose(wavelet, want, atol=2e-5)
+    w = np.linspace(0, 2 * np.pi, B)
+    want_w = np.exp(-((w - np.pi / s) ** 2) * (5 * s) ** 2 / 4) * (w <= np.pi)
+    assert waveletw.shape == (J * Q, B)
+    np.testing.assert_allclose(np.real(waveletw), want_w, atol=2e-5)
+
+
+def test_examples_wavelets():
+    # examples/wavelets.py: the bank, its Fourier form, the Littlewood-Paley normalized bank, and the plots'
+    # spectra (np.fft of ifftshift of each wavelet) computed with symx.fft instead.
+    scales = _scales()
+    wavelet = sx.signal.complex_morlet(5 * scales, np.pi / scales)
+    waveletw = sx.signal.fourier_complex_morlet(5 * scales, np.pi / scales, wavelet.shape[-1])
+    waveletlp = sx.signal.littewood_paley_normalization(waveletw, down=np.pi / scales[-1, 0].eval())
+    spectra = sx.fft.fft(sx.fft.ifftshift(wavelet, axes=(-1,)), axis=-1)
+    back = sx.fft.fftshift(sx.fft.ifft(waveletlp, axis=-1), axes=(-1,))
+    wavelet_v, waveletw_v, lp, spectra_v, back_v = sx.function([], [wavelet, waveletw, waveletlp, spectra, back])()
+    np.testing.assert_allclose(spectra_v, np.fft.fft(np.fft.ifftshift(wavelet_v, axes=-1)), rtol=1e-4, atol=1e-3)
+    np.testing.assert_allclose(back_v, np.fft.fftshift(np.fft.ifft(lp), axes=-1), rtol=1e-4, atol=1e-5)
+    # the Littlewood-Paley sum (the plot's green line) is 1 where the normalization applies
+    total = np.abs(lp).sum(0)
+    w = np.linspace(0, 2 * np.pi, lp.shape[-1])
+    s_last = 2.0 ** (5 - 1)
+    inside = (w >= np.pi / s_last) & (w <= np.pi) & (np.abs(waveletw_v).sum(0) > 1e-6)
+    np.testing.assert_allclose(total[inside], 1, rtol=1e-4)
