@@ -393,7 +393,7 @@ def case1(R):
 def build_overhead_cpp(R, name="overhead"):
     """Compiles bench/<name>.cpp (overhead.cpp, or busy_step.cpp for bench/busy.py) against
     libsymx.a with the library's link line (from CMakeCache.txt when present: LAPACKE, OpenBLAS,
-    oneDNN when the build uses it)."""
+    oneDNN, zlib and FFTW when the build uses them)."""
     lib = os.path.join(R.build, "libsymx.a")
     if not os.path.exists(lib):
         return None, "no %s (build symx first)" % lib
@@ -401,7 +401,17 @@ def build_overhead_cpp(R, name="overhead"):
     cache = os.path.join(R.build, "CMakeCache.txt")
     if os.path.exists(cache):
         text = open(cache).read()
-        for var in ("LAPACKE_LIBRARY", "OPENBLAS_LIBRARY", "DNNL_LIBRARY", "ZLIB_LIBRARY_RELEASE", "ZLIB_LIBRARY"):
+        for var in (
+            "LAPACKE_LIBRARY",
+            "OPENBLAS_LIBRARY",
+            "DNNL_LIBRARY",
+            "ZLIB_LIBRARY_RELEASE",
+            "ZLIB_LIBRARY",
+            "FFTW3F_OMP_LIBRARY",  # FFTW (issue 22): the threads libraries before the ones they call
+            "FFTW3_OMP_LIBRARY",
+            "FFTW3F_LIBRARY",
+            "FFTW3_LIBRARY",
+        ):
             m = re.search(r"^%s:\w+=(.+)$" % var, text, re.M)
             if m and os.path.exists(m.group(1).strip()) and m.group(1).strip() not in libs:
                 libs.append(m.group(1).strip())
