@@ -3,6 +3,7 @@
 #include <complex>
 
 #include "symx/fft.hpp"
+#include "symx/signal.hpp"
 #include "test_util.hpp"
 
 namespace symx {
@@ -65,6 +66,30 @@ TEST(ComplexFft, PromotionAndErrors) {
   expect_error<DTypeError>([&] { grad(sum(complex(x, x)), {x}); }, {"grad", "real cost"});
   expect_error<ValueError>([&] { fft::fft(x, std::nullopt, -1, "sideways"); }, {"fft", "norm", "ortho"});
   expect_error<ShapeError>([&] { fft::fftn(x, {2, 2}); }, {"fftn", "s has 2 sizes"});
+}
+
+// istft(stft(x)) is x (the default Hann window satisfies NOLA at half overlap); hilbert's real part is x
+// and its imaginary part of cos is sin (away from the ends, for a whole number of periods).
+TEST(ComplexFft, SignalTransformsFromCpp) {
+  const int n = 256;
+  std::vector<double> values(n), cosine(n);
+  for (int i = 0; i < n; ++i) {
+    values[static_cast<std::size_t>(i)] = std::sin(0.3 * i) + 0.1 * (i % 7);
+    cosine[static_cast<std::size_t>(i)] = std::cos(2 * std::acos(-1.0) * 8 * i / n);
+  }
+  Tensor x = constant(Array::from_vector<double>(values, {n}));
+  signal::Spectrum s = signal::stft(x, 1.0, "hann", 64);
+  EXPECT_EQ(s.Z.shape(), (Shape{33, 9}));
+  EXPECT_EQ(s.Z.dtype(), DType::c128);
+  Array back = signal::istft(s.Z, 1.0, "hann", 64).second.eval();
+  ASSERT_EQ(back.shape(), (Shape{n}));
+  for (int i = 0; i < n; ++i) EXPECT_NEAR(back.get_flat(i), values[static_cast<std::size_t>(i)], 1e-12) << i;
+  Array h = signal::hilbert(constant(Array::from_vector<double>(cosine, {n}))).eval();
+  for (int i = 0; i < n; ++i) {
+    EXPECT_NEAR(h.get_complex_flat(i).real(), cosine[static_cast<std::size_t>(i)], 1e-12);
+    EXPECT_NEAR(h.get_complex_flat(i).imag(), std::sin(2 * std::acos(-1.0) * 8 * i / n), 1e-12);
+  }
+  expect_error<ValueError>([&] { signal::stft(x, 1.0, "hann", 64, 64); }, {"stft", "noverlap (64)", "nperseg (64)"});
 }
 
 }  // namespace
