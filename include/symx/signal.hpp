@@ -62,7 +62,8 @@ Tensor get_window(const std::string& window, std::int64_t Nx, std::optional<doub
                   bool fftbins = true, DType dtype = DType::f32, Loc loc = Loc::current());
 
 // ---- convolution and correlation ----
-// The N-dimensional convolution of in1 and in2, as scipy.signal.convolve (direct method): mode "full"
+// The N-dimensional convolution of in1 and in2, as scipy.signal.convolve (the direct sum, or through the
+// FFT when both inputs have 64 elements or more and n m > 2^20, as SciPy's method="auto"): mode "full"
 // (every overlap), "same" (in1's shape, centered as SciPy's) or "valid" (full overlaps only; one input
 // must be at least as large as the other on every axis). Both inputs have the same number of dimensions
 // (1 to 3); float inputs keep their promoted dtype, integers are computed in float64 and rounded back.

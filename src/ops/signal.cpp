@@ -20,6 +20,7 @@
 
 #include "ops/op_table.hpp"
 #include "symx/arrays.hpp"
+#include "symx/fft.hpp"
 #include "symx/numpy.hpp"
 #include "symx/special.hpp"
 
@@ -124,7 +125,14 @@ bool covers(const Shape& a, const Shape& b) {
   return true;
 }
 
-// in1 (*) in2 (SciPy's convolve, direct), computed in `compute`.
+// Whether the FFT computes a (*) b faster than the direct sum (SciPy's method="auto" in spirit, with
+// this machine's crossover): both inputs of at least 64 elements and n m above 2^20 multiplies, where
+// the oneDNN convolution (direct) takes longer than three transforms of the full output's size.
+bool use_fft(const Tensor& a, const Tensor& b) {
+  return a.size() >= 64 && b.size() >= 64 && static_cast<double>(a.size()) * static_cast<double>(b.size()) > 1 << 20;
+}
+
+// in1 (*) in2 (SciPy's convolve: direct, or through the FFT when use_fft), computed in `compute`.
 Tensor convolve_nd(const char* name, const Tensor& in1, const Tensor& in2, const std::string& mode, Loc loc) {
   if (!is_valid_mode(mode))
     raise_value(name, {in1, in2}, "unknown mode '" + mode + "'", "Pass mode='full', 'same' or 'valid'.", loc);
@@ -153,6 +161,31 @@ Tensor convolve_nd(const char* name, const Tensor& in1, const Tensor& in2, const
     std::swap(a, b);  // convolution is commutative: the valid part is the same
   }
   std::size_t nd = static_cast<std::size_t>(a.ndim());
+  if (use_fft(a, b)) {  // SciPy's method="fft": transforms of the full output's size, then its centre
+    std::vector<std::int64_t> full;
+    std::vector<int> axes;
+    for (std::size_t d = 0; d < nd; ++d) {  // a 7-smooth size, where FFTW is fastest (SciPy's next_fast_len)
+      std::int64_t n = a.shape()[d] + b.shape()[d] - 1, fast = n;
+      auto smooth = [](std::int64_t v) {
+        for (std::int64_t p : {2, 3, 5, 7})
+          while (v % p == 0) v /= p;
+        return v == 1;
+      };
+      while (!smooth(fast)) ++fast;
+      full.push_back(fast);
+      axes.push_back(static_cast<int>(d));
+    }
+    Tensor y = fft::irfftn(fft::rfftn(a, full, axes, "backward", loc) * fft::rfftn(b, full, axes, "backward", loc),
+                           full, axes, "backward", loc);
+    std::vector<Index> index;
+    for (std::size_t d = 0; d < nd; ++d) {
+      const std::int64_t n = a.shape()[d], m = b.shape()[d];
+      const std::int64_t start = mode == "full" ? 0 : mode == "valid" ? m - 1 : (m - 1) / 2;
+      const std::int64_t count = mode == "full" ? n + m - 1 : mode == "valid" ? n - m + 1 : n;
+      index.push_back(Index::range(start, start + count));
+    }
+    return finish(slice(y, index, loc), t, loc);
+  }
   std::vector<std::int64_t> lo(nd), hi(nd);
   for (std::size_t d = 0; d < nd; ++d) {
     std::int64_t m = b.shape()[d];

@@ -298,3 +298,44 @@ def test_errors_name_the_users_tensor():
     a = sx.placeholder((10,), "float32", name="my_signal")
     with pytest.raises(ValueError, match="my_signal"):
         sx.signal.convolve(a, sx.zeros((3,)), "middle")
+
+
+# ---- the FFT method of convolve and correlate (inputs of 64 elements or more, n m above 2^20) ----
+
+
+@pytest.mark.parametrize("shapes", [((5000,), (300,)), ((120, 100), (40, 33)), ((20, 30, 16), (9, 12, 10))])
+@pytest.mark.parametrize("mode", ["full", "same", "valid"])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_convolve_fft_method_matches_scipy_direct(shapes, mode, dtype):
+    rng = np.random.default_rng(len(shapes[0]))
+    a, b = rng.standard_normal(shapes[0]).astype(dtype), rng.standard_normal(shapes[1]).astype(dtype)
+    pa, pb = sx.placeholder(a.shape, dtype), sx.placeholder(b.shape, dtype)
+    y, z = sx.function([pa, pb], [sx.signal.convolve(pa, pb, mode), sx.signal.correlate(pa, pb, mode)])(a, b)
+    tol = 2e-6 if dtype == np.float32 else 1e-13
+    for got, want in (
+        (y, scipy.signal.convolve(a, b, mode, method="direct")),
+        (z, scipy.signal.correlate(a, b, mode, method="direct")),
+    ):
+        assert got.dtype == dtype and got.shape == want.shape
+        assert np.abs(got - want).max() <= tol * np.abs(want).max()
+
+
+def test_convolve_fft_method_gradient():
+    """The gradient through rfftn/irfftn against central differences at 24 random coordinates."""
+    rng = np.random.default_rng(3)
+    a, b = rng.standard_normal(1100), rng.standard_normal(1000)
+    w = rng.standard_normal(1100 - 1000 + 1)
+    pa, pb = sx.placeholder(a.shape, sx.float64), sx.placeholder(b.shape, sx.float64)
+    loss = sx.sum(sx.signal.convolve(pa, pb, "valid") * w)
+    grads = sx.function([pa, pb], sx.grad(loss, [pa, pb]))(a, b)
+    f = sx.function([pa, pb], [loss])
+    eps = 1e-6
+    for which, arr in ((0, a), (1, b)):
+        for i in rng.choice(arr.size, 12, replace=False):
+            plus, minus = arr.copy(), arr.copy()
+            plus[i] += eps
+            minus[i] -= eps
+            args_p = (plus, b) if which == 0 else (a, plus)
+            args_m = (minus, b) if which == 0 else (a, minus)
+            numeric = (f(*args_p)[0] - f(*args_m)[0]) / (2 * eps)
+            np.testing.assert_allclose(grads[which][i], numeric, rtol=1e-6, atol=1e-7)
