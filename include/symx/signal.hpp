@@ -4,8 +4,8 @@
 // Windows are constants computed in double (their length and parameters are numbers, as NumPy's and
 // SciPy's). Everything else is a composite of graph ops, so that it fuses, differentiates and compiles
 // as the ops it is made of: the convolutions are the nn convolution primitive (oneDNN for float32), or
-// rfftn/irfftn for large inputs, the patches and pooling are strided slices, the DCT is a product with the transform's cosine matrix.
-// The transforms over the FFT (stft, istft, spectrogram, hilbert, the mel spectrogram and MFCCs, the
+// rfftn/irfftn for large inputs, the patches and pooling are strided slices, the DCT is a product with the transform's
+// cosine matrix. The transforms over the FFT (stft, istft, spectrogram, hilbert, the mel spectrogram and MFCCs, the
 // Morlet wavelets) frame the signal with a take of constant indices and call symx::fft, so that they
 // differentiate through its VJPs.
 #pragma once
