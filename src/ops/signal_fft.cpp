@@ -34,6 +34,34 @@ Tensor real_constant(const std::vector<double>& values, Shape shape, DType dtype
   return constant(Array::from_vector<double>(values, std::move(shape)).astype(dtype));
 }
 
+// The indices start, start + 1, ..., stop - 1 as an int64 constant.
+Tensor index_range(std::int64_t start, std::int64_t stop) {
+  std::vector<std::int64_t> v;
+  for (std::int64_t i = start; i < stop; ++i) v.push_back(i);
+  return index_constant(v, {stop - start});
+}
+
+// `count` frames of n samples, every `hop`, along x's last axis: (..., count, n), one take of the
+// constant (count, n) sample indices.
+Tensor frames_of(const Tensor& x, std::int64_t count, std::int64_t n, std::int64_t hop, Loc loc) {
+  std::vector<std::int64_t> idx;
+  for (std::int64_t f = 0; f < count; ++f)
+    for (std::int64_t k = 0; k < n; ++k) idx.push_back(f * hop + k);
+  return take(x, index_constant(idx, {count, n}), x.ndim() - 1, loc);
+}
+
+// The values (double) of `window` for `length` samples: get_window's periodic window of that name, or
+// the values given, which must be 1-D of that length (`what` names it in the error: "nperseg=64").
+std::vector<double> window_of_length(const WindowSpec& window, std::int64_t length, const std::string& what,
+                                     const char* fn, Loc loc) {
+  if (!window.values)
+    return std::get<ConstantAttr>(get_window(window.name, length, window.param, true, DType::f64, loc).node().attr)
+        .value.to_vector();
+  if (window.values->ndim() != 1 || window.values->size() != length)
+    fail(fn, "window must have length " + what + " (a 1-D array), got shape " + shape_string(window.values->shape()));
+  return window.values->to_vector();
+}
+
 // The window's values (double) and nperseg, as SciPy's _triage_segments.
 std::vector<double> window_values(const WindowSpec& window, std::optional<std::int64_t>& nperseg,
                                   std::int64_t input_length, const char* fn, Loc loc) {
@@ -42,8 +70,7 @@ std::vector<double> window_values(const WindowSpec& window, std::optional<std::i
     if (n > input_length) n = input_length;
     if (n < 1) fail(fn, "nperseg must be a positive integer, got " + std::to_string(n));
     nperseg = n;
-    Tensor w = get_window(window.name, n, window.param, true, DType::f64, loc);
-    return std::get<ConstantAttr>(w.node().attr).value.to_vector();
+    return window_of_length(window, n, "", fn, loc);
   }
   const Array& v = *window.values;
   if (v.ndim() != 1)
@@ -111,10 +138,7 @@ Spectrum spectral(const char* fn, const Tensor& x_in, double fs, const WindowSpe
   const std::int64_t length = x.shape().back();
   if (length < seg) fail(fn, "the signal is shorter than nperseg");
   const std::int64_t nseg = (length - seg) / step + 1;
-  std::vector<std::int64_t> idx;
-  for (std::int64_t s = 0; s < nseg; ++s)
-    for (std::int64_t k = 0; k < seg; ++k) idx.push_back(s * step + k);
-  Tensor frames = take(x, index_constant(idx, {nseg, seg}), nd - 1, loc);  // (..., nseg, nperseg)
+  Tensor frames = frames_of(x, nseg, seg, step, loc);  // (..., nseg, nperseg)
   if (detrend == "constant") frames = frames - mean(frames, -1, true, loc);
   frames = frames * real_constant(win, {seg}, rdt);
   double scale = scaling == "density" ? 1.0 / (fs * sum_of(win, true)) : 1.0 / std::pow(sum_of(win, false), 2);
@@ -216,16 +240,7 @@ std::pair<Tensor, Tensor> istft(const Tensor& Zxx, double fs, const WindowSpec& 
     perm.push_back(ta);
     Z = transpose(Z, perm, loc);
   }
-  std::vector<double> win;
-  if (window.values) {
-    if (window.values->ndim() != 1 || window.values->size() != seg)
-      fail(fn, "window must have length nperseg=" + std::to_string(seg) + " (a 1-D array), got shape " +
-                   shape_string(window.values->shape()));
-    win = window.values->to_vector();
-  } else {
-    win = std::get<ConstantAttr>(get_window(window.name, seg, window.param, true, DType::f64, loc).node().attr)
-              .value.to_vector();
-  }
+  const std::vector<double> win = window_of_length(window, seg, "nperseg=" + std::to_string(seg), fn, loc);
   {  // SciPy's check_NOLA
     std::vector<double> binsums(static_cast<std::size_t>(step), 0.0);
     for (std::int64_t k = 0; k < seg; ++k)
@@ -240,9 +255,7 @@ std::pair<Tensor, Tensor> istft(const Tensor& Zxx, double fs, const WindowSpec& 
   const DType rdt = real_of(Z.dtype());
   Tensor xs = input_onesided ? fft::irfft(Z, nfft, -2, "backward", loc) : fft::ifft(Z, nfft, -2, "backward", loc);
   if (nfft != seg) {
-    std::vector<std::int64_t> keep;
-    for (std::int64_t k = 0; k < seg; ++k) keep.push_back(k);
-    xs = take(xs, index_constant(keep, {seg}), xs.ndim() - 2, loc);
+    xs = take(xs, index_range(0, seg), xs.ndim() - 2, loc);
   }
   const double scale = scaling == "spectrum" ? sum_of(win, false) : std::sqrt(fs * sum_of(win, true));
   std::vector<double> ws;
@@ -274,9 +287,7 @@ std::pair<Tensor, Tensor> istft(const Tensor& Zxx, double fs, const WindowSpec& 
           win[static_cast<std::size_t>(k)] * win[static_cast<std::size_t>(k)];
   const std::int64_t lo = boundary ? seg / 2 : 0, hi = boundary ? output_length - seg / 2 : output_length;
   if (lo != 0 || hi != y.shape().back()) {
-    std::vector<std::int64_t> keep;
-    for (std::int64_t i = lo; i < hi; ++i) keep.push_back(i);
-    y = take(y, index_constant(keep, {hi - lo}), y.ndim() - 1, loc);
+    y = take(y, index_range(lo, hi), y.ndim() - 1, loc);
   }
   std::vector<double> inv;
   for (std::int64_t i = lo; i < hi; ++i) {
@@ -400,16 +411,7 @@ Tensor melspectrogram(const Tensor& y_in, double sr, std::int64_t n_fft, std::in
   if (!(wl > 0 && wl <= n_fft))
     fail(fn, "win_length (" + std::to_string(wl) + ") must be in (0, n_fft=" + std::to_string(n_fft) + "]");
   if (hop_length < 1) fail(fn, "hop_length must be positive, got " + std::to_string(hop_length));
-  std::vector<double> win;
-  if (window.values) {
-    if (window.values->ndim() != 1 || window.values->size() != wl)
-      fail(fn, "window must have length win_length=" + std::to_string(wl) + ", got shape " +
-                   shape_string(window.values->shape()));
-    win = window.values->to_vector();
-  } else {
-    win = std::get<ConstantAttr>(get_window(window.name, wl, window.param, true, DType::f64, loc).node().attr)
-              .value.to_vector();
-  }
+  const std::vector<double> win = window_of_length(window, wl, "win_length=" + std::to_string(wl), fn, loc);
   const std::int64_t lpad = (n_fft - wl) / 2;
   std::vector<double> full(static_cast<std::size_t>(n_fft), 0.0);
   for (std::int64_t i = 0; i < wl; ++i) full[static_cast<std::size_t>(lpad + i)] = win[static_cast<std::size_t>(i)];
@@ -419,11 +421,7 @@ Tensor melspectrogram(const Tensor& y_in, double sr, std::int64_t n_fft, std::in
     fail(fn,
          "the signal (" + std::to_string(n) + " samples after padding) is shorter than n_fft=" + std::to_string(n_fft));
   const std::int64_t frames_n = 1 + (n - n_fft) / hop_length;
-  std::vector<std::int64_t> idx;
-  for (std::int64_t f = 0; f < frames_n; ++f)
-    for (std::int64_t k = 0; k < n_fft; ++k) idx.push_back(f * hop_length + k);
-  Tensor frames =
-      take(y, index_constant(idx, {frames_n, n_fft}), y.ndim() - 1, loc) * real_constant(full, {n_fft}, rdt);
+  Tensor frames = frames_of(y, frames_n, n_fft, hop_length, loc) * real_constant(full, {n_fft}, rdt);
   Tensor Z = fft::rfft(frames, std::nullopt, -1, "backward", loc);
   Tensor S = square(real(Z, loc), loc) + square(imag(Z, loc), loc);
   if (power != 2.0) S = symx::power(S, power / 2.0, loc);
@@ -438,9 +436,7 @@ Tensor mfcc(const Tensor& S, std::int64_t n_mfcc, int dct_type, const std::strin
     fail("mfcc", "n_mfcc must be in [1, n_mels=" + std::to_string(n_mels) + "], got " + std::to_string(n_mfcc));
   if (lifter < 0) fail("mfcc", "lifter must be >= 0, got " + std::to_string(lifter));
   Tensor M = dct(S, dct_type, std::nullopt, S.ndim() - 2, norm, loc);
-  std::vector<std::int64_t> keep;
-  for (std::int64_t k = 0; k < n_mfcc; ++k) keep.push_back(k);
-  M = take(M, index_constant(keep, {n_mfcc}), M.ndim() - 2, loc);
+  M = take(M, index_range(0, n_mfcc), M.ndim() - 2, loc);
   if (lifter > 0) {
     std::vector<double> lift;
     for (std::int64_t k = 1; k <= n_mfcc; ++k)
@@ -485,10 +481,7 @@ Tensor phase_vocoder(const Tensor& D, double rate, std::optional<std::int64_t> h
   dphase = dphase - 2.0 * std::numbers::pi * round(dphase / (2.0 * std::numbers::pi), loc);
   Tensor advance = cumsum(phi_t + dphase, D.ndim() - 1, loc);  // the advance after each output frame
   Tensor start = angle(take(D, index_constant({0}, {1}), D.ndim() - 1, loc), false, loc);
-  std::vector<std::int64_t> before_idx;
-  for (std::int64_t i = 0; i + 1 < n_out; ++i) before_idx.push_back(i);
-  Tensor before =
-      pad(take(advance, index_constant(before_idx, {n_out - 1}), D.ndim() - 1, loc), pad_last(D.ndim(), 1, 0), 0, loc);
+  Tensor before = pad(take(advance, index_range(0, n_out - 1), D.ndim() - 1, loc), pad_last(D.ndim(), 1, 0), 0, loc);
   Tensor phase = start + before;
   return named_composite(fn, complex(mag * cos(phase, loc), mag * sin(phase, loc), loc));
 }
@@ -525,14 +518,9 @@ Tensor wvd(const Tensor& signal_in, std::int64_t window, std::int64_t hop, std::
   if (static_cast<std::int64_t>(ap.size()) != window)
     fail(fn, "apod must give a window of " + std::to_string(window) + " points, got " + std::to_string(ap.size()));
   const std::int64_t P = (x.shape().back() - window) / hop + 1;
-  std::vector<std::int64_t> idx;
-  for (std::int64_t p = 0; p < P; ++p)
-    for (std::int64_t k = 0; k < window; ++k) idx.push_back(p * hop + k);
-  Tensor frames = take(x, index_constant(idx, {P, window}), nd - 1, loc) * real_constant(ap, {window}, rdt);
+  Tensor frames = frames_of(x, P, window, hop, loc) * real_constant(ap, {window}, rdt);
   Tensor S = fft::fft(frames, 2 * window, -1, "backward", loc);
-  std::vector<std::int64_t> first;
-  for (std::int64_t k = 0; k < window; ++k) first.push_back(k);
-  S = take(S, index_constant(first, {window}), S.ndim() - 1, loc);  // (..., P, F)
+  S = take(S, index_range(0, window), S.ndim() - 1, loc);  // (..., P, F)
   const std::int64_t K = 2 * L + 1, Fo = (window + 1) / 2;
   const std::int64_t total = std::max<std::int64_t>((Fo - 1) * 2 + K - window, 0), lo = total / 2;
   Tensor Sp = pad(S, pad_last(S.ndim(), lo, total - lo), 0, loc);
