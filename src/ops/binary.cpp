@@ -2,6 +2,7 @@
 #include <cmath>
 
 #include "ops/elementwise.hpp"
+#include "ops/promotion.hpp"
 
 namespace symx {
 namespace ops {
@@ -385,12 +386,12 @@ std::vector<Tensor> vjp_where(const Tensor& out, const Tensor& g) {
   return {Tensor(), unbroadcast(where(in[0], g, 0), in[1].shape()), unbroadcast(where(in[0], 0, g), in[2].shape())};
 }
 
-// ---- operand preparation: NumPy promotion with weak scalars ----
+}  // namespace
+
+// ---- operand preparation: NumPy promotion with weak scalars (ops/promotion.hpp) ----
 
 DType scalar_dtype(const Operand& s) { return s.is_complex() ? DType::c64 : s.integral() ? DType::i64 : DType::f32; }
 
-// The dtype two operands compute in (see the promotion contract in tensor.hpp). A weak complex
-// number beside a tensor makes it complex of the tensor's precision (complex64 beside integers).
 DType common_dtype(const Operand& a, const Operand& b) {
   if (a.is_tensor() && b.is_tensor()) return promote_types(a.tensor().dtype(), b.tensor().dtype());
   if (!a.is_tensor() && !b.is_tensor()) return promote_types(scalar_dtype(a), scalar_dtype(b));
@@ -411,6 +412,8 @@ Tensor as_tensor(const Operand& x, DType dtype, Loc loc) {
   }
   return constant(x.number(), dtype, loc);
 }
+
+namespace {
 
 Tensor binary(OpKind op, const Operand& a, const Operand& b, Loc loc, DType min_dtype_floor = DType::b8) {
   DType dtype = common_dtype(a, b);

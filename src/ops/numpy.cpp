@@ -9,6 +9,7 @@
 
 #include "ops/elementwise.hpp"
 #include "ops/op_table.hpp"
+#include "ops/promotion.hpp"
 
 namespace symx {
 namespace ops {
@@ -189,24 +190,9 @@ template <OpKind op> Array evaluate_binary(const EvalArgs& args) {
   });
 }
 
-// NumPy promotion with weak numbers, as binary.cpp's (see the promotion contract in tensor.hpp).
-DType scalar_dtype(const Operand& s) { return s.integral() ? DType::i64 : DType::f32; }
-DType common_dtype(const Operand& a, const Operand& b) {
-  if (a.is_tensor() && b.is_tensor()) return promote_types(a.tensor().dtype(), b.tensor().dtype());
-  if (!a.is_tensor() && !b.is_tensor()) return promote_types(scalar_dtype(a), scalar_dtype(b));
-  const Tensor& t = a.is_tensor() ? a.tensor() : b.tensor();
-  const Operand& s = a.is_tensor() ? b : a;
-  if (!s.integral() && !is_floating(t.dtype())) return DType::f32;
-  if (s.integral() && t.dtype() == DType::b8) return DType::i64;
-  return t.dtype();
-}
-Tensor as_tensor(const Operand& x, DType dtype, Loc loc) {
-  if (x.is_tensor()) return cast(x.tensor(), dtype, loc);
-  return constant(x.number(), dtype, loc);
-}
 Tensor binary(OpKind op, const Operand& a, const Operand& b, Loc loc, bool floating) {
   DType dtype = common_dtype(a, b);
-  if (floating && !is_floating(dtype)) dtype = DType::f32;
+  if (floating && !is_inexact(dtype)) dtype = DType::f32;
   return make_node(op, {as_tensor(a, dtype, loc), as_tensor(b, dtype, loc)}, NoAttr{}, loc);
 }
 
@@ -217,7 +203,7 @@ Tensor as_float(const Tensor& x, Loc loc) { return is_inexact(x.dtype()) ? x : c
 // Both operands as tensors of their common float dtype.
 std::pair<Tensor, Tensor> float_pair(const Operand& a, const Operand& b, Loc loc) {
   DType dtype = common_dtype(a, b);
-  if (!is_floating(dtype)) dtype = DType::f32;
+  if (!is_inexact(dtype)) dtype = DType::f32;  // complex stays complex (and meets the ops' own checks)
   return {as_tensor(a, dtype, loc), as_tensor(b, dtype, loc)};
 }
 
